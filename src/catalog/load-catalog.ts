@@ -1,0 +1,74 @@
+import { NotFoundError, parseJsonText, parseWith, readJsonFile, readTextFile } from '../shared/index.js';
+import { findDataFile } from './data-paths.js';
+import { appBenchCatalog } from './loaders/appbench.js';
+import { gtaCatalog } from './loaders/gta.js';
+import { mergeSgdServices, parseSgdSchema, type SgdService, sgdCatalog } from './loaders/sgd.js';
+import { shortcutsBenchCatalog } from './loaders/shortcutsbench.js';
+import { toolBenchCatalog } from './loaders/toolbench.js';
+import { type Catalog, CatalogSchema } from './schema.js';
+
+export const BUILTIN_CATALOGS = ['appbench', 'sgd', 'shortcuts', 'gta', 'toolbench'] as const;
+export type BuiltinCatalogName = (typeof BUILTIN_CATALOGS)[number];
+
+export interface LoadCatalogOptions {
+  /** Folder laid out like the official releases; defaults to $APIARY_DATA, then the bundled data. */
+  dataDir?: string;
+}
+
+function requireFile(rel: string, opts: LoadCatalogOptions, hint: string): string {
+  const path = findDataFile(rel, opts.dataDir);
+  if (!path) throw new NotFoundError('data file', rel, [hint]);
+  return path;
+}
+
+/** Reads and merges SGD `schema.json` of train, dev and test. */
+export function loadSgdServices(opts: LoadCatalogOptions = {}): SgdService[] {
+  const splits = ['train', 'dev', 'test'].map((split) => {
+    const path = requireFile(
+      `sgd/${split}/schema.json`,
+      opts,
+      'pass --data DIR with sgd/<split>/schema.json',
+    );
+    return parseSgdSchema(readJsonFile(path), path);
+  });
+  return mergeSgdServices(splits);
+}
+
+/** Loads a built-in catalog by name, or a catalog JSON file (Apiary's own format) by path. */
+export function loadCatalog(nameOrFile: string, opts: LoadCatalogOptions = {}): Catalog {
+  switch (nameOrFile) {
+    case 'appbench':
+      return appBenchCatalog(loadSgdServices(opts));
+    case 'sgd':
+      return sgdCatalog(loadSgdServices(opts));
+    case 'gta': {
+      const path = requireFile('gta/toolmeta.json', opts, 'gta/toolmeta.json');
+      return gtaCatalog(readJsonFile(path), path);
+    }
+    case 'shortcuts':
+    case 'shortcutsbench': {
+      const f = (name: string) => requireFile(`shortcutsbench/${name}`, opts, `shortcutsbench/${name}`);
+      const optional = (name: string) => {
+        const p = findDataFile(`shortcutsbench/${name}`, opts.dataDir);
+        return p ? readJsonFile(p) : undefined;
+      };
+      return shortcutsBenchCatalog({
+        api2info: readJsonFile(f('all_api2info.json')),
+        api2paratype: readJsonFile(f('all_api2paraname2paratype.json')),
+        identifiers: optional('2_all_detailed_identifiers.json'),
+      });
+    }
+    case 'toolbench': {
+      const path = requireFile(
+        'toolbench/tools.jsonl',
+        opts,
+        'ToolBench tools are not bundled (no upstream licence): pass --data DIR containing toolbench/tools.jsonl',
+      );
+      return toolBenchCatalog(readTextFile(path), path);
+    }
+    default: {
+      const text = readTextFile(nameOrFile);
+      return parseWith(CatalogSchema, parseJsonText(text, nameOrFile), { file: nameOrFile });
+    }
+  }
+}

@@ -1,0 +1,106 @@
+import { ApiaryError } from '../../shared/index.js';
+import type { Api, App, Catalog } from '../schema.js';
+import { type SgdService, sgdIntentToApi } from './sgd.js';
+
+/** `Mobile.app_list` of the official code: the order used in every flat listing. */
+export const APPBENCH_APPS = [
+  'Hotels',
+  'Rents',
+  'Buses',
+  'Events',
+  'Flights',
+  'Homes',
+  'Media',
+  'Movies',
+  'Music',
+  'Payment',
+  'Restaurants',
+  'Services',
+  'Trains',
+  'Travel',
+  'Weather',
+] as const;
+export type AppBenchApp = (typeof APPBENCH_APPS)[number];
+
+/** [app, api name, SGD service, SGD intent], in the official per-app order (specs/metabench.md §3–4). */
+const APPBENCH_APIS: ReadonlyArray<readonly [AppBenchApp, string, string, string]> = [
+  ['Hotels', 'searchhouse', 'Hotels_2', 'SearchHouse'],
+  ['Hotels', 'bookhouse', 'Hotels_2', 'BookHouse'],
+  ['Rents', 'getcarsavailable', 'RentalCars_3', 'GetCarsAvailable'],
+  ['Rents', 'reservecar', 'RentalCars_3', 'ReserveCar'],
+  ['Rents', 'getride', 'RideSharing_2', 'GetRide'],
+  ['Buses', 'findbus', 'Buses_3', 'FindBus'],
+  ['Buses', 'buybusticket', 'Buses_3', 'BuyBusTicket'],
+  ['Events', 'findevents', 'Events_3', 'FindEvents'],
+  ['Events', 'buyeventtickets', 'Events_3', 'BuyEventTickets'],
+  ['Flights', 'searchonewayflight', 'Flights_4', 'SearchOnewayFlight'],
+  ['Flights', 'searchroundtripflights', 'Flights_4', 'SearchRoundtripFlights'],
+  ['Homes', 'findhomebyarea', 'Homes_2', 'FindHomeByArea'],
+  ['Homes', 'schedulevisit', 'Homes_2', 'ScheduleVisit'],
+  ['Media', 'findmovies', 'Media_3', 'FindMovies'],
+  ['Media', 'playmovie', 'Media_3', 'PlayMovie'],
+  ['Movies', 'buymovietickets', 'Movies_1', 'BuyMovieTickets'],
+  ['Movies', 'findmovies', 'Movies_1', 'FindMovies'],
+  ['Movies', 'gettimesformovie', 'Movies_1', 'GetTimesForMovie'],
+  ['Movies', 'reviewmovies', 'Movies_3', 'FindMovies'],
+  ['Music', 'playmedia', 'Music_3', 'PlayMedia'],
+  ['Music', 'lookupmusic', 'Music_3', 'LookupMusic'],
+  ['Payment', 'requestpayment', 'Payment_1', 'RequestPayment'],
+  ['Payment', 'makepayment', 'Payment_1', 'MakePayment'],
+  ['Restaurants', 'reserverestaurant', 'Restaurants_2', 'ReserveRestaurant'],
+  ['Restaurants', 'findrestaurants', 'Restaurants_2', 'FindRestaurants'],
+  ['Services', 'book_stylist_appointment', 'Services_1', 'BookAppointment'],
+  ['Services', 'find_stylist_provider', 'Services_1', 'FindProvider'],
+  ['Services', 'book_therapist_appointment', 'Services_4', 'BookAppointment'],
+  ['Services', 'find_therapist_provider', 'Services_4', 'FindProvider'],
+  ['Trains', 'gettraintickets', 'Trains_1', 'GetTrainTickets'],
+  ['Trains', 'findtrains', 'Trains_1', 'FindTrains'],
+  ['Travel', 'findattractions', 'Travel_1', 'FindAttractions'],
+  ['Weather', 'getweather', 'Weather_1', 'GetWeather'],
+];
+
+/** AppBench marks these SGD-transactional intents as non-transactional. */
+const NOT_TRANSACTIONAL_IN_APPBENCH = new Set(['buyeventtickets', 'playmovie']);
+
+/** Where each AppBench API comes from in SGD (service and intent), for the simulated apps. */
+export function appBenchSgdSource(app: string, api: string): { service: string; intent: string } | undefined {
+  const row = APPBENCH_APIS.find(([a, n]) => a === app && n === api);
+  return row ? { service: row[2], intent: row[3] } : undefined;
+}
+
+/**
+ * The AppBench (MetaBench) environment: 15 apps, 33 lower-case APIs built from SGD services.
+ * App descriptions are the SGD service descriptions (joined when an app merges two services).
+ */
+export function appBenchCatalog(services: readonly SgdService[]): Catalog {
+  const byName = new Map(services.map((s) => [s.service_name, s]));
+  const service = (name: string): SgdService => {
+    const s = byName.get(name);
+    if (!s)
+      throw new ApiaryError('CATALOG_INVALID', `appbench: SGD service "${name}" is missing from the schemas`);
+    return s;
+  };
+  const apis: Api[] = APPBENCH_APIS.map(([app, name, serviceName, intentName]) => {
+    const s = service(serviceName);
+    const intent = s.intents.find((i) => i.name === intentName);
+    if (!intent)
+      throw new ApiaryError(
+        'CATALOG_INVALID',
+        `appbench: SGD intent ${serviceName}.${intentName} is missing`,
+      );
+    const api = sgdIntentToApi(s, intent, app, name);
+    if (NOT_TRANSACTIONAL_IN_APPBENCH.has(name)) api.transactional = false;
+    return api;
+  });
+  const apps: App[] = APPBENCH_APPS.map((id) => {
+    const sources = [...new Set(APPBENCH_APIS.filter(([a]) => a === id).map(([, , s]) => s))];
+    return {
+      id,
+      name: id,
+      description: [...new Set(sources.map((s) => service(s).description))].join('; '),
+      owner: `app:${id}`,
+      category: sources.join(','),
+    };
+  });
+  return { name: 'appbench', apps, apis };
+}

@@ -1,0 +1,121 @@
+import { z } from 'zod';
+
+/**
+ * The catalog model. Every benchmark's API definitions load into these shapes; the zod
+ * schemas are the single source of the types.
+ */
+
+export const PrimitiveTypeNameSchema = z.enum([
+  'string',
+  'integer',
+  'number',
+  'boolean',
+  'date',
+  'time',
+  'datetime',
+  'url',
+  'file',
+  'image',
+  'any',
+]);
+export type PrimitiveTypeName = z.infer<typeof PrimitiveTypeNameSchema>;
+
+export const EnumValueSchema = z.object({
+  value: z.string(),
+  /** Display name, when the source has one distinct from the value. */
+  label: z.string().optional(),
+});
+export type EnumValue = z.infer<typeof EnumValueSchema>;
+
+export interface PrimitiveType {
+  kind: 'primitive';
+  name: PrimitiveTypeName;
+}
+export interface EnumType {
+  kind: 'enum';
+  values: EnumValue[];
+}
+/** A structured type such as ShortcutsBench's `WFContactFieldValue` or `INFile`. */
+export interface EntityType {
+  kind: 'entity';
+  name: string;
+  fields?: Parameter[];
+}
+export interface ArrayType {
+  kind: 'array';
+  items: ParamType;
+}
+export type ParamType = PrimitiveType | EnumType | EntityType | ArrayType;
+
+export interface Parameter {
+  name: string;
+  type: ParamType;
+  required: boolean;
+  default?: unknown;
+  description?: string;
+}
+
+export const ParamTypeSchema: z.ZodType<ParamType> = z.lazy(() =>
+  z.discriminatedUnion('kind', [
+    z.object({ kind: z.literal('primitive'), name: PrimitiveTypeNameSchema }),
+    z.object({ kind: z.literal('enum'), values: z.array(EnumValueSchema).min(1) }),
+    z.object({
+      kind: z.literal('entity'),
+      name: z.string().min(1),
+      fields: z.array(ParameterSchema).optional(),
+    }),
+    z.object({ kind: z.literal('array'), items: ParamTypeSchema }),
+  ]),
+);
+
+export const ParameterSchema: z.ZodType<Parameter> = z.lazy(() =>
+  z.object({
+    name: z.string().min(1),
+    type: ParamTypeSchema,
+    required: z.boolean(),
+    default: z.unknown().optional(),
+    description: z.string().optional(),
+  }),
+);
+
+export const OutputSchema = z.object({
+  name: z.string().min(1),
+  type: ParamTypeSchema,
+  description: z.string().optional(),
+});
+export type Output = z.infer<typeof OutputSchema>;
+
+export const AppSchema = z.object({
+  id: z.string().min(1),
+  name: z.string().min(1),
+  description: z.string(),
+  /** The handler identity that alone may execute this app's APIs (permission isolation). */
+  owner: z.string().min(1),
+  category: z.string().optional(),
+});
+export type App = z.infer<typeof AppSchema>;
+
+export const ApiSchema = z.object({
+  /** Unique within the catalog, e.g. `Rents.getcarsavailable` or `is.workflow.actions.url`. */
+  id: z.string().min(1),
+  /** Id of the owning app. */
+  app: z.string().min(1),
+  /** Name as callers write it (unique within the app). */
+  name: z.string().min(1),
+  description: z.string(),
+  /** Has side effects (booking, payment): needs approval and is never retried. */
+  transactional: z.boolean(),
+  parameters: z.array(ParameterSchema),
+  outputs: z.array(OutputSchema),
+  category: z.string().optional(),
+});
+export type Api = z.infer<typeof ApiSchema>;
+
+export const CatalogSchema = z.object({
+  name: z.string().min(1),
+  apps: z.array(AppSchema),
+  apis: z.array(ApiSchema),
+});
+export type Catalog = z.infer<typeof CatalogSchema>;
+
+export const primitive = (name: PrimitiveTypeName): PrimitiveType => ({ kind: 'primitive', name });

@@ -1,0 +1,118 @@
+import type { Command } from 'commander';
+import {
+  apiInputJsonSchema,
+  type Catalog,
+  indexCatalog,
+  loadCatalog,
+  renderApiText,
+  renderCatalogText,
+  toOpenAiTools,
+} from '../../catalog/index.js';
+import { ApiaryError, NotFoundError } from '../../shared/index.js';
+import { printJson } from '../output.js';
+
+interface CatalogFlags {
+  catalog: string;
+  data?: string;
+  json?: boolean;
+  app?: string;
+  format?: string;
+}
+
+const catalogOption = (cmd: Command) =>
+  cmd
+    .option(
+      '-c, --catalog <name|file>',
+      'appbench | sgd | shortcuts | gta | toolbench | path to a catalog JSON',
+      'appbench',
+    )
+    .option(
+      '--data <dir>',
+      'benchmark data folder (official layout); default $APIARY_DATA, then bundled data',
+    )
+    .option('--json', 'machine-readable output');
+
+function load(flags: CatalogFlags): Catalog {
+  return loadCatalog(flags.catalog, { dataDir: flags.data });
+}
+
+export function registerCatalogCommands(program: Command): void {
+  const catalog = program.command('catalog').description('inspect and export API catalogs');
+
+  catalogOption(catalog.command('list'))
+    .description('list the apps and APIs of a catalog')
+    .option('--app <id>', 'only this app')
+    .action((flags: CatalogFlags) => {
+      const c = load(flags);
+      const apis = flags.app ? c.apis.filter((a) => a.app === flags.app) : c.apis;
+      if (flags.app && !c.apps.some((a) => a.id === flags.app))
+        throw new NotFoundError(
+          'app',
+          flags.app,
+          c.apps.map((a) => a.id),
+        );
+      if (flags.json) {
+        printJson({
+          catalog: c.name,
+          apps: c.apps.length,
+          apis: apis.map((a) => ({
+            id: a.id,
+            app: a.app,
+            name: a.name,
+            transactional: a.transactional,
+            parameters: a.parameters.length,
+          })),
+        });
+        return;
+      }
+      process.stdout.write(`${c.name}: ${c.apps.length} apps, ${c.apis.length} APIs\n`);
+      for (const a of apis)
+        process.stdout.write(
+          `${a.app}\t${a.name}${a.transactional ? '\t(transactional)' : ''}\t${a.parameters.length} params\n`,
+        );
+    });
+
+  catalogOption(catalog.command('show'))
+    .description('show one app or API in detail')
+    .argument('<id>', 'app id, API id, or "<app>.<api>"')
+    .action((id: string, flags: CatalogFlags) => {
+      const c = load(flags);
+      const index = indexCatalog(c);
+      const dot = id.indexOf('.');
+      const api = index.apiById(id) ?? (dot > 0 ? index.api(id.slice(0, dot), id.slice(dot + 1)) : undefined);
+      const app = index.app(id);
+      if (api) {
+        if (flags.json) printJson({ ...api, inputSchema: apiInputJsonSchema(api) });
+        else process.stdout.write(`${api.app}: ${renderApiText(api)}\n`);
+        return;
+      }
+      if (app) {
+        if (flags.json) printJson({ ...app, apis: index.apisOf(app.id) });
+        else process.stdout.write(`${renderCatalogText(c, { apps: [app.id] })}\n`);
+        return;
+      }
+      throw new NotFoundError('app or API', id);
+    });
+
+  catalogOption(catalog.command('export'))
+    .description('export a catalog as Apiary JSON, OpenAI tool definitions, or prompt text')
+    .option('-f, --format <format>', 'json | openai | text', 'json')
+    .option('--app <id>', 'only this app')
+    .action((flags: CatalogFlags) => {
+      const c = load(flags);
+      const apis = flags.app ? c.apis.filter((a) => a.app === flags.app) : c.apis;
+      switch (flags.format) {
+        case 'json':
+          printJson(flags.app ? { ...c, apps: c.apps.filter((a) => a.id === flags.app), apis } : c);
+          return;
+        case 'openai':
+          printJson(toOpenAiTools(apis));
+          return;
+        case 'text':
+          process.stdout.write(`${renderCatalogText(c, flags.app ? { apps: [flags.app] } : {})}\n`);
+          return;
+        default:
+          throw new ApiaryError('USAGE', `unknown --format "${flags.format}" (json | openai | text)`);
+      }
+    });
+}

@@ -1,0 +1,19 @@
+import { Command } from 'commander';
+import { registerCatalogCommands } from './commands/catalog.js';
+import { registerPlanCommands } from './commands/plan.js';
+
+/**
+ * Builds the `apiary` command tree. Each domain registers its commands from its own file in
+ * `cli/commands/`; this list is the only place that knows them all.
+ */
+export function buildProgram(): Command {
+  const program = new Command('apiary')
+    .description('Catalogs, plan graphs, safe execution and benchmark scoring for tool-using LLM agents')
+    .version('0.1.0')
+    .option('--debug', 'print stack traces on errors')
+    .showHelpAfterError()
+    .exitOverride();
+  registerCatalogCommands(program);
+  registerPlanCommands(program);
+  return program;
+}

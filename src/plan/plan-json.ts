@@ -1,0 +1,24 @@
+import { z } from 'zod';
+import { parseJsonText, parseWith, readTextFile } from '../shared/index.js';
+import { parseMetabenchPlan } from './metabench-format.js';
+import { type Plan, PlanSchema, StepSchema } from './schema.js';
+
+/** Parses the JSON form of a plan; errors name the file, the step index and the field. */
+export function parsePlanJson(text: string, source = '<plan.json>'): Plan {
+  const json = parseJsonText(text, source);
+  const shell = parseWith(z.object({ steps: z.array(z.unknown()) }), json, { file: source });
+  return {
+    steps: shell.steps.map((s, i) => parseWith(StepSchema, s, { file: source, record: `steps[${i}]` })),
+  };
+}
+
+export function printPlanJson(plan: Plan): string {
+  return `${JSON.stringify(PlanSchema.parse(plan), null, 2)}\n`;
+}
+
+/** Reads a plan file: JSON when it starts with `{`, else MetaBench call-list text. */
+export function readPlanFile(path: string): Plan {
+  const text = readTextFile(path);
+  if (text.trimStart().startsWith('{')) return parsePlanJson(text, path);
+  return parseMetabenchPlan(text, { source: path }).plan;
+}

@@ -1,0 +1,74 @@
+/**
+ * One error base for the whole package. `code` is for programs, the message is for people,
+ * `cause` keeps the original error for `--debug`.
+ *
+ * Codes:
+ * - `INPUT_INVALID`: a data file or record does not match its schema (fields: file, record, field).
+ * - `CATALOG_INVALID`: a catalog definition is inconsistent (duplicate ids, unknown app).
+ * - `PLAN_PARSE`: plan text could not be parsed (fields: source, line, column).
+ * - `PLAN_INVALID`: a plan failed validation against a catalog (see `issues`).
+ * - `NOT_FOUND`: a named thing (file, catalog, api) does not exist.
+ * - `PERMISSION_DENIED`: a call was refused by permission isolation.
+ * - `MODEL_CALL_FAILED`: the model endpoint failed after retries.
+ * - `NETWORK`: a download failed (offline, bad status, checksum mismatch).
+ * - `USAGE`: the caller asked for something that cannot be done (bad flag combination).
+ */
+export type ErrorCode =
+  | 'INPUT_INVALID'
+  | 'CATALOG_INVALID'
+  | 'PLAN_PARSE'
+  | 'PLAN_INVALID'
+  | 'NOT_FOUND'
+  | 'PERMISSION_DENIED'
+  | 'MODEL_CALL_FAILED'
+  | 'NETWORK'
+  | 'USAGE';
+
+export class ApiaryError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** Where in an input a problem sits: the file, the record (index or id) and the field path. */
+export interface InputLocation {
+  file: string;
+  record?: string | number;
+  field?: string;
+}
+
+export function formatLocation(loc: InputLocation): string {
+  let out = loc.file;
+  if (loc.record !== undefined) out += `: record ${loc.record}`;
+  if (loc.field) out += `: field "${loc.field}"`;
+  return out;
+}
+
+/** Bad input data: names the file, the record and the field. */
+export class InputInvalidError extends ApiaryError {
+  readonly file: string;
+  readonly record: string | number | undefined;
+  readonly field: string | undefined;
+  constructor(loc: InputLocation, problem: string, options?: { cause?: unknown }) {
+    super('INPUT_INVALID', `${formatLocation(loc)}: ${problem}`, options);
+    this.file = loc.file;
+    this.record = loc.record;
+    this.field = loc.field;
+  }
+}
+
+export class NotFoundError extends ApiaryError {
+  constructor(
+    readonly what: string,
+    readonly key: string,
+    readonly available?: readonly string[],
+  ) {
+    const hint = available?.length ? ` (available: ${available.slice(0, 20).join(', ')})` : '';
+    super('NOT_FOUND', `unknown ${what} "${key}"${hint}`);
+  }
+}

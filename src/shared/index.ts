@@ -1,0 +1,3 @@
+export * from './errors.js';
+export * from './json-file.js';
+export * from './zod-issues.js';
