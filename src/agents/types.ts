@@ -1,0 +1,36 @@
+import type { LanguageModel } from 'ai';
+import type { Catalog } from '../catalog/index.js';
+
+/** Token usage of one sample (summed over all model calls made for it). */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export interface PlanRequest {
+  instruction: string;
+  /** Current date given to the agent (AppBench: 2019-03-01). */
+  currentDate: string;
+}
+
+export interface PlanResult {
+  /** Reply in AppBench line format (`App: [out = api(#k='v')]`), what scorers read. */
+  reply: string;
+  usage: Usage;
+  /** Model calls made (0 for the baseline). */
+  modelCalls: number;
+  /** The prompts sent, for the run log. */
+  prompts?: Array<{ system: string; user: string }>;
+}
+
+export interface PlanContext {
+  catalog: Catalog;
+  model?: LanguageModel;
+  signal?: AbortSignal;
+}
+
+/** Turns one instruction into a plan reply. Flat, hierarchical and the no-LLM baseline implement it. */
+export interface PlanningAgent {
+  readonly name: string;
+  plan(request: PlanRequest, ctx: PlanContext): Promise<PlanResult>;
+}
