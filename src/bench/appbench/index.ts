@@ -1,0 +1,3 @@
+export * from './record.js';
+export * from './sample.js';
+export * from './gold-plan.js';
