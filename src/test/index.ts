@@ -1,0 +1,12 @@
+export { type ScriptedModel, scriptedLanguageModel } from './scripted-model.js';
+export {
+  hashedBagOfWords,
+  type RecordedRequest,
+  type ScriptedChatMessage,
+  type ScriptedChatRequest,
+  type ScriptedFault,
+  type ScriptedOpenAiServer,
+  type ScriptedOpenAiServerOptions,
+  type ScriptedReply,
+  startScriptedOpenAiServer,
+} from './scripted-openai-server.js';

@@ -1,0 +1,119 @@
+import { APICallError } from 'ai';
+import { MockLanguageModelV3 } from 'ai/test';
+import type { ScriptedChatMessage, ScriptedChatRequest, ScriptedReply } from './scripted-openai-server.js';
+
+type DoGenerate = Exclude<ConstructorParameters<typeof MockLanguageModelV3>[0], undefined>['doGenerate'];
+type DoGenerateFn = Extract<DoGenerate, (...args: never[]) => unknown>;
+type CallOptions = Parameters<DoGenerateFn>[0];
+
+function promptToMessages(prompt: CallOptions['prompt']): ScriptedChatMessage[] {
+  return prompt.map((m) => ({
+    role: m.role,
+    content:
+      typeof m.content === 'string'
+        ? m.content
+        : m.content.map((p) => ('text' in p && typeof p.text === 'string' ? p.text : '')).join(''),
+  }));
+}
+
+function wordCount(text: string): number {
+  return text.split(/\s+/).filter((w) => w.length > 0).length;
+}
+
+function faultError(fault: 'http429' | 'http500' | 'invalid-json' | 'empty-choices', url: string): Error {
+  switch (fault) {
+    case 'http429':
+      return new APICallError({
+        message: 'rate limited (scripted)',
+        url,
+        requestBodyValues: {},
+        statusCode: 429,
+        isRetryable: true,
+      });
+    case 'http500':
+      return new APICallError({
+        message: 'internal error (scripted)',
+        url,
+        requestBodyValues: {},
+        statusCode: 500,
+        isRetryable: true,
+      });
+    case 'invalid-json':
+      return new APICallError({
+        message: 'Invalid JSON response (scripted)',
+        url,
+        requestBodyValues: {},
+        statusCode: 200,
+        responseBody: '{"choices": [',
+        cause: new SyntaxError('Unexpected end of JSON input'),
+      });
+    case 'empty-choices':
+      return new APICallError({
+        message: 'Invalid response: empty choices (scripted)',
+        url,
+        requestBodyValues: {},
+        statusCode: 200,
+        responseBody: '{"choices": []}',
+      });
+  }
+}
+
+export interface ScriptedModel extends MockLanguageModelV3 {
+  /** The requests seen, as flattened chat messages, in order. */
+  readonly scriptedRequests: ScriptedChatRequest[];
+}
+
+/**
+ * An in-process AI SDK language model (no HTTP) driven by the same script type as
+ * {@link startScriptedOpenAiServer}. Faults are thrown as the errors a provider would raise:
+ * `timeout` waits until the call's abort signal fires, `http429`/`http500` throw `APICallError`
+ * with that status, `invalid-json`/`empty-choices` throw a non-retryable `APICallError`.
+ */
+export function scriptedLanguageModel(
+  respond: (req: ScriptedChatRequest) => ScriptedReply | Promise<ScriptedReply>,
+  opts: { modelId?: string; provider?: string } = {},
+): ScriptedModel {
+  const modelId = opts.modelId ?? 'scripted-model';
+  const scriptedRequests: ScriptedChatRequest[] = [];
+  const doGenerate: DoGenerateFn = async (options) => {
+    const messages = promptToMessages(options.prompt);
+    const req: ScriptedChatRequest = { messages, model: modelId, body: options };
+    scriptedRequests.push(req);
+    const reply = await respond(req);
+    if (typeof reply === 'object' && 'fault' in reply) {
+      if (reply.fault === 'timeout') {
+        await new Promise<never>((_, reject) => {
+          const signal = options.abortSignal;
+          if (!signal) return; // never settles without a signal, like a hung server
+          if (signal.aborted) reject(signal.reason);
+          signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+        });
+      }
+      throw faultError(reply.fault as Exclude<typeof reply.fault, 'timeout'>, 'scripted://model');
+    }
+    const text = typeof reply === 'string' ? reply : reply.text;
+    const usage =
+      typeof reply === 'object' && reply.usage
+        ? reply.usage
+        : {
+            prompt_tokens: messages.reduce((s, m) => s + wordCount(m.content), 0),
+            completion_tokens: wordCount(text),
+          };
+    return {
+      content: [{ type: 'text', text }],
+      finishReason: { unified: 'stop', raw: 'stop' },
+      usage: {
+        inputTokens: {
+          total: usage.prompt_tokens,
+          noCache: usage.prompt_tokens,
+          cacheRead: 0,
+          cacheWrite: 0,
+        },
+        outputTokens: { total: usage.completion_tokens, text: usage.completion_tokens, reasoning: 0 },
+      },
+      warnings: [],
+    };
+  };
+  const model = new MockLanguageModelV3({ provider: opts.provider ?? 'scripted', modelId, doGenerate });
+  return Object.assign(model, { scriptedRequests });
+}
