@@ -38,7 +38,10 @@ export function indexCatalog(catalog: Catalog): CatalogIndex {
       );
     byId.set(api.id, api);
     let own = byApp.get(api.app);
-    if (!own) byApp.set(api.app, (own = new Map()));
+    if (!own) {
+      own = new Map();
+      byApp.set(api.app, own);
+    }
     if (own.has(api.name))
       throw new ApiaryError(
         'CATALOG_INVALID',

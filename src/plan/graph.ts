@@ -58,7 +58,7 @@ export function topologicalLevels(plan: Plan): string[][] {
   for (const s of plan.steps) {
     const l = level.get(s.id);
     if (l === undefined) continue;
-    (levels[l] ??= []).push(s.id);
+    levels[l] = [...(levels[l] ?? []), s.id];
   }
   return levels;
 }

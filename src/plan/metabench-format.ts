@@ -61,8 +61,10 @@ function readQuoted(c: Cursor, end: number): string {
   let out = '';
   for (let i = start; i < end; i++) {
     const ch = c.text[i]!;
-    if (ch === '\\' && i + 1 < end && (c.text[i + 1] === "'" || c.text[i + 1] === '\\')) {
-      out += c.text[++i];
+    const next = c.text[i + 1];
+    if (ch === '\\' && i + 1 < end && (next === "'" || next === '\\' || next === 'n' || next === 'r')) {
+      out += next === 'n' ? '\n' : next === 'r' ? '\r' : next;
+      i++;
       continue;
     }
     if (ch === "'") {
@@ -109,7 +111,7 @@ function parseCallLine(text: string, fail: (col: number, msg: string) => never):
   let body = text.trim();
   let offset = text.indexOf(body);
   let app: string | undefined;
-  const appMatch = /^([A-Za-z_][\w]*)\s*:\s*/.exec(body);
+  const appMatch = /^([A-Za-z_][\w.-]*)\s*:\s*/.exec(body);
   if (appMatch) {
     app = appMatch[1];
     body = body.slice(appMatch[0].length);
@@ -220,7 +222,7 @@ export function parseMetabenchPlan(text: string, opts: ParsePlanOptions = {}): P
 }
 
 function quote(s: string): string {
-  return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+  return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n').replace(/\r/g, '\\r')}'`;
 }
 
 function printValue(
@@ -259,7 +261,9 @@ export function printMetabenchPlan(plan: Plan): string {
         .map(([k, v]) => `#${k}=${printValue(v, plan.steps, i, positional)}`)
         .join(', ');
       const outs = step.outputs.length ? `${step.outputs.join(', ')} = ` : '';
-      return `${step.app}: [${outs}${step.api}(${args})]`;
+      // The parser strips an `App_` prefix, so an API really named that way keeps it doubled.
+      const api = step.api.startsWith(`${step.app}_`) ? `${step.app}_${step.api}` : step.api;
+      return `${step.app}: [${outs}${api}(${args})]`;
     })
     .join('\n');
 }

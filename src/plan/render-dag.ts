@@ -22,7 +22,9 @@ export function renderPlanDag(plan: Plan): string {
   const a = analyzePlan(plan);
   const byId = new Map(plan.steps.map((s) => [s.id, s]));
   const levelOf = new Map<string, number>();
-  a.levels.forEach((ids, l) => ids.forEach((id) => levelOf.set(id, l)));
+  a.levels.forEach((ids, l) => {
+    for (const id of ids) levelOf.set(id, l);
+  });
   const lines = [
     `${plan.steps.length} steps · ${a.parallelScale} parallel component(s) · sequential depth ${a.sequentialScale}`,
   ];

@@ -1,5 +1,10 @@
 import { join } from 'node:path';
-import { APPBENCH_CATEGORIES, type AppBenchCategory, type AppBenchRecord, readAppBenchFile } from './record.js';
+import {
+  APPBENCH_CATEGORIES,
+  type AppBenchCategory,
+  type AppBenchRecord,
+  readAppBenchFile,
+} from './record.js';
 
 /** One AppBench item: its category, position in the category file and the record. */
 export interface AppBenchSample {

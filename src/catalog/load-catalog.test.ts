@@ -1,0 +1,203 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { InputInvalidError, NotFoundError } from '../shared/index.js';
+import { indexCatalog } from './catalog-index.js';
+import { loadCatalog } from './load-catalog.js';
+
+// These read only the bundled data/ folder (SGD schemas, GTA toolmeta, ShortcutsBench definitions).
+const bundled = { dataDir: join(import.meta.dirname, '../../data') };
+
+describe('bundled catalogs', () => {
+  it('AppBench: 15 apps, 33 APIs in the official order', () => {
+    const c = loadCatalog('appbench', bundled);
+    expect(c.apps.map((a) => a.id)).toEqual([
+      'Hotels',
+      'Rents',
+      'Buses',
+      'Events',
+      'Flights',
+      'Homes',
+      'Media',
+      'Movies',
+      'Music',
+      'Payment',
+      'Restaurants',
+      'Services',
+      'Trains',
+      'Travel',
+      'Weather',
+    ]);
+    expect(c.apis).toHaveLength(33);
+    const index = indexCatalog(c);
+    const reserve = index.api('Rents', 'reservecar')!;
+    expect(reserve.transactional).toBe(true);
+    expect(reserve.parameters.map((p) => [p.name, p.required])).toEqual([
+      ['pickup_location', true],
+      ['start_date', true],
+      ['pickup_time', true],
+      ['end_date', true],
+      ['car_type', true],
+      ['add_insurance', true],
+    ]);
+    expect(reserve.parameters.find((p) => p.name === 'car_type')!.type).toEqual({
+      kind: 'enum',
+      values: [{ value: 'Hatchback' }, { value: 'Sedan' }, { value: 'SUV' }],
+    });
+    expect(reserve.parameters.find((p) => p.name === 'add_insurance')!.type).toEqual({
+      kind: 'primitive',
+      name: 'boolean',
+    });
+    expect(reserve.parameters.find((p) => p.name === 'start_date')!.type).toEqual({
+      kind: 'primitive',
+      name: 'date',
+    });
+    // AppBench overrides SGD's transactional flag for these two.
+    expect(index.api('Events', 'buyeventtickets')!.transactional).toBe(false);
+    expect(index.api('Media', 'playmovie')!.transactional).toBe(false);
+    // Movies_3.FindMovies becomes reviewmovies; Services keeps underscores.
+    expect(index.api('Movies', 'reviewmovies')!.outputs.map((o) => o.name)).toContain('percent_rating');
+    expect(index.apisOf('Services').map((a) => a.name)).toEqual([
+      'book_stylist_appointment',
+      'find_stylist_provider',
+      'book_therapist_appointment',
+      'find_therapist_provider',
+    ]);
+    expect(index.appsWithApi('findmovies')).toEqual(['Media', 'Movies']);
+  });
+
+  it('SGD: 45 services and 88 intents across train+dev+test', () => {
+    const c = loadCatalog('sgd', bundled);
+    expect(c.apps).toHaveLength(45);
+    expect(c.apis).toHaveLength(88);
+    expect(indexCatalog(c).api('Alarm_1', 'AddAlarm')!.parameters).toEqual([
+      {
+        name: 'new_alarm_time',
+        type: { kind: 'primitive', name: 'time' },
+        required: true,
+        description: 'Time to set for the new alarm',
+      },
+      {
+        name: 'new_alarm_name',
+        type: { kind: 'primitive', name: 'string' },
+        required: false,
+        default: 'New alarm',
+        description: 'Name to use for the new alarm',
+      },
+    ]);
+  });
+
+  it('GTA: 14 tools with categories', () => {
+    const c = loadCatalog('gta', bundled);
+    expect(c.apis).toHaveLength(14);
+    const cats: Record<string, number> = {};
+    for (const a of c.apis) cats[a.category!] = (cats[a.category!] ?? 0) + 1;
+    expect(cats).toEqual({ perception: 4, operation: 3, logic: 5, creativity: 2 });
+    const search = indexCatalog(c).api('GoogleSearch', 'GoogleSearch')!;
+    expect(search.parameters.map((p) => [p.name, p.type, p.required])).toEqual([
+      ['query', { kind: 'primitive', name: 'string' }, true],
+      ['k', { kind: 'primitive', name: 'integer' }, false],
+    ]);
+  });
+
+  it('ShortcutsBench: 1,414 typed APIs grouped by app', () => {
+    const c = loadCatalog('shortcuts', bundled);
+    expect(c.apis).toHaveLength(1414);
+    const index = indexCatalog(c);
+    const resize = index.apiById('is.workflow.actions.resizewindow')!;
+    expect(resize.app).toBe('is.workflow.actions');
+    const config = resize.parameters.find((p) => p.name === 'WFConfiguration')!;
+    expect(config.default).toBe('Fit Screen');
+    expect(config.type.kind === 'enum' && config.type.values.length).toBe(10);
+    expect(resize.parameters.find((p) => p.name === 'WFBringToFront')).toMatchObject({
+      type: { kind: 'primitive', name: 'boolean' },
+      default: true,
+    });
+    const mindnode = index.apiById('com.ideasoncanvas.mindnode.macos.MNCNewDocumentIntent')!;
+    expect(mindnode.parameters[0]!.type).toEqual({
+      kind: 'enum',
+      values: [
+        { value: 'pasteboard', label: 'with Contents of Clipboard' },
+        { value: 'none', label: 'without specifying Content' },
+        { value: 'string', label: 'with Text' },
+      ],
+    });
+    expect(index.apiById('is.workflow.actions.format.date')!.outputs).toEqual([
+      { name: 'Formatted Date', type: { kind: 'entity', name: 'NSString' } },
+    ]);
+  });
+});
+
+describe('loading errors name the file, record and field', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'apiary-cat-'));
+
+  it('a truncated JSON catalog file', () => {
+    const f = join(dir, 'truncated.json');
+    writeFileSync(f, '{"name": "x", "apps": [');
+    expect(() => loadCatalog(f)).toThrowError(InputInvalidError);
+    expect(() => loadCatalog(f)).toThrowError(/truncated\.json: not valid JSON/);
+  });
+
+  it('a wrong field type', () => {
+    const f = join(dir, 'wrong.json');
+    writeFileSync(
+      f,
+      JSON.stringify({ name: 'x', apps: [], apis: [{ id: 'a', app: 'b', name: 'c', description: 1 }] }),
+    );
+    try {
+      loadCatalog(f);
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(InputInvalidError);
+      expect((e as InputInvalidError).field).toBe('apis[0].description');
+      expect((e as Error).message).toContain('wrong.json');
+    }
+  });
+
+  it('a bad SGD service names the schema file and the service index', () => {
+    const sgd = join(dir, 'sgd');
+    for (const split of ['train', 'dev', 'test']) {
+      const d = join(sgd, 'sgd', split);
+      mkdirSync(d, { recursive: true });
+      writeFileSync(
+        join(d, 'schema.json'),
+        JSON.stringify(
+          split === 'dev' ? [{ service_name: 'X_1', description: 'd', slots: [], intents: 'oops' }] : [],
+        ),
+      );
+    }
+    try {
+      loadCatalog('sgd', { dataDir: sgd });
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(InputInvalidError);
+      expect((e as InputInvalidError).record).toBe(0);
+      expect((e as InputInvalidError).field).toBe('intents');
+      expect((e as Error).message).toMatch(/sgd\/dev\/schema\.json: record 0: field "intents"/);
+    }
+  });
+
+  it('ToolBench without data names what to pass', () => {
+    const saved = process.env.APIARY_DATA;
+    delete process.env.APIARY_DATA;
+    try {
+      expect(() => loadCatalog('toolbench', { dataDir: dir })).toThrowError(NotFoundError);
+      expect(() => loadCatalog('toolbench', { dataDir: dir })).toThrowError(/toolbench\/tools\.jsonl/);
+    } finally {
+      if (saved !== undefined) process.env.APIARY_DATA = saved;
+    }
+  });
+
+  it('a bad ToolBench line names the line and field', async () => {
+    const { toolBenchCatalog } = await import('./loaders/toolbench.js');
+    const good = JSON.stringify({ category: 'Data', tool_file: 't', tool_name: 'T', api_list: [] });
+    const bad = JSON.stringify({ category: 'Data', tool_file: 't2', tool_name: 5, api_list: [] });
+    expect(() => toolBenchCatalog(`${good}\n${bad}\n`, 'tools.jsonl')).toThrowError(
+      /tools\.jsonl: record line 2: field "tool_name"/,
+    );
+    expect(() => toolBenchCatalog(`${good}\n{"category":`, 'tools.jsonl')).toThrowError(
+      /record line 2: not valid JSON/,
+    );
+  });
+});
