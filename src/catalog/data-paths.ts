@@ -18,7 +18,7 @@ export function bundledDataDir(): string {
  * bundled folder. Every dir uses the same layout as the official releases (`sgd/train/schema.json`…).
  */
 export function resolveDataDir(explicit?: string): string {
-  return explicit ?? process.env.APIARY_DATA ?? bundledDataDir();
+  return explicit || process.env.APIARY_DATA || bundledDataDir();
 }
 
 /** First existing path of `rel` under the given dir, then the bundled dir. */

@@ -1,0 +1,64 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const root = join(import.meta.dirname, '../..');
+const main = join(root, 'src/cli/main.ts');
+
+/** Runs the CLI from source (tsx) and returns exit code, stdout and stderr. */
+async function apiary(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', main, ...args], {
+      cwd: root,
+      env: { ...process.env, APIARY_DATA: '' },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+describe('apiary CLI: catalog and plan', () => {
+  it('catalog list --json', async () => {
+    const r = await apiary('catalog', 'list', '--catalog', 'appbench', '--json');
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.apps).toBe(15);
+    expect(out.apis).toHaveLength(33);
+  });
+
+  it('catalog export --format openai for one app', async () => {
+    const r = await apiary('catalog', 'export', '--catalog', 'appbench', '--app', 'Weather', '--format', 'openai');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).map((t: { function: { name: string } }) => t.function.name)).toEqual(['Weather_getweather']);
+  });
+
+  it('plan validate reports each problem and exits 1', async () => {
+    const r = await apiary('plan', 'validate', 'src/cli/__fixtures__/bad-plan.txt');
+    expect(r.code).toBe(1);
+    expect(r.stdout.trim().split('\n')).toEqual([
+      'src/cli/__fixtures__/bad-plan.txt: s1.api: api-not-owned: app "Rents" does not own "findbus" (owned by Buses)',
+      "src/cli/__fixtures__/bad-plan.txt: s2.car_type: enum-value: value \"Truck\" is not one of 'Hatchback', 'Sedan', 'SUV'",
+      'src/cli/__fixtures__/bad-plan.txt: s3.city: dangling-ref: no earlier step returns "nowhere"',
+    ]);
+  });
+
+  it('plan validate on the example plan exits 0; show draws levels', async () => {
+    expect((await apiary('plan', 'validate', 'examples/car-rental.plan.txt')).code).toBe(0);
+    const show = await apiary('plan', 'show', 'examples/car-rental.plan.txt');
+    expect(show.stdout.split('\n')[0]).toBe('3 steps · 2 parallel component(s) · sequential depth 2');
+  });
+
+  it('errors are one line with a code and exit 2; --help exits 0', async () => {
+    const missing = await apiary('plan', 'validate', 'no-such-file.txt');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('[NOT_FOUND] unknown file "no-such-file.txt"');
+    expect(missing.stderr).not.toMatch(/\n\s+at /); // no stack trace without --debug
+    const help = await apiary('catalog', 'export', '--help');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('--format <format>');
+  });
+});
