@@ -1,0 +1,115 @@
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { ApiaryError } from '../shared/index.js';
+import { readModelConfigFile } from './model-config.js';
+import { type LanguageModelV3, type SamplingSettings, withSamplingDefaults } from './sampling.js';
+
+export interface ResolveModelOptions {
+  /** `--base-url`: OpenAI-compatible endpoint ending in `/v1`. */
+  baseURL?: string;
+  /** `--model`: model name. */
+  model?: string;
+  /** `--api-key-env`: name of the env variable holding the key. */
+  apiKeyEnv?: string;
+  /** `--config`: path of the config file (default `./apiary.config.json`, optional). */
+  configFile?: string;
+  /** Sampling overrides (flags); unset fields come from env/config, then the AppBench defaults. */
+  sampling?: SamplingSettings;
+}
+
+export interface ResolveModelDeps {
+  env: Record<string, string | undefined>;
+  cwd: string;
+  readText?: (path: string) => string;
+  exists?: (path: string) => boolean;
+}
+
+export interface ResolvedModel {
+  model: LanguageModelV3;
+  modelId: string;
+  baseURL: string;
+  /** Where the API key came from (env variable name), or undefined when none is used. */
+  apiKeySource: string | undefined;
+  /** Sampling settings with the AppBench defaults filled in. */
+  sampling: Required<SamplingSettings>;
+}
+
+export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
+
+function parseTopP(value: string | undefined): number | null | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (value === 'omit' || value === 'none' || value === 'null') return null;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || n > 1)
+    throw new ApiaryError('USAGE', `APIARY_TOP_P must be a number in [0, 1] or "omit", got "${value}"`);
+  return n;
+}
+
+/**
+ * Resolves the model endpoint from flags > env (`APIARY_BASE_URL`, `APIARY_MODEL`,
+ * `APIARY_API_KEY_ENV` / `APIARY_API_KEY`, fallback `OPENAI_API_KEY`; `APIARY_TOP_P`) > config file.
+ * Returns undefined when neither a base URL nor a model name is configured anywhere.
+ */
+export function resolveModelSetup(
+  opts: ResolveModelOptions = {},
+  deps: ResolveModelDeps = { env: process.env, cwd: process.cwd() },
+): ResolvedModel | undefined {
+  const { env } = deps;
+  const file = readModelConfigFile(
+    opts.configFile ?? env.APIARY_CONFIG,
+    deps.cwd,
+    deps.readText,
+    deps.exists,
+  );
+  const baseURLSetting = opts.baseURL ?? env.APIARY_BASE_URL ?? file?.baseURL;
+  const modelId = opts.model ?? env.APIARY_MODEL ?? file?.model;
+  if (!baseURLSetting && !modelId) return undefined;
+  if (!modelId)
+    throw new ApiaryError(
+      'USAGE',
+      `a model endpoint is configured (${baseURLSetting}) but no model name: pass --model or set APIARY_MODEL`,
+    );
+  const baseURL = (baseURLSetting ?? DEFAULT_OPENAI_BASE_URL).replace(/\/+$/, '');
+
+  let apiKey: string | undefined;
+  let apiKeySource: string | undefined;
+  const keyEnv = opts.apiKeyEnv ?? env.APIARY_API_KEY_ENV ?? file?.apiKeyEnv;
+  if (keyEnv) {
+    apiKey = env[keyEnv];
+    apiKeySource = keyEnv;
+    if (!apiKey) throw new ApiaryError('USAGE', `the API key variable ${keyEnv} is not set`);
+  } else if (env.APIARY_API_KEY) {
+    apiKey = env.APIARY_API_KEY;
+    apiKeySource = 'APIARY_API_KEY';
+  } else if (env.OPENAI_API_KEY) {
+    apiKey = env.OPENAI_API_KEY;
+    apiKeySource = 'OPENAI_API_KEY';
+  }
+
+  const envTopP = parseTopP(env.APIARY_TOP_P);
+  const sampling = withSamplingDefaults({
+    temperature: opts.sampling?.temperature ?? file?.sampling?.temperature,
+    topP:
+      opts.sampling?.topP !== undefined
+        ? opts.sampling.topP
+        : envTopP !== undefined
+          ? envTopP
+          : file?.sampling?.topP,
+    maxOutputTokens: opts.sampling?.maxOutputTokens ?? file?.sampling?.maxOutputTokens,
+  });
+
+  const provider = createOpenAICompatible({
+    name: 'apiary',
+    baseURL,
+    ...(apiKey ? { apiKey } : {}),
+    includeUsage: true,
+  });
+  return { model: provider.chatModel(modelId), modelId, baseURL, apiKeySource, sampling };
+}
+
+/** The configured model, or undefined when nothing is configured (see {@link resolveModelSetup}). */
+export function resolveModel(
+  opts: ResolveModelOptions = {},
+  deps?: ResolveModelDeps,
+): LanguageModelV3 | undefined {
+  return resolveModelSetup(opts, deps)?.model;
+}
