@@ -1,0 +1,48 @@
+import type { AppCallResult } from '../apps/app.js';
+import type { Step } from '../plan/index.js';
+
+/** A named output of a finished step: its value, or why there is none. */
+export type OutputSlot = { ok: true; value: unknown } | { ok: false; reason: string };
+
+/**
+ * How a call's result becomes the step's named outputs (the values later steps reference):
+ *
+ * - a search returns a list of rows: the outputs are the fields of the FIRST row (the
+ *   option the app ranks first, as the benchmarks' gold plans assume); an empty list gives
+ *   no outputs ("returned no row");
+ * - a transactional call returns one record: the outputs are its fields;
+ * - a field the row lacks falls back to the step's own resolved argument of the same name
+ *   (SGD results echo their input slots, e.g. `number_of_seats` of a reservation);
+ * - otherwise the output is missing, and a step that references it fails without running.
+ *
+ * Values are data only: nothing in them is ever interpreted as a call.
+ */
+export function selectOutputs(
+  step: Step,
+  result: AppCallResult,
+  args: Record<string, unknown>,
+): Map<string, OutputSlot> {
+  const rows = Array.isArray(result) ? result : [result];
+  const row = rows[0];
+  const out = new Map<string, OutputSlot>();
+  for (const name of step.outputs) {
+    if (row && Object.hasOwn(row, name) && row[name] !== undefined)
+      out.set(name, { ok: true, value: row[name] });
+    else if (row && Object.hasOwn(args, name)) out.set(name, { ok: true, value: args[name] });
+    else
+      out.set(name, {
+        ok: false,
+        reason: row
+          ? `${step.id} (${step.app}.${step.api}) returned a row without "${name}"`
+          : `${step.id} (${step.app}.${step.api}) returned no row`,
+      });
+  }
+  return out;
+}
+
+/** The outputs that have values, as a plain record. */
+export function outputValues(slots: Map<string, OutputSlot>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, slot] of slots) if (slot.ok) out[name] = slot.value;
+  return out;
+}
