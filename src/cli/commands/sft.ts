@@ -1,0 +1,137 @@
+import { writeFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { loadCatalog } from '../../catalog/index.js';
+import { resolveModelSetup } from '../../models/index.js';
+import {
+  buildSftSamples,
+  formatSftJsonl,
+  loadAppBenchGoldTasks,
+  type ParaphraseOptions,
+  parseSftFormat,
+  type SftBalance,
+  type SftStats,
+} from '../../sft/index.js';
+import { ApiaryError } from '../../shared/index.js';
+import { printJson } from '../output.js';
+
+interface SftBuildFlags {
+  source: string;
+  data?: string;
+  format: string;
+  out?: string;
+  seed: string;
+  distractors: string;
+  balance: string;
+  limit?: string;
+  shuffle?: boolean;
+  paraphrase?: boolean;
+  model?: string;
+  baseUrl?: string;
+  apiKeyEnv?: string;
+  json?: boolean;
+}
+
+function intFlag(name: string, value: string, min = 0): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min)
+    throw new ApiaryError('USAGE', `--${name} must be an integer ≥ ${min} (got "${value}")`);
+  return n;
+}
+
+function summary(stats: SftStats, format: string, out: string | undefined): string {
+  const lines = [
+    `${stats.samples} samples (${stats.single} single-step, ${stats.multi} multi-step; ${stats.repeats} repeats, balance ${stats.balance}${stats.balanced ? '' : ', not balanced'}) from ${stats.tasks} tasks, format ${format}${out ? ` → ${out}` : ''}`,
+  ];
+  if (stats.skipped.length) {
+    lines.push(`skipped ${stats.skipped.length} task(s) whose gold plan does not validate:`);
+    for (const s of stats.skipped) lines.push(`  ${s.id}: ${s.reason}`);
+  }
+  const cats = Object.entries(stats.perCategory);
+  if (cats.length) lines.push(`per category: ${cats.map(([c, n]) => `${c} ${n}`).join(', ')}`);
+  lines.push(
+    `per app: ${Object.entries(stats.perApp)
+      .map(([a, n]) => `${a} ${n}`)
+      .join(', ')}`,
+  );
+  if (stats.paraphrase)
+    lines.push(
+      `paraphrase: ${stats.paraphrase.ok} ok, ${stats.paraphrase.rejected} rejected, ${stats.paraphrase.failed} failed (original kept)`,
+    );
+  return `${lines.join('\n')}\n`;
+}
+
+export function registerSftCommands(program: Command): void {
+  const sft = program.command('sft').description('fine-tuning (SFT) data from gold plans');
+
+  sft
+    .command('build')
+    .description(
+      'build chat-format JSONL (OpenAI fine-tuning or ShareGPT) from gold plans, with TPTU-v2 augmentations',
+    )
+    .option('--source <name>', 'where the gold plans come from (appbench)', 'appbench')
+    .option(
+      '--data <dir>',
+      'folder holding test_{ss,sm,ms,mm}.json or dev_*.json (or its parent with appbench/); also used for the catalog',
+    )
+    .option('-f, --format <format>', 'openai | sharegpt', 'openai')
+    .option('-o, --out <file>', 'write the JSONL here (default: stdout, counts on stderr)')
+    .option('--seed <n>', 'PRNG seed: same seed, same data', '0')
+    .option('--distractors <n>', 'irrelevant APIs added to each prompt', '5')
+    .option('--balance <mode>', 'single/multi-step balance: upsample | downsample | none', 'upsample')
+    .option('--no-shuffle', 'keep catalog order in the API list instead of shuffling it')
+    .option('--limit <n>', 'at most N samples')
+    .option('--paraphrase', 'paraphrase each instruction through a model')
+    .option('--model <id>', 'model for --paraphrase (or $APIARY_MODEL)')
+    .option('--base-url <url>', 'OpenAI-compatible endpoint for --paraphrase (or $APIARY_BASE_URL)')
+    .option('--api-key-env <name>', 'environment variable holding the API key')
+    .option('--json', 'print the counts as JSON')
+    .action(async (flags: SftBuildFlags) => {
+      if (flags.source !== 'appbench')
+        throw new ApiaryError('USAGE', `unknown --source "${flags.source}" (supported: appbench)`);
+      if (!flags.data)
+        throw new ApiaryError('USAGE', '--data <dir> is required (folder with the AppBench files)');
+      const format = parseSftFormat(flags.format);
+      const balance = flags.balance as SftBalance;
+      if (!['upsample', 'downsample', 'none'].includes(balance))
+        throw new ApiaryError('USAGE', `unknown --balance "${flags.balance}" (upsample | downsample | none)`);
+      const seed = intFlag('seed', flags.seed);
+      const distractors = intFlag('distractors', flags.distractors);
+      const limit = flags.limit === undefined ? undefined : intFlag('limit', flags.limit);
+      if (!flags.paraphrase && (flags.model || flags.baseUrl))
+        throw new ApiaryError('USAGE', '--model/--base-url are only used with --paraphrase');
+      let paraphrase: ParaphraseOptions | undefined;
+      if (flags.paraphrase) {
+        const setup = resolveModelSetup({
+          model: flags.model,
+          baseURL: flags.baseUrl,
+          apiKeyEnv: flags.apiKeyEnv,
+        });
+        if (!setup)
+          throw new ApiaryError('USAGE', '--paraphrase needs a model: pass --model ID (and --base-url URL)');
+        paraphrase = { model: setup.model };
+      }
+
+      const catalog = loadCatalog('appbench', { dataDir: flags.data });
+      const tasks = loadAppBenchGoldTasks(flags.data, catalog);
+      const { samples, stats } = await buildSftSamples(tasks, catalog, {
+        seed,
+        distractors,
+        balance,
+        limit,
+        shuffleApis: flags.shuffle !== false,
+        currentDate: '2019-03-01',
+        paraphrase,
+        onProgress: (done, total) => {
+          if (process.stderr.isTTY) process.stderr.write(`\rparaphrased ${done}/${total}`);
+          if (process.stderr.isTTY && done === total) process.stderr.write('\n');
+        },
+      });
+      const jsonl = formatSftJsonl(samples, format);
+      if (flags.out) writeFileSync(flags.out, jsonl);
+      else process.stdout.write(jsonl);
+      if (flags.json) {
+        if (flags.out) printJson({ format, out: flags.out, ...stats });
+        else process.stderr.write(`${JSON.stringify({ format, ...stats }, null, 2)}\n`);
+      } else (flags.out ? process.stdout : process.stderr).write(summary(stats, format, flags.out));
+    });
+}

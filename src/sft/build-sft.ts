@@ -1,0 +1,232 @@
+import { type Catalog, indexCatalog } from '../catalog/index.js';
+import { type Plan, printMetabenchPlan, validatePlan } from '../plan/index.js';
+import type { GoldTask } from '../retrieval/index.js';
+import { ApiaryError } from '../shared/index.js';
+import { type ParaphraseOptions, paraphraseInstruction } from './paraphrase.js';
+import { mulberry32, sampleWithoutReplacement, shuffled } from './prng.js';
+import type { SftChat } from './sft-format.js';
+import { renderSftSystemPrompt } from './system-prompt.js';
+
+/** A gold task with where it came from (e.g. the AppBench category). */
+export interface SftSource extends GoldTask {
+  category?: string;
+}
+
+/**
+ * How single-step (one call) and multi-step (two or more calls) samples are balanced:
+ * - `upsample` (default): the smaller group is repeated (cycling through its shuffled order,
+ *   each repeat with fresh augmentation draws) until both groups have the larger group's size;
+ * - `downsample`: both groups are cut to the smaller group's size (after shuffling);
+ * - `none`: every valid task once.
+ * When one group is empty no balancing is possible and every task is used once.
+ * Samples then alternate single, multi, single, … (the remainder of the larger group last).
+ */
+export type SftBalance = 'upsample' | 'downsample' | 'none';
+
+export interface BuildSftOptions {
+  /** Seed of the PRNG (mulberry32); same seed and inputs → same samples. Default 0. */
+  seed?: number;
+  /** Irrelevant APIs added to each prompt's API list (drawn from the catalog's other APIs). Default 5. */
+  distractors?: number;
+  /** Shuffle the prompt's API list (default true); false keeps catalog order. */
+  shuffleApis?: boolean;
+  balance?: SftBalance;
+  /** At most this many samples (taken from the balanced, interleaved order). */
+  limit?: number;
+  /** Date line of the system prompt (AppBench: 2019-03-01). */
+  currentDate?: string;
+  /** Rules text above the API listing (default SFT_PLANNER_RULES). */
+  rules?: string;
+  /** Rewrite each sample's instruction through a model (TPTU-v2's instruction augmentation). */
+  paraphrase?: ParaphraseOptions;
+  /** Called after each paraphrase call (done, total). */
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface SftSample extends SftChat {
+  /** Source task id, with `#r` appended for the r-th repeat of an upsampled task. */
+  id: string;
+  sourceId: string;
+  category?: string;
+  steps: number;
+  apps: string[];
+  /** Catalog ids of the APIs listed in the prompt, in listing order. */
+  listedApis: string[];
+  distractors: string[];
+  paraphrase?: { status: 'ok' | 'rejected' | 'failed'; reason?: string };
+}
+
+export interface SftStats {
+  /** Tasks given. */
+  tasks: number;
+  /** Tasks left out because their gold plan does not validate against the catalog. */
+  skipped: Array<{ id: string; reason: string }>;
+  samples: number;
+  single: number;
+  multi: number;
+  /** Samples that are repeats of an earlier sample's task (upsampling). */
+  repeats: number;
+  /** Samples using each app (a sample counts once per app), sorted by app id. */
+  perApp: Record<string, number>;
+  /** Samples per source category, sorted by category. */
+  perCategory: Record<string, number>;
+  balance: SftBalance;
+  /** False when one of the two groups was empty (nothing to balance). */
+  balanced: boolean;
+  paraphrase?: { ok: number; rejected: number; failed: number };
+}
+
+export interface SftBuild {
+  samples: SftSample[];
+  stats: SftStats;
+}
+
+interface Slot {
+  task: SftSource;
+  repeat: number;
+}
+
+function cycle(tasks: readonly SftSource[], n: number): Slot[] {
+  const out: Slot[] = [];
+  for (let i = 0; i < n; i++)
+    out.push({ task: tasks[i % tasks.length]!, repeat: Math.floor(i / tasks.length) });
+  return out;
+}
+
+function interleave(a: readonly Slot[], b: readonly Slot[]): Slot[] {
+  const out: Slot[] = [];
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    if (i < a.length) out.push(a[i]!);
+    if (i < b.length) out.push(b[i]!);
+  }
+  return out;
+}
+
+function sortedRecord(counts: Map<string, number>): Record<string, number> {
+  return Object.fromEntries([...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+function stringLiterals(plan: Plan): string[] {
+  const out: string[] = [];
+  for (const s of plan.steps)
+    for (const v of Object.values(s.args))
+      if (v.kind === 'literal' && typeof v.value === 'string' && !out.includes(v.value)) out.push(v.value);
+  return out;
+}
+
+/**
+ * Builds SFT conversations from gold plans with TPTU-v2's augmentations, deterministically for
+ * a seed. Random draws happen in this order: shuffle the single-step group, shuffle the
+ * multi-step group, then per sample (in output order) draw its distractors and shuffle its API
+ * list. Paraphrasing uses no randomness of ours, so it never changes the other choices.
+ */
+export async function buildSftSamples(
+  tasks: readonly SftSource[],
+  catalog: Catalog,
+  opts: BuildSftOptions = {},
+): Promise<SftBuild> {
+  const index = indexCatalog(catalog);
+  const balance = opts.balance ?? 'upsample';
+  const nDistractors = opts.distractors ?? 5;
+  if (!Number.isInteger(nDistractors) || nDistractors < 0)
+    throw new ApiaryError('USAGE', `distractors must be a non-negative integer (got ${nDistractors})`);
+  if (opts.limit !== undefined && (!Number.isInteger(opts.limit) || opts.limit < 0))
+    throw new ApiaryError('USAGE', `limit must be a non-negative integer (got ${opts.limit})`);
+  const rand = mulberry32(opts.seed ?? 0);
+
+  const skipped: SftStats['skipped'] = [];
+  const single: SftSource[] = [];
+  const multi: SftSource[] = [];
+  for (const t of tasks) {
+    if (t.plan.steps.length === 0) {
+      skipped.push({ id: t.id, reason: 'empty plan' });
+      continue;
+    }
+    const issues = validatePlan(t.plan, index);
+    if (issues.length) {
+      const i = issues[0]!;
+      skipped.push({
+        id: t.id,
+        reason: `${i.step ?? '-'}${i.field ? `.${i.field}` : ''}: ${i.code}: ${i.message}`,
+      });
+      continue;
+    }
+    (t.plan.steps.length === 1 ? single : multi).push(t);
+  }
+
+  const s = shuffled(single, rand);
+  const m = shuffled(multi, rand);
+  const balanced = balance !== 'none' && s.length > 0 && m.length > 0;
+  let slots: Slot[];
+  if (!balanced) slots = interleave(cycle(s, s.length), cycle(m, m.length));
+  else {
+    const n = balance === 'upsample' ? Math.max(s.length, m.length) : Math.min(s.length, m.length);
+    slots = interleave(cycle(s, n), cycle(m, n));
+  }
+  if (opts.limit !== undefined) slots = slots.slice(0, opts.limit);
+
+  const samples: SftSample[] = slots.map(({ task, repeat }) => {
+    const gold = [...new Set(task.plan.steps.map((st) => index.api(st.app, st.api)!.id))];
+    const pool = catalog.apis.map((a) => a.id).filter((id) => !gold.includes(id));
+    const distractors = sampleWithoutReplacement(pool, nDistractors, rand);
+    const listed = [...gold, ...distractors];
+    const listedApis =
+      opts.shuffleApis === false
+        ? catalog.apis.map((a) => a.id).filter((id) => listed.includes(id))
+        : shuffled(listed, rand);
+    const sample: SftSample = {
+      id: repeat > 0 ? `${task.id}#${repeat}` : task.id,
+      sourceId: task.id,
+      steps: task.plan.steps.length,
+      apps: [...new Set(task.plan.steps.map((st) => st.app))],
+      listedApis,
+      distractors,
+      system: renderSftSystemPrompt(catalog, listedApis, {
+        currentDate: opts.currentDate,
+        rules: opts.rules,
+      }),
+      user: task.instruction,
+      assistant: printMetabenchPlan(task.plan),
+    };
+    if (task.category !== undefined) sample.category = task.category;
+    return sample;
+  });
+
+  let paraphraseStats: SftStats['paraphrase'];
+  if (opts.paraphrase) {
+    paraphraseStats = { ok: 0, rejected: 0, failed: 0 };
+    const literals = new Map<string, string[]>();
+    for (let i = 0; i < samples.length; i++) {
+      const sample = samples[i]!;
+      const task = slots[i]!.task;
+      if (!literals.has(task.id)) literals.set(task.id, stringLiterals(task.plan));
+      const r = await paraphraseInstruction(task.instruction, literals.get(task.id)!, opts.paraphrase);
+      sample.user = r.text;
+      sample.paraphrase =
+        r.reason === undefined ? { status: r.status } : { status: r.status, reason: r.reason };
+      paraphraseStats[r.status]++;
+      opts.onProgress?.(i + 1, samples.length);
+    }
+  }
+
+  const perApp = new Map<string, number>();
+  const perCategory = new Map<string, number>();
+  for (const x of samples) {
+    for (const app of x.apps) perApp.set(app, (perApp.get(app) ?? 0) + 1);
+    if (x.category !== undefined) perCategory.set(x.category, (perCategory.get(x.category) ?? 0) + 1);
+  }
+  const stats: SftStats = {
+    tasks: tasks.length,
+    skipped,
+    samples: samples.length,
+    single: samples.filter((x) => x.steps === 1).length,
+    multi: samples.filter((x) => x.steps > 1).length,
+    repeats: slots.filter((x) => x.repeat > 0).length,
+    perApp: sortedRecord(perApp),
+    perCategory: sortedRecord(perCategory),
+    balance,
+    balanced,
+  };
+  if (paraphraseStats) stats.paraphrase = paraphraseStats;
+  return { samples, stats };
+}

@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { ApiaryError } from '../shared/index.js';
+
+/** The OpenAI chat fine-tuning line: `{"messages":[{role, content}, …]}`. */
+export const OpenAiChatLineSchema = z.object({
+  messages: z.array(z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() })).min(2),
+});
+export type OpenAiChatLine = z.infer<typeof OpenAiChatLineSchema>;
+
+/** The ShareGPT line: `{"conversations":[{from, value}, …]}` (system / human / gpt). */
+export const ShareGptLineSchema = z.object({
+  conversations: z.array(z.object({ from: z.enum(['system', 'human', 'gpt']), value: z.string() })).min(2),
+});
+export type ShareGptLine = z.infer<typeof ShareGptLineSchema>;
+
+export const SFT_FORMATS = ['openai', 'sharegpt'] as const;
+export type SftFormat = (typeof SFT_FORMATS)[number];
+
+/** One training conversation: system prompt, user instruction, assistant plan reply. */
+export interface SftChat {
+  system: string;
+  user: string;
+  assistant: string;
+}
+
+export function toOpenAiChatLine(chat: SftChat): OpenAiChatLine {
+  return {
+    messages: [
+      { role: 'system', content: chat.system },
+      { role: 'user', content: chat.user },
+      { role: 'assistant', content: chat.assistant },
+    ],
+  };
+}
+
+export function toShareGptLine(chat: SftChat): ShareGptLine {
+  return {
+    conversations: [
+      { from: 'system', value: chat.system },
+      { from: 'human', value: chat.user },
+      { from: 'gpt', value: chat.assistant },
+    ],
+  };
+}
+
+export function parseSftFormat(name: string): SftFormat {
+  if ((SFT_FORMATS as readonly string[]).includes(name)) return name as SftFormat;
+  throw new ApiaryError('USAGE', `unknown SFT format "${name}" (${SFT_FORMATS.join(' | ')})`);
+}
+
+/** One JSON line (no trailing newline) in the given format. */
+export function formatSftLine(chat: SftChat, format: SftFormat): string {
+  return JSON.stringify(format === 'openai' ? toOpenAiChatLine(chat) : toShareGptLine(chat));
+}
+
+/** A whole JSONL file: one line per chat, each ending with a newline. */
+export function formatSftJsonl(chats: readonly SftChat[], format: SftFormat): string {
+  return chats.map((c) => `${formatSftLine(c, format)}\n`).join('');
+}
