@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { registerCatalogCommands } from './commands/catalog.js';
 import { registerPlanCommands } from './commands/plan.js';
+import { registerSftCommands } from './commands/sft.js';
 
 /**
  * Builds the `apiary` command tree. Each domain registers its commands from its own file in
@@ -15,5 +16,6 @@ export function buildProgram(): Command {
     .exitOverride();
   registerCatalogCommands(program);
   registerPlanCommands(program);
+  registerSftCommands(program);
   return program;
 }
