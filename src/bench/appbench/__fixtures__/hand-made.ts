@@ -1,0 +1,96 @@
+/**
+ * Hand-made AppBench-format records for unit tests. Written for this project (AppBench data
+ * has no licence and is never vendored): the format follows specs/metabench.md §2, the values
+ * (cities, dates, names) are invented.
+ */
+import type { AppBenchRecord } from '../record.js';
+import type { AppBenchSample } from '../sample.js';
+
+const RENTS_SEARCH_OUT = 'car_type, car_name, pickup_location, start_date, pickup_time, city, end_date, price_per_day';
+const RENTS_RESERVE_OUT = 'car_type, car_name, pickup_location, start_date, pickup_time, end_date, price_per_day, add_insurance';
+const WEATHER_OUT = 'precipitation, humidity, wind, temperature, city, date';
+const RESTAURANTS_OUT =
+  'restaurant_name, has_seating_outdoors, has_vegetarian_options, phone_number, rating, address, price_range, location, category';
+
+function record(input: string, apps: string[], calls: string[], ua: Record<string, string>): AppBenchRecord {
+  return {
+    input,
+    output: {
+      used_app: apps,
+      used_api: [],
+      result_arguments: calls.map((c) => c.split(' = ')[0]!.split(', ')),
+      api_results: calls,
+      user_aware_arguments: ua,
+    },
+  };
+}
+
+/** SM, shaped like the worked example of specs/metabench.md §8 (search then reserve a car). */
+export const carRental = record(
+  'Book a Compact car with insurance, picked up in Oslo on March 4th at 10:00 and returned on March 6th.',
+  ['Rents', 'Rents'],
+  [
+    `${RENTS_SEARCH_OUT} = getcarsavailable(#car_type='Compact', #city='Oslo', #end_date='2019-03-06', #pickup_time='10:00', #start_date='2019-03-04')`,
+    `${RENTS_RESERVE_OUT} = reservecar(#add_insurance='True', #car_type=car_type, #end_date=end_date, #pickup_location=pickup_location, #pickup_time=pickup_time, #start_date=start_date)`,
+  ],
+  {
+    car_type: 'Compact',
+    city: 'Oslo',
+    end_date: '2019-03-06',
+    pickup_time: '10:00',
+    start_date: '2019-03-04',
+    add_insurance: 'True',
+  },
+);
+
+/** MS, two independent calls. */
+export const weatherAndFood = record(
+  'What is the weather in Lyon on March 5th, and find me a Thai restaurant there.',
+  ['Weather', 'Restaurants'],
+  [
+    `${WEATHER_OUT} = getweather(#city='Lyon', #date='2019-03-05')`,
+    `${RESTAURANTS_OUT} = findrestaurants(#category='Thai', #location='Lyon')`,
+  ],
+  { city: 'Lyon', date: '2019-03-05', category: 'Thai', location: 'Lyon' },
+);
+
+/** SM, the same API called twice. */
+export const twoWeathers = record(
+  'Weather in Lyon and in Nice on March 5th?',
+  ['Weather', 'Weather'],
+  [
+    `${WEATHER_OUT} = getweather(#city='Lyon', #date='2019-03-05')`,
+    `${WEATHER_OUT} = getweather(#city='Nice', #date='2019-03-05')`,
+  ],
+  { city: 'Nice', date: '2019-03-05' },
+);
+
+/** SS with an underscore API name (never gold upstream; here to exercise name mangling). */
+export const stylist = record(
+  'Find a hair stylist in Lyon.',
+  ['Services'],
+  ['stylist_name, phone_number, average_rating, is_unisex, street_address, city = find_stylist_provider(#city=\'Lyon\')'],
+  { city: 'Lyon' },
+);
+
+/** MM where a dependent value is later overridden in user_aware_arguments (exercises the `past` fallback). */
+export const carEventWeather = record(
+  'Rent a car in Oslo from March 4th 10:00 to March 6th, find music events there, and the weather in Bergen.',
+  ['Rents', 'Events', 'Weather'],
+  [
+    `${RENTS_SEARCH_OUT} = getcarsavailable(#city='Oslo', #end_date='2019-03-06', #pickup_time='10:00', #start_date='2019-03-04')`,
+    "event_name, date, time, price_per_ticket, city, venue, venue_address = findevents(#city=city, #event_type='Music')",
+    `${WEATHER_OUT} = getweather(#city='Bergen')`,
+  ],
+  { city: 'Bergen', end_date: '2019-03-06', pickup_time: '10:00', start_date: '2019-03-04', event_type: 'Music' },
+);
+
+/** Renders gold `api_results` as a model reply: `App: [<call>]` per line. */
+export function goldReply(r: AppBenchRecord): string {
+  return r.output.api_results.map((c, i) => `${r.output.used_app[i]}: [${c}]`).join('\n');
+}
+
+export function sampleOf(r: AppBenchRecord, id: string): AppBenchSample {
+  const [category, index] = id.split('-') as [AppBenchSample['category'], string];
+  return { id, category, index: Number(index), record: r };
+}
