@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AppCallContext, AppHandler } from '../apps/app.js';
+import type { AppCallContext, AppHandler } from '../apps/index.js';
 import { loadCatalog } from '../catalog/index.js';
 import { ask, literal, type Plan, ref, type Step, system } from '../plan/index.js';
 import { ApiaryError } from '../shared/index.js';
@@ -33,7 +33,7 @@ function fakeClock(start = Date.parse('2019-03-07T12:00:00Z')) {
       now += ms;
     },
   };
-  return { clock, sleeps, advance: (ms: number) => void (now += ms) };
+  return { clock, sleeps };
 }
 
 describe('executePlan: data flow', () => {

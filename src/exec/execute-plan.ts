@@ -1,4 +1,4 @@
-import type { AppCallResult, AppHandler } from '../apps/app.js';
+import type { AppCallResult, AppHandler } from '../apps/index.js';
 import { type Api, type Catalog, type CatalogIndex, indexCatalog } from '../catalog/index.js';
 import {
   type ArgValue,

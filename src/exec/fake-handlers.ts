@@ -1,4 +1,4 @@
-import type { AppCallContext, AppCallResult, AppHandler } from '../apps/app.js';
+import type { AppCallContext, AppCallResult, AppHandler } from '../apps/index.js';
 import { type Catalog, type CatalogIndex, indexCatalog } from '../catalog/index.js';
 import { ApiaryError } from '../shared/index.js';
 import { sleepFor } from './clock.js';

@@ -1,4 +1,4 @@
-import type { AppCallResult } from '../apps/app.js';
+import type { AppCallResult } from '../apps/index.js';
 import type { Step } from '../plan/index.js';
 
 /** A named output of a finished step: its value, or why there is none. */

@@ -32,7 +32,12 @@ export interface TraceSink {
 /** Keeps events in memory (tests, programmatic inspection). */
 export function memoryTrace(): TraceSink & { events: TraceEvent[] } {
   const events: TraceEvent[] = [];
-  return { events, write: (e) => void events.push(e) };
+  return {
+    events,
+    write(e) {
+      events.push(e);
+    },
+  };
 }
 
 /**
@@ -61,7 +66,11 @@ export function jsonlTrace(file: string, opts: { fsync?: boolean } = {}): TraceS
 
 /** Several sinks at once (e.g. a file and the console). */
 export function teeTrace(...sinks: TraceSink[]): TraceSink {
-  return { write: (e) => sinks.forEach((s) => s.write(e)) };
+  return {
+    write(e) {
+      for (const s of sinks) s.write(e);
+    },
+  };
 }
 
 export interface TraceRepair {
