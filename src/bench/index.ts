@@ -1,0 +1,2 @@
+export * from './appbench/index.js';
+export * from './task.js';
