@@ -98,7 +98,9 @@ export function alignCalls(gold: readonly Step[], pred: readonly Step[]): Alignm
     e.g.push(i);
     groups.set(k, e);
   });
-  pred.forEach((s, i) => groups.get(callKey(s))?.p.push(i));
+  pred.forEach((s, i) => {
+    groups.get(callKey(s))?.p.push(i);
+  });
   const active = [...groups.values()].filter((e) => e.g.length && e.p.length);
 
   // Candidate matchings of one group: each gold index gets a distinct pred index or none, with
