@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { registerCatalogCommands } from './commands/catalog.js';
 import { registerPlanCommands } from './commands/plan.js';
+import { registerRunCommands } from './commands/run.js';
 import { registerSftCommands } from './commands/sft.js';
 
 /**
@@ -16,6 +17,7 @@ export function buildProgram(): Command {
     .exitOverride();
   registerCatalogCommands(program);
   registerPlanCommands(program);
+  registerRunCommands(program);
   registerSftCommands(program);
   return program;
 }

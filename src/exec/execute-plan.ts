@@ -301,7 +301,8 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
         );
       }
     }
-    return args;
+    // In the order the plan writes them.
+    return Object.fromEntries(Object.keys(step.args).map((name) => [name, args[name]]));
   };
 
   const callOnce = async (handler: AppHandler, owner: string, api: Api, args: Record<string, unknown>) => {

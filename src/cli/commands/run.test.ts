@@ -1,0 +1,113 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const exec = promisify(execFile);
+const root = join(import.meta.dirname, '../../..');
+const main = join(root, 'src/cli/main.ts');
+const fx = (name: string) => `src/cli/commands/__fixtures__/${name}`;
+
+/** Runs the CLI from source against the bundled SGD subset (no built database). */
+async function apiary(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const home = mkdtempSync(join(tmpdir(), 'apiary-home-'));
+  try {
+    const { stdout, stderr } = await exec(process.execPath, ['--import', 'tsx', main, ...args], {
+      cwd: root,
+      env: { ...process.env, APIARY_DATA: '', HOME: home, XDG_DATA_HOME: join(home, 'data') },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+describe('apiary run', () => {
+  it('runs a plan: first row flows into the reservation, questions come from --answers', async () => {
+    const r = await apiary(
+      'run',
+      fx('run-restaurant.plan.txt'),
+      '--approve',
+      'auto',
+      '--answers',
+      fx('run-answers.json'),
+      '--json',
+    );
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.status).toBe('succeeded');
+    expect(out.database).toBe('bundled');
+    expect(out.outputs).toEqual({
+      s1: { restaurant_name: 'Acquerello', location: 'San Francisco', phone_number: '(415) 567-5432' },
+      s2: { restaurant_name: 'Acquerello', number_of_seats: '2' },
+      s3: { temperature: '81' },
+    });
+    expect(out.steps[2].args).toEqual({ city: 'Alamo', date: '2019-03-01' });
+  });
+
+  it('prints one line per step and exits 3 when a transactional call is denied', async () => {
+    const r = await apiary('run', fx('run-payment.plan.txt'), '--approve', 'deny');
+    expect(r.code).toBe(3);
+    const lines = r.stdout.split('\n');
+    expect(lines[0]).toContain(
+      's1 Weather.getweather(city="Alamo", date="2019-03-01") → {"temperature":"81"}',
+    );
+    expect(lines[1]).toContain(
+      's2 Payment.makepayment(payment_method="debit card", amount="110", receiver="Tom") refused [PERMISSION_DENIED] transactional call Payment.makepayment not approved: transactional calls are denied for this run',
+    );
+    expect(lines[2]).toContain('failed: 1/2 steps succeeded');
+  });
+
+  it('refuses a plan that uses an app outside --grant (exit 1), and repairs an existing trace', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'apiary-run-'));
+    const trace = join(dir, 'trace.jsonl');
+    const open = {
+      event: 'start',
+      run: 'old',
+      time: '2026-01-01T00:00:00.000Z',
+      step: 's9',
+      app: 'Weather',
+      api: 'getweather',
+      attempt: 1,
+    };
+    writeFileSync(trace, `${JSON.stringify(open)}\n`);
+    const r = await apiary(
+      'run',
+      fx('run-payment.plan.txt'),
+      '--grant',
+      'Weather',
+      '--approve',
+      'auto',
+      '--trace',
+      trace,
+      '--json',
+    );
+    expect(r.code).toBe(1);
+    const out = JSON.parse(r.stdout);
+    expect(out.status).toBe('refused');
+    expect(out.repairedTraceRecords).toBe(1);
+    expect(out.steps[1].error).toEqual({
+      code: 'PERMISSION_DENIED',
+      message: 'app "Payment" is not granted to this run (granted: Weather)',
+    });
+    const events = readFileSync(trace, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(events.map((e) => `${e.run}:${e.event}:${e.step}`)).toEqual([
+      'old:start:s9',
+      'old:interrupted:s9',
+      `${out.runId}:refused:s1`,
+      `${out.runId}:refused:s2`,
+    ]);
+  });
+
+  it('rejects a bad --approve value (exit 2)', async () => {
+    const r = await apiary('run', fx('run-payment.plan.txt'), '--approve', 'maybe');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('unknown --approve "maybe" (auto | ask | deny)');
+  });
+});

@@ -1,0 +1,158 @@
+import { existsSync } from 'node:fs';
+import type { Command } from 'commander';
+import pc from 'picocolors';
+import { createSgdApps, openSgdDatabase } from '../../apps/index.js';
+import { loadCatalog } from '../../catalog/index.js';
+import {
+  type ApprovalHandler,
+  type AskProvider,
+  askOnTerminal,
+  askUserOnTerminal,
+  autoApprove,
+  denyAll,
+  type ExecutionResult,
+  executePlan,
+  jsonlTrace,
+  repairTrace,
+  type StepResult,
+  scriptedAnswers,
+  systemInputs,
+} from '../../exec/index.js';
+import { readPlanFile } from '../../plan/index.js';
+import { ApiaryError, readJsonFile } from '../../shared/index.js';
+import { EXIT, printJson } from '../output.js';
+
+interface RunFlags {
+  catalog: string;
+  data?: string;
+  grant?: string;
+  approve?: string;
+  trace?: string;
+  answers?: string;
+  db?: string;
+  sharedInput?: string;
+  concurrency: string;
+  timeout: string;
+  retries: string;
+  json?: boolean;
+}
+
+function approverFor(mode: string | undefined): ApprovalHandler {
+  const m = mode ?? (process.stdin.isTTY ? 'ask' : 'deny');
+  if (m === 'auto') return autoApprove;
+  if (m === 'deny') return denyAll;
+  if (m === 'ask') return askOnTerminal();
+  throw new ApiaryError('USAGE', `unknown --approve "${m}" (auto | ask | deny)`);
+}
+
+/** `--answers FILE`: a JSON object (keys "<step>.<arg>", "<app>.<api>.<arg>", "<arg>" or the prompt) or a list. */
+function answersFrom(file: string): AskProvider {
+  const json = readJsonFile(file);
+  if (Array.isArray(json)) return scriptedAnswers(json.map(String));
+  if (json && typeof json === 'object')
+    return scriptedAnswers(Object.fromEntries(Object.entries(json).map(([k, v]) => [k, String(v)])));
+  throw new ApiaryError('INPUT_INVALID', `${file}: answers must be a JSON object or a list of strings`);
+}
+
+function positiveInt(value: string, flag: string, min = 0): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min)
+    throw new ApiaryError('USAGE', `${flag} must be an integer ≥ ${min} (got "${value}")`);
+  return n;
+}
+
+function stepLine(s: StepResult): string {
+  const call = `${s.app}.${s.api}(${Object.entries(s.args ?? {})
+    .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+    .join(', ')})`;
+  if (s.status === 'succeeded')
+    return `${pc.green('✓')} ${s.id} ${call} → ${JSON.stringify(s.outputs ?? {})}`;
+  const mark = s.status === 'refused' ? pc.red('⊘') : s.status === 'cancelled' ? pc.yellow('-') : pc.red('✗');
+  return `${mark} ${s.id} ${s.args ? call : `${s.app}.${s.api}`} ${s.status} [${s.error?.code}] ${s.error?.message}`;
+}
+
+function exitCodeOf(result: ExecutionResult): number {
+  if (result.status === 'succeeded') return EXIT.ok;
+  return result.status === 'refused' ? EXIT.failed : EXIT.runtime;
+}
+
+export function registerRunCommands(program: Command): void {
+  program
+    .command('run')
+    .description(
+      'execute a plan against the simulated apps (SGD database): parallel, permission-checked, traced',
+    )
+    .argument('<plan>', 'plan file (.json, or MetaBench call-list text)')
+    .option('-c, --catalog <name|file>', 'catalog the plan is written against', 'appbench')
+    .option('--data <dir>', 'benchmark data folder for the catalog')
+    .option('--grant <apps>', 'comma-separated app ids the run may call (default: every app)')
+    .option(
+      '--approve <mode>',
+      'transactional calls: auto | ask | deny (default: ask on a terminal, else deny)',
+    )
+    .option('--trace <file>', 'append a JSONL trace (an existing trace is repaired first)')
+    .option('--answers <file>', "JSON answers to the plan's questions to the user (object or list)")
+    .option('--db <file>', 'SGD database (default: the built one, else the bundled subset)')
+    .option('--shared-input <text>', 'value of the shared_input system input')
+    .option('--concurrency <n>', 'steps in flight at once', '8')
+    .option('--timeout <ms>', 'per-call time limit', '30000')
+    .option('--retries <n>', 'retries of failed non-transactional calls', '2')
+    .option('--json', 'machine-readable output')
+    .action(async (file: string, flags: RunFlags) => {
+      const plan = readPlanFile(file);
+      const catalog = loadCatalog(flags.catalog, { dataDir: flags.data });
+      const grant = flags.grant
+        ?.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      const approve = approverFor(flags.approve);
+      const ask = flags.answers
+        ? answersFrom(flags.answers)
+        : process.stdin.isTTY
+          ? askUserOnTerminal()
+          : undefined;
+      const concurrency = positiveInt(flags.concurrency, '--concurrency', 1);
+      const stepTimeoutMs = positiveInt(flags.timeout, '--timeout', 1);
+      const retries = positiveInt(flags.retries, '--retries');
+      let repaired = 0;
+      if (flags.trace && existsSync(flags.trace)) repaired = repairTrace(flags.trace).appended.length;
+      const { db, source } = openSgdDatabase(flags.db);
+      const ctrl = new AbortController();
+      const onSigint = () => ctrl.abort();
+      process.once('SIGINT', onSigint);
+      let result: ExecutionResult;
+      try {
+        result = await executePlan(plan, {
+          catalog,
+          handlers: createSgdApps({ db, catalog }),
+          grant,
+          approve,
+          inputs: { ask, system: systemInputs({ sharedInput: flags.sharedInput }) },
+          concurrency,
+          stepTimeoutMs,
+          retries,
+          signal: ctrl.signal,
+          trace: flags.trace ? jsonlTrace(flags.trace) : undefined,
+        });
+      } finally {
+        process.off('SIGINT', onSigint);
+        db.close();
+      }
+      if (flags.json) printJson({ file, database: source, repairedTraceRecords: repaired, ...result });
+      else {
+        if (repaired)
+          process.stderr.write(`${flags.trace}: closed ${repaired} call(s) left open by an earlier run\n`);
+        for (const s of result.steps) process.stdout.write(`${stepLine(s)}\n`);
+        for (const i of result.issues)
+          process.stdout.write(
+            `  ${i.step ?? '-'}${i.field ? `.${i.field}` : ''}: ${i.code}: ${i.message}\n`,
+          );
+        const ok = result.steps.filter((s) => s.status === 'succeeded').length;
+        process.stdout.write(
+          `${result.status === 'succeeded' ? pc.green(result.status) : pc.red(result.status)}: ${ok}/${result.steps.length} steps succeeded in ${result.elapsedMs} ms (apps: ${source} database)\n`,
+        );
+        process.stdout.write(`outputs: ${JSON.stringify(result.outputs, null, 2)}\n`);
+      }
+      process.exitCode = exitCodeOf(result);
+    });
+}
