@@ -1,5 +1,6 @@
 export * from './error-analysis.js';
 export * from './gold-plan.js';
+export * from './pull-appbench.js';
 export * from './record.js';
 export * from './report-format.js';
 export * from './sample.js';
