@@ -122,7 +122,7 @@ function topK(scores: ArrayLike<number>, k: number, keep: (i: number) => boolean
 export function embeddingApiRetriever(embedder: Embedder, apiDemos: readonly ApiDemo[]): RetrieveApis {
   let vectors: Promise<Float32Array[]> | undefined;
   return async (instruction, k) => {
-    vectors ??= embedder.embed(apiDemos.map((d) => d.text));
+    vectors ??= apiDemos.length ? embedder.embed(apiDemos.map((d) => d.text)) : Promise.resolve([]);
     const [docs, [query]] = await Promise.all([vectors, embedder.embed([instruction])]);
     const scores = docs.map((v) => cosine(query!, v));
     return topK(scores, k).map((i) => ({ api: apiDemos[i]!.api, score: scores[i]! }));
@@ -152,7 +152,9 @@ export function createDemoSelector(opts: DemoSelectorOptions): DemoSelector {
     async select(instruction) {
       const self = normalizeInstruction(instruction);
       const [query] = await embedder.embed([instruction]);
-      taskVectors ??= embedder.embed(taskDemos.map((d) => d.instruction));
+      taskVectors ??= taskDemos.length
+        ? embedder.embed(taskDemos.map((d) => d.instruction))
+        : Promise.resolve([]);
       const scores = (await taskVectors).map((v) => cosine(query!, v));
       const eligible = (i: number) => taskKeys[i] !== self;
       const ranked = topK(scores, taskDemos.length, eligible);

@@ -17,6 +17,7 @@ import { printJson } from '../output.js';
 interface SftBuildFlags {
   source: string;
   data?: string;
+  catalog: string;
   format: string;
   out?: string;
   seed: string;
@@ -73,6 +74,7 @@ export function registerSftCommands(program: Command): void {
       '--data <dir>',
       'folder holding test_{ss,sm,ms,mm}.json or dev_*.json (or its parent with appbench/); also used for the catalog',
     )
+    .option('-c, --catalog <name|file>', 'catalog the gold plans are checked against and listed from', 'appbench')
     .option('-f, --format <format>', 'openai | sharegpt', 'openai')
     .option('-o, --out <file>', 'write the JSONL here (default: stdout, counts on stderr)')
     .option('--seed <n>', 'PRNG seed: same seed, same data', '0')
@@ -111,7 +113,7 @@ export function registerSftCommands(program: Command): void {
         paraphrase = { model: setup.model };
       }
 
-      const catalog = loadCatalog('appbench', { dataDir: flags.data });
+      const catalog = loadCatalog(flags.catalog, { dataDir: flags.data });
       const tasks = loadAppBenchGoldTasks(flags.data, catalog);
       const { samples, stats } = await buildSftSamples(tasks, catalog, {
         seed,

@@ -1,0 +1,83 @@
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadCatalog } from '../catalog/index.js';
+import { scriptedLanguageModel } from '../test/index.js';
+import { buildSftSamples, loadAppBenchGoldTasks } from './index.js';
+import { cleanParaphrase, lostValue, PARAPHRASE_SYSTEM_PROMPT, paraphraseInstruction } from './paraphrase.js';
+
+const FIXTURES = resolve(import.meta.dirname, '__fixtures__');
+const catalog = loadCatalog(resolve(FIXTURES, 'mini-catalog.json'));
+const tasks = () => loadAppBenchGoldTasks(resolve(FIXTURES, 'mini-appbench'), catalog);
+
+describe('paraphrase helpers', () => {
+  it('cleans quotes and line breaks', () => {
+    expect(cleanParaphrase('  "Book a car."\n')).toBe('Book a car.');
+    expect(cleanParaphrase('Book\n a car')).toBe('Book a car');
+    expect(cleanParaphrase("'Tom's car'")).toBe("'Tom's car'");
+  });
+
+  it('finds a value the original states but the paraphrase lost', () => {
+    expect(lostValue('Trains to Oslo on 2019-03-05', 'A train to OSLO', ['Oslo', '2019-03-05'])).toBe(
+      '2019-03-05',
+    );
+    expect(
+      lostValue('Trains to Oslo on March 5th', 'A train to oslo', ['Oslo', '2019-03-05']),
+    ).toBeUndefined();
+  });
+});
+
+describe('paraphrase augmentation', () => {
+  it('rewrites instructions through the model and keeps the original when a reply is unusable', async () => {
+    const model = scriptedLanguageModel((req) => {
+      const user = req.messages.at(-1)!.content;
+      if (user.startsWith('Find Thai')) return 'Show me restaurant options in Bergen.';
+      if (user.startsWith('Find a train'))
+        return '"Book 2 seats on a train from Oslo to Bergen on March 5th."';
+      return { fault: 'http500' };
+    });
+    const opts = { seed: 7, distractors: 1, limit: 3 };
+    const plain = await buildSftSamples(tasks(), catalog, opts);
+    const { samples, stats } = await buildSftSamples(tasks(), catalog, {
+      ...opts,
+      paraphrase: { model, maxRetries: 0 },
+    });
+    expect(samples.map((s) => s.user)).toEqual([
+      'Find Thai restaurant options in Bergen.',
+      'Book 2 seats on a train from Oslo to Bergen on March 5th.',
+      'Is it going to rain in Bergen tomorrow? Check the weather.',
+    ]);
+    expect(samples.map((s) => s.paraphrase?.status)).toEqual(['rejected', 'ok', 'failed']);
+    expect(samples[0]!.paraphrase?.reason).toBe('lost the value "Thai"');
+    expect(stats.paraphrase).toEqual({ ok: 1, rejected: 1, failed: 1 });
+    // paraphrasing draws no randomness: everything else is as without it
+    expect(samples.map((s) => [s.id, s.system, s.assistant])).toEqual(
+      plain.samples.map((s) => [s.id, s.system, s.assistant]),
+    );
+    expect(model.scriptedRequests.map((r) => r.messages)).toEqual([
+      [
+        { role: 'system', content: PARAPHRASE_SYSTEM_PROMPT },
+        { role: 'user', content: 'Find Thai restaurant options in Bergen.' },
+      ],
+      [
+        { role: 'system', content: PARAPHRASE_SYSTEM_PROMPT },
+        { role: 'user', content: 'Find a train from Oslo to Bergen on March 5th and book 2 seats.' },
+      ],
+      [
+        { role: 'system', content: PARAPHRASE_SYSTEM_PROMPT },
+        { role: 'user', content: 'Is it going to rain in Bergen tomorrow? Check the weather.' },
+      ],
+    ]);
+    expect(model.scriptedRequests[0]!.body.temperature).toBe(0.7);
+  });
+
+  it('rejects an empty or unchanged reply', async () => {
+    const echo = scriptedLanguageModel((req) => req.messages.at(-1)!.content);
+    expect(await paraphraseInstruction('Weather in Oslo', ['Oslo'], { model: echo })).toEqual({
+      text: 'Weather in Oslo',
+      status: 'rejected',
+      reason: 'same as the original',
+    });
+    const empty = scriptedLanguageModel(() => '  ');
+    expect((await paraphraseInstruction('Weather in Oslo', [], { model: empty })).reason).toBe('empty reply');
+  });
+});
