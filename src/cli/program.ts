@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { registerAppsCommands } from './commands/apps.js';
 import { registerCatalogCommands } from './commands/catalog.js';
 import { registerPlanCommands } from './commands/plan.js';
 import { registerRunCommands } from './commands/run.js';
@@ -18,6 +19,7 @@ export function buildProgram(): Command {
   registerCatalogCommands(program);
   registerPlanCommands(program);
   registerRunCommands(program);
+  registerAppsCommands(program);
   registerSftCommands(program);
   return program;
 }

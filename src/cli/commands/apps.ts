@@ -1,0 +1,123 @@
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import {
+  buildSgdDatabaseFile,
+  createSgdApps,
+  defaultSgdDatabasePath,
+  openSgdDatabase,
+  sgdDatabaseCounts,
+  sgdDatabaseMeta,
+} from '../../apps/index.js';
+import { loadCatalog, resolveDataDir } from '../../catalog/index.js';
+import { ApiaryError, NotFoundError, parseJsonText } from '../../shared/index.js';
+import { printJson } from '../output.js';
+
+interface BuildFlags {
+  data?: string;
+  out?: string;
+  json?: boolean;
+}
+interface DbFlags {
+  db?: string;
+  json?: boolean;
+}
+interface CallFlags extends DbFlags {
+  args: string;
+  caller?: string;
+  catalog: string;
+  data?: string;
+}
+
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
+export function registerAppsCommands(program: Command): void {
+  const apps = program
+    .command('apps')
+    .description('simulated apps backed by a database of Schema-Guided Dialogue results');
+
+  apps
+    .command('build-db')
+    .description('build the SGD database from the dialogue files of an SGD release')
+    .option(
+      '--data <dir>',
+      'data folder with sgd/{train,dev,test}/dialogues_*.json; default $APIARY_DATA, then bundled data',
+    )
+    .option('--out <file>', `database file (default ${defaultSgdDatabasePath()})`)
+    .option('--json', 'machine-readable output')
+    .action((flags: BuildFlags) => {
+      const dataDir = resolveDataDir(flags.data ? resolve(flags.data) : undefined);
+      const out = resolve(flags.out ?? defaultSgdDatabasePath());
+      const report = buildSgdDatabaseFile(dataDir, out);
+      if (flags.json) {
+        printJson(report);
+        return;
+      }
+      const c = report.counts;
+      process.stdout.write(
+        `${out}: ${c.files} files, ${c.dialogues} dialogues, ${c.calls} calls, ${c.resultRows} result rows → ${c.rows} distinct rows, ${c.rowValues} indexed values; ${mb(report.bytes)} in ${(report.ms / 1000).toFixed(1)} s\n`,
+      );
+      for (const i of report.intents)
+        process.stdout.write(`  ${i.service}.${i.intent}\t${i.calls} calls\t${i.rows} rows\n`);
+    });
+
+  apps
+    .command('info')
+    .description('show which SGD database the apps use (built file or bundled subset) and its counts')
+    .option('--db <file>', 'database file (default: the built one, else the bundled subset)')
+    .option('--json', 'machine-readable output')
+    .action((flags: DbFlags) => {
+      const handle = openSgdDatabase(flags.db);
+      try {
+        const meta = sgdDatabaseMeta(handle.db);
+        const intents = sgdDatabaseCounts(handle.db);
+        if (flags.json) {
+          printJson({ source: handle.source, path: handle.path, meta, intents });
+          return;
+        }
+        process.stdout.write(
+          `${handle.source === 'file' ? handle.path : 'bundled subset (data/sgd-db)'}: ${meta.calls} calls, ${meta.rows} distinct rows (build version ${meta.build_version})\n`,
+        );
+        for (const i of intents)
+          process.stdout.write(`  ${i.service}.${i.intent}\t${i.calls} calls\t${i.rows} rows\n`);
+      } finally {
+        handle.db.close();
+      }
+    });
+
+  apps
+    .command('call')
+    .description('call one API of a simulated app and print the result as JSON')
+    .argument('<app>', 'app id, e.g. Restaurants (appbench) or Restaurants_2 (sgd)')
+    .argument('<api>', 'API name, e.g. findrestaurants')
+    .option('--args <json>', 'arguments as a JSON object', '{}')
+    .option('--caller <id>', "identity to call under (default: the app's owner)")
+    .option('-c, --catalog <name>', 'appbench | sgd', 'appbench')
+    .option('--data <dir>', 'benchmark data folder for the catalog')
+    .option('--db <file>', 'database file (default: the built one, else the bundled subset)')
+    .action(async (appId: string, api: string, flags: CallFlags) => {
+      if (flags.catalog !== 'appbench' && flags.catalog !== 'sgd')
+        throw new ApiaryError('USAGE', `--catalog must be appbench or sgd, not "${flags.catalog}"`);
+      const args = parseJsonText(flags.args, '--args');
+      if (args === null || typeof args !== 'object' || Array.isArray(args))
+        throw new ApiaryError('USAGE', '--args must be a JSON object');
+      const catalog = loadCatalog(flags.catalog, { dataDir: flags.data });
+      const handle = openSgdDatabase(flags.db);
+      try {
+        const handler = createSgdApps({ db: handle.db, catalog, kind: flags.catalog }).find(
+          (h) => h.appId === appId,
+        );
+        if (!handler)
+          throw new NotFoundError(
+            'app',
+            appId,
+            catalog.apps.map((a) => a.id),
+          );
+        const result = await handler.call(api, args as Record<string, unknown>, {
+          caller: flags.caller ?? handler.owner,
+        });
+        printJson({ source: handle.source, app: appId, api, result });
+      } finally {
+        handle.db.close();
+      }
+    });
+}
