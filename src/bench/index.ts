@@ -1,2 +1,3 @@
 export * from './appbench/index.js';
+export * from './appbench/task.js';
 export * from './task.js';
