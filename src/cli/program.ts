@@ -1,8 +1,11 @@
 import { Command } from 'commander';
 import { registerAppsCommands } from './commands/apps.js';
 import { registerCatalogCommands } from './commands/catalog.js';
+import { registerEvalCommands } from './commands/eval.js';
+import { registerDataCommands } from './commands/data.js';
 import { registerPlanCommands } from './commands/plan.js';
 import { registerRunCommands } from './commands/run.js';
+import { registerScoreCommands } from './commands/score.js';
 import { registerSftCommands } from './commands/sft.js';
 
 /**
@@ -18,8 +21,11 @@ export function buildProgram(): Command {
     .exitOverride();
   registerCatalogCommands(program);
   registerPlanCommands(program);
+  registerEvalCommands(program);
   registerRunCommands(program);
   registerAppsCommands(program);
   registerSftCommands(program);
+  registerScoreCommands(program);
+  registerDataCommands(program);
   return program;
 }

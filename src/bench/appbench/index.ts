@@ -9,3 +9,4 @@ export * from './score-corrected.js';
 export * from './score-corrected-align.js';
 export * from './score-official.js';
 export * from './score-official-parse.js';
+export * from './score-predictions.js';

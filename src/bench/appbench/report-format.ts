@@ -9,99 +9,108 @@ function table(header: string[], rows: string[][]): string {
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
-function groupTable(title: string, groups: readonly AppBenchGroupReport[]): string {
+export type AppBenchReportMode = 'official' | 'corrected' | 'both';
+
+function groupTable(title: string, groups: readonly AppBenchGroupReport[], mode: AppBenchReportMode): string {
+  const off = mode !== 'corrected';
+  const cor = mode !== 'official';
   const header = [
     title,
     'n',
-    'off App F1',
-    'off API F1',
-    'off Arg F1',
-    'off Succ',
-    'cor App F1',
-    'cor API F1',
-    'cor Arg F1',
-    'cor Succ',
+    ...(off ? ['off App F1', 'off API F1', 'off Arg F1', 'off Succ'] : []),
+    ...(cor ? ['cor App F1', 'cor API F1', 'cor Arg F1', 'cor Succ'] : []),
   ];
   const rows = groups.map((g) => [
     g.group,
-    g.official.n === g.total ? String(g.total) : `${g.official.n}/${g.total}`,
-    pct(g.official.appF1),
-    pct(g.official.apiF1),
-    pct(g.official.argF1),
-    pct(g.official.success),
-    pct(g.corrected.appF1),
-    pct(g.corrected.apiF1),
-    pct(g.corrected.argF1),
-    pct(g.corrected.success),
+    !off || g.official.n === g.total ? String(g.total) : `${g.official.n}/${g.total}`,
+    ...(off
+      ? [pct(g.official.appF1), pct(g.official.apiF1), pct(g.official.argF1), pct(g.official.success)]
+      : []),
+    ...(cor
+      ? [pct(g.corrected.appF1), pct(g.corrected.apiF1), pct(g.corrected.argF1), pct(g.corrected.success)]
+      : []),
   ]);
   return table(header, rows);
 }
 
-/** A readable report: both modes side by side ("official" / "corrected"), breakdowns, error analysis. */
-export function formatAppBenchReport(report: AppBenchReport): string {
+/**
+ * A readable report: both modes side by side ("official" / "corrected"), breakdowns by category
+ * and plan shape, error analysis. `mode` keeps one column only.
+ */
+export function formatAppBenchReport(
+  report: AppBenchReport,
+  opts: { mode?: AppBenchReportMode } = {},
+): string {
+  const mode = opts.mode ?? 'both';
   const o = report.official;
   const c = report.corrected;
   const out: string[] = [];
+  const cols = (off: string, cor: string) =>
+    mode === 'official' ? [off] : mode === 'corrected' ? [cor] : [off, cor];
   out.push(
     `AppBench — ${report.total} samples (official: ${report.scoredOfficial} scored / ${report.total} total; corrected: ${report.total} scored / ${report.total} total). Values in %.`,
   );
   out.push('');
   out.push(
     table(
-      ['metric', 'official', 'corrected'],
+      ['metric', ...cols('official', 'corrected')],
       [
-        ['App F1', pct(o.appF1), pct(c.appF1)],
-        ['API F1', pct(o.apiF1), pct(c.apiF1)],
-        ['Argument F1', pct(o.argF1), pct(c.argF1)],
-        ['  dependent', pct(o.depArgF1), pct(c.depArgF1)],
-        ['  independent', pct(o.nonDepArgF1), pct(c.indepArgF1)],
-        ['Success (Succ)', pct(o.success), pct(c.success)],
-        ['App EM', pct(o.appEM), pct(c.appEM)],
-        ['API EM', pct(o.apiEM), pct(c.apiEM)],
-        ['Format errors', '-', pct(c.formatErrorRate)],
+        ['App F1', ...cols(pct(o.appF1), pct(c.appF1))],
+        ['API F1', ...cols(pct(o.apiF1), pct(c.apiF1))],
+        ['Argument F1', ...cols(pct(o.argF1), pct(c.argF1))],
+        ['  dependent', ...cols(pct(o.depArgF1), pct(c.depArgF1))],
+        ['  independent', ...cols(pct(o.nonDepArgF1), pct(c.indepArgF1))],
+        ['Success (Succ)', ...cols(pct(o.success), pct(c.success))],
+        ['App EM', ...cols(pct(o.appEM), pct(c.appEM))],
+        ['API EM', ...cols(pct(o.apiEM), pct(c.apiEM))],
+        ['Format errors', ...cols('-', pct(c.formatErrorRate))],
       ],
     ),
   );
   out.push('');
   out.push('By category (off = official, cor = corrected)');
-  out.push(groupTable('category', report.byCategory));
+  out.push(groupTable('category', report.byCategory, mode));
   out.push('');
   out.push('By parallel scale of the gold plan (independent sub-plans)');
-  out.push(groupTable('parallel', report.byParallelScale));
+  out.push(groupTable('parallel', report.byParallelScale, mode));
   out.push('');
   out.push('By sequential scale of the gold plan (calls on the longest chain)');
-  out.push(groupTable('sequential', report.bySequentialScale));
+  out.push(groupTable('sequential', report.bySequentialScale, mode));
   out.push('');
-  const e = report.errors;
-  out.push('Error analysis (corrected; over calls aligned by App+API)');
-  out.push(
-    table(
-      ['error', 'dependent', 'independent', 'total'],
-      [
+  if (mode !== 'official') {
+    const e = report.errors;
+    out.push('Error analysis (corrected; over calls aligned by App+API)');
+    out.push(
+      table(
+        ['error', 'dependent', 'independent', 'total'],
         [
-          'key missing',
-          String(e.keyMissingDep),
-          String(e.keyMissingIndep),
-          String(e.keyMissingDep + e.keyMissingIndep),
+          [
+            'key missing',
+            String(e.keyMissingDep),
+            String(e.keyMissingIndep),
+            String(e.keyMissingDep + e.keyMissingIndep),
+          ],
+          [
+            'key extra',
+            String(e.keyExtraDep),
+            String(e.keyExtraIndep),
+            String(e.keyExtraDep + e.keyExtraIndep),
+          ],
+          ['value', String(e.valueDep), String(e.valueIndep), String(e.valueErrors)],
         ],
-        [
-          'key extra',
-          String(e.keyExtraDep),
-          String(e.keyExtraIndep),
-          String(e.keyExtraDep + e.keyExtraIndep),
-        ],
-        ['value', String(e.valueDep), String(e.valueIndep), String(e.valueErrors)],
-      ],
-    ),
-  );
-  out.push(
-    `value errors on time params: ${e.valueTime} (${pct(e.timeShare)}%), on space params: ${e.valueSpace} (${pct(e.spaceShare)}%)`,
-  );
-  out.push(`calls missing: ${e.missingCalls}, calls extra: ${e.extraCalls}`);
-  const oe = report.officialErrors;
-  out.push(
-    `official evaluator counters: key missing ${oe.keyMissing} (dependent ${oe.depKeyMissing}), value missing ${oe.valueMissing} (dependent ${oe.depValueMissing})`,
-  );
+      ),
+    );
+    out.push(
+      `value errors on time params: ${e.valueTime} (${pct(e.timeShare)}%), on space params: ${e.valueSpace} (${pct(e.spaceShare)}%)`,
+    );
+    out.push(`calls missing: ${e.missingCalls}, calls extra: ${e.extraCalls}`);
+  }
+  if (mode !== 'corrected') {
+    const oe = report.officialErrors;
+    out.push(
+      `official evaluator counters: key missing ${oe.keyMissing} (dependent ${oe.depKeyMissing}), value missing ${oe.valueMissing} (dependent ${oe.depValueMissing})`,
+    );
+  }
   if (report.failedIds.length)
     out.push(
       `failed generations (${report.failedIds.length}): ${report.failedIds.slice(0, 20).join(', ')}${report.failedIds.length > 20 ? ', …' : ''}`,
