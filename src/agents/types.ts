@@ -21,6 +21,14 @@ export interface PlanResult {
   modelCalls: number;
   /** The prompts sent, for the run log. */
   prompts?: Array<{ system: string; user: string }>;
+  /** The model's reply before cleaning (LLM agents). */
+  rawReply?: string;
+  /** HTTP attempts including retries (LLM agents). */
+  attempts?: number;
+  /** Fault class of each failed attempt (see models/generate-with-retry.ts). */
+  faults?: string[];
+  /** Apps chosen in step 1 (hierarchical agent). */
+  selectedApps?: string[];
 }
 
 export interface PlanContext {

@@ -1,0 +1,81 @@
+import type { Api, Catalog } from '../../catalog/index.js';
+import type { PlanningAgent, PlanResult } from '../types.js';
+import { fillSlots } from './fill-slots.js';
+import { type ApiSelector, createApiSelector, type SelectApisOptions, splitClauses } from './select-apis.js';
+
+export interface BaselineCall {
+  api: Api;
+  /** Literal values (unquoted) or references (`{ ref: outputName }`). */
+  args: Record<string, string | { ref: string }>;
+}
+
+/**
+ * Plans an instruction without a model: select APIs, fill slots from the text of their
+ * clause, link inputs to earlier outputs of the same name. See docs/baseline.md.
+ */
+export function baselinePlan(
+  instruction: string,
+  currentDate: string,
+  catalog: Catalog,
+  selector: ApiSelector = createApiSelector(catalog),
+): BaselineCall[] {
+  const apis = selector.select(instruction);
+  const clauses = splitClauses(instruction);
+  // the clause each API was picked for: the first clause where it ranks best among the chosen APIs
+  const segmentOf = (api: Api): string => {
+    const own = clauses.findIndex((c) => selector.select(c).some((a) => a.id === api.id));
+    if (own < 0) return instruction;
+    // following clauses that select nothing belong to this one ("..., and returned on March 13th")
+    let text = clauses[own] ?? '';
+    for (let i = own + 1; i < clauses.length && selector.select(clauses[i] ?? '').length === 0; i++)
+      text += `, ${clauses[i]}`;
+    return text;
+  };
+  const calls: BaselineCall[] = [];
+  for (const api of apis) {
+    const literals = fillSlots(api, { segment: segmentOf(api), instruction, currentDate });
+    const args: BaselineCall['args'] = {};
+    for (const p of api.parameters) {
+      const producer = calls.some((c) => c.api.outputs.some((o) => o.name === p.name));
+      if (producer && (p.required || literals[p.name] !== undefined)) args[p.name] = { ref: p.name };
+      else if (literals[p.name] !== undefined) args[p.name] = literals[p.name]!;
+    }
+    calls.push({ api, args });
+  }
+  return calls;
+}
+
+/** One AppBench reply line: `App: [out1, out2 = api(#a='v', #b=out)]`, arguments sorted by name. */
+export function renderBaselineCall(call: BaselineCall): string {
+  const args = Object.keys(call.args)
+    .sort()
+    .map((k) => {
+      const v = call.args[k]!;
+      return typeof v === 'string' ? `#${k}='${v}'` : `#${k}=${v.ref}`;
+    });
+  const outs = call.api.outputs.map((o) => o.name).join(', ');
+  return `${call.api.app}: [${outs} = ${call.api.name}(${args.join(', ')})]`;
+}
+
+export interface BaselineAgentOptions extends SelectApisOptions {}
+
+/** The no-LLM baseline: lexical API retrieval + rule-based slot filling + name-based linking. */
+export function baselineAgent(opts: BaselineAgentOptions = {}): PlanningAgent {
+  const selectors = new WeakMap<Catalog, ApiSelector>();
+  return {
+    name: 'baseline',
+    async plan(request, ctx): Promise<PlanResult> {
+      let selector = selectors.get(ctx.catalog);
+      if (!selector) {
+        selector = createApiSelector(ctx.catalog, opts);
+        selectors.set(ctx.catalog, selector);
+      }
+      const calls = baselinePlan(request.instruction, request.currentDate, ctx.catalog, selector);
+      return {
+        reply: calls.map(renderBaselineCall).join('\n'),
+        usage: { inputTokens: 0, outputTokens: 0 },
+        modelCalls: 0,
+      };
+    },
+  };
+}

@@ -1,0 +1,178 @@
+import type { Api, Parameter } from '../../catalog/index.js';
+import { stem } from './bm25.js';
+import {
+  findAmounts,
+  findCounts,
+  findDates,
+  findNamesAfter,
+  findQuoted,
+  findTimes,
+} from './slot-patterns.js';
+
+/**
+ * Slot filling of the baseline agent (docs/baseline.md): every value comes from the text by a
+ * rule keyed on the parameter's type or name. Parameters without a value found stay unset.
+ */
+
+const PERSON_NOUNS = [
+  'people',
+  'persons?',
+  'passengers?',
+  'adults?',
+  'tickets?',
+  'seats?',
+  'guests?',
+  'travell?ers?',
+  'individuals?',
+  'riders?',
+];
+const BED_NOUNS = ['beds?', 'bedrooms?'];
+const BATH_NOUNS = ['baths?', 'bathrooms?'];
+
+const FROM_PARAMS = /^(from|from_city|origin|origin_airport|origin_city|from_location|departure_city)$/;
+const TO_PARAMS = /^(to|to_city|destination|destination_airport|destination_city|to_location)$/;
+const CITY_PARAMS = /^(city|location|where_to|area|city_of_event|pickup_city|address_of_location)$/;
+const PLACE_NAME_PARAMS =
+  /^(restaurant_name|stylist_name|therapist_name|theater_name|venue|property_name|attraction_name|dentist_name|doctor_name|hotel_name)$/;
+const TITLE_PARAMS = /^(event_name|movie_name|title|track|song_name|album|movie_title)$/;
+
+/** Words of a boolean parameter name that signal it in text (has_laundry_service → laundry). */
+const BOOL_NAME_FILLER = new Set([
+  'has',
+  'is',
+  'in',
+  'unit',
+  'with',
+  'add',
+  'additional',
+  'options',
+  'service',
+  'good',
+  'for',
+  'private',
+  'seating',
+]);
+const BOOL_CUES: Record<string, string[]> = {
+  add_insurance: ['insurance', 'insured', 'coverage'],
+  trip_protection: ['insurance', 'protection', 'insured'],
+  has_seating_outdoors: ['outdoor', 'outdoors', 'outside', 'patio'],
+  has_vegetarian_options: ['vegetarian', 'vegan'],
+  is_nonstop: ['nonstop', 'non-stop', 'direct'],
+  good_for_kids: ['kids', 'children', 'kid-friendly', 'family'],
+  free_entry: ['free'],
+  private_visibility: ['private', 'privately'],
+  additional_luggage: ['luggage', 'baggage', 'bags'],
+  is_unisex: ['unisex'],
+};
+const NEGATION =
+  /\b(without|no|not|don't|do\s+not|decline|declining|skip|excluding|exclude|none)\b[^,.;]{0,30}$/i;
+
+function boolCues(name: string): string[] {
+  return BOOL_CUES[name] ?? name.split('_').filter((w) => w.length > 2 && !BOOL_NAME_FILLER.has(w));
+}
+
+/** True/False from cue words: a cue preceded (within 30 characters) by a negation gives False. */
+export function findBoolean(param: string, text: string): string | undefined {
+  const lower = text.toLowerCase();
+  for (const cue of boolCues(param)) {
+    const re = new RegExp(`\\b${stem(cue).replace(/[-]/g, '\\-')}[a-z]*\\b`, 'i');
+    const m = re.exec(lower);
+    if (!m) continue;
+    return NEGATION.test(lower.slice(0, m.index)) ? 'False' : 'True';
+  }
+  return undefined;
+}
+
+/** The enum value of `param` mentioned in `text` (whole words, case-insensitive; earliest wins). */
+export function findEnum(values: readonly string[], text: string): string | undefined {
+  let best: { value: string; at: number; len: number } | undefined;
+  for (const value of values) {
+    if (value === 'dontcare') continue;
+    const escaped = value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/[\s_-]+/g, '[\\s_-]+');
+    const m = new RegExp(`(?<![\\w])${escaped}(?![\\w])`, 'i').exec(text);
+    if (!m) continue;
+    if (!best || m.index < best.at || (m.index === best.at && value.length > best.len))
+      best = { value, at: m.index, len: value.length };
+  }
+  return best?.value;
+}
+
+function first<T>(list: readonly { value: T }[]): T | undefined {
+  return list[0]?.value;
+}
+
+export interface SlotContext {
+  /** The text of the call's clause(s). */
+  segment: string;
+  /** The whole instruction (fallback for dates and counts). */
+  instruction: string;
+  currentDate: string;
+}
+
+/** Values for the parameters of `api` found in the text, keyed by parameter name. */
+export function fillSlots(api: Api, ctx: SlotContext): Record<string, string> {
+  const out: Record<string, string> = {};
+  const seg = ctx.segment;
+  const segDates = findDates(seg, ctx.currentDate);
+  const dates = segDates.length > 0 ? segDates : findDates(ctx.instruction, ctx.currentDate);
+  const times = findTimes(seg);
+  const dateParams = api.parameters.filter((p) => p.type.kind === 'primitive' && p.type.name === 'date');
+  const timeParams = api.parameters.filter((p) => p.type.kind === 'primitive' && p.type.name === 'time');
+  const quoted = findQuoted(seg);
+  const usedNames = new Set<string>();
+
+  const set = (p: Parameter, value: string | undefined) => {
+    if (value !== undefined && value !== '') out[p.name] = value;
+  };
+  const name = (preps: string[], avoid?: Set<string>) =>
+    findNamesAfter(seg, preps).find((f) => !avoid?.has(f.value))?.value;
+
+  for (const p of api.parameters) {
+    const t = p.type;
+    if (t.kind === 'primitive' && t.name === 'date') {
+      set(p, dates[dateParams.indexOf(p)]?.value);
+    } else if (t.kind === 'primitive' && t.name === 'time') {
+      set(p, times[timeParams.indexOf(p)]?.value);
+    } else if (t.kind === 'primitive' && t.name === 'boolean') {
+      set(p, findBoolean(p.name, seg));
+    } else if (t.kind === 'enum') {
+      const values = t.values.map((v) => v.value);
+      if (values.every((v) => v === 'True' || v === 'False')) set(p, findBoolean(p.name, seg));
+      else set(p, findEnum(values, seg));
+    } else if (t.kind === 'primitive' && t.name === 'integer') {
+      const nouns = /bed/.test(p.name) ? BED_NOUNS : /bath/.test(p.name) ? BATH_NOUNS : PERSON_NOUNS;
+      const bare = nouns === PERSON_NOUNS;
+      const v =
+        first(findCounts(seg, nouns, bare)) ??
+        (bare ? first(findCounts(ctx.instruction, nouns, bare)) : undefined);
+      if (v !== undefined) set(p, String(v));
+    } else if (p.name === 'amount') {
+      set(p, first(findAmounts(seg)));
+    } else if (p.name === 'receiver') {
+      set(p, /request/i.test(api.name) ? name(['from']) : name(['to']));
+    } else if (FROM_PARAMS.test(p.name)) {
+      set(p, name(['from', 'leaving', 'departing']));
+    } else if (TO_PARAMS.test(p.name)) {
+      set(p, name(['to', 'for', 'arriving in']));
+    } else if (CITY_PARAMS.test(p.name)) {
+      const v = name(['in', 'near', 'around']) ?? name(['to', 'at', 'from']);
+      set(p, v);
+      if (v) usedNames.add(v);
+    } else if (p.name === 'pickup_location') {
+      set(p, name(['from', 'at']));
+    } else if (PLACE_NAME_PARAMS.test(p.name)) {
+      set(p, name(['at', 'with'], usedNames));
+    } else if (TITLE_PARAMS.test(p.name)) {
+      set(p, quoted.find((q) => !usedNames.has(q.value))?.value);
+      if (out[p.name]) usedNames.add(out[p.name]!);
+    } else if (p.name === 'artist') {
+      set(p, name(['by']));
+    } else if (p.name === 'starring' || p.name === 'cast') {
+      set(p, name(['starring', 'featuring', 'with']));
+    } else if (p.name === 'directed_by') {
+      set(p, name(['directed by', 'by']));
+    }
+  }
+  // fill city-like values after names so a venue ("at X") is not taken as the city
+  return out;
+}

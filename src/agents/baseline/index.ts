@@ -1,0 +1,5 @@
+export * from './baseline-agent.js';
+export * from './bm25.js';
+export * from './fill-slots.js';
+export * from './select-apis.js';
+export * from './slot-patterns.js';

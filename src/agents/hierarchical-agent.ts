@@ -1,0 +1,97 @@
+import type { Catalog } from '../catalog/index.js';
+import { ApiaryError } from '../shared/index.js';
+import { extractPlanLines } from './extract-plan-lines.js';
+import { callModel, demoTurns, type LlmAgentOptions } from './llm-agent-options.js';
+import { appSelectionPrompt, planPrompt } from './prompts.js';
+import { renderAppApiList, renderAppList } from './render-catalog.js';
+import type { PlanningAgent, PlanResult, Usage } from './types.js';
+
+export interface HierarchicalAgentOptions extends LlmAgentOptions {
+  /**
+   * Reproduce the upstream fallback: when no App name occurs in the selection reply, every App
+   * whose name contains any character of the reply is selected. Default off.
+   */
+  officialQuirks?: boolean;
+  /** App-selection attempts before the sample fails (default 5, as upstream). */
+  maxSelectionAttempts?: number;
+}
+
+/**
+ * Selected Apps = every App name (catalog order) occurring as a case-sensitive substring of the
+ * reply. With `officialQuirks`, when none occurs, the upstream character fallback applies.
+ */
+export function selectAppsFromReply(
+  reply: string,
+  appNames: readonly string[],
+  officialQuirks = false,
+): string[] {
+  const selected = appNames.filter((name) => reply.includes(name));
+  if (selected.length > 0 || !officialQuirks) return selected;
+  const chars = new Set(reply.replace(/\s/g, ''));
+  return appNames.filter((name) => [...chars].some((c) => name.includes(c)));
+}
+
+function addUsage(a: Usage, b: Usage): Usage {
+  return { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens };
+}
+
+/**
+ * Hierarchical prompting: step 1 asks for the needed Apps from the App-only list (retried up to
+ * 5 times when the reply names no App, then the sample fails with an error); step 2 plans with
+ * the APIs of the selected Apps only (listed in catalog order). Demos, when given, are used in step 2.
+ */
+export function hierarchicalAgent(opts: HierarchicalAgentOptions = {}): PlanningAgent {
+  const maxSelection = opts.maxSelectionAttempts ?? 5;
+  return {
+    name: 'hierarchical',
+    async plan(request, ctx): Promise<PlanResult> {
+      const catalog: Catalog = ctx.catalog;
+      const appNames = catalog.apps.map((a) => a.name);
+      const selectionSystem = appSelectionPrompt(renderAppList(catalog));
+      let usage: Usage = { inputTokens: 0, outputTokens: 0 };
+      let calls = 0;
+      let attempts = 0;
+      const faults: string[] = [];
+      const prompts: Array<{ system: string; user: string }> = [];
+      let selected: string[] = [];
+      const selectionReplies: string[] = [];
+      for (let i = 0; i < maxSelection && selected.length === 0; i++) {
+        const out = await callModel(opts, ctx, { system: selectionSystem, user: request.instruction });
+        calls++;
+        attempts += out.attempts;
+        faults.push(...out.faults);
+        usage = addUsage(usage, out.usage);
+        prompts.push({ system: selectionSystem, user: request.instruction });
+        selectionReplies.push(out.text);
+        selected = selectAppsFromReply(out.text, appNames, opts.officialQuirks);
+      }
+      if (selected.length === 0)
+        throw new ApiaryError(
+          'MODEL_CALL_FAILED',
+          `app selection named no app after ${maxSelection} attempts (last reply: ${JSON.stringify(selectionReplies.at(-1)?.slice(0, 200) ?? '')})`,
+        );
+
+      const system = planPrompt(renderAppApiList(catalog, selected), request.currentDate);
+      const demos = opts.demos ? await opts.demos(request.instruction) : [];
+      const out = await callModel(opts, ctx, {
+        system,
+        user: request.instruction,
+        history: demoTurns(demos),
+      });
+      calls++;
+      attempts += out.attempts;
+      faults.push(...out.faults);
+      prompts.push({ system, user: request.instruction });
+      return {
+        reply: extractPlanLines(out.text),
+        rawReply: out.text,
+        usage: addUsage(usage, out.usage),
+        modelCalls: calls,
+        attempts,
+        faults,
+        selectedApps: selected,
+        prompts,
+      };
+    },
+  };
+}

@@ -1,0 +1,106 @@
+import type { Api, App, Catalog, ParamType } from '../catalog/index.js';
+
+/** Python `repr` of a string: single quotes unless the text has `'` and no `"`. */
+export function pyStr(text: string): string {
+  const useDouble = text.includes("'") && !text.includes('"');
+  const q = useDouble ? '"' : "'";
+  let out = '';
+  for (const ch of text) {
+    if (ch === '\\') out += '\\\\';
+    else if (ch === q) out += `\\${q}`;
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\r') out += '\\r';
+    else if (ch === '\t') out += '\\t';
+    else out += ch;
+  }
+  return q + out + q;
+}
+
+/** Python `repr` of plain JSON-like data (dict insertion order kept, `True`/`False`/`None`). */
+export function pyRepr(value: unknown): string {
+  if (value === null || value === undefined) return 'None';
+  if (typeof value === 'boolean') return value ? 'True' : 'False';
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'string') return pyStr(value);
+  if (Array.isArray(value)) return `[${value.map(pyRepr).join(', ')}]`;
+  const entries = Object.entries(value as Record<string, unknown>);
+  return `{${entries.map(([k, v]) => `${pyStr(k)}: ${pyRepr(v)}`).join(', ')}}`;
+}
+
+/** The AppBench type word of a parameter: str, int, float, bool, date, time. */
+export function appBenchTypeName(type: ParamType): string {
+  if (type.kind !== 'primitive') return 'str';
+  switch (type.name) {
+    case 'integer':
+      return 'int';
+    case 'number':
+      return 'float';
+    case 'boolean':
+      return 'bool';
+    case 'date':
+      return 'date';
+    case 'time':
+      return 'time';
+    default:
+      return 'str';
+  }
+}
+
+function describe(description: string | undefined, type: ParamType): string {
+  const base = description ?? '';
+  if (type.kind !== 'enum') return base;
+  return `${base} (possible values: ${type.values.map((v) => v.value).join(', ')})`;
+}
+
+/** The description dict of one API as the official App classes hold it. */
+export function apiDescDict(api: Api): Record<string, unknown> {
+  const args = (required: boolean) =>
+    Object.fromEntries(
+      api.parameters
+        .filter((p) => p.required === required)
+        .map((p) => [`${p.name} (${appBenchTypeName(p.type)})`, describe(p.description, p.type)]),
+    );
+  return {
+    desc: api.description,
+    is_transactional: api.transactional,
+    additional_required_arguments: args(true),
+    optional_arguments: args(false),
+    result_arguments: Object.fromEntries(
+      api.outputs.map((o) => [`${o.name} (${appBenchTypeName(o.type)})`, describe(o.description, o.type)]),
+    ),
+  };
+}
+
+/** The description dict of one App: `desc`, `base_required_arguments` (always `{}`) and `APIs`. */
+export function appDescDict(app: App, catalog: Catalog): Record<string, unknown> {
+  return {
+    desc: app.description,
+    base_required_arguments: {},
+    APIs: Object.fromEntries(
+      catalog.apis.filter((a) => a.app === app.id).map((a) => [a.name, apiDescDict(a)]),
+    ),
+  };
+}
+
+function pickApps(catalog: Catalog, apps?: readonly string[]): App[] {
+  if (!apps) return catalog.apps;
+  const wanted = new Set(apps);
+  return catalog.apps.filter((a) => wanted.has(a.id) || wanted.has(a.name));
+}
+
+/**
+ * App-only list for App selection (specs/metabench.md §5): `"<App>: <desc> \n\n "` per App in
+ * catalog order (= `Mobile.app_list` for the AppBench catalog).
+ */
+export function renderAppList(catalog: Catalog, apps?: readonly string[]): string {
+  return pickApps(catalog, apps)
+    .map((a) => `${a.name}: ${a.description} \n\n `)
+    .join('');
+}
+
+/** App+API list: `"<App>: <Python repr of its desc dict> \n\n "` per App, in catalog order. */
+export function renderAppApiList(catalog: Catalog, apps?: readonly string[]): string {
+  return pickApps(catalog, apps)
+    .map((a) => `${a.name}: ${pyRepr(appDescDict(a, catalog))} \n\n `)
+    .join('');
+}
