@@ -1,0 +1,92 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import {
+  carRental,
+  goldReply,
+  stylist,
+  twoWeathers,
+  weatherAndFood,
+} from '../../bench/appbench/__fixtures__/hand-made.js';
+
+const exec = promisify(execFile);
+const root = join(import.meta.dirname, '../../..');
+const main = join(root, 'src/cli/main.ts');
+
+async function apiary(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const home = mkdtempSync(join(tmpdir(), 'apiary-home-'));
+  try {
+    const { stdout, stderr } = await exec(process.execPath, ['--import', 'tsx', main, ...args], {
+      cwd: root,
+      env: { ...process.env, APIARY_DATA: '', HOME: home, XDG_CACHE_HOME: join(home, 'cache') },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+/** A data folder of hand-made records in the official layout, and a predictions file. */
+function setup(lines: string[]): { data: string; preds: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'apiary-score-'));
+  const data = join(dir, 'appbench');
+  const write = (name: string, v: unknown) => writeFileSync(join(dir, name), JSON.stringify(v));
+  mkdirSync(data);
+  write('appbench/test_ss.json', [stylist]);
+  write('appbench/test_sm.json', [carRental, twoWeathers]);
+  write('appbench/test_ms.json', [weatherAndFood]);
+  const preds = join(dir, 'preds.jsonl');
+  writeFileSync(preds, `${lines.join('\n')}\n`);
+  return { data, preds };
+}
+
+describe('apiary score appbench', () => {
+  it('scores a predictions file in both modes (JSON)', async () => {
+    const swapped = goldReply(twoWeathers).split('\n').reverse().join('\n');
+    const { data, preds } = setup([
+      JSON.stringify({ id: 'ss-0', reply: goldReply(stylist) }),
+      JSON.stringify({ id: 'sm-0', reply: goldReply(carRental), model: 'kept' }),
+      JSON.stringify({ id: 'sm-1', reply: swapped }),
+      JSON.stringify({ id: 'ms-0', reply: null, error: 'timeout' }),
+    ]);
+    const r = await apiary('score', 'appbench', '--predictions', preds, '--data', data, '--json');
+    expect(r.stderr).not.toContain('error');
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.total).toBe(4);
+    expect(out.scoredOfficial).toBe(3);
+    expect(out.failedIds).toEqual(['ms-0']);
+    // official: ss-0 and sm-0 complete, sm-1 not (duplicate calls collapse to different last calls) → 2/3
+    expect(out.official.success).toBeCloseTo(2 / 3, 12);
+    // corrected: ss-0, sm-0, sm-1 right, ms-0 empty → 3/4
+    expect(out.corrected.success).toBe(0.75);
+  });
+
+  it('prints a table with only the asked mode', async () => {
+    const { data, preds } = setup([JSON.stringify({ id: 'ss-0', reply: goldReply(stylist) })]);
+    const r = await apiary('score', 'appbench', '-p', preds, '--data', data, '--mode', 'corrected');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/metric\s+corrected\n/);
+    expect(r.stdout).not.toMatch(/metric\s+official/);
+  });
+
+  it('names the file and line of a bad prediction', async () => {
+    const { data, preds } = setup([
+      JSON.stringify({ id: 'ss-0', reply: 'x' }),
+      '{"id": "ss-9", "reply": "x"}',
+    ]);
+    const r = await apiary('score', 'appbench', '-p', preds, '--data', data);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${preds}: record line 2: field "id": unknown sample id "ss-9"`);
+  });
+
+  it('data pull rejects a malformed --sha256 before any download', async () => {
+    const r = await apiary('data', 'pull', 'appbench', '--sha256', 'test_ss.json=xyz', '--dir', tmpdir());
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--sha256 expects FILE=HASH');
+  });
+});
