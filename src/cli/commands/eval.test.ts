@@ -1,0 +1,328 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appBenchGoldReply, loadAppBenchDataset } from '../../bench/index.js';
+import { expectScenarioReport, WRONG_SS1 } from '../../harness/__fixtures__/appbench-mini-scenario.js';
+import { readResultsFile } from '../../harness/index.js';
+import {
+  type ScriptedChatRequest,
+  type ScriptedOpenAiServer,
+  type ScriptedReply,
+  startScriptedOpenAiServer,
+} from '../../test/index.js';
+
+/*
+ * End to end: the real CLI (src/cli/main.ts run by node + tsx in a child process) against the
+ * scripted OpenAI-compatible server over loopback HTTP. Data: examples/appbench-mini (our own
+ * hand-written records). Expected report values are hand-computed in the scenario fixture.
+ */
+
+const ROOT = resolve(__dirname, '../../..');
+const MINI = join(ROOT, 'examples', 'appbench-mini');
+const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
+// tsx's loader by absolute URL: the child runs in a temp cwd (no apiary.config.json, no node_modules)
+const TSX = pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+const samples = loadAppBenchDataset(MINI).samples;
+const byInput = new Map(samples.map((s) => [s.record.input, s]));
+
+/** The env of a clean machine: no model configured anywhere. */
+function cleanEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const k of Object.keys(env)) if (k.startsWith('APIARY_') || k === 'OPENAI_API_KEY') delete env[k];
+  env.NO_COLOR = '1';
+  env.XDG_CACHE_HOME = mkdtempSync(join(tmpdir(), 'apiary-eval-cache-')); // no pulled data
+  return env;
+}
+
+interface CliRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+function startCli(args: string[], cwd: string): { child: ChildProcess; done: Promise<CliRun> } {
+  const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], { cwd, env: cleanEnv() });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d) => {
+    stdout += d;
+  });
+  child.stderr!.on('data', (d) => {
+    stderr += d;
+  });
+  const done = new Promise<CliRun>((res) =>
+    child.on('close', (code, signal) => res({ code, signal, stdout, stderr })),
+  );
+  return { child, done };
+}
+
+const runCli = (args: string[], cwd = mkdtempSync(join(tmpdir(), 'apiary-eval-cwd-'))) =>
+  startCli(args, cwd).done;
+
+function sampleOf(req: ScriptedChatRequest) {
+  const user = req.messages.filter((m) => m.role === 'user').at(-1)?.content ?? '';
+  const s = byInput.get(user);
+  if (!s) throw new Error(`unexpected instruction: ${user}`);
+  return s;
+}
+
+/** The scenario of the fixture: gold for 5 samples, wrong for ss-1, partial for ms-0, a hard failure for mm-0. */
+function scenario(req: ScriptedChatRequest): ScriptedReply {
+  const s = sampleOf(req);
+  if (s.id === 'mm-0') return { fault: 'http500' };
+  if (s.id === 'ss-1') return `Sure! Here is the plan:\n${WRONG_SS1}`;
+  const gold = appBenchGoldReply(s.record);
+  return s.id === 'ms-0' ? gold.split('\n')[0]! : gold;
+}
+
+const outDir = () => mkdtempSync(join(tmpdir(), 'apiary-eval-out-'));
+const modelArgs = (server: ScriptedOpenAiServer) => ['--base-url', server.url, '--model', 'scripted-1'];
+const FAST_RETRY = ['--retries', '1', '--retry-delay-ms', '5', '--timeout-ms', '2000'];
+
+function sampleLines(file: string) {
+  return readResultsFile(file).samples;
+}
+
+describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () => {
+  let server: ScriptedOpenAiServer;
+  let fullReport: unknown;
+  beforeAll(async () => {
+    server = await startScriptedOpenAiServer({ respond: scenario });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('records every sample and prints the hand-computed summary (--json)', async () => {
+    const out = outDir();
+    const r = await runCli([
+      'eval',
+      'appbench',
+      '--data',
+      MINI,
+      ...modelArgs(server),
+      '--out',
+      out,
+      '--concurrency',
+      '3',
+      ...FAST_RETRY,
+      '--json',
+    ]);
+    expect(r.stderr).toBe(''); // --json: no progress, no notes
+    expect(r.code).toBe(0);
+    const json = JSON.parse(r.stdout);
+    expect(json).toMatchObject({
+      ran: 8,
+      skipped: 0,
+      aborted: false,
+      resultsFile: join(out, 'results.jsonl'),
+    });
+    expectScenarioReport(json.summary.report);
+    fullReport = json.summary.report;
+    expect(json.summary).toMatchObject({ samples: 8, errors: 1, duplicates: 0, modelCalls: 7 });
+    expect(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'))).toEqual(json.summary);
+
+    const contents = readResultsFile(join(out, 'results.jsonl'));
+    expect(contents.header!.spec).toMatchObject({
+      version: 1,
+      task: { name: 'appbench', version: '1' },
+      solver: {
+        agent: 'flat',
+        model: { id: 'scripted-1', baseUrl: server.url },
+        prompting: 'flat',
+        shots: 0,
+      },
+      dataset: { source: MINI, categories: null, limit: null, size: 8 },
+      seed: 0,
+      concurrency: 3,
+      packageVersion: '0.1.0',
+    });
+    const lines = new Map(contents.samples.map((l) => [l.id, l]));
+    expect([...lines.keys()].sort()).toEqual(samples.map((s) => s.id).sort());
+    const mm0 = lines.get('mm-0')!;
+    expect(mm0.output).toBeNull();
+    expect(mm0.error).toMatch(
+      /^MODEL_CALL_FAILED: model call failed after 2 attempt\(s\) \[http5xx, http5xx\]/,
+    );
+    expect(mm0.score).toMatchObject({ id: 'mm-0', failed: true, official: null });
+    expect(lines.get('ss-1')!.output).toEqual({
+      reply: WRONG_SS1,
+      rawReply: `Sure! Here is the plan:\n${WRONG_SS1}`,
+      attempts: 1,
+    });
+    expect(lines.get('ss-0')).toMatchObject({ category: 'ss', error: null, modelCalls: 1 });
+    expect(lines.get('ss-0')!.usage!.inputTokens).toBeGreaterThan(100); // the system prompt lists all apps
+    // 7 answered requests + 2 attempts for mm-0
+    expect(server.requests.filter((q) => q.path.endsWith('/chat/completions'))).toHaveLength(9);
+  });
+
+  it('prints the run table and the AppBench report without --json', async () => {
+    const out = outDir();
+    const r = await runCli([
+      'eval',
+      'appbench',
+      '--data',
+      MINI,
+      ...modelArgs(server),
+      '--out',
+      out,
+      ...FAST_RETRY,
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`data: ${MINI}`);
+    expect(r.stderr).toMatch(/\[appbench\] 8\/8 \(100%\) [\d.]+\/s ETA \S+ errors 1/); // not a TTY: plain lines
+    expect(r.stdout).toMatch(/│ errors\s+│ 1\s+│/);
+    expect(r.stdout).toMatch(/Success \(Succ\)\s+71\.43\s+62\.50/);
+    expect(r.stdout).toContain(`results: ${join(out, 'results.jsonl')}`);
+    // a second run into the same folder needs --resume (or --overwrite)
+    const again = await runCli(['eval', 'appbench', '--data', MINI, ...modelArgs(server), '--out', out]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('already holds results; pass --resume');
+  });
+
+  it('a run killed with SIGKILL mid-run, then resumed, gives the uninterrupted summary', async () => {
+    const slow = await startScriptedOpenAiServer({ respond: scenario, latencyMs: 250 });
+    try {
+      const out = outDir();
+      const file = join(out, 'results.jsonl');
+      const args = [
+        'eval',
+        'appbench',
+        '--data',
+        MINI,
+        ...modelArgs(slow),
+        '--out',
+        out,
+        '--concurrency',
+        '2',
+        ...FAST_RETRY,
+        '--json',
+      ];
+      const { child, done } = startCli(args, mkdtempSync(join(tmpdir(), 'apiary-eval-cwd-')));
+      // wait until 3 samples are on disk, then kill hard
+      const t0 = Date.now();
+      while (!(existsSync(file) && sampleLines(file).length >= 3)) {
+        if (Date.now() - t0 > 20_000) throw new Error('run made no progress');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      child.kill('SIGKILL');
+      const killed = await done;
+      expect(killed.signal).toBe('SIGKILL');
+      const before = sampleLines(file).length;
+      expect(before).toBeGreaterThanOrEqual(3);
+      expect(before).toBeLessThan(8); // the kill landed mid-run
+      // what a kill in the middle of a write leaves behind
+      appendFileSync(file, '{"type":"sample","id":"ms-1","cat');
+
+      const resumed = await runCli([...args, '--resume']);
+      expect(resumed.code).toBe(0);
+      const json = JSON.parse(resumed.stdout);
+      expect(json).toMatchObject({ skipped: before, ran: 8 - before, repairedTail: true, aborted: false });
+      expect(json.summary.report).toEqual(fullReport);
+      expectScenarioReport(json.summary.report);
+      const ids = sampleLines(file).map((l) => l.id);
+      expect(ids).toHaveLength(8); // no sample lost or recorded twice
+      expect(new Set(ids).size).toBe(8);
+      expect(readFileSync(file, 'utf8').endsWith('\n')).toBe(true);
+      expect(readResultsFile(file).truncatedTail).toBe(false);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('retries endpoint faults (timeout, 429, 500, invalid JSON, empty choices) and records lasting ones', async () => {
+    const seen = new Map<string, number>();
+    const firstFault: Record<string, ScriptedReply> = {
+      'ss-0': { fault: 'http429' },
+      'ss-1': { fault: 'invalid-json' },
+      'sm-0': { fault: 'empty-choices' },
+      'sm-1': { fault: 'timeout' },
+      'ms-1': { fault: 'http500' },
+    };
+    const flaky = await startScriptedOpenAiServer({
+      respond: (req) => {
+        const s = sampleOf(req);
+        const n = (seen.get(s.id) ?? 0) + 1;
+        seen.set(s.id, n);
+        if (s.id === 'mm-1') return { fault: n % 2 ? 'empty-choices' : 'invalid-json' }; // never recovers
+        if (n === 1 && firstFault[s.id]) return firstFault[s.id]!;
+        return scenario(req);
+      },
+    });
+    try {
+      const out = outDir();
+      const r = await runCli([
+        'eval',
+        'appbench',
+        '--data',
+        MINI,
+        ...modelArgs(flaky),
+        '--out',
+        out,
+        '--concurrency',
+        '4',
+        '--retries',
+        '1',
+        '--retry-delay-ms',
+        '5',
+        '--timeout-ms',
+        '500',
+        '--json',
+      ]);
+      expect(r.code).toBe(0);
+      const lines = new Map(sampleLines(join(out, 'results.jsonl')).map((l) => [l.id, l]));
+      expect(lines.size).toBe(8);
+      const faults = (id: string) => (lines.get(id)!.output as { faults?: string[] } | null)?.faults;
+      expect(faults('ss-0')).toEqual(['http429']);
+      expect(faults('ss-1')).toEqual(['invalid-json']);
+      expect(faults('sm-0')).toEqual(['empty-choices']);
+      expect(faults('sm-1')).toEqual(['timeout']);
+      expect(faults('ms-1')).toEqual(['http5xx']);
+      expect(lines.get('ms-1')).toMatchObject({ error: null, output: { attempts: 2 } });
+      expect(lines.get('mm-1')!.error).toMatch(
+        /MODEL_CALL_FAILED: model call failed after 2 attempt\(s\) \[empty-choices, invalid-json\]/,
+      );
+      expect(lines.get('mm-0')!.error).toMatch(/\[http5xx, http5xx\]/);
+      const json = JSON.parse(r.stdout);
+      expect(json.summary).toMatchObject({ samples: 8, errors: 2 });
+      expect(json.summary.report.failedIds).toEqual(['mm-0', 'mm-1']);
+      // the recovered samples score as in the scenario: ss-0, sm-0, sm-1, ms-1 perfect; ss-1 and ms-0 not
+      expect(json.summary.report.official.success).toBeCloseTo(4 / 6, 12);
+    } finally {
+      await flaky.close();
+    }
+  });
+});
+
+describe('apiary eval appbench without a model', { timeout: 60_000 }, () => {
+  it('runs the baseline agent on the bundled mini set and says so', async () => {
+    const out = outDir();
+    const r = await runCli(['eval', 'appbench', '--out', out, '--categories', 'ss,mm', '--limit', '1']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('no model configured: running the baseline agent');
+    expect(r.stdout).toContain('agent: baseline (no model configured)');
+    const contents = readResultsFile(join(out, 'results.jsonl'));
+    expect(contents.header!.spec.solver).toEqual({
+      agent: 'baseline',
+      model: null,
+      prompting: null,
+      shots: 0,
+    });
+    expect(contents.header!.spec.dataset).toMatchObject({ categories: ['ss', 'mm'], limit: 1, size: 2 });
+    expect(contents.samples.map((l) => l.id).sort()).toEqual(['mm-0', 'ss-0']);
+    for (const l of contents.samples) expect(l).toMatchObject({ modelCalls: 0, error: null });
+  });
+
+  it('rejects bad flags with exit code 2', async () => {
+    const r = await runCli(['eval', 'appbench', '--data', MINI, '--categories', 'ss,xx']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('unknown category "xx"');
+    const p = await runCli(['eval', 'appbench', '--data', MINI, '--prompting', 'tree']);
+    expect(p.code).toBe(2);
+    expect(p.stderr).toContain('--prompting must be flat or hierarchical');
+  });
+});
