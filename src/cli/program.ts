@@ -2,7 +2,6 @@ import { Command } from 'commander';
 import { registerAppsCommands } from './commands/apps.js';
 import { registerCatalogCommands } from './commands/catalog.js';
 import { registerEvalCommands } from './commands/eval.js';
-import { registerEvalCommands } from './commands/eval.js';
 import { registerDataCommands } from './commands/data.js';
 import { registerPlanCommands } from './commands/plan.js';
 import { registerRunCommands } from './commands/run.js';
@@ -22,7 +21,6 @@ export function buildProgram(): Command {
     .exitOverride();
   registerCatalogCommands(program);
   registerPlanCommands(program);
-  registerEvalCommands(program);
   registerEvalCommands(program);
   registerRunCommands(program);
   registerAppsCommands(program);
