@@ -4,9 +4,11 @@ import type { AppBenchPrediction } from './sample.js';
 
 /**
  * One line of a predictions file: `{id, reply, error?}`; other fields are allowed, so a
- * harness results file (same `id`/`reply`, or `output.reply`) can be re-scored as it is.
+ * harness results file (sample lines with `id`, `output.reply` and `error`; header lines are
+ * skipped) can be re-scored as it is.
  */
 export const AppBenchPredictionLineSchema = z.looseObject({
+  type: z.string().optional(),
   id: z.string().min(1),
   reply: z.string().nullable().optional(),
   error: z.string().nullable().optional(),
@@ -19,10 +21,17 @@ export interface PredictionLine {
   prediction: AppBenchPrediction;
 }
 
+export interface PredictionsFile {
+  lines: PredictionLine[];
+  /** The last line had no newline and was not valid JSON (a killed run): it is ignored. */
+  truncatedTail: boolean;
+}
+
 /** Parses predictions JSONL; a bad line is an INPUT_INVALID error naming the file and the line. */
-export function parseAppBenchPredictions(text: string, file: string): PredictionLine[] {
+export function parseAppBenchPredictions(text: string, file: string): PredictionsFile {
   const out: PredictionLine[] = [];
   const lines = text.split('\n');
+  let truncatedTail = false;
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i]!.trim();
     if (!raw) continue;
@@ -31,10 +40,17 @@ export function parseAppBenchPredictions(text: string, file: string): Prediction
     try {
       json = JSON.parse(raw);
     } catch (error) {
+      if (i === lines.length - 1) {
+        truncatedTail = true;
+        break;
+      }
       throw new InputInvalidError({ file, record }, `not valid JSON (${(error as Error).message})`, {
         cause: error,
       });
     }
+    // Harness results files: only sample lines carry predictions.
+    if (json && typeof json === 'object' && 'type' in json && (json as { type: unknown }).type !== 'sample')
+      continue;
     const v = parseWith(AppBenchPredictionLineSchema, json, { file, record });
     const reply = v.reply !== undefined ? v.reply : v.output?.reply;
     if (reply === undefined && !v.error)
@@ -46,9 +62,9 @@ export function parseAppBenchPredictions(text: string, file: string): Prediction
     if (v.error) prediction.error = v.error;
     out.push({ line: i + 1, prediction });
   }
-  return out;
+  return { lines: out, truncatedTail };
 }
 
-export function readAppBenchPredictions(path: string): PredictionLine[] {
+export function readAppBenchPredictions(path: string): PredictionsFile {
   return parseAppBenchPredictions(readTextFile(path), path);
 }

@@ -54,7 +54,7 @@ export function registerScoreCommands(program: Command): void {
           'NOT_FOUND',
           'no AppBench data: run `apiary data pull appbench` or pass --data DIR (test_*.json or dev_*.json)',
         );
-      const lines = readAppBenchPredictions(flags.predictions);
+      const { lines, truncatedTail } = readAppBenchPredictions(flags.predictions);
       const samples = new Map(loadSamplesFrom(dir).map((s) => [s.id, s]));
       const byId = new Map<string, AppBenchPrediction>();
       let duplicates = 0;
@@ -70,6 +70,7 @@ export function registerScoreCommands(program: Command): void {
       const items = [...byId].map(([id, prediction]) => ({ sample: samples.get(id)!, prediction }));
       const report = scoreAppBench(items, loadCatalog('appbench'));
       report.notes.push(`data: ${dir}; ${items.length} of ${samples.size} samples have a prediction`);
+      if (truncatedTail) report.notes.push(`${flags.predictions}: torn last line (killed run) ignored`);
       if (duplicates)
         report.notes.push(`${duplicates} repeated id(s) in ${flags.predictions}: the last line wins`);
       if (flags.json) {
