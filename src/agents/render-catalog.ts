@@ -98,9 +98,23 @@ export function renderAppList(catalog: Catalog, apps?: readonly string[]): strin
     .join('');
 }
 
+/** Rendered App+API lists per catalog and App selection (catalogs are not mutated once loaded). */
+const appApiListCache = new WeakMap<Catalog, Map<string, string>>();
+
 /** App+API list: `"<App>: <Python repr of its desc dict> \n\n "` per App, in catalog order. */
 export function renderAppApiList(catalog: Catalog, apps?: readonly string[]): string {
-  return pickApps(catalog, apps)
-    .map((a) => `${a.name}: ${pyRepr(appDescDict(a, catalog))} \n\n `)
-    .join('');
+  let byApps = appApiListCache.get(catalog);
+  if (!byApps) {
+    byApps = new Map();
+    appApiListCache.set(catalog, byApps);
+  }
+  const key = apps ? apps.join('\u0000') : '\u0001all';
+  let text = byApps.get(key);
+  if (text === undefined) {
+    text = pickApps(catalog, apps)
+      .map((a) => `${a.name}: ${pyRepr(appDescDict(a, catalog))} \n\n `)
+      .join('');
+    byApps.set(key, text);
+  }
+  return text;
 }

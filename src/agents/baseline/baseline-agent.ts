@@ -1,7 +1,7 @@
 import type { Api, Catalog } from '../../catalog/index.js';
 import type { PlanningAgent, PlanResult } from '../types.js';
 import { fillSlots } from './fill-slots.js';
-import { type ApiSelector, createApiSelector, type SelectApisOptions, splitClauses } from './select-apis.js';
+import { type ApiSelector, createApiSelector, type SelectApisOptions } from './select-apis.js';
 
 export interface BaselineCall {
   api: Api;
@@ -19,21 +19,18 @@ export function baselinePlan(
   catalog: Catalog,
   selector: ApiSelector = createApiSelector(catalog),
 ): BaselineCall[] {
-  const apis = selector.select(instruction);
-  const clauses = splitClauses(instruction);
-  // the clause each API was picked for: the first clause where it ranks best among the chosen APIs
-  const segmentOf = (api: Api): string => {
-    const own = clauses.findIndex((c) => selector.select(c).some((a) => a.id === api.id));
-    if (own < 0) return instruction;
-    // following clauses that select nothing belong to this one ("..., and returned on March 13th")
-    let text = clauses[own] ?? '';
-    for (let i = own + 1; i < clauses.length && selector.select(clauses[i] ?? '').length === 0; i++)
-      text += `, ${clauses[i]}`;
+  const { clauses, picks } = selector.pick(instruction);
+  const claimed = new Set(picks.map((p) => p.clause));
+  // a call's text: its clause plus the following clauses no call was picked for
+  // ("..., and returned on March 13th in Warsaw" belongs to the car rental)
+  const segmentOf = (clause: number): string => {
+    let text = clauses[clause] ?? instruction;
+    for (let i = clause + 1; i < clauses.length && !claimed.has(i); i++) text += `, ${clauses[i]}`;
     return text;
   };
   const calls: BaselineCall[] = [];
-  for (const api of apis) {
-    const literals = fillSlots(api, { segment: segmentOf(api), instruction, currentDate });
+  for (const { api, clause } of picks) {
+    const literals = fillSlots(api, { segment: segmentOf(clause), instruction, currentDate });
     const args: BaselineCall['args'] = {};
     for (const p of api.parameters) {
       const producer = calls.some((c) => c.api.outputs.some((o) => o.name === p.name));

@@ -78,7 +78,11 @@ export function findBoolean(param: string, text: string): string | undefined {
     const re = new RegExp(`\\b${stem(cue).replace(/[-]/g, '\\-')}[a-z]*\\b`, 'i');
     const m = re.exec(lower);
     if (!m) continue;
-    return NEGATION.test(lower.slice(0, m.index)) ? 'False' : 'True';
+    if (NEGATION.test(lower.slice(0, m.index))) return 'False';
+    const after = lower.slice(m.index + m[0].length, m.index + m[0].length + 25);
+    return /^[^,.;]*\b(off|disabled|not\s+(?:needed|required|wanted|included)|declined)\b/.test(after)
+      ? 'False'
+      : 'True';
   }
   return undefined;
 }
@@ -89,7 +93,7 @@ export function findEnum(values: readonly string[], text: string): string | unde
   for (const value of values) {
     if (value === 'dontcare') continue;
     const escaped = value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/[\s_-]+/g, '[\\s_-]+');
-    const m = new RegExp(`(?<![\\w])${escaped}(?![\\w])`, 'i').exec(text);
+    const m = new RegExp(`(?<![\\w]|\\d[.:,])${escaped}(?![\\w]|[.:,]\\d)`, 'i').exec(text);
     if (!m) continue;
     if (!best || m.index < best.at || (m.index === best.at && value.length > best.len))
       best = { value, at: m.index, len: value.length };
@@ -135,11 +139,12 @@ export function fillSlots(api: Api, ctx: SlotContext): Record<string, string> {
       set(p, times[timeParams.indexOf(p)]?.value);
     } else if (t.kind === 'primitive' && t.name === 'boolean') {
       set(p, findBoolean(p.name, seg));
-    } else if (t.kind === 'enum') {
+    } else if (t.kind === 'enum' && !t.values.every((v) => /^\d+$/.test(v.value))) {
       const values = t.values.map((v) => v.value);
       if (values.every((v) => v === 'True' || v === 'False')) set(p, findBoolean(p.name, seg));
       else set(p, findEnum(values, seg));
-    } else if (t.kind === 'primitive' && t.name === 'integer') {
+    } else if (t.kind === 'enum' || (t.kind === 'primitive' && t.name === 'integer')) {
+      // counts; a categorical count (SGD "1".."4") keeps only values of its list
       const nouns = /bed/.test(p.name) ? BED_NOUNS : /bath/.test(p.name) ? BATH_NOUNS : PERSON_NOUNS;
       const bare = nouns === PERSON_NOUNS;
       const v =

@@ -8,8 +8,9 @@ import { Bm25, stem, tokenize } from './bm25.js';
  * 2. Per clause, rank APIs by BM25 over their text (app name and description, API name and
  *    description, parameter names, descriptions and categorical values), with the clause's words
  *    expanded by a small synonym table (cab → ride, table → restaurant, concert → event, ...).
- *    The best API is kept when its score reaches `minScore` and at least `minShare` of the best
- *    clause score of the instruction.
+ *    Every API of an App named in the clause ("train" → Trains) gets a bonus. The best API is
+ *    kept when its score reaches `minScore` and either at least `minShare` of the best clause
+ *    score of the instruction or its App is named in the clause.
  * 3. Action rule: if the clause asks to book/reserve/buy/purchase/schedule/pay and the chosen API
  *    is not an action, the app's best-scoring action API replaces it. An action API is then
  *    preceded by its search API (the app's non-action API whose outputs cover most of the action's
@@ -97,7 +98,17 @@ export function splitClauses(text: string): string[] {
   return parts.length > 0 ? parts : [text];
 }
 
-export function expandQuery(text: string): string[] {
+/** True when the clause asks for an action (book, buy, ...) that is not negated ("do not book"). */
+export function asksForAction(clause: string): boolean {
+  const m = ACTION_CUE.exec(clause);
+  if (!m) return false;
+  const before = clause.slice(Math.max(0, m.index - 25), m.index);
+  return !/\b(not|n't|without|no)\b/i.test(before);
+}
+
+/** Query tokens of a clause: quoted titles removed, synonyms added. */
+export function expandQuery(clause: string): string[] {
+  const text = clause.replace(/["“”][^"“”]*["“”]/g, ' ');
   const tokens = tokenize(text);
   const out = [...tokens];
   for (const raw of text.toLowerCase().match(/[a-z]+/g) ?? []) {
@@ -138,6 +149,7 @@ function apiText(api: Api, catalog: Catalog): string {
   return [
     app?.name,
     app?.name,
+    app?.name,
     app?.description,
     api.name.replace(/_/g, ' '),
     api.description,
@@ -146,31 +158,56 @@ function apiText(api: Api, catalog: Catalog): string {
   ].join(' ');
 }
 
+/** One selected API and the clause (index into `clauses`) it was chosen for. */
+export interface ApiPick {
+  api: Api;
+  clause: number;
+}
+
+export interface ApiSelection {
+  clauses: string[];
+  picks: ApiPick[];
+}
+
 export interface ApiSelector {
+  /** Selected APIs with their clauses, in plan order. */
+  pick(instruction: string): ApiSelection;
   select(instruction: string): Api[];
   /** Apps of the selected APIs, in first-use order. */
   apps(instruction: string): string[];
 }
+
+/** Bonus added to every API of an App whose name (stemmed) the clause mentions ("train" → Trains). */
+export const APP_NAME_BONUS = 4;
 
 export function createApiSelector(catalog: Catalog, opts: SelectApisOptions = {}): ApiSelector {
   const minScore = opts.minScore ?? 2;
   const minShare = opts.minShare ?? 0.5;
   const apis = catalog.apis;
   const bm25 = new Bm25(apis.map((a) => apiText(a, catalog)));
+  const appStem = new Map(catalog.apps.map((a) => [a.id, stem(a.name.toLowerCase())]));
 
-  const select = (instruction: string): Api[] => {
-    const clauses = splitClauses(instruction).map((clause) => {
-      const scores = bm25.scores(expandQuery(clause));
+  const pick = (instruction: string): ApiSelection => {
+    const clauseTexts = splitClauses(instruction);
+    const clauses = clauseTexts.map((clause) => {
+      const query = expandQuery(clause);
+      const mentioned = new Set(query);
+      const scores = bm25
+        .scores(query)
+        .map((s, i) => s + (mentioned.has(appStem.get(apis[i]!.app) ?? '') ? APP_NAME_BONUS : 0));
       let best = 0;
       for (let i = 1; i < scores.length; i++) if ((scores[i] ?? 0) > (scores[best] ?? 0)) best = i;
-      return { clause, scores, best, score: scores[best] ?? 0 };
+      const named = mentioned.has(appStem.get(apis[best]!.app) ?? '');
+      return { clause, scores, best, score: scores[best] ?? 0, named };
     });
     const top = Math.max(0, ...clauses.map((c) => c.score));
-    const chosen: Api[] = [];
-    for (const c of clauses) {
-      if (c.score < minScore || c.score < minShare * top) continue;
+    const chosen: ApiPick[] = [];
+    clauses.forEach((c, ci) => {
+      if (c.score < minScore || (c.score < minShare * top && !c.named)) return;
       let api = apis[c.best]!;
-      if (ACTION_CUE.test(c.clause) && !isActionApi(api)) {
+      const action = asksForAction(c.clause);
+      if (!action && isActionApi(api)) api = searchApiFor(api, catalog) ?? api;
+      if (action && !isActionApi(api)) {
         const actions = apis
           .map((a, i) => ({ a, s: c.scores[i] ?? 0 }))
           .filter(({ a }) => a.app === api.app && isActionApi(a))
@@ -179,19 +216,25 @@ export function createApiSelector(catalog: Catalog, opts: SelectApisOptions = {}
       }
       if (isActionApi(api)) {
         const search = searchApiFor(api, catalog);
-        if (search) chosen.push(search);
+        if (search) chosen.push({ api: search, clause: ci });
       }
-      chosen.push(api);
-    }
+      chosen.push({ api, clause: ci });
+    });
     if (chosen.length === 0 && top > 0) {
-      const best = clauses.reduce((a, b) => (b.score > a.score ? b : a));
-      chosen.push(apis[best.best]!);
+      let bi = 0;
+      clauses.forEach((c, i) => {
+        if (c.score > (clauses[bi]?.score ?? 0)) bi = i;
+      });
+      chosen.push({ api: apis[clauses[bi]!.best]!, clause: bi });
     }
     const seen = new Set<string>();
-    return chosen.filter((a) => (seen.has(a.id) ? false : (seen.add(a.id), true)));
+    const picks = chosen.filter((p) => (seen.has(p.api.id) ? false : (seen.add(p.api.id), true)));
+    return { clauses: clauseTexts, picks };
   };
+  const select = (instruction: string) => pick(instruction).picks.map((p) => p.api);
 
   return {
+    pick,
     select,
     apps: (instruction) => [...new Set(select(instruction).map((a) => a.app))],
   };

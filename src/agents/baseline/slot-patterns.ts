@@ -207,11 +207,11 @@ export function findCounts(text: string, nouns: readonly string[], bareFor = fal
   const out: Found<number>[] = [];
   if (nouns.length > 0) {
     const re = new RegExp(
-      `\\b(\\d{1,2}|${NUMBER_WORD_RE}|a|an|single|couple(?:\\s+of)?|pair(?:\\s+of)?)\\s+(?:[a-z-]+\\s+){0,2}?(?:${nouns.join('|')})\\b`,
+      `\\b(?:(\\d{1,2}|${NUMBER_WORD_RE}|couple(?:\\s+of)?|pair(?:\\s+of)?)\\s+(?:[a-z-]+\\s+){0,2}?|(a|an|single)\\s+)(?:${nouns.join('|')})\\b`,
       'gi',
     );
     for (const m of text.matchAll(re)) {
-      const word = (m[1] ?? '').split(/\s+/)[0] ?? '';
+      const word = (m[1] ?? m[2] ?? '').split(/\s+/)[0] ?? '';
       const n = numberValue(word);
       if (n !== undefined && !overlaps(out, m.index ?? 0, (m.index ?? 0) + m[0].length))
         out.push({ value: n, start: m.index ?? 0, end: (m.index ?? 0) + m[0].length });
@@ -253,21 +253,7 @@ export function findQuoted(text: string): Found[] {
   return out;
 }
 
-const NAME_CONNECTORS = new Set([
-  'of',
-  'the',
-  'de',
-  'la',
-  'le',
-  'del',
-  'da',
-  'and',
-  '&',
-  'on',
-  'at',
-  'in',
-  "'n'",
-]);
+const NAME_CONNECTORS = new Set(['of', 'the', 'de', 'la', 'le', 'del', 'da', 'and', '&', "'n'"]);
 const NOT_NAME_START = new Set([
   'I',
   'Please',
