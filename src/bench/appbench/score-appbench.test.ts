@@ -186,6 +186,19 @@ const cases: Case[] = [
     corrected: { appF1: 1, apiF1: 1, argF1: 1, dep: 1, indep: 1, success: 1, appEM: 1, apiEM: 1 },
   },
   {
+    name: 'call without "App:" whose API name carries the App',
+    record: weatherAndFood,
+    reply: goldReply(weatherAndFood)
+      .replace('Weather: [', '')
+      .replace(')]\nRestaurants', ')\nRestaurants')
+      .replace('= getweather(', '= Weather_getweather('),
+    // official: a line without ":" is ignored altogether → 1 App and 1 call predicted:
+    // App F1(1/1, 1/2) = 2/3, API same; args F1(2/2, 2/4) = 2/3; non-dep 2/2 and guard → 1
+    official: { appF1: 2 / 3, apiF1: 2 / 3, argF1: 2 / 3, dep: 1, indep: 1, success: 0 },
+    // corrected: the App is read from the "Weather_" prefix → everything right
+    corrected: { appF1: 1, apiF1: 1, argF1: 1, dep: 1, indep: 1, success: 1, appEM: 1, apiEM: 1 },
+  },
+  {
     name: 'empty prediction',
     record: weatherAndFood,
     reply: '',

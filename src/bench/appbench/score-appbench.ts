@@ -77,7 +77,10 @@ export function scoreAppBenchSample(
   const shape = analyzePlan(gold.plan);
   const failed = prediction.reply === null || prediction.reply === undefined || Boolean(prediction.error);
   const reply = failed ? null : prediction.reply;
-  const pred = parsePredictedPlan(reply);
+  const pred = parsePredictedPlan(
+    reply,
+    catalog.apps.map((a) => a.id),
+  );
   return {
     id: sample.id,
     category: sample.category,

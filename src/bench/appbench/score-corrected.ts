@@ -50,10 +50,21 @@ export function looksLikeCall(line: string): boolean {
   );
 }
 
-/** Parses a reply leniently; returns the plan and the number of unparseable call-like lines. */
-export function parsePredictedPlan(reply: string | null): { plan: Plan; unparseableCalls: number } {
+/**
+ * Parses a reply leniently; returns the plan and the number of unparseable call-like lines.
+ * A call written without `App:` keeps its App only when the API name carries it
+ * (`Weather_getweather(` or `Weather.getweather(` naming an App of `appIds`).
+ */
+export function parsePredictedPlan(
+  reply: string | null,
+  appIds: readonly string[] = [],
+): { plan: Plan; unparseableCalls: number } {
   if (!reply) return { plan: { steps: [] }, unparseableCalls: 0 };
-  const { plan, skipped } = parseMetabenchPlan(reply, { lenient: true, source: '<prediction>' });
+  const appOf = (api: string) => {
+    const m = /^([A-Za-z]\w*?)[_.]/.exec(api);
+    return m ? appIds.find((a) => a.toLowerCase() === m[1]!.toLowerCase()) : undefined;
+  };
+  const { plan, skipped } = parseMetabenchPlan(reply, { lenient: true, source: '<prediction>', appOf });
   return { plan, unparseableCalls: skipped.filter((s) => looksLikeCall(s.text)).length };
 }
 

@@ -74,14 +74,26 @@ export function registerScoreCommands(program: Command): void {
       if (duplicates)
         report.notes.push(`${duplicates} repeated id(s) in ${flags.predictions}: the last line wins`);
       if (flags.json) {
-        const { official, corrected, errors, officialErrors, ...rest } = report;
+        const keep = <T extends { official: unknown; corrected: unknown }>({
+          official,
+          corrected,
+          ...g
+        }: T) => ({
+          ...g,
+          ...(mode !== 'corrected' ? { official } : {}),
+          ...(mode !== 'official' ? { corrected } : {}),
+        });
+        const { errors, officialErrors, byCategory, byParallelScale, bySequentialScale, ...rest } = report;
         printJson({
           mode,
           predictions: flags.predictions,
           data: dir,
-          ...rest,
-          ...(mode !== 'corrected' ? { official, officialErrors } : {}),
-          ...(mode !== 'official' ? { corrected, errors } : {}),
+          ...keep(rest),
+          ...(mode !== 'corrected' ? { officialErrors } : {}),
+          ...(mode !== 'official' ? { errors } : {}),
+          byCategory: byCategory.map(keep),
+          byParallelScale: byParallelScale.map(keep),
+          bySequentialScale: bySequentialScale.map(keep),
         });
       } else process.stdout.write(`${formatAppBenchReport(report, { mode })}\n`);
     });
