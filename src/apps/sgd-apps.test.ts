@@ -190,6 +190,30 @@ describe('createSgdApps (AppBench catalog)', () => {
       ).toEqual([]);
     });
 
+    it("replays a recorded call: SGD's rows even where they disagree with the arguments", async () => {
+      const corolla = {
+        car_name: 'Corolla',
+        car_type: 'Sedan',
+        city: 'Shelbyville',
+        end_date: '2019-03-12',
+        pickup_location: 'Main Square',
+        pickup_time: '10:30',
+        price_per_day: '28.50',
+        start_date: '2019-03-10',
+      };
+      const asked = { city: 'Shelbyville', start_date: '2019-03-10', end_date: '2019-03-12' };
+      // SGD answered the 10:00 request with a 10:30 car.
+      expect(await call('Rents', 'getcarsavailable', { ...asked, pickup_time: '10 am' })).toEqual([corolla]);
+      expect(await call('Rents', 'getcarsavailable', { ...asked, pickup_time: '10:30' })).toEqual([corolla]);
+      // With one more argument the call is no longer the recorded one: plain matching.
+      expect(
+        await call('Rents', 'getcarsavailable', { ...asked, pickup_time: '10:00', car_type: 'Sedan' }),
+      ).toEqual([]);
+      expect(
+        await call('Rents', 'getcarsavailable', { ...asked, pickup_time: '10:00', mood: 'happy' }),
+      ).toEqual([corolla]);
+    });
+
     it('ignores arguments that are not result slots, dontcare and empty values', async () => {
       const both = [lotusLeaf, basilHouse];
       expect(
@@ -300,6 +324,25 @@ describe('createSgdApps (AppBench catalog)', () => {
           number_of_seats: 2,
         }),
       ).toEqual({ ...lotusLeaf, date: '2019-03-05', time: '19:00', number_of_seats: '2' });
+    });
+
+    it('confirms a recorded transactional call as SGD did', async () => {
+      const casaMiaAt = (date: string, time: string) => ({
+        ...casaMia,
+        date,
+        time,
+        number_of_seats: '4',
+      });
+      const args = { restaurant_name: 'Casa Mia', location: 'Shelbyville', number_of_seats: '4' };
+      // SGD booked 20:30 for a 20:00 request.
+      expect(
+        await call('Restaurants', 'reserverestaurant', { ...args, date: '2019-03-07', time: '8 pm' }),
+      ).toEqual(casaMiaAt('2019-03-07', '20:30'));
+      // Another date: the search row of Casa Mia fills the slots, the arguments stay.
+      expect(
+        await call('Restaurants', 'reserverestaurant', { ...args, date: '2019-03-08', time: '8 pm' }),
+      ).toEqual(casaMiaAt('2019-03-08', '8 pm'));
+      expect(countSideEffects(db)).toBe(2);
     });
 
     it('echoes the arguments alone when no row is consistent with them', async () => {

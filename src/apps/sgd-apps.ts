@@ -11,7 +11,7 @@ import {
 import { ApiaryError, NotFoundError } from '../shared/index.js';
 import type { AppCallContext, AppCallResult, AppHandler } from './app.js';
 import { normalizeSlotValue } from './normalize-slot-value.js';
-import type { SqliteDatabase } from './sgd-database.js';
+import { normalizedParamsKey, type SqliteDatabase } from './sgd-database.js';
 
 export interface CreateSgdAppsOptions {
   db: SqliteDatabase;
@@ -162,7 +162,8 @@ export class SgdAppHandler implements AppHandler {
       ].sort();
       if (values.length > 0) filters.push({ slot: name, values });
     }
-    return this.queries.search(binding.service, binding.intent, filters, this.opts.maxRows);
+    const replayKey = normalizedParamsKey(args, slotNames(binding.api));
+    return this.queries.search(binding.service, binding.intent, filters, replayKey, this.opts.maxRows);
   }
 
   private transact(
@@ -181,7 +182,14 @@ export class SgdAppHandler implements AppHandler {
     const probe = [...given]
       .map(([slot, value]) => ({ slot, value: normalizeSlotValue(value)! }))
       .sort((a, b) => (a.slot < b.slot ? -1 : a.slot > b.slot ? 1 : 0));
-    const row = this.queries.consistentRow(binding.service, binding.intent, probe) ?? {};
+    // A call SGD recorded with exactly these arguments confirms as SGD did (even where SGD
+    // answered another value than asked); otherwise the most consistent row fills the gaps.
+    const replayKey = normalizedParamsKey(args, slotNames(api));
+    const replayed =
+      replayKey === undefined
+        ? undefined
+        : this.queries.replayRow(binding.service, binding.intent, replayKey);
+    const row = replayed ?? this.queries.consistentRow(binding.service, binding.intent, probe) ?? {};
     const record: Record<string, unknown> = {};
     for (const name of [...api.outputs.map((o) => o.name), ...api.parameters.map((p) => p.name)]) {
       if (name in record) continue;
@@ -189,7 +197,8 @@ export class SgdAppHandler implements AppHandler {
       const fromRow = row[name];
       if (fromArgs !== undefined)
         record[name] =
-          fromRow !== undefined && normalizeSlotValue(fromRow) === normalizeSlotValue(fromArgs)
+          fromRow !== undefined &&
+          (replayed !== undefined || normalizeSlotValue(fromRow) === normalizeSlotValue(fromArgs))
             ? fromRow
             : fromArgs;
       else if (fromRow !== undefined) record[name] = fromRow;
@@ -208,6 +217,14 @@ export class SgdAppHandler implements AppHandler {
     });
     return record;
   }
+}
+
+/**
+ * The argument names that identify a call for exact replay: the API's parameters and result
+ * slots (an extra result-slot filter makes the call differ from every recorded one).
+ */
+function slotNames(api: Api): string[] {
+  return [...new Set([...api.parameters.map((p) => p.name), ...api.outputs.map((o) => o.name)])];
 }
 
 function describe(value: unknown): string {
@@ -259,39 +276,60 @@ class SgdQueries {
   private readonly searchStatements = new Map<string, Statement>();
   private readonly consistentStatements = new Map<number, Statement>();
   private readonly insertSideEffect: Statement;
+  private readonly replayStatement: Statement;
 
   constructor(private readonly db: SqliteDatabase) {
+    this.replayStatement = db.prepare(
+      `SELECT r.row_json FROM calls c
+       JOIN call_results cr ON cr.call_id = c.id JOIN rows r ON r.id = cr.row_id
+       WHERE c.service = ? AND c.intent = ? AND c.params_norm = ?
+       ORDER BY c.id, cr.rank LIMIT 1`,
+    );
     this.insertSideEffect = db.prepare(
       `INSERT INTO side_effects (app, api, service, intent, caller, args_json, result_json, at)
        VALUES (@app, @api, @service, @intent, @caller, @args_json, @result_json, @at)`,
     );
   }
 
-  /** Rows of (service, intent) whose value for every filter slot is one of the filter's values, by row id. */
+  /**
+   * Rows of (service, intent) whose value for every filter slot is one of the filter's values,
+   * plus the rows SGD returned to calls whose normalised arguments equal `replayKey`; by row id.
+   */
   search(
     service: string,
     intent: string,
     filters: ReadonlyArray<{ slot: string; values: readonly string[] }>,
+    replayKey: string | undefined,
     limit?: number,
   ): Array<Record<string, unknown>> {
     const shape = filters.map((f) => f.values.length).join(',');
     let stmt = this.searchStatements.get(shape);
     if (!stmt) {
-      let sql = 'SELECT row_json FROM rows WHERE service = ? AND intent = ?';
+      let sql = 'SELECT id, row_json FROM rows WHERE service = ? AND intent = ?';
       for (const f of filters)
         sql += ` AND id IN (SELECT row_id FROM row_values WHERE service = ? AND slot = ? AND value_norm IN (${f.values
           .map(() => '?')
           .join(', ')}))`;
+      sql += ` UNION SELECT r.id, r.row_json FROM calls c
+        JOIN call_results cr ON cr.call_id = c.id JOIN rows r ON r.id = cr.row_id
+        WHERE c.service = ? AND c.intent = ? AND c.params_norm = ?`;
       sql += ' ORDER BY id LIMIT ?';
       stmt = this.db.prepare(sql);
       this.searchStatements.set(shape, stmt);
     }
     const params: unknown[] = [service, intent];
     for (const f of filters) params.push(service, f.slot, ...f.values);
+    params.push(service, intent, replayKey ?? null);
     params.push(limit ?? -1);
     return (stmt.all(...params) as Array<{ row_json: string }>).map(
       (r) => JSON.parse(r.row_json) as Record<string, unknown>,
     );
+  }
+
+  /** The first row SGD returned to a call of (service, intent) with these normalised arguments. */
+  replayRow(service: string, intent: string, replayKey: string): Record<string, unknown> | undefined {
+    const hit = this.replayStatement.get(service, intent, replayKey) as { row_json: string } | undefined;
+    return hit ? (JSON.parse(hit.row_json) as Record<string, unknown>) : undefined;
   }
 
   /**

@@ -61,10 +61,10 @@ describe('buildSgdDatabase', () => {
   it('records every call and the distinct rows, in input order', () => {
     const db = new Database(':memory:');
     const counts = buildSgdDatabase(fixtureFiles(), db);
-    expect(counts).toEqual({ files: 2, dialogues: 3, calls: 7, resultRows: 7, rows: 6, rowValues: 53 });
+    expect(counts).toEqual({ files: 2, dialogues: 3, calls: 9, resultRows: 9, rows: 8, rowValues: 73 });
     expect(db.prepare('SELECT id, file, dialogues, calls FROM sources ORDER BY id').all()).toEqual([
       { id: 1, file: 'sgd-dialogues-a.json', dialogues: 2, calls: 5 },
-      { id: 2, file: 'sgd-dialogues-b.json', dialogues: 1, calls: 2 },
+      { id: 2, file: 'sgd-dialogues-b.json', dialogues: 1, calls: 4 },
     ]);
     expect(
       db.prepare('SELECT id, service, intent, dialogue_id, turn, result_count FROM calls ORDER BY id').all(),
@@ -118,9 +118,26 @@ describe('buildSgdDatabase', () => {
         turn: 3,
         result_count: 1,
       },
+      {
+        id: 8,
+        service: 'RentalCars_3',
+        intent: 'GetCarsAvailable',
+        dialogue_id: 't_3',
+        turn: 5,
+        result_count: 1,
+      },
+      {
+        id: 9,
+        service: 'Restaurants_2',
+        intent: 'ReserveRestaurant',
+        dialogue_id: 't_3',
+        turn: 7,
+        result_count: 1,
+      },
     ]);
-    expect(db.prepare('SELECT params_json FROM calls WHERE id = 3').get()).toEqual({
+    expect(db.prepare('SELECT params_json, params_norm FROM calls WHERE id = 3').get()).toEqual({
       params_json: '{"category":"Thai","location":"Springfield","price_range":"cheap"}',
+      params_norm: '[["category","thai"],["location","springfield"],["price_range","cheap"]]',
     });
     // Basil House is recorded twice (with different key orders) and stored once.
     expect(
@@ -132,6 +149,8 @@ describe('buildSgdDatabase', () => {
       { id: 4, service: 'Weather_1', intent: 'GetWeather', first_call_id: 5, occurrences: 1 },
       { id: 5, service: 'Restaurants_2', intent: 'FindRestaurants', first_call_id: 6, occurrences: 1 },
       { id: 6, service: 'RentalCars_3', intent: 'GetCarsAvailable', first_call_id: 7, occurrences: 1 },
+      { id: 7, service: 'RentalCars_3', intent: 'GetCarsAvailable', first_call_id: 8, occurrences: 1 },
+      { id: 8, service: 'Restaurants_2', intent: 'ReserveRestaurant', first_call_id: 9, occurrences: 1 },
     ]);
     expect(
       JSON.parse(
@@ -147,6 +166,8 @@ describe('buildSgdDatabase', () => {
         { call_id: 5, rank: 0, row_id: 4 },
         { call_id: 6, rank: 0, row_id: 5 },
         { call_id: 7, rank: 0, row_id: 6 },
+        { call_id: 8, rank: 0, row_id: 7 },
+        { call_id: 9, rank: 0, row_id: 8 },
       ],
     );
     expect(
@@ -169,19 +190,19 @@ describe('buildSgdDatabase', () => {
     });
     expect(db.prepare('SELECT count(*) AS n FROM side_effects').get()).toEqual({ n: 0 });
     expect(sgdDatabaseMeta(db)).toEqual({
-      build_version: '1',
-      calls: '7',
+      build_version: '2',
+      calls: '9',
       dialogues: '3',
       files: '["sgd-dialogues-a.json","sgd-dialogues-b.json"]',
-      result_rows: '7',
-      row_values: '53',
-      rows: '6',
+      result_rows: '9',
+      row_values: '73',
+      rows: '8',
       source: expect.stringContaining('CC BY-SA 4.0'),
     });
     expect(sgdDatabaseCounts(db)).toEqual([
-      { service: 'RentalCars_3', intent: 'GetCarsAvailable', calls: 1, rows: 1 },
+      { service: 'RentalCars_3', intent: 'GetCarsAvailable', calls: 2, rows: 2 },
       { service: 'Restaurants_2', intent: 'FindRestaurants', calls: 4, rows: 3 },
-      { service: 'Restaurants_2', intent: 'ReserveRestaurant', calls: 1, rows: 1 },
+      { service: 'Restaurants_2', intent: 'ReserveRestaurant', calls: 2, rows: 2 },
       { service: 'Weather_1', intent: 'GetWeather', calls: 1, rows: 1 },
     ]);
   });
@@ -247,7 +268,7 @@ describe('database files', () => {
     const out = join(dir, 'out', 'sgd.sqlite');
     let t = 0;
     const report = buildSgdDatabaseFile(data, out, { now: () => (t += 5), pid: 1 });
-    expect(report.counts.calls).toBe(7);
+    expect(report.counts.calls).toBe(9);
     expect(report.ms).toBe(5);
     expect(report.bytes).toBe(statSync(out).size);
     expect(existsSync(`${out}.building-1`)).toBe(false);

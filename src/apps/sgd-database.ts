@@ -8,13 +8,14 @@ import { ApiaryError, InputInvalidError, parseJsonText, parseWith, readJsonFile 
 import { normalizeSlotValue } from './normalize-slot-value.js';
 
 /** Bumped whenever the schema or the build rules change; stored in `meta.build_version`. */
-export const SGD_DB_BUILD_VERSION = '1';
+export const SGD_DB_BUILD_VERSION = '2';
 
 export type SqliteDatabase = Database.Database;
 
 /**
  * The database behind the simulated apps (docs/simulated-apps.md):
- * - `calls`: every SGD `service_call` (one per occurrence, in input order) with its source;
+ * - `calls`: every SGD `service_call` (one per occurrence, in input order) with its source and
+ *   its normalised arguments (`params_norm`, for exact replay);
  * - `rows`: the distinct `service_results` rows per (service, intent), keys sorted;
  * - `call_results`: which rows each call returned, in SGD's order;
  * - `row_values`: one normalised value per (row, slot), indexed for matching;
@@ -34,12 +35,13 @@ CREATE TABLE calls (
   service TEXT NOT NULL,
   intent TEXT NOT NULL,
   params_json TEXT NOT NULL,
+  params_norm TEXT NOT NULL,
   source_id INTEGER NOT NULL REFERENCES sources(id),
   dialogue_id TEXT NOT NULL,
   turn INTEGER NOT NULL,
   result_count INTEGER NOT NULL
 );
-CREATE INDEX calls_by_params ON calls (service, intent, params_json);
+CREATE INDEX calls_by_params ON calls (service, intent, params_norm);
 CREATE TABLE rows (
   id INTEGER PRIMARY KEY,
   service TEXT NOT NULL,
@@ -114,6 +116,25 @@ export function canonicalRowJson(row: Record<string, string>): string {
   return JSON.stringify(sorted);
 }
 
+/**
+ * The identity of a call's arguments for exact replay: `[[slot, normalised value], …]` sorted by
+ * slot, without arguments that have no value. `undefined` when an argument holds several values.
+ */
+export function normalizedParamsKey(
+  params: Record<string, unknown>,
+  slots?: Iterable<string>,
+): string | undefined {
+  const pairs: Array<[string, string]> = [];
+  for (const slot of slots ?? Object.keys(params)) {
+    const value = params[slot];
+    if (Array.isArray(value)) return undefined;
+    const norm = normalizeSlotValue(value);
+    if (norm !== undefined) pairs.push([slot, norm]);
+  }
+  pairs.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return JSON.stringify(pairs);
+}
+
 /** Creates the tables in an empty database (idempotence is not needed: builds start empty). */
 export function createSgdSchema(db: SqliteDatabase): void {
   const existing = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get() as {
@@ -137,8 +158,8 @@ export function buildSgdDatabase(
   const insertSource = db.prepare('INSERT INTO sources (id, file, dialogues, calls) VALUES (?, ?, 0, 0)');
   const updateSource = db.prepare('UPDATE sources SET dialogues = ?, calls = ? WHERE id = ?');
   const insertCall = db.prepare(
-    `INSERT INTO calls (id, service, intent, params_json, source_id, dialogue_id, turn, result_count)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO calls (id, service, intent, params_json, params_norm, source_id, dialogue_id, turn, result_count)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insertRow = db.prepare(
     'INSERT INTO rows (id, service, intent, row_json, first_call_id, occurrences) VALUES (?, ?, ?, ?, ?, 1)',
@@ -189,6 +210,7 @@ export function buildSgdDatabase(
               service,
               intent,
               canonicalRowJson(frame.service_call.parameters),
+              normalizedParamsKey(frame.service_call.parameters) ?? '[]',
               sourceId,
               dialogue.dialogue_id,
               turn.turn ?? t,
