@@ -46,9 +46,30 @@ export function buildTaskDemos(
     }));
 }
 
+/**
+ * Prints a plan like `printMetabenchPlan` but with API names written `App_api`, the form the
+ * AppBench agents' prompt asks for: `Rents: [car_name = Rents_getcarsavailable(#city='Oslo')]`.
+ * `parseMetabenchPlan` strips the prefix again.
+ */
+export function printAppPrefixedPlan(plan: Plan): string {
+  const lines = printMetabenchPlan(plan).split('\n');
+  if (lines.length !== plan.steps.length) return lines.join('\n'); // a literal holding a line break
+  return plan.steps
+    .map((step, i) => {
+      const line = lines[i]!;
+      // printMetabenchPlan already writes an API whose own name starts with `App_` prefixed
+      if (step.api.startsWith(`${step.app}_`)) return line;
+      const head = `${step.app}: [${step.outputs.length ? `${step.outputs.join(', ')} = ` : ''}`;
+      return `${head}${step.app}_${line.slice(head.length)}`;
+    })
+    .join('\n');
+}
+
 export interface ApiDemoOptions {
   /** Instructions whose gold steps are not used as examples. */
   exclude?: readonly string[];
+  /** Reply text of a one-step plan (default `printMetabenchPlan`). */
+  printReply?: (plan: Plan) => string;
   /** Gold examples kept per API (default 3); a synthetic example always follows them. */
   maxGoldExamples?: number;
 }
@@ -68,15 +89,15 @@ export function apiDemoText(api: Api): string {
  * A call of `api` with a placeholder literal `'<name>'` for every required parameter and the
  * API's declared outputs, e.g. `Weather: [temperature, city = getweather(#city='<city>')]`.
  */
-export function syntheticApiCall(api: Api): string {
+export function syntheticApiCall(api: Api, print: (plan: Plan) => string = printMetabenchPlan): string {
   const args: Record<string, ArgValue> = {};
   for (const p of api.parameters) if (p.required) args[p.name] = literal(`<${p.name}>`);
   const step: Step = { id: 's1', app: api.app, api: api.name, args, outputs: api.outputs.map((o) => o.name) };
-  return printMetabenchPlan({ steps: [step] });
+  return print({ steps: [step] });
 }
 
 /** One gold step as a stand-alone call: references to earlier steps print as bare output names. */
-function standaloneStep(step: Step): { reply: string; literalOnly: boolean } {
+function standaloneStep(step: Step, print: (plan: Plan) => string): { reply: string; literalOnly: boolean } {
   let literalOnly = true;
   const args: Record<string, ArgValue> = {};
   for (const [k, v] of Object.entries(step.args)) {
@@ -85,7 +106,7 @@ function standaloneStep(step: Step): { reply: string; literalOnly: boolean } {
       args[k] = { kind: 'ref', step: null, output: v.output };
     } else args[k] = v;
   }
-  return { reply: printMetabenchPlan({ steps: [{ ...step, id: 's1', args }] }), literalOnly };
+  return { reply: print({ steps: [{ ...step, id: 's1', args }] }), literalOnly };
 }
 
 /**
@@ -102,13 +123,14 @@ export function buildApiDemos(
   const index = indexCatalog(catalog);
   const excluded = excluder(opts.exclude);
   const max = opts.maxGoldExamples ?? 3;
+  const print = opts.printReply ?? printMetabenchPlan;
   const gold = new Map<string, Array<ApiDemoExample & { literalOnly: boolean }>>();
   for (const t of tasks) {
     if (excluded(t.instruction)) continue;
     for (const step of t.plan.steps) {
       const api = index.api(step.app, step.api);
       if (!api) continue;
-      const { reply, literalOnly } = standaloneStep(step);
+      const { reply, literalOnly } = standaloneStep(step, print);
       const list = gold.get(api.id) ?? [];
       if (!list.some((e) => e.reply === reply))
         list.push({ reply, source: 'gold', from: t.instruction, literalOnly });
@@ -121,7 +143,7 @@ export function buildApiDemos(
     const examples: ApiDemoExample[] = ordered
       .slice(0, max)
       .map(({ reply, source, from }) => (from === undefined ? { reply, source } : { reply, source, from }));
-    examples.push({ reply: syntheticApiCall(api), source: 'synthetic' });
+    examples.push({ reply: syntheticApiCall(api, print), source: 'synthetic' });
     return { api: api.id, text: apiDemoText(api), instruction: apiDemoInstruction(api), examples };
   });
 }

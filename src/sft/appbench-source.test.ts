@@ -20,10 +20,10 @@ const I = {
   'sm-1': 'Look for a sushi restaurant in Oslo and book a table at 19:00.',
 };
 const R = {
-  'ss-0': "Weather: [temperature, city = getweather(#city='Oslo', #date='2019-03-03')]",
-  'ss-3': "Weather: [temperature, city = getweather(#town='Tromso')]",
+  'ss-0': "Weather: [temperature, city = Weather_getweather(#city='Oslo', #date='2019-03-03')]",
+  'ss-3': "Weather: [temperature, city = Weather_getweather(#town='Tromso')]",
   'sm-0':
-    "Trains: [from, to, train_id, price = findtrains(#date='2019-03-05', #from='Oslo', #to='Bergen')]\nTrains: [ticket_id = buytrainticket(#seats='2', #train_id=train_id)]",
+    "Trains: [from, to, train_id, price = Trains_findtrains(#date='2019-03-05', #from='Oslo', #to='Bergen')]\nTrains: [ticket_id = Trains_buytrainticket(#seats='2', #train_id=train_id)]",
 };
 
 describe('locateAppBench / loadAppBenchGoldTasks', () => {
@@ -67,12 +67,12 @@ describe('appBenchDemoKnowledgeBase', () => {
         examples: [
           { reply: R['ss-0'], source: 'gold', from: I['ss-0'] },
           {
-            reply: "Weather: [temperature, city = getweather(#city='Bergen', #date='2019-03-02')]",
+            reply: "Weather: [temperature, city = Weather_getweather(#city='Bergen', #date='2019-03-02')]",
             source: 'gold',
             from: I['ss-2'],
           },
           { reply: R['ss-3'], source: 'gold', from: I['ss-3'] },
-          { reply: "Weather: [temperature, city = getweather(#city='<city>')]", source: 'synthetic' },
+          { reply: "Weather: [temperature, city = Weather_getweather(#city='<city>')]", source: 'synthetic' },
         ],
       },
       {
@@ -82,13 +82,13 @@ describe('appBenchDemoKnowledgeBase', () => {
         examples: [
           {
             reply:
-              "Trains: [from, to, train_id, price = findtrains(#date='2019-03-05', #from='Oslo', #to='Bergen')]",
+              "Trains: [from, to, train_id, price = Trains_findtrains(#date='2019-03-05', #from='Oslo', #to='Bergen')]",
             source: 'gold',
             from: I['sm-0'],
           },
           {
             reply:
-              "Trains: [from, to, train_id, price = findtrains(#from='<from>', #to='<to>', #date='<date>')]",
+              "Trains: [from, to, train_id, price = Trains_findtrains(#from='<from>', #to='<to>', #date='<date>')]",
             source: 'synthetic',
           },
         ],
@@ -99,12 +99,12 @@ describe('appBenchDemoKnowledgeBase', () => {
         instruction: 'Show an example call of Trains.buytrainticket: Book seats on a train',
         examples: [
           {
-            reply: "Trains: [ticket_id = buytrainticket(#seats='2', #train_id=train_id)]",
+            reply: "Trains: [ticket_id = Trains_buytrainticket(#seats='2', #train_id=train_id)]",
             source: 'gold',
             from: I['sm-0'],
           },
           {
-            reply: "Trains: [ticket_id = buytrainticket(#train_id='<train_id>', #seats='<seats>')]",
+            reply: "Trains: [ticket_id = Trains_buytrainticket(#train_id='<train_id>', #seats='<seats>')]",
             source: 'synthetic',
           },
         ],
@@ -115,16 +115,19 @@ describe('appBenchDemoKnowledgeBase', () => {
         instruction: 'Show an example call of Food.findrestaurants: Find a restaurant in a city',
         examples: [
           {
-            reply: "Food: [restaurant_name, city = findrestaurants(#city='Bergen', #cuisine='Thai')]",
+            reply: "Food: [restaurant_name, city = Food_findrestaurants(#city='Bergen', #cuisine='Thai')]",
             source: 'gold',
             from: I['ss-1'],
           },
           {
-            reply: "Food: [restaurant_name, city = findrestaurants(#city='Oslo', #cuisine='Sushi')]",
+            reply: "Food: [restaurant_name, city = Food_findrestaurants(#city='Oslo', #cuisine='Sushi')]",
             source: 'gold',
             from: I['sm-1'],
           },
-          { reply: "Food: [restaurant_name, city = findrestaurants(#city='<city>')]", source: 'synthetic' },
+          {
+            reply: "Food: [restaurant_name, city = Food_findrestaurants(#city='<city>')]",
+            source: 'synthetic',
+          },
         ],
       },
       {
@@ -133,13 +136,14 @@ describe('appBenchDemoKnowledgeBase', () => {
         instruction: 'Show an example call of Food.bookrestaurant: Book a table at a restaurant',
         examples: [
           {
-            reply: "Food: [booking_id = bookrestaurant(#restaurant_name=restaurant_name, #time='19:00')]",
+            reply:
+              "Food: [booking_id = Food_bookrestaurant(#restaurant_name=restaurant_name, #time='19:00')]",
             source: 'gold',
             from: I['sm-1'],
           },
           {
             reply:
-              "Food: [booking_id = bookrestaurant(#restaurant_name='<restaurant_name>', #time='<time>')]",
+              "Food: [booking_id = Food_bookrestaurant(#restaurant_name='<restaurant_name>', #time='<time>')]",
             source: 'synthetic',
           },
         ],
@@ -181,11 +185,12 @@ describe('demo selection over the AppBench knowledge base', () => {
     expect(s.demos).toEqual([
       {
         instruction: 'Show an example call of Trains.buytrainticket: Book seats on a train',
-        reply: "Trains: [ticket_id = buytrainticket(#train_id='<train_id>', #seats='<seats>')]",
+        reply: "Trains: [ticket_id = Trains_buytrainticket(#train_id='<train_id>', #seats='<seats>')]",
       },
       {
         instruction: 'Show an example call of Trains.findtrains: Find a train between two cities',
-        reply: "Trains: [from, to, train_id, price = findtrains(#from='<from>', #to='<to>', #date='<date>')]",
+        reply:
+          "Trains: [from, to, train_id, price = Trains_findtrains(#from='<from>', #to='<to>', #date='<date>')]",
       },
     ]);
   });
@@ -194,8 +199,8 @@ describe('demo selection over the AppBench knowledge base', () => {
     const s = await selector().select('Book a train');
     expect(s.level).toBe('api');
     expect(s.demos.map((d) => d.reply)).toEqual([
-      "Trains: [ticket_id = buytrainticket(#seats='2', #train_id=train_id)]",
-      "Trains: [from, to, train_id, price = findtrains(#date='2019-03-05', #from='Oslo', #to='Bergen')]",
+      "Trains: [ticket_id = Trains_buytrainticket(#seats='2', #train_id=train_id)]",
+      "Trains: [from, to, train_id, price = Trains_findtrains(#date='2019-03-05', #from='Oslo', #to='Bergen')]",
     ]);
   });
 });

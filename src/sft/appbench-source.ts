@@ -12,6 +12,7 @@ import {
   type ApiDemoOptions,
   buildApiDemos,
   buildTaskDemos,
+  printAppPrefixedPlan,
   type TaskDemo,
   type TaskDemoOptions,
 } from '../retrieval/index.js';
@@ -76,14 +77,17 @@ export interface DemoKnowledgeBase {
  * The Demo Selector's knowledge base from AppBench gold tasks: one task demo per task and one
  * API demo per catalog API (gold steps first, then a synthetic call with placeholders).
  * `exclude` leaves instructions out of both levels; the selector also skips the query itself.
+ * Replies name calls `App_api` (`printAppPrefixedPlan`), the form the AppBench agents' prompt
+ * asks for, unless `printReply` says otherwise.
  */
 export function appBenchDemoKnowledgeBase(
   tasks: readonly SftSource[],
   catalog: Catalog,
   opts: TaskDemoOptions & ApiDemoOptions = {},
 ): DemoKnowledgeBase {
+  const withPrint = { printReply: printAppPrefixedPlan, ...opts };
   return {
-    taskDemos: buildTaskDemos(tasks, catalog, opts),
-    apiDemos: buildApiDemos(catalog, tasks, opts),
+    taskDemos: buildTaskDemos(tasks, catalog, withPrint),
+    apiDemos: buildApiDemos(catalog, tasks, withPrint),
   };
 }

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { planPrompt } from '../agents/prompts.js';
 import { loadCatalog } from '../catalog/index.js';
 import {
   buildSftSamples,
@@ -90,6 +91,7 @@ describe('buildSftSamples', () => {
     const { samples, stats } = await buildSftSamples(tasks(), catalog, {
       seed: 7,
       distractors: 1,
+      style: 'compact',
       rules: 'Plan the calls.',
     });
     expect(samples.map(({ id, system, user, assistant }) => ({ id, system, user, assistant }))).toEqual(
@@ -113,6 +115,7 @@ describe('buildSftSamples', () => {
       perApp: { Food: 2, Trains: 2, Weather: 2 },
       perCategory: { sm: 3, ss: 3 },
       balance: 'upsample',
+      style: 'compact',
       balanced: true,
     });
   });
@@ -121,6 +124,7 @@ describe('buildSftSamples', () => {
     const { samples } = await buildSftSamples(tasks(), catalog, {
       seed: 7,
       distractors: 1,
+      style: 'compact',
       rules: 'Plan the calls.',
     });
     const sys =
@@ -157,6 +161,24 @@ describe('buildSftSamples', () => {
           ],
         }),
       ),
+    );
+  });
+
+  it("uses the agents' AppBench prompt and App_api call names by default", async () => {
+    const { samples, stats } = await buildSftSamples(tasks(), catalog, { seed: 7, distractors: 0, limit: 2 });
+    expect(stats.style).toBe('appbench');
+    // ss-1 lists only Food.findrestaurants; the official listing is the Python repr of the app's dict
+    const food =
+      "Food: {'desc': 'Restaurant search and booking', 'base_required_arguments': {}, 'APIs': {'findrestaurants': {'desc': 'Find a restaurant in a city', 'is_transactional': False, 'additional_required_arguments': {'city (str)': ''}, 'optional_arguments': {'cuisine (str)': ''}, 'result_arguments': {'restaurant_name (str)': '', 'city (str)': ''}}}} \n\n ";
+    expect(samples[0]!.system).toBe(planPrompt(food, '2019-03-01'));
+    expect(samples[0]!.system).toContain(
+      `Here is the information about the accessible Apps and their APIs: ${food}\n`,
+    );
+    expect(samples[0]!.assistant).toBe(
+      "Food: [restaurant_name, city = Food_findrestaurants(#city='Bergen', #cuisine='Thai')]",
+    );
+    expect(samples[1]!.assistant).toBe(
+      "Trains: [from, to, train_id, price = Trains_findtrains(#date='2019-03-05', #from='Oslo', #to='Bergen')]\nTrains: [ticket_id = Trains_buytrainticket(#seats='2', #train_id=train_id)]",
     );
   });
 
@@ -200,6 +222,8 @@ describe('buildSftSamples', () => {
   it('rejects bad options', async () => {
     await expect(buildSftSamples(tasks(), catalog, { distractors: -1 })).rejects.toThrow(/distractors/);
     await expect(buildSftSamples(tasks(), catalog, { limit: 1.5 })).rejects.toThrow(/limit/);
+    // @ts-expect-error: an unknown style from untyped input
+    await expect(buildSftSamples(tasks(), catalog, { style: 'xml' })).rejects.toThrow(/prompt style "xml"/);
   });
 });
 

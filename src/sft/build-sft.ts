@@ -1,11 +1,11 @@
 import { type Catalog, indexCatalog } from '../catalog/index.js';
 import { type Plan, printMetabenchPlan, validatePlan } from '../plan/index.js';
-import type { GoldTask } from '../retrieval/index.js';
+import { type GoldTask, printAppPrefixedPlan } from '../retrieval/index.js';
 import { ApiaryError } from '../shared/index.js';
 import { type ParaphraseOptions, paraphraseInstruction } from './paraphrase.js';
 import { mulberry32, sampleWithoutReplacement, shuffled } from './prng.js';
 import type { SftChat } from './sft-format.js';
-import { renderSftSystemPrompt } from './system-prompt.js';
+import { renderAppBenchSystemPrompt, renderSftSystemPrompt, type SftPromptStyle } from './system-prompt.js';
 
 /** A gold task with where it came from (e.g. the AppBench category). */
 export interface SftSource extends GoldTask {
@@ -33,9 +33,11 @@ export interface BuildSftOptions {
   balance?: SftBalance;
   /** At most this many samples (taken from the balanced, interleaved order). */
   limit?: number;
-  /** Date line of the system prompt (AppBench: 2019-03-01). */
+  /** Prompt and reply style (default `appbench`: the agents' prompt, `App_api` call names). */
+  style?: SftPromptStyle;
+  /** Current date in the system prompt (default 2019-03-01 for `appbench`; none for `compact`). */
   currentDate?: string;
-  /** Rules text above the API listing (default SFT_PLANNER_RULES). */
+  /** `compact` style: rules text above the API listing (default SFT_PLANNER_RULES). */
   rules?: string;
   /** Rewrite each sample's instruction through a model (TPTU-v2's instruction augmentation). */
   paraphrase?: ParaphraseOptions;
@@ -71,6 +73,7 @@ export interface SftStats {
   /** Samples per source category, sorted by category. */
   perCategory: Record<string, number>;
   balance: SftBalance;
+  style: SftPromptStyle;
   /** False when one of the two groups was empty (nothing to balance). */
   balanced: boolean;
   paraphrase?: { ok: number; rejected: number; failed: number };
@@ -133,6 +136,14 @@ export async function buildSftSamples(
   if (opts.limit !== undefined && (!Number.isInteger(opts.limit) || opts.limit < 0))
     throw new ApiaryError('USAGE', `limit must be a non-negative integer (got ${opts.limit})`);
   const rand = mulberry32(opts.seed ?? 0);
+  const style = opts.style ?? 'appbench';
+  if (style !== 'appbench' && style !== 'compact')
+    throw new ApiaryError('USAGE', `unknown prompt style "${String(style)}" (appbench | compact)`);
+  const systemPrompt = (apiIds: readonly string[]) =>
+    style === 'appbench'
+      ? renderAppBenchSystemPrompt(catalog, apiIds, opts.currentDate ?? '2019-03-01')
+      : renderSftSystemPrompt(catalog, apiIds, { currentDate: opts.currentDate, rules: opts.rules });
+  const printReply = style === 'appbench' ? printAppPrefixedPlan : printMetabenchPlan;
 
   const skipped: SftStats['skipped'] = [];
   const single: SftSource[] = [];
@@ -181,12 +192,9 @@ export async function buildSftSamples(
       apps: [...new Set(task.plan.steps.map((st) => st.app))],
       listedApis,
       distractors,
-      system: renderSftSystemPrompt(catalog, listedApis, {
-        currentDate: opts.currentDate,
-        rules: opts.rules,
-      }),
+      system: systemPrompt(listedApis),
       user: task.instruction,
-      assistant: printMetabenchPlan(task.plan),
+      assistant: printReply(task.plan),
     };
     if (task.category !== undefined) sample.category = task.category;
     return sample;
@@ -225,6 +233,7 @@ export async function buildSftSamples(
     perApp: sortedRecord(perApp),
     perCategory: sortedRecord(perCategory),
     balance,
+    style,
     balanced,
   };
   if (paraphraseStats) stats.paraphrase = paraphraseStats;

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { indexCatalog, loadCatalog } from '../catalog/index.js';
 import { parseMetabenchPlan, printMetabenchPlan, validatePlan } from '../plan/index.js';
+import { printAppPrefixedPlan } from '../retrieval/index.js';
 import {
   appBenchDemoKnowledgeBase,
   buildSftSamples,
@@ -26,25 +27,31 @@ describe('SFT data from the AppBench dev files', () => {
     expect(new Set(samples.map((s) => s.id)).size).toBe(199);
   });
 
-  it('balances single/multi 1:1 by upsampling, and every assistant reply parses back into a valid plan', async () => {
-    const { samples, stats } = await buildSftSamples(tasks, catalog, { seed: 1, distractors: 5 });
-    expect(stats).toMatchObject({ samples: 298, single: 149, multi: 149, repeats: 99, balanced: true });
-    for (const s of samples) {
-      const { plan, skipped } = parseMetabenchPlan(s.assistant, { source: s.id });
-      expect(skipped).toEqual([]);
-      expect(plan.steps).toHaveLength(s.steps);
-      expect(validatePlan(plan, index)).toEqual([]);
-      expect(printMetabenchPlan(plan)).toBe(s.assistant);
-      const gold = [...new Set(plan.steps.map((st) => index.api(st.app, st.api)!.id))];
-      expect(s.listedApis).toHaveLength(gold.length + 5);
-      for (const id of gold) expect(s.listedApis).toContain(id);
-      for (const id of s.distractors) expect(gold).not.toContain(id);
-    }
-    for (const line of formatSftJsonl(samples, 'openai').trimEnd().split('\n'))
-      expect(OpenAiChatLineSchema.safeParse(JSON.parse(line)).success).toBe(true);
-    for (const line of formatSftJsonl(samples, 'sharegpt').trimEnd().split('\n'))
-      expect(ShareGptLineSchema.safeParse(JSON.parse(line)).success).toBe(true);
-  });
+  it.each([
+    ['appbench', printAppPrefixedPlan],
+    ['compact', printMetabenchPlan],
+  ] as const)(
+    'balances single/multi 1:1 by upsampling; every %s reply parses back into a valid plan',
+    async (style, print) => {
+      const { samples, stats } = await buildSftSamples(tasks, catalog, { seed: 1, distractors: 5, style });
+      expect(stats).toMatchObject({ samples: 298, single: 149, multi: 149, repeats: 99, balanced: true });
+      for (const s of samples) {
+        const { plan, skipped } = parseMetabenchPlan(s.assistant, { source: s.id });
+        expect(skipped).toEqual([]);
+        expect(plan.steps).toHaveLength(s.steps);
+        expect(validatePlan(plan, index)).toEqual([]);
+        expect(print(plan)).toBe(s.assistant);
+        const gold = [...new Set(plan.steps.map((st) => index.api(st.app, st.api)!.id))];
+        expect(s.listedApis).toHaveLength(gold.length + 5);
+        for (const id of gold) expect(s.listedApis).toContain(id);
+        for (const id of s.distractors) expect(gold).not.toContain(id);
+      }
+      for (const line of formatSftJsonl(samples, 'openai').trimEnd().split('\n'))
+        expect(OpenAiChatLineSchema.safeParse(JSON.parse(line)).success).toBe(true);
+      for (const line of formatSftJsonl(samples, 'sharegpt').trimEnd().split('\n'))
+        expect(ShareGptLineSchema.safeParse(JSON.parse(line)).success).toBe(true);
+    },
+  );
 
   it('builds the demo knowledge base: 200 task demos, one API demo per API (synthetic only where no gold step)', () => {
     const kb = appBenchDemoKnowledgeBase(tasks, catalog);

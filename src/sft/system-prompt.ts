@@ -1,5 +1,17 @@
+import { planPrompt } from '../agents/prompts.js';
+import { renderAppApiList } from '../agents/render-catalog.js';
 import { type Api, type Catalog, indexCatalog, renderCatalogText } from '../catalog/index.js';
 import { NotFoundError } from '../shared/index.js';
+
+/**
+ * The prompt a sample is trained with:
+ * - `appbench`: exactly the flat/hierarchical agents' plan prompt (`planPrompt`) over the
+ *   official App+API listing (`renderAppApiList`, Python dict repr) of the listed APIs; replies
+ *   name calls `App_api` as that prompt asks;
+ * - `compact`: `SFT_PLANNER_RULES` over `renderCatalogText`'s listing; replies name calls `api`.
+ */
+export const SFT_PROMPT_STYLES = ['appbench', 'compact'] as const;
+export type SftPromptStyle = (typeof SFT_PROMPT_STYLES)[number];
 
 /** Rules above the API listing: the reply format the planning agents ask for (AppBench line format). */
 export const SFT_PLANNER_RULES = [
@@ -23,6 +35,15 @@ export interface SftSystemPromptOptions {
  * grouped by app: apps in order of their first API in `apiIds`, each app's APIs in `apiIds` order.
  */
 export function renderApiListing(catalog: Catalog, apiIds: readonly string[]): string {
+  const { sub, apps } = subCatalog(catalog, apiIds);
+  return renderCatalogText(sub, { apps });
+}
+
+/**
+ * The catalog restricted to `apiIds`: apps in order of their first API in `apiIds`, APIs in
+ * `apiIds` order (both renderers group APIs under their app in this order).
+ */
+export function subCatalog(catalog: Catalog, apiIds: readonly string[]): { sub: Catalog; apps: string[] } {
   const index = indexCatalog(catalog);
   const apis: Api[] = apiIds.map((id) => {
     const api = index.apiById(id);
@@ -30,8 +51,21 @@ export function renderApiListing(catalog: Catalog, apiIds: readonly string[]): s
     return api;
   });
   const apps = [...new Set(apis.map((a) => a.app))];
-  const sub: Catalog = { name: catalog.name, apps: catalog.apps.filter((a) => apps.includes(a.id)), apis };
-  return renderCatalogText(sub, { apps });
+  const sub: Catalog = {
+    name: catalog.name,
+    apps: apps.map((id) => index.app(id)!),
+    apis,
+  };
+  return { sub, apps };
+}
+
+/** The agents' plan prompt (`planPrompt`) over the official listing of `apiIds`' apps and APIs. */
+export function renderAppBenchSystemPrompt(
+  catalog: Catalog,
+  apiIds: readonly string[],
+  currentDate: string,
+): string {
+  return planPrompt(renderAppApiList(subCatalog(catalog, apiIds).sub), currentDate);
 }
 
 /** System prompt of one SFT sample: rules, current date, then the API listing. */

@@ -37,7 +37,7 @@ async function apiary(...args: string[]): Promise<{ code: number; stdout: string
 }
 
 const SUMMARY = (format: string, out: string) => [
-  `6 samples (3 single-step, 3 multi-step; 1 repeats, balance upsample) from 6 tasks, format ${format} → ${out}`,
+  `6 samples (3 single-step, 3 multi-step; 1 repeats, balance upsample, style appbench) from 6 tasks, format ${format} → ${out}`,
   'skipped 1 task(s) whose gold plan does not validate:',
   '  ss-3: s1.city: missing-argument: required argument "city" is missing',
   'per category: sm 3, ss 3',
@@ -79,20 +79,30 @@ describe('apiary sft build', () => {
       .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(6);
     expect(lines[0].conversations.map((c: { from: string }) => c.from)).toEqual(['system', 'human', 'gpt']);
-    expect(lines[0].conversations[0].value).toContain(
-      '\nCurrent date: 2019-03-01.\n\nApps and APIs:\n\nFood: ',
-    );
+    expect(lines[0].conversations[0].value).toContain("accessible Apps and their APIs: Food: {'desc': ");
+    expect(lines[0].conversations[0].value).toContain('Infer dates from the current date "2019-03-01"');
     expect(lines[0].conversations.slice(1)).toEqual([
       { from: 'human', value: 'Find Thai restaurant options in Bergen.' },
       {
         from: 'gpt',
-        value: "Food: [restaurant_name, city = findrestaurants(#city='Bergen', #cuisine='Thai')]",
+        value: "Food: [restaurant_name, city = Food_findrestaurants(#city='Bergen', #cuisine='Thai')]",
       },
     ]);
   });
 
   it('streams OpenAI JSONL to stdout with the counts on stderr, or the counts as JSON', async () => {
-    const r = await apiary('sft', 'build', ...FIX, '--seed', '7', '--limit', '2', '--json');
+    const r = await apiary(
+      'sft',
+      'build',
+      ...FIX,
+      '--seed',
+      '7',
+      '--limit',
+      '2',
+      '--style',
+      'compact',
+      '--json',
+    );
     expect(r.code).toBe(0);
     const lines = r.stdout
       .trimEnd()
@@ -102,7 +112,17 @@ describe('apiary sft build', () => {
       ['system', 'user', 'assistant'],
       ['system', 'user', 'assistant'],
     ]);
-    expect(JSON.parse(r.stderr)).toMatchObject({ format: 'openai', samples: 2, single: 1, multi: 1 });
+    expect(JSON.parse(r.stderr)).toMatchObject({
+      format: 'openai',
+      style: 'compact',
+      samples: 2,
+      single: 1,
+      multi: 1,
+    });
+    expect(lines[0].messages[0].content).toContain('\nCurrent date: 2019-03-01.\n\nApps and APIs:\n\nFood: ');
+    expect(lines[0].messages[2].content).toBe(
+      "Food: [restaurant_name, city = findrestaurants(#city='Bergen', #cuisine='Thai')]",
+    );
   });
 
   it('paraphrases through an OpenAI-compatible endpoint', async () => {

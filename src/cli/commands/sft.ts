@@ -8,7 +8,9 @@ import {
   loadAppBenchGoldTasks,
   type ParaphraseOptions,
   parseSftFormat,
+  SFT_PROMPT_STYLES,
   type SftBalance,
+  type SftPromptStyle,
   type SftStats,
 } from '../../sft/index.js';
 import { ApiaryError } from '../../shared/index.js';
@@ -19,6 +21,7 @@ interface SftBuildFlags {
   data?: string;
   catalog: string;
   format: string;
+  style: string;
   out?: string;
   seed: string;
   distractors: string;
@@ -41,7 +44,7 @@ function intFlag(name: string, value: string, min = 0): number {
 
 function summary(stats: SftStats, format: string, out: string | undefined): string {
   const lines = [
-    `${stats.samples} samples (${stats.single} single-step, ${stats.multi} multi-step; ${stats.repeats} repeats, balance ${stats.balance}${stats.balanced ? '' : ', not balanced'}) from ${stats.tasks} tasks, format ${format}${out ? ` → ${out}` : ''}`,
+    `${stats.samples} samples (${stats.single} single-step, ${stats.multi} multi-step; ${stats.repeats} repeats, balance ${stats.balance}, style ${stats.style}${stats.balanced ? '' : ', not balanced'}) from ${stats.tasks} tasks, format ${format}${out ? ` → ${out}` : ''}`,
   ];
   if (stats.skipped.length) {
     lines.push(`skipped ${stats.skipped.length} task(s) whose gold plan does not validate:`);
@@ -74,8 +77,13 @@ export function registerSftCommands(program: Command): void {
       '--data <dir>',
       'folder holding test_{ss,sm,ms,mm}.json or dev_*.json (or its parent with appbench/); also used for the catalog',
     )
-    .option('-c, --catalog <name|file>', 'catalog the gold plans are checked against and listed from', 'appbench')
+    .option(
+      '-c, --catalog <name|file>',
+      'catalog the gold plans are checked against and listed from',
+      'appbench',
+    )
     .option('-f, --format <format>', 'openai | sharegpt', 'openai')
+    .option('--style <style>', "prompt style: appbench (the agents' prompt) | compact", 'appbench')
     .option('-o, --out <file>', 'write the JSONL here (default: stdout, counts on stderr)')
     .option('--seed <n>', 'PRNG seed: same seed, same data', '0')
     .option('--distractors <n>', 'irrelevant APIs added to each prompt', '5')
@@ -96,6 +104,8 @@ export function registerSftCommands(program: Command): void {
       const balance = flags.balance as SftBalance;
       if (!['upsample', 'downsample', 'none'].includes(balance))
         throw new ApiaryError('USAGE', `unknown --balance "${flags.balance}" (upsample | downsample | none)`);
+      if (!(SFT_PROMPT_STYLES as readonly string[]).includes(flags.style))
+        throw new ApiaryError('USAGE', `unknown --style "${flags.style}" (${SFT_PROMPT_STYLES.join(' | ')})`);
       const seed = intFlag('seed', flags.seed);
       const distractors = intFlag('distractors', flags.distractors);
       const limit = flags.limit === undefined ? undefined : intFlag('limit', flags.limit);
@@ -121,6 +131,7 @@ export function registerSftCommands(program: Command): void {
         balance,
         limit,
         shuffleApis: flags.shuffle !== false,
+        style: flags.style as SftPromptStyle,
         currentDate: '2019-03-01',
         paraphrase,
         onProgress: (done, total) => {
