@@ -2,7 +2,7 @@
  * Tolerant cleaner for model replies: keeps only lines that look like AppBench plan lines
  * (`App: [outs = api(args)]`) and strips what models wrap around them. Never throws.
  *
- * Per line: drop code-fence lines (```), remove `**`/`__` emphasis and inline backticks,
+ * Per line: drop code-fence lines (```), remove `**` emphasis (and `__` wrapping a whole line) and inline backticks,
  * strip list markers (`1.`, `2)`, `-`, `*`, `•`, `Step 3:`), then keep the line if it matches
  * `Word: [ ... = name( ... ) ... ]`. A bare call written with the App prefix in the API name
  * (`[x = Rents_getride(...)]` or `x = Rents_getride(...)`) is rewritten to `Rents: [x = Rents_getride(...)]`.
@@ -15,7 +15,8 @@ export function cleanPlanLine(line: string): string | undefined {
   let s = line.trim();
   if (s.startsWith('```')) return undefined;
   s = s
-    .replace(/\*\*|__/g, '')
+    .replace(/\*\*/g, '')
+    .replace(/^__(.*)__$/, '$1')
     .replace(/`/g, '')
     .trim();
   for (let i = 0; i < 3; i++) {

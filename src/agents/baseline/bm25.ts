@@ -1,7 +1,7 @@
 /**
  * A small BM25 (k1 = 1.2, b = 0.75) over short documents, with a tokenizer that lower-cases,
  * splits on non-alphanumerics and underscores, drops stop words and applies a crude suffix
- * stemmer (plural -s/-es/-ies, -ing, -ed). Used only by the baseline agent.
+ * stemmer (plural -s/-es/-ies, buses → bus, -ing, -ed). Used only by the baseline agent.
  */
 
 const STOP = new Set(
@@ -13,7 +13,7 @@ const STOP = new Set(
 export function stem(word: string): string {
   let w = word;
   if (w.length > 4 && w.endsWith('ies')) w = `${w.slice(0, -3)}y`;
-  else if (w.length > 4 && /(?:ss|sh|ch|x)es$/.test(w)) w = w.slice(0, -2);
+  else if (w.length > 4 && /(?:ss|sh|ch|x|[^aeiou]us)es$/.test(w)) w = w.slice(0, -2);
   else if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss') && !w.endsWith('us')) w = w.slice(0, -1);
   if (w.length > 5 && w.endsWith('ing')) w = w.slice(0, -3);
   else if (w.length > 4 && w.endsWith('ed')) w = w.slice(0, -2);
