@@ -364,3 +364,26 @@ describe('error analysis (corrected)', () => {
     expect(r.errors.spaceShare).toBe(0.5);
   });
 });
+
+describe('gold as prediction', () => {
+  it('scores 100 on every corrected metric for every hand-made record', () => {
+    const records = { carRental, weatherAndFood, twoWeathers, stylist, carEventWeather };
+    const items = Object.values(records).map((r, i) => ({
+      sample: sampleOf(r, `mm-${i}`),
+      prediction: { id: `mm-${i}`, reply: goldReply(r) },
+    }));
+    const { n, formatErrorRate, ...metrics } = scoreAppBench(items, catalog).corrected;
+    expect(n).toBe(5);
+    expect(formatErrorRate).toBe(0);
+    expect(metrics).toEqual({
+      appF1: 1,
+      apiF1: 1,
+      argF1: 1,
+      depArgF1: 1,
+      indepArgF1: 1,
+      appEM: 1,
+      apiEM: 1,
+      success: 1,
+    });
+  });
+});
