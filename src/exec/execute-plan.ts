@@ -389,7 +389,13 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
         trace({ ...base, event: 'end', attempt, inputs: r.args, outputs: r.outputs, result });
         return;
       } catch (error) {
-        const f = toStepError(error);
+        let f = toStepError(error);
+        if (api.transactional && (f.code === 'TIMEOUT' || f.code === 'CANCELLED'))
+          f = new StepFailure(
+            f.code,
+            `${f.message} (transactional call: it may have taken effect)`,
+            f.status,
+          );
         settle(f);
         const cancelled = f.status === 'cancelled';
         trace({ ...base, event: cancelled ? 'interrupted' : 'error', attempt, error: r.error! });

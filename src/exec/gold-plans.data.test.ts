@@ -98,16 +98,16 @@ describe('AppBench dev gold plans on the simulated SGD apps', () => {
     );
     // Every failure has an explained cause: values absent from SGD data or a defect of the gold plan.
     expect(byCause.other).toEqual([]);
-    // Measured (B1's apps at the time of writing); a change must be deliberate.
-    expect({ total, completed, perCategory }).toEqual({
-      total: 200,
-      completed: 180,
-      perCategory: { ss: '50/50', sm: '49/50', ms: '50/50', mm: '31/50' },
-    });
+    // Measured with the SGD apps of 2026-11-22 (exact replay of recorded calls): 181/200. Fewer
+    // is a regression; more is welcome (then raise the floor).
+    expect(total).toBe(200);
+    expect(completed).toBeGreaterThanOrEqual(181);
+    expect(perCategory.ss).toBe('50/50');
+    expect(perCategory.ms).toBe('50/50');
     expect(byCause['gold-plan-invalid']).toEqual([
       'dev_mm#16: s1: unknown-argument: Events.findevents has no parameter "event_name" (has: event_type, city, date)',
     ]);
-    expect(byCause['search-no-row']).toHaveLength(19);
+    expect(byCause['search-no-row'].length).toBeLessThanOrEqual(18);
     // Every side effect of an API the catalog marks transactional was approved first. (The SGD
     // apps also record buyeventtickets/playmovie, transactional in SGD but not in AppBench's
     // catalog, so those run without approval.)
