@@ -20,8 +20,9 @@ export interface CreateSgdAppsOptions {
   kind?: 'appbench' | 'sgd';
   /**
    * Whether an SGD intent is transactional (confirmation + side effect) or a search. Default:
-   * SGD's own flag from the bundled schemas, so AppBench's `buyeventtickets`/`playmovie`
-   * (non-transactional in the AppBench catalog) still confirm and record a side effect.
+   * with `kind: 'sgd'` the catalog's flag; with `appbench` SGD's own flag from the schemas, so
+   * AppBench's `buyeventtickets`/`playmovie` (non-transactional in the AppBench catalog) still
+   * confirm and record a side effect.
    */
   isTransactional?: (service: string, intent: string) => boolean;
   /** Most rows a search returns (default: all matching rows). */
@@ -89,7 +90,7 @@ function sgdIsTransactional(service: string, intent: string): boolean {
 export function createSgdApps(opts: CreateSgdAppsOptions): SgdAppHandler[] {
   const kind = opts.kind ?? (opts.catalog.name === 'sgd' ? 'sgd' : 'appbench');
   const index = indexCatalog(opts.catalog);
-  const isTransactional = opts.isTransactional ?? sgdIsTransactional;
+  const isTransactional = opts.isTransactional ?? (kind === 'sgd' ? undefined : sgdIsTransactional);
   const queries = new SgdQueries(opts.db);
   const now = opts.now ?? (() => new Date());
   return opts.catalog.apps.map((app) => {
@@ -101,7 +102,7 @@ export function createSgdApps(opts: CreateSgdAppsOptions): SgdAppHandler[] {
       bindings.set(api.name, {
         api,
         ...source,
-        transactional: isTransactional(source.service, source.intent),
+        transactional: isTransactional ? isTransactional(source.service, source.intent) : api.transactional,
       });
     }
     return new SgdAppHandler(app, bindings, queries, { maxRows: opts.maxRows, now });

@@ -7,6 +7,7 @@ import { InputInvalidError } from '../shared/index.js';
 import { buildSgdDatabaseFile } from './build-sgd-database-file.js';
 import {
   buildSgdDatabase,
+  bundledSgdSubsetPath,
   findSgdDialogueFiles,
   openBundledSgdDatabase,
   openSgdDatabase,
@@ -219,7 +220,13 @@ describe('buildSgdDatabase', () => {
 
   it('is deterministic: two builds have the same content', () => {
     expect(dump(buildFixtureDb())).toEqual(dump(buildFixtureDb()));
-    expect(dump(openBundledSgdDatabase().db)).toEqual(dump(openBundledSgdDatabase().db));
+    const subset = () => {
+      const db = new Database(':memory:');
+      const json = JSON.parse(readFileSync(bundledSgdSubsetPath(), 'utf8'));
+      buildSgdDatabase([{ file: 'subset', json }], db);
+      return db;
+    };
+    expect(dump(subset())).toEqual(dump(subset()));
   });
 
   it('names the file, the dialogue and the field of bad input', () => {
@@ -313,5 +320,15 @@ describe('bundled subset', () => {
     expect(intents).toHaveLength(33);
     expect(intents).toContain('Movies_3.FindMovies');
     expect(intents).toContain('RideSharing_2.GetRide');
+  });
+
+  it('gives every caller its own copy', () => {
+    const a = openBundledSgdDatabase().db;
+    const b = openBundledSgdDatabase().db;
+    a.prepare(
+      "INSERT INTO side_effects (app, api, service, intent, caller, args_json, result_json, at) VALUES ('a', 'b', 'c', 'd', 'e', '{}', '{}', 'now')",
+    ).run();
+    expect(b.prepare('SELECT count(*) AS n FROM side_effects').get()).toEqual({ n: 0 });
+    expect(dump(openBundledSgdDatabase().db).rows).toEqual(dump(a).rows);
   });
 });
