@@ -10,7 +10,7 @@ type GenerateResultV3 = Awaited<ReturnType<NonNullable<LanguageModelMiddleware['
 
 /** Default cache folder: `<user cache dir>/apiary/model-responses` (env-paths). */
 export function defaultResponseCacheDir(): string {
-  return join(envPaths('apiary', { suffix: '' }).cache, 'model-responses');
+  return join(envPaths('apiary').cache, 'model-responses');
 }
 
 export interface ResponseCacheStats {

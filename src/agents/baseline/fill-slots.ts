@@ -150,7 +150,8 @@ export function fillSlots(api: Api, ctx: SlotContext): Record<string, string> {
       const v =
         first(findCounts(seg, nouns, bare)) ??
         (bare ? first(findCounts(ctx.instruction, nouns, bare)) : undefined);
-      if (v !== undefined) set(p, String(v));
+      const allowed = t.kind === 'enum' ? new Set(t.values.map((x) => x.value)) : undefined;
+      if (v !== undefined && (!allowed || allowed.has(String(v)))) set(p, String(v));
     } else if (p.name === 'amount') {
       set(p, first(findAmounts(seg)));
     } else if (p.name === 'receiver') {
