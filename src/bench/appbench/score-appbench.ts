@@ -160,6 +160,7 @@ export function summarizeAppBench(perSample: readonly AppBenchSampleScore[]): Ap
   const notes: string[] = [
     `official: ${kept.length} scored / ${perSample.length} total (samples whose generation failed are dropped, as upstream)`,
     `corrected: ${perSample.length} scored / ${perSample.length} total (failed generations count as empty predictions)`,
+    'corrected: calls aligned by App+API in any order; values equal after trimming, collapsing spaces, lower-casing and removing wrapping quotes (numbers by value); references must point at the aligned producer; no substring or alias matching',
   ];
   if (official.undefinedMetrics.length)
     notes.push(
