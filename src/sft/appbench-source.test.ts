@@ -2,9 +2,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { flatAgent } from '../agents/flat-agent.js';
 import { loadCatalog } from '../catalog/index.js';
 import { bagOfWordsEmbedder } from '../retrieval/__fixtures__/demo-selector-bow-embedder.js';
 import { asAgentDemos, createDemoSelector } from '../retrieval/index.js';
+import { scriptedLanguageModel } from '../test/index.js';
 import { appBenchDemoKnowledgeBase, loadAppBenchGoldTasks, locateAppBench } from './index.js';
 
 const FIXTURES = resolve(import.meta.dirname, '__fixtures__');
@@ -192,6 +194,27 @@ describe('demo selection over the AppBench knowledge base', () => {
         reply:
           "Trains: [from, to, train_id, price = Trains_findtrains(#from='<from>', #to='<to>', #date='<date>')]",
       },
+    ]);
+  });
+
+  it("plugs into the flat agent's demos option as user/assistant pairs", async () => {
+    const kb = appBenchDemoKnowledgeBase(tasks(), catalog);
+    const demos = asAgentDemos(
+      createDemoSelector({ embedder: bagOfWordsEmbedder(), ...kb, threshold: 0.7, k: 3 }),
+    );
+    const model = scriptedLanguageModel(() => R['ss-0']);
+    const agent = flatAgent({ demos });
+    const result = await agent.plan(
+      { instruction: 'Check the weather in Oslo', currentDate: '2019-03-01' },
+      { catalog, model },
+    );
+    expect(result.reply).toBe(R['ss-0']);
+    expect(model.scriptedRequests[0]!.messages.slice(1)).toEqual([
+      { role: 'user', content: I['ss-0'] },
+      { role: 'assistant', content: R['ss-0'] },
+      { role: 'user', content: I['ss-3'] },
+      { role: 'assistant', content: R['ss-3'] },
+      { role: 'user', content: 'Check the weather in Oslo' },
     ]);
   });
 

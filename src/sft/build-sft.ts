@@ -1,3 +1,4 @@
+import pLimit from 'p-limit';
 import { type Catalog, indexCatalog } from '../catalog/index.js';
 import { type Plan, printMetabenchPlan, validatePlan } from '../plan/index.js';
 import { type GoldTask, printAppPrefixedPlan } from '../retrieval/index.js';
@@ -41,6 +42,8 @@ export interface BuildSftOptions {
   rules?: string;
   /** Rewrite each sample's instruction through a model (TPTU-v2's instruction augmentation). */
   paraphrase?: ParaphraseOptions;
+  /** Paraphrase calls in flight at once (default 1); results keep sample order. */
+  concurrency?: number;
   /** Called after each paraphrase call (done, total). */
   onProgress?: (done: number, total: number) => void;
 }
@@ -203,18 +206,23 @@ export async function buildSftSamples(
   let paraphraseStats: SftStats['paraphrase'];
   if (opts.paraphrase) {
     paraphraseStats = { ok: 0, rejected: 0, failed: 0 };
-    const literals = new Map<string, string[]>();
-    for (let i = 0; i < samples.length; i++) {
-      const sample = samples[i]!;
-      const task = slots[i]!.task;
-      if (!literals.has(task.id)) literals.set(task.id, stringLiterals(task.plan));
-      const r = await paraphraseInstruction(task.instruction, literals.get(task.id)!, opts.paraphrase);
-      sample.user = r.text;
-      sample.paraphrase =
-        r.reason === undefined ? { status: r.status } : { status: r.status, reason: r.reason };
-      paraphraseStats[r.status]++;
-      opts.onProgress?.(i + 1, samples.length);
-    }
+    const counts = paraphraseStats;
+    const limit = pLimit(Math.max(1, opts.concurrency ?? 1));
+    const paraphrase = opts.paraphrase;
+    let done = 0;
+    await Promise.all(
+      samples.map((sample, i) =>
+        limit(async () => {
+          const task = slots[i]!.task;
+          const r = await paraphraseInstruction(task.instruction, stringLiterals(task.plan), paraphrase);
+          sample.user = r.text;
+          sample.paraphrase =
+            r.reason === undefined ? { status: r.status } : { status: r.status, reason: r.reason };
+          counts[r.status]++;
+          opts.onProgress?.(++done, samples.length);
+        }),
+      ),
+    );
   }
 
   const perApp = new Map<string, number>();

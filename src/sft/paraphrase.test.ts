@@ -70,6 +70,30 @@ describe('paraphrase augmentation', () => {
     expect(model.scriptedRequests[0]!.body.temperature).toBe(0.7);
   });
 
+  it('keeps sample order with concurrent calls', async () => {
+    const model = scriptedLanguageModel(async (req) => {
+      const user = req.messages.at(-1)!.content;
+      await new Promise((r) => setTimeout(r, user.length % 7)); // replies finish out of order
+      return `Please: ${user}`;
+    });
+    const { samples, stats } = await buildSftSamples(tasks(), catalog, {
+      seed: 7,
+      paraphrase: { model },
+      concurrency: 3,
+    });
+    expect(stats.paraphrase).toEqual({ ok: 6, rejected: 0, failed: 0 });
+    expect(samples.map((s) => s.user)).toEqual(
+      [
+        'Find Thai restaurant options in Bergen.',
+        'Find a train from Oslo to Bergen on March 5th and book 2 seats.',
+        'Is it going to rain in Bergen tomorrow? Check the weather.',
+        'Look for a sushi restaurant in Oslo and book a table at 19:00.',
+        'What will the weather be in Oslo on March 3rd?',
+        'Find a train from Oslo to Bergen on March 5th and book 2 seats.',
+      ].map((u) => `Please: ${u}`),
+    );
+  });
+
   it('rejects an empty or unchanged reply', async () => {
     const echo = scriptedLanguageModel((req) => req.messages.at(-1)!.content);
     expect(await paraphraseInstruction('Weather in Oslo', ['Oslo'], { model: echo })).toEqual({

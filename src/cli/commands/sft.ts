@@ -32,6 +32,7 @@ interface SftBuildFlags {
   model?: string;
   baseUrl?: string;
   apiKeyEnv?: string;
+  concurrency: string;
   json?: boolean;
 }
 
@@ -94,6 +95,7 @@ export function registerSftCommands(program: Command): void {
     .option('--model <id>', 'model for --paraphrase (or $APIARY_MODEL)')
     .option('--base-url <url>', 'OpenAI-compatible endpoint for --paraphrase (or $APIARY_BASE_URL)')
     .option('--api-key-env <name>', 'environment variable holding the API key')
+    .option('--concurrency <n>', 'paraphrase calls in flight at once', '4')
     .option('--json', 'print the counts as JSON')
     .action(async (flags: SftBuildFlags) => {
       if (flags.source !== 'appbench')
@@ -109,6 +111,7 @@ export function registerSftCommands(program: Command): void {
       const seed = intFlag('seed', flags.seed);
       const distractors = intFlag('distractors', flags.distractors);
       const limit = flags.limit === undefined ? undefined : intFlag('limit', flags.limit);
+      const concurrency = intFlag('concurrency', flags.concurrency, 1);
       if (!flags.paraphrase && (flags.model || flags.baseUrl))
         throw new ApiaryError('USAGE', '--model/--base-url are only used with --paraphrase');
       let paraphrase: ParaphraseOptions | undefined;
@@ -134,6 +137,7 @@ export function registerSftCommands(program: Command): void {
         style: flags.style as SftPromptStyle,
         currentDate: '2019-03-01',
         paraphrase,
+        concurrency,
         onProgress: (done, total) => {
           if (process.stderr.isTTY) process.stderr.write(`\rparaphrased ${done}/${total}`);
           if (process.stderr.isTTY && done === total) process.stderr.write('\n');
