@@ -118,9 +118,15 @@ describe('generateWithRetry', () => {
   });
 
   it('rethrows a caller abort without retrying', async () => {
-    const model = await serverPlaying([{ fault: 'timeout' }]);
     const ac = new AbortController();
-    setTimeout(() => ac.abort(new Error('stop')), 50);
+    // the caller aborts once the request has reached the (hanging) server
+    server = await startScriptedOpenAiServer({
+      respond: () => {
+        setTimeout(() => ac.abort(new Error('stop')), 10);
+        return { fault: 'timeout' };
+      },
+    });
+    const model = createOpenAICompatible({ name: 'scripted', baseURL: server.url })('m');
     await expect(
       generateWithRetry(
         { model, system: 'S', user: 'U', signal: ac.signal, timeoutMs: 10_000 },
