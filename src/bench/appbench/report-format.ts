@@ -68,7 +68,9 @@ export function formatAppBenchReport(
     ),
   );
   out.push('');
-  out.push('By category (off = official, cor = corrected)');
+  out.push(
+    'By category (off = official, cor = corrected; n = official scored/total when generations failed)',
+  );
   out.push(groupTable('category', report.byCategory, mode));
   out.push('');
   out.push('By parallel scale of the gold plan (independent sub-plans)');
