@@ -157,12 +157,13 @@ describe('apiary sft build', () => {
   });
 
   it('refuses bad flags with exit 2 and one line', async () => {
-    const [bad, noFlags, seed, model, noData] = await Promise.all([
+    const [bad, noFlags, seed, model, noData, badOut] = await Promise.all([
       apiary('sft', 'build', ...FIX, '--format', 'xml'),
       apiary('sft', 'build'),
       apiary('sft', 'build', ...FIX, '--seed', 'x'),
       apiary('sft', 'build', ...FIX, '--model', 'm'),
       apiary('sft', 'build', '--data', 'no/such/dir'),
+      apiary('sft', 'build', ...FIX, '--out', 'no/such/dir/x.jsonl'),
     ]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('[USAGE] unknown SFT format "xml" (openai | sharegpt)');
@@ -171,5 +172,7 @@ describe('apiary sft build', () => {
     expect(model.stderr).toContain('only used with --paraphrase');
     expect(noData.code).toBe(2);
     expect(noData.stderr).toContain('[NOT_FOUND] unknown AppBench data folder "no/such/dir"');
+    expect(badOut.code).toBe(2);
+    expect(badOut.stderr).toContain('[USAGE] cannot write --out no/such/dir/x.jsonl: ENOENT');
   });
 });

@@ -43,6 +43,16 @@ function intFlag(name: string, value: string, min = 0): number {
   return n;
 }
 
+function writeOut(path: string, text: string): void {
+  try {
+    writeFileSync(path, text);
+  } catch (error) {
+    throw new ApiaryError('USAGE', `cannot write --out ${path}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+}
+
 function summary(stats: SftStats, format: string, out: string | undefined): string {
   const lines = [
     `${stats.samples} samples (${stats.single} single-step, ${stats.multi} multi-step; ${stats.repeats} repeats, balance ${stats.balance}, style ${stats.style}${stats.balanced ? '' : ', not balanced'}) from ${stats.tasks} tasks, format ${format}${out ? ` → ${out}` : ''}`,
@@ -128,6 +138,8 @@ export function registerSftCommands(program: Command): void {
 
       const catalog = loadCatalog(flags.catalog, { dataDir: flags.data });
       const tasks = loadAppBenchGoldTasks(flags.data, catalog);
+      // Fail before the (possibly paid) paraphrasing when the output cannot be written.
+      if (flags.out) writeOut(flags.out, '');
       const { samples, stats } = await buildSftSamples(tasks, catalog, {
         seed,
         distractors,
@@ -144,7 +156,7 @@ export function registerSftCommands(program: Command): void {
         },
       });
       const jsonl = formatSftJsonl(samples, format);
-      if (flags.out) writeFileSync(flags.out, jsonl);
+      if (flags.out) writeOut(flags.out, jsonl);
       else process.stdout.write(jsonl);
       if (flags.json) {
         if (flags.out) printJson({ format, out: flags.out, ...stats });
