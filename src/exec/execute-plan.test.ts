@@ -464,3 +464,118 @@ describe('executePlan: approvals', () => {
     expect(calls.map((c) => c.api)).toEqual(['requestpayment']);
   });
 });
+
+describe('executePlan: resume from a trace', () => {
+  const plan: Plan = {
+    steps: [
+      step(
+        'pay',
+        'Payment',
+        'makepayment',
+        {
+          payment_method: literal('debit card'),
+          amount: literal('20'),
+          receiver: ask('Who?'),
+        },
+        ['receiver'],
+      ),
+      step('w', 'Weather', 'getweather', { city: literal('Rome') }, ['city']),
+      step('t', 'Travel', 'findattractions', { location: ref('w', 'city') }, []),
+    ],
+  };
+
+  it('reuses finished calls (no second payment, no second question) and re-runs the rest', async () => {
+    let failTravel = true;
+    const { handlers, calls } = fakeHandlers(catalog, {
+      respond: (_app, api, args) => {
+        if (api === 'findattractions' && failTravel) throw new ApiaryError('INPUT_INVALID', 'try later');
+        return [{ ...args }];
+      },
+    });
+    const trace = memoryTrace();
+    let questions = 0;
+    const inputs = { ask: () => (questions++, 'Ann') };
+    const first = await executePlan(plan, {
+      catalog,
+      handlers,
+      approve: autoApprove,
+      trace,
+      inputs,
+      runId: 'r1',
+    });
+    expect(first.steps.map((s) => s.status)).toEqual(['succeeded', 'succeeded', 'failed']);
+    failTravel = false;
+    const second = await executePlan(plan, {
+      catalog,
+      handlers,
+      approve: autoApprove,
+      trace,
+      inputs,
+      resume: { runId: 'r1', events: trace.events },
+    });
+    expect(second.status).toBe('succeeded');
+    expect(second.steps.map((s) => [s.id, s.resumed ?? false])).toEqual([
+      ['pay', true],
+      ['w', true],
+      ['t', false],
+    ]);
+    expect(second.outputs.pay).toEqual({ receiver: 'Ann' });
+    expect(calls.map((c) => c.api).sort()).toEqual([
+      'findattractions',
+      'findattractions',
+      'getweather',
+      'makepayment',
+    ]);
+    expect(questions).toBe(1);
+  });
+
+  it('re-runs a finished step whose inputs changed', async () => {
+    const { handlers, calls } = fakeHandlers(catalog);
+    const trace = memoryTrace();
+    const one = (city: string): Plan => ({ steps: [weather('w', city)] });
+    await executePlan(one('Rome'), { catalog, handlers, trace, runId: 'r1' });
+    const res = await executePlan(one('Oslo'), {
+      catalog,
+      handlers,
+      resume: { runId: 'r1', events: trace.events },
+    });
+    expect(res.steps[0]!.resumed).toBeUndefined();
+    expect(calls.map((c) => c.args.city)).toEqual(['Rome', 'Oslo']);
+  });
+
+  it('refuses to repeat a transactional call whose earlier attempt never finished', async () => {
+    const { handlers, calls } = fakeHandlers(catalog);
+    const events = [
+      {
+        event: 'start' as const,
+        run: 'r1',
+        time: '2019-03-07T12:00:00.000Z',
+        step: 'pay',
+        app: 'Payment',
+        api: 'makepayment',
+        attempt: 1,
+      },
+      {
+        event: 'interrupted' as const,
+        run: 'r1',
+        time: '2019-03-07T12:00:01.000Z',
+        step: 'pay',
+        app: 'Payment',
+        api: 'makepayment',
+        attempt: 1,
+      },
+    ];
+    const res = await executePlan(plan, {
+      catalog,
+      handlers,
+      approve: autoApprove,
+      inputs: { ask: () => 'Ann' },
+      resume: { runId: 'r1', events },
+    });
+    expect(res.steps[0]!.status).toBe('refused');
+    expect(res.steps[0]!.error!.message).toBe(
+      'an earlier attempt of transactional call Payment.makepayment (run r1) never finished, so whether it took effect is unknown; it is not repeated on resume',
+    );
+    expect(calls.map((c) => c.api)).toEqual(['getweather', 'findattractions']);
+  });
+});

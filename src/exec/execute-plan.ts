@@ -59,6 +59,8 @@ export interface StepResult {
   /** Named outputs that have values (see `selectOutputs`). */
   outputs?: Record<string, unknown>;
   error?: StepError;
+  /** The result was taken from the trace of the run being resumed (no call was made). */
+  resumed?: boolean;
   /** ISO times from the run's clock (first dispatch / settlement). */
   startedAt?: string;
   endedAt?: string;
@@ -98,8 +100,15 @@ export interface ExecuteOptions {
   signal?: AbortSignal;
   trace?: TraceSink;
   clock?: Clock;
-  /** Id written in every trace record (default `run-<clock ms>`). */
+  /** Id written in every trace record (default: the resumed run's id, else `run-<clock ms>`). */
   runId?: string;
+  /**
+   * Continue an earlier run from its trace (repair it first with `repairTrace`). A step whose
+   * `end` record has the same app, API and literal/reference inputs is not called again: its
+   * recorded inputs and result are reused. A transactional step whose earlier attempt never
+   * ended (interrupted, timed out) is refused: whether it took effect is unknown.
+   */
+  resume?: { runId: string; events: readonly TraceEvent[] };
 }
 
 /** Errors that will not change on a retry. */
@@ -125,6 +134,36 @@ function toStepError(error: unknown): StepFailure {
     );
   const message = error instanceof Error ? error.message : String(error);
   return new StepFailure('CALL_FAILED', message);
+}
+
+/** Equal as JSON values (what a trace record can hold). */
+function sameValue(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** From the trace of the run being resumed: the last `end` per step, and steps with an unfinished attempt. */
+function resumeState(resume: ExecuteOptions['resume']): {
+  finished: Map<string, TraceEvent>;
+  unknownOutcome: Set<string>;
+} {
+  const finished = new Map<string, TraceEvent>();
+  const open = new Map<string, Set<number>>();
+  const unknownOutcome = new Set<string>();
+  for (const e of resume?.events ?? []) {
+    if (e.run !== resume!.runId) continue;
+    const attempts = open.get(e.step) ?? new Set<number>();
+    open.set(e.step, attempts);
+    const attempt = e.attempt ?? 1;
+    if (e.event === 'start') attempts.add(attempt);
+    else if (e.event === 'end') {
+      attempts.delete(attempt);
+      if (e.result !== undefined && e.result !== null) finished.set(e.step, e);
+    } else if (e.event === 'interrupted' || (e.event === 'error' && e.error?.code === 'TIMEOUT'))
+      unknownOutcome.add(e.step);
+    else attempts.delete(attempt);
+  }
+  for (const [step, attempts] of open) if (attempts.size) unknownOutcome.add(step);
+  return { finished, unknownOutcome };
 }
 
 /** Settles when the signal aborts, with its reason; never settles otherwise. */
@@ -195,7 +234,7 @@ function permissionProblems(
 export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<ExecutionResult> {
   const clock = opts.clock ?? systemClock;
   const t0 = clock.now();
-  const runId = opts.runId ?? `run-${t0}`;
+  const runId = opts.runId ?? opts.resume?.runId ?? `run-${t0}`;
   const iso = () => new Date(clock.now()).toISOString();
   const index = 'apiById' in opts.catalog ? opts.catalog : indexCatalog(opts.catalog);
   const concurrency = opts.concurrency ?? 8;
@@ -256,10 +295,14 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
   }
 
   const byId = new Map(plan.steps.map((s) => [s.id, s]));
+  const { finished, unknownOutcome } = resumeState(opts.resume);
   const slots = new Map<string, Map<string, OutputSlot>>();
   const runSignal = opts.signal;
 
-  const resolveArgs = async (step: Step, api: Api): Promise<Record<string, unknown>> => {
+  const resolveArgs = async (
+    step: Step,
+    api: Api,
+  ): Promise<{ args: Record<string, unknown>; reuse?: TraceEvent }> => {
     const args: Record<string, unknown> = {};
     const deferred: Array<[string, ArgValue]> = [];
     for (const [name, value] of Object.entries(step.args)) {
@@ -281,6 +324,18 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
         args[name] = slot.value;
       } else deferred.push([name, value]);
     }
+    const done = finished.get(step.id);
+    if (
+      done?.app === step.app &&
+      done.api === step.api &&
+      done.inputs &&
+      Object.keys(step.args).every((name) => Object.hasOwn(done.inputs!, name)) &&
+      Object.entries(args).every(([name, v]) => sameValue(v, done.inputs![name]))
+    )
+      return {
+        args: Object.fromEntries(Object.keys(step.args).map((name) => [name, done.inputs![name]])),
+        reuse: done,
+      };
     // User and system inputs last: never bother the user for a step that cannot run.
     for (const [name, value] of deferred) {
       const q = { step: step.id, app: step.app, api: api.name, arg: name };
@@ -302,7 +357,7 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
       }
     }
     // In the order the plan writes them.
-    return Object.fromEntries(Object.keys(step.args).map((name) => [name, args[name]]));
+    return { args: Object.fromEntries(Object.keys(step.args).map((name) => [name, args[name]])) };
   };
 
   const callOnce = async (handler: AppHandler, owner: string, api: Api, args: Record<string, unknown>) => {
@@ -348,7 +403,22 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
       if (runSignal?.aborted) throw new StepFailure('CANCELLED', 'the run was cancelled', 'cancelled');
       const resolving = resolveArgs(step, api);
       resolving.catch(() => undefined);
-      r.args = await (runSignal ? Promise.race([resolving, aborted(runSignal)]) : resolving);
+      const resolved = await (runSignal ? Promise.race([resolving, aborted(runSignal)]) : resolving);
+      r.args = resolved.args;
+      if (resolved.reuse) {
+        const result = resolved.reuse.result as AppCallResult;
+        const stepSlots = selectOutputs(step, result, r.args);
+        slots.set(step.id, stepSlots);
+        Object.assign(r, { status: 'succeeded', resumed: true, result, outputs: outputValues(stepSlots) });
+        r.startedAt = r.endedAt = resolved.reuse.time;
+        return;
+      }
+      if (api.transactional && unknownOutcome.has(step.id))
+        throw new StepFailure(
+          'PERMISSION_DENIED',
+          `an earlier attempt of transactional call ${step.app}.${step.api} (run ${runId}) never finished, so whether it took effect is unknown; it is not repeated on resume`,
+          'refused',
+        );
       if (api.transactional) {
         let decision: { approved: boolean; reason?: string };
         try {

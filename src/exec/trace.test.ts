@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '../catalog/index.js';
 import { literal, ref } from '../plan/index.js';
+import { slowPlan } from './__fixtures__/slow-plan.js';
 import { executePlan } from './execute-plan.js';
 import { fakeHandlers } from './fake-handlers.js';
 import { jsonlTrace, readTrace, repairTrace, type TraceEvent } from './trace.js';
@@ -159,5 +160,24 @@ describe('JSONL trace', () => {
     expect(unfinished(after)).toEqual([]);
     // The step that never started has no record at all.
     expect(after.some((e) => e.step === 'after')).toBe(false);
+
+    // Resume: the two finished calls are reused from the trace, the rest run now.
+    const { handlers, calls } = fakeHandlers(catalog);
+    const res = await executePlan(slowPlan, {
+      catalog,
+      handlers,
+      trace: jsonlTrace(file),
+      resume: { runId: 'killed-run', events: after },
+    });
+    expect(res.status).toBe('succeeded');
+    expect(res.runId).toBe('killed-run');
+    expect(res.steps.filter((s) => s.resumed).map((s) => s.id)).toEqual(['w1', 'w2']);
+    expect(calls.map((c) => `${c.api}(${Object.values(c.args).join()})`).sort()).toEqual([
+      'findattractions(Oslo)',
+      'findattractions(Rome)',
+      'findmovies(Comedy)',
+      'playmovie(findmovies.title)',
+    ]);
+    expect(unfinished(readTrace(file))).toEqual([]);
   }, 30_000);
 });

@@ -111,3 +111,44 @@ describe('apiary run', () => {
     expect(r.stderr).toContain('unknown --approve "maybe" (auto | ask | deny)');
   });
 });
+
+describe('apiary run --resume', () => {
+  it('continues the last run of the trace without repeating the finished payment', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'apiary-resume-'));
+    const trace = join(dir, 'trace.jsonl');
+    // First run: the payment is denied, the weather call finishes.
+    const first = await apiary(
+      'run',
+      fx('run-payment.plan.txt'),
+      '--approve',
+      'deny',
+      '--trace',
+      trace,
+      '--json',
+    );
+    expect(first.code).toBe(3);
+    const runId = JSON.parse(first.stdout).runId;
+    // Resume with approval: the weather call is reused, only the payment runs.
+    const r = await apiary(
+      'run',
+      fx('run-payment.plan.txt'),
+      '--approve',
+      'auto',
+      '--trace',
+      trace,
+      '--resume',
+    );
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`resumed run ${runId}: 1 finished call(s) reused`);
+    expect(r.stdout.split('\n')[0]).toContain('→ {"temperature":"81"} (reused from the trace)');
+    const events = readFileSync(trace, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    // Steps run in parallel: compare each step's own sequence of records.
+    const of = (step: string) => events.filter((e) => e.step === step).map((e) => e.event);
+    expect(of('s1')).toEqual(['start', 'end']);
+    expect(of('s2')).toEqual(['refused', 'start', 'end']);
+    expect(new Set(events.map((e) => e.run))).toEqual(new Set([runId]));
+  });
+});

@@ -13,10 +13,12 @@ import {
   type ExecutionResult,
   executePlan,
   jsonlTrace,
+  readTrace,
   repairTrace,
   type StepResult,
   scriptedAnswers,
   systemInputs,
+  type TraceEvent,
 } from '../../exec/index.js';
 import { readPlanFile } from '../../plan/index.js';
 import { ApiaryError, readJsonFile } from '../../shared/index.js';
@@ -28,6 +30,7 @@ interface RunFlags {
   grant?: string;
   approve?: string;
   trace?: string;
+  resume?: boolean;
   answers?: string;
   db?: string;
   sharedInput?: string;
@@ -66,7 +69,7 @@ function stepLine(s: StepResult): string {
     .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
     .join(', ')})`;
   if (s.status === 'succeeded')
-    return `${pc.green('✓')} ${s.id} ${call} → ${JSON.stringify(s.outputs ?? {})}`;
+    return `${pc.green('✓')} ${s.id} ${call} → ${JSON.stringify(s.outputs ?? {})}${s.resumed ? ' (reused from the trace)' : ''}`;
   const mark = s.status === 'refused' ? pc.red('⊘') : s.status === 'cancelled' ? pc.yellow('-') : pc.red('✗');
   return `${mark} ${s.id} ${s.args ? call : `${s.app}.${s.api}`} ${s.status} [${s.error?.code}] ${s.error?.message}`;
 }
@@ -91,6 +94,7 @@ export function registerRunCommands(program: Command): void {
       'transactional calls: auto | ask | deny (default: ask on a terminal, else deny)',
     )
     .option('--trace <file>', 'append a JSONL trace (an existing trace is repaired first)')
+    .option('--resume', 'continue the last run of --trace: finished calls are reused, not repeated')
     .option('--answers <file>', "JSON answers to the plan's questions to the user (object or list)")
     .option('--db <file>', 'SGD database (default: the built one, else the bundled subset)')
     .option('--shared-input <text>', 'value of the shared_input system input')
@@ -114,8 +118,16 @@ export function registerRunCommands(program: Command): void {
       const concurrency = positiveInt(flags.concurrency, '--concurrency', 1);
       const stepTimeoutMs = positiveInt(flags.timeout, '--timeout', 1);
       const retries = positiveInt(flags.retries, '--retries');
+      if (flags.resume && !flags.trace) throw new ApiaryError('USAGE', '--resume needs --trace FILE');
       let repaired = 0;
       if (flags.trace && existsSync(flags.trace)) repaired = repairTrace(flags.trace).appended.length;
+      let resume: { runId: string; events: TraceEvent[] } | undefined;
+      if (flags.resume) {
+        const events = existsSync(flags.trace!) ? readTrace(flags.trace!) : [];
+        const last = events.at(-1);
+        if (!last) throw new ApiaryError('USAGE', `--resume: ${flags.trace} holds no earlier run`);
+        resume = { runId: last.run, events };
+      }
       const { db, source } = openSgdDatabase(flags.db);
       const ctrl = new AbortController();
       const onSigint = () => ctrl.abort();
@@ -133,6 +145,7 @@ export function registerRunCommands(program: Command): void {
           retries,
           signal: ctrl.signal,
           trace: flags.trace ? jsonlTrace(flags.trace) : undefined,
+          resume,
         });
       } finally {
         process.off('SIGINT', onSigint);
@@ -142,6 +155,10 @@ export function registerRunCommands(program: Command): void {
       else {
         if (repaired)
           process.stderr.write(`${flags.trace}: closed ${repaired} call(s) left open by an earlier run\n`);
+        if (resume)
+          process.stderr.write(
+            `resumed run ${resume.runId}: ${result.steps.filter((s) => s.resumed).length} finished call(s) reused\n`,
+          );
         for (const s of result.steps) process.stdout.write(`${stepLine(s)}\n`);
         for (const i of result.issues)
           process.stdout.write(
