@@ -243,6 +243,25 @@ describe('buildSgdDatabase', () => {
     expect((error as InputInvalidError).message).toMatch(
       /^sgd-dialogues-b\.json: record t_3 turn 3 frame 0: field "service_results\[0\]\.car_name"/,
     );
+    expect(() =>
+      buildSgdDatabase(
+        [{ file: 'y.json', json: [{ dialogue_id: 'd', turns: 5 }] }],
+        new Database(':memory:'),
+      ),
+    ).toThrow(/^y\.json: record 0: field "turns"/);
+    expect(() =>
+      buildSgdDatabase(
+        [
+          {
+            file: 'z.json',
+            json: [
+              { dialogue_id: 'd', turns: [{ frames: [{ service: 'S', service_call: { method: 'M' } }] }] },
+            ],
+          },
+        ],
+        new Database(':memory:'),
+      ),
+    ).toThrow(/^z\.json: record d turn 0 frame 0: field "service_call\.parameters"/);
     expect(() => buildSgdDatabase([{ file: 'x.json', json: {} }], new Database(':memory:'))).toThrow(
       'x.json: expected an array of dialogues',
     );

@@ -91,6 +91,42 @@ const DialogueSchema = z.object({
   turns: z.array(z.object({ turn: z.number().int().nonnegative().optional(), frames: z.array(z.unknown()) })),
 });
 
+type SgdDialogue = z.infer<typeof DialogueSchema>;
+
+/** Fast structural check; input that fails it goes through the schema for a precise error. */
+function looksLikeDialogue(raw: unknown): raw is SgdDialogue {
+  if (raw === null || typeof raw !== 'object') return false;
+  const { dialogue_id, turns } = raw as { dialogue_id?: unknown; turns?: unknown };
+  if (typeof dialogue_id !== 'string' || !Array.isArray(turns)) return false;
+  for (const turn of turns) {
+    if (turn === null || typeof turn !== 'object') return false;
+    const t = turn as { turn?: unknown; frames?: unknown };
+    if (!Array.isArray(t.frames)) return false;
+    if (t.turn !== undefined && !(Number.isInteger(t.turn) && (t.turn as number) >= 0)) return false;
+  }
+  return true;
+}
+
+type SgdFrame = z.infer<typeof FrameSchema>;
+
+function isStringRecord(value: unknown): value is Record<string, string> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  for (const v of Object.values(value)) if (typeof v !== 'string') return false;
+  return true;
+}
+
+function looksLikeFrame(raw: object): raw is SgdFrame {
+  const { service, service_call: call, service_results: results } = raw as Record<string, unknown>;
+  if (typeof service !== 'string' || service === '') return false;
+  if (call !== undefined) {
+    if (call === null || typeof call !== 'object') return false;
+    const { method, parameters } = call as Record<string, unknown>;
+    if (typeof method !== 'string' || method === '' || !isStringRecord(parameters)) return false;
+  }
+  if (results !== undefined && !(Array.isArray(results) && results.every(isStringRecord))) return false;
+  return true;
+}
+
 export interface SgdDialogueFile {
   /** A name for the source (a path relative to the data folder keeps builds machine-independent). */
   file: string;
@@ -191,14 +227,18 @@ export function buildSgdDatabase(
       if (!Array.isArray(json)) throw new InputInvalidError({ file }, 'expected an array of dialogues');
       let fileCalls = 0;
       json.forEach((raw, d) => {
-        const dialogue = parseWith(DialogueSchema, raw, { file, record: d });
+        const dialogue = looksLikeDialogue(raw) ? raw : parseWith(DialogueSchema, raw, { file, record: d });
         counts.dialogues++;
         dialogue.turns.forEach((turn, t) => {
           turn.frames.forEach((rawFrame, f) => {
-            const frame = parseWith(FrameSchema, rawFrame, {
-              file,
-              record: `${dialogue.dialogue_id} turn ${t} frame ${f}`,
-            });
+            // Only frames with a service call matter; the others are not validated (fast path).
+            if (rawFrame === null || typeof rawFrame !== 'object' || !('service_call' in rawFrame)) return;
+            const frame = looksLikeFrame(rawFrame)
+              ? rawFrame
+              : parseWith(FrameSchema, rawFrame, {
+                  file,
+                  record: `${dialogue.dialogue_id} turn ${t} frame ${f}`,
+                });
             if (!frame.service_call) return;
             const results = frame.service_results ?? [];
             const callId = ++counts.calls;
