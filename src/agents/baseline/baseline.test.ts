@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { type Catalog, loadCatalog } from '../../catalog/index.js';
 import { baselineAgent } from './baseline-agent.js';
 import { stem } from './bm25.js';
-import { findBoolean, findEnum } from './fill-slots.js';
+import { cityOf, fillSlots, findBoolean, findEnum, findRating } from './fill-slots.js';
 import { splitClauses } from './select-apis.js';
 import {
   findAmounts,
@@ -103,6 +103,26 @@ describe('categorical values', () => {
     expect(findEnum(['1', '2', '3', '4'], 'a 4.3 rating')).toBeUndefined();
     expect(findEnum(['direct', 'one-stop'], 'a one stop bus')).toBe('one-stop');
   });
+  it('enum synonyms only when no value is named', () => {
+    expect(findEnum(['Music', 'Sports', 'Theater'], 'the Cody Johnson concert')).toBe('Music');
+    expect(findEnum(['Music', 'Sports', 'Theater'], 'a Broadway show')).toBe('Theater');
+    expect(findEnum(['Music', 'Sports', 'Theater'], 'a Sports event, not a concert')).toBe('Sports');
+    expect(findEnum(['Pool', 'Luxury'], 'a concert')).toBeUndefined();
+  });
+  it('ratings with two decimals, cities without facility words', () => {
+    expect(
+      [
+        'rated 4.3 or higher',
+        'a rating of at least 4.1',
+        'with a 4.6 rating',
+        'a 4-star place',
+        'the 4th',
+      ].map(findRating),
+    ).toEqual(['4.30', '4.10', '4.60', '4.00', undefined]);
+    expect(
+      ['Long Beach Airport', 'LAX International Airport', 'Chicago Union', 'Warsaw'].map(cityOf),
+    ).toEqual(['Long Beach', 'LAX', 'Chicago', 'Warsaw']);
+  });
 });
 
 describe('entities', () => {
@@ -120,6 +140,22 @@ describe('entities', () => {
   it('quoted titles and amounts', () => {
     expect(values(findQuoted('tickets for "Good Boys" and “Toy Story”'))).toEqual(['Good Boys', 'Toy Story']);
     expect(values(findAmounts('send $1,200.50 and 30 dollars'))).toEqual(['1200.50', '30']);
+  });
+  it('a categorical count keeps only values of its list', () => {
+    const catalog = loadCatalog('appbench');
+    const findtrains = catalog.apis.find((a) => a.id === 'Trains.findtrains')!;
+    const ctx = (segment: string) => ({ segment, instruction: segment, currentDate: TODAY });
+    expect(
+      fillSlots(findtrains, ctx('a train from Paris to Lyon for 10 tickets')).number_of_adults,
+    ).toBeUndefined();
+    expect(fillSlots(findtrains, ctx('a train from Paris to Lyon for 3 tickets')).number_of_adults).toBe('3');
+  });
+  it('splits before a verb-led "and" clause', () => {
+    expect(splitClauses('Reserve a table at Nopa and book a cab to the airport')).toEqual([
+      'Reserve a table at Nopa',
+      'book a cab to the airport',
+    ]);
+    expect(splitClauses('a table for Tom and Jerry')).toEqual(['a table for Tom and Jerry']);
   });
   it('clause splitting at connectives only', () => {
     expect(splitClauses('Find a bus from A to B, and then book a cab; also check the weather.')).toEqual([

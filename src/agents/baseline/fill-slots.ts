@@ -98,7 +98,43 @@ export function findEnum(values: readonly string[], text: string): string | unde
     if (!best || m.index < best.at || (m.index === best.at && value.length > best.len))
       best = { value, at: m.index, len: value.length };
   }
-  return best?.value;
+  if (best) return best.value;
+  // no value named: words that stand for a value ("concert" → Music), when the list has it
+  let syn: { value: string; at: number } | undefined;
+  for (const value of values) {
+    for (const word of ENUM_SYNONYMS[value] ?? []) {
+      const m = new RegExp(`\\b${word}`, 'i').exec(text);
+      if (m && (!syn || m.index < syn.at)) syn = { value, at: m.index };
+    }
+  }
+  return syn?.value;
+}
+
+/** Words that stand for a categorical value the text does not name. */
+export const ENUM_SYNONYMS: Record<string, string[]> = {
+  Music: ['concert', 'gig'],
+  Sports: ['game\\b', 'match\\b'],
+  Theater: ['theatre', 'broadway', 'play\\b', 'musical\\b', 'drama'],
+};
+
+const RATING =
+  /\b(?:rat(?:ing|ed)\s+(?:of\s+)?(?:at\s+least\s+)?|(?=\d(?:\.\d+)?\s*(?:-?\s*stars?|rating)\b))(\d(?:\.\d{1,2})?)\b/i;
+
+/** A rating ("rated 4.3", "a rating of 4.0", "4.6 rating", "4-star") written with two decimals, as the SGD values are. */
+export function findRating(text: string): string | undefined {
+  const m = RATING.exec(text);
+  return m?.[1] ? Number(m[1]).toFixed(2) : undefined;
+}
+
+const FACILITY_WORDS =
+  /\s+(?:International|Intl\.?|Airport|Station|Union|Center|Centre|Terminal|Depot|Transit)$/;
+
+/** A city from a place span: trailing facility words removed ("Long Beach Airport" → "Long Beach"). */
+export function cityOf(span: string | undefined): string | undefined {
+  if (!span) return span;
+  let s = span;
+  for (let next = s.replace(FACILITY_WORDS, ''); next !== s; next = s.replace(FACILITY_WORDS, '')) s = next;
+  return s;
 }
 
 function first<T>(list: readonly { value: T }[]): T | undefined {
@@ -152,6 +188,8 @@ export function fillSlots(api: Api, ctx: SlotContext): Record<string, string> {
         (bare ? first(findCounts(ctx.instruction, nouns, bare)) : undefined);
       const allowed = t.kind === 'enum' ? new Set(t.values.map((x) => x.value)) : undefined;
       if (v !== undefined && (!allowed || allowed.has(String(v)))) set(p, String(v));
+    } else if (p.name === 'rating' || p.name === 'average_rating') {
+      set(p, findRating(seg));
     } else if (p.name === 'amount') {
       set(p, first(findAmounts(seg)));
     } else if (p.name === 'receiver') {
@@ -161,7 +199,7 @@ export function fillSlots(api: Api, ctx: SlotContext): Record<string, string> {
     } else if (TO_PARAMS.test(p.name)) {
       set(p, name(['to', 'for', 'arriving in']));
     } else if (CITY_PARAMS.test(p.name)) {
-      const v = name(['in', 'near', 'around']) ?? name(['to', 'at', 'from']);
+      const v = cityOf(name(['in', 'near', 'around']) ?? name(['to', 'at', 'from']));
       set(p, v);
       if (v) usedNames.add(v);
     } else if (p.name === 'pickup_location') {
@@ -169,7 +207,11 @@ export function fillSlots(api: Api, ctx: SlotContext): Record<string, string> {
     } else if (PLACE_NAME_PARAMS.test(p.name)) {
       set(p, name(['at', 'with'], usedNames));
     } else if (TITLE_PARAMS.test(p.name)) {
-      set(p, quoted.find((q) => !usedNames.has(q.value))?.value);
+      set(
+        p,
+        quoted.find((q) => !usedNames.has(q.value))?.value ??
+          (quoted.length === 0 ? name(['for'], usedNames) : undefined),
+      );
       if (out[p.name]) usedNames.add(out[p.name]!);
     } else if (p.name === 'artist') {
       set(p, name(['by']));

@@ -91,7 +91,7 @@ export interface SelectApisOptions {
 export function splitClauses(text: string): string[] {
   const parts = text
     .split(
-      /\b(?:and\s+then|and\s+also|as\s+well\s+as|after\s+that|afterwards|additionally|then)\b|,\s*and\b|;|\.\s+(?=[A-Z])/i,
+      /\b(?:and\s+then|and\s+also|as\s+well\s+as|after\s+that|afterwards|additionally|then)\b|,\s*and\b|\band\s+(?=(?:book|reserve|buy|purchase|find|search|look|get|rent|arrange|secure|check|make|play|pay|send|schedule|request|order)\b)|;|\.\s+(?=[A-Z])/i,
     )
     .map((p) => p.trim())
     .filter((p) => p.length > 0);
