@@ -152,3 +152,11 @@ describe('apiary run --resume', () => {
     expect(new Set(events.map((e) => e.run))).toEqual(new Set([runId]));
   });
 });
+
+describe('apiary run: flag checks', () => {
+  it('names an unknown app in --grant (exit 2)', async () => {
+    const r = await apiary('run', fx('run-payment.plan.txt'), '--grant', 'Weather,Rent');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('unknown app in --grant "Rent" (available: Hotels, Rents,');
+  });
+});

@@ -21,7 +21,7 @@ import {
   type TraceEvent,
 } from '../../exec/index.js';
 import { readPlanFile } from '../../plan/index.js';
-import { ApiaryError, readJsonFile } from '../../shared/index.js';
+import { ApiaryError, NotFoundError, readJsonFile } from '../../shared/index.js';
 import { EXIT, printJson } from '../output.js';
 
 interface RunFlags {
@@ -109,6 +109,13 @@ export function registerRunCommands(program: Command): void {
         ?.split(',')
         .map((s) => s.trim())
         .filter(Boolean);
+      const unknown = grant?.filter((id) => !catalog.apps.some((a) => a.id === id)) ?? [];
+      if (unknown.length)
+        throw new NotFoundError(
+          'app in --grant',
+          unknown.join(', '),
+          catalog.apps.map((a) => a.id),
+        );
       const approve = approverFor(flags.approve);
       const ask = flags.answers
         ? answersFrom(flags.answers)
