@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { flatAgent } from '../agents/flat-agent.js';
+import { flatAgent } from '../agents/index.js';
 import { loadCatalog } from '../catalog/index.js';
 import { bagOfWordsEmbedder } from '../retrieval/__fixtures__/demo-selector-bow-embedder.js';
 import { asAgentDemos, createDemoSelector } from '../retrieval/index.js';

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { planPrompt } from '../agents/prompts.js';
+import { planPrompt } from '../agents/index.js';
 import { loadCatalog } from '../catalog/index.js';
 import {
   buildSftSamples,

@@ -1,5 +1,4 @@
-import { planPrompt } from '../agents/prompts.js';
-import { renderAppApiList } from '../agents/render-catalog.js';
+import { planPrompt, renderAppApiList } from '../agents/index.js';
 import { type Api, type Catalog, indexCatalog, renderCatalogText } from '../catalog/index.js';
 import { NotFoundError } from '../shared/index.js';
 
