@@ -19,7 +19,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { flatAgent } from '../src/agents/flat-agent.js';
+import { flatAgent } from '../src/agents/index.js';
 import {
   type AppBenchSample,
   type AppBenchTask,

@@ -191,7 +191,10 @@ describe('runEval', () => {
     const out = tmp();
     await runEval({ task: toyTask(), spec: spec(), outFile: out });
     await expect(runEval({ task: toyTask(), spec: spec(), outFile: out })).rejects.toThrow(/--resume/);
-    const other = spec({ seed: 8, solver: { agent: 'toy', model: null, prompting: 'flat', shots: 0 } });
+    const other = spec({
+      seed: 8,
+      solver: { agent: 'toy', model: null, prompting: 'flat', shots: 0, demos: null },
+    });
     await expect(runEval({ task: toyTask(), spec: other, outFile: out, resume: true })).rejects.toThrow(
       /solver\.prompting: null there, "flat" now; seed: 7 there, 8 now/,
     );

@@ -26,6 +26,8 @@ export const RunSpecSchema = z.object({
     model: ModelSpecSchema.nullable(),
     prompting: z.string().nullable(),
     shots: z.number().int().min(0),
+    /** How the k demonstrations are chosen (e.g. `same-app`, `random`); null for zero-shot. */
+    demos: z.string().nullable().default(null),
   }),
   dataset: z.object({
     /** Where the samples were loaded from (a folder or a name). */
@@ -45,7 +47,10 @@ export const RunSpecSchema = z.object({
 export type RunSpec = z.infer<typeof RunSpecSchema>;
 
 /** What `buildRunSpec` fills in itself. */
-export type RunSpecInput = Omit<RunSpec, 'version' | 'startedAt' | 'gitRevision' | 'packageVersion'> &
+export type RunSpecInput = Omit<
+  z.input<typeof RunSpecSchema>,
+  'version' | 'startedAt' | 'gitRevision' | 'packageVersion'
+> &
   Partial<Pick<RunSpec, 'gitRevision' | 'packageVersion'>>;
 
 export interface RunSpecDeps {
@@ -71,6 +76,7 @@ const RESUME_KEYS: ReadonlyArray<[string, (s: RunSpec) => unknown]> = [
   ['solver.model', (s) => s.solver.model],
   ['solver.prompting', (s) => s.solver.prompting],
   ['solver.shots', (s) => s.solver.shots],
+  ['solver.demos', (s) => s.solver.demos],
   ['dataset.categories', (s) => s.dataset.categories],
   ['dataset.limit', (s) => s.dataset.limit],
   ['seed', (s) => s.seed],

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { PlanningAgent } from '../../agents/types.js';
+import type { PlanningAgent } from '../../agents/index.js';
 import { loadCatalog } from '../../catalog/index.js';
 import { expectScenarioReport, WRONG_SS1 } from '../../harness/__fixtures__/appbench-mini-scenario.js';
 import { validatePlan } from '../../plan/index.js';

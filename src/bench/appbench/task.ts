@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LanguageModel } from 'ai';
-import type { PlanningAgent } from '../../agents/types.js';
+import type { PlanningAgent } from '../../agents/index.js';
 import type { Catalog } from '../../catalog/index.js';
 import { NotFoundError } from '../../shared/index.js';
 import type { Task } from '../task.js';

@@ -234,6 +234,44 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
     }
   });
 
+  it('--shots inserts demonstrations (gold replies of other samples) before the instruction', async () => {
+    const out = outDir();
+    const before = server.requests.length;
+    const r = await runCli([
+      'eval',
+      'appbench',
+      '--data',
+      MINI,
+      ...modelArgs(server),
+      '--out',
+      out,
+      '--categories',
+      'sm,mm',
+      '--limit',
+      '1',
+      '--shots',
+      '1',
+      '--demos',
+      'random',
+      '--concurrency',
+      '1',
+      '--json',
+    ]);
+    expect(r.code).toBe(0);
+    const byId = new Map(samples.map((s) => [s.id, s]));
+    const sent = server.requests.slice(before).map((q) => q.messages.map((m) => [m.role, m.content]));
+    const sm0 = byId.get('sm-0')!.record;
+    const mm0 = byId.get('mm-0')!.record;
+    const forSm0 = sent.find((m) => m.at(-1)![1] === sm0.input)!;
+    expect(forSm0.slice(1)).toEqual([
+      ['user', mm0.input],
+      ['assistant', appBenchGoldReply(mm0)],
+      ['user', sm0.input],
+    ]);
+    const spec = readResultsFile(join(out, 'results.jsonl')).header!.spec;
+    expect(spec.solver).toMatchObject({ shots: 1, demos: 'random' });
+  });
+
   it('retries endpoint faults (timeout, 429, 500, invalid JSON, empty choices) and records lasting ones', async () => {
     const seen = new Map<string, number>();
     const firstFault: Record<string, ScriptedReply> = {
@@ -311,6 +349,7 @@ describe('apiary eval appbench without a model', { timeout: 60_000 }, () => {
       model: null,
       prompting: null,
       shots: 0,
+      demos: null,
     });
     expect(contents.header!.spec.dataset).toMatchObject({ categories: ['ss', 'mm'], limit: 1, size: 2 });
     expect(contents.samples.map((l) => l.id).sort()).toEqual(['mm-0', 'ss-0']);

@@ -1,13 +1,17 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { baselineAgent } from '../../agents/baseline/index.js';
-import { flatAgent } from '../../agents/flat-agent.js';
-import { hierarchicalAgent } from '../../agents/hierarchical-agent.js';
-import type { PlanningAgent } from '../../agents/types.js';
+import {
+  baselineAgent,
+  flatAgent,
+  hierarchicalAgent,
+  type PlanningAgent,
+  sameAppDemos,
+} from '../../agents/index.js';
 import {
   APPBENCH_CATEGORIES,
   type AppBenchCategory,
+  appBenchGoldReply,
   appBenchTask,
   findAppBenchData,
   loadAppBenchDataset,
@@ -36,6 +40,7 @@ interface EvalAppBenchFlags {
   config?: string;
   prompting: string;
   shots: string;
+  demos: string;
   out?: string;
   concurrency: string;
   resume?: boolean;
@@ -113,7 +118,12 @@ export function registerEvalCommands(program: Command): void {
     .option('--api-key-env <name>', 'environment variable holding the API key')
     .option('--config <file>', 'model config file (default ./apiary.config.json when present)')
     .option('--prompting <mode>', 'flat | hierarchical', 'flat')
-    .option('--shots <k>', 'k demonstrations per instruction, drawn (seeded) from the other samples', '0')
+    .option(
+      '--shots <k>',
+      'k demonstrations per instruction, taken from the other samples (gold replies)',
+      '0',
+    )
+    .option('--demos <how>', 'same-app (the paper: demos sharing a likely App) | random (seeded)', 'same-app')
     .option(
       '--out <dir>',
       'run folder for results.jsonl and summary.json (default runs/appbench-<agent>-<model>-k<shots>-s<seed>)',
@@ -133,6 +143,8 @@ export function registerEvalCommands(program: Command): void {
       if (prompting !== 'flat' && prompting !== 'hierarchical')
         throw new ApiaryError('USAGE', `--prompting must be flat or hierarchical, got "${prompting}"`);
       const shots = intFlag('shots', flags.shots, 0) ?? 0;
+      if (flags.demos !== 'same-app' && flags.demos !== 'random')
+        throw new ApiaryError('USAGE', `--demos must be same-app or random, got "${flags.demos}"`);
       const concurrency = intFlag('concurrency', flags.concurrency, 1) ?? 4;
       const limit = intFlag('limit', flags.limit, 0);
       const seed = intFlag('seed', flags.seed, 0) ?? 0;
@@ -169,7 +181,23 @@ export function registerEvalCommands(program: Command): void {
           ...(timeoutMs !== undefined ? { timeoutMs } : {}),
           ...(maxRetries !== undefined ? { maxRetries } : {}),
           ...(baseDelayMs !== undefined ? { baseDelayMs } : {}),
-          ...(shots > 0 ? { demos: seededDemoPicker(dataset.samples, shots, seed) } : {}),
+          ...(shots > 0
+            ? {
+                demos:
+                  flags.demos === 'random'
+                    ? seededDemoPicker(dataset.samples, shots, seed)
+                    : sameAppDemos(
+                        dataset.samples.map((s) => ({
+                          id: s.id,
+                          instruction: s.record.input,
+                          reply: appBenchGoldReply(s.record),
+                          apps: s.record.output.used_app,
+                        })),
+                        shots,
+                        { catalog },
+                      ),
+              }
+            : {}),
         };
         agent = prompting === 'hierarchical' ? hierarchicalAgent(llm) : flatAgent(llm);
       }
@@ -183,6 +211,7 @@ export function registerEvalCommands(program: Command): void {
             model: setup ? { id: setup.modelId, baseUrl: setup.baseURL, args: { ...setup.sampling } } : null,
             prompting: setup ? prompting : null,
             shots: setup ? shots : 0,
+            demos: setup && shots > 0 ? flags.demos : null,
           },
           dataset: {
             source: data.dir,
