@@ -1,0 +1,132 @@
+import { stem, tokenize } from './tokenize.js';
+import { topK } from './top-k.js';
+import type { RetrievalHit, Retriever } from './types.js';
+
+export interface Bm25Options {
+  /** Term-frequency saturation (default 1.2). */
+  k1?: number;
+  /** Document-length normalisation, 0..1 (default 0.75). */
+  b?: number;
+  /** Tokenizer; default `tokenize` + `stem` (docs/retrieval.md). */
+  analyze?: (text: string) => string[];
+}
+
+export const bm25Analyze = (text: string): string[] => tokenize(text).map(stem);
+
+/**
+ * Okapi BM25 over an inverted index built here (no external library):
+ *   score(q, d) = Σ_{t ∈ q} idf(t) · tf(t,d)·(k1+1) / (tf(t,d) + k1·(1 − b + b·|d|/avgdl))
+ *   idf(t) = ln(1 + (N − df(t) + 0.5) / (df(t) + 0.5))      (non-negative variant)
+ * Repeated query terms count once per occurrence. Per-posting weights are precomputed at build
+ * time, so a query is one pass over the postings of its terms.
+ */
+export class Bm25Index implements Retriever {
+  readonly name = 'bm25';
+  readonly size: number;
+  readonly k1: number;
+  readonly b: number;
+  private readonly analyze: (text: string) => string[];
+  private readonly termIds = new Map<string, number>();
+  private readonly idf: Float32Array;
+  private readonly offsets: Uint32Array;
+  private readonly postDocs: Uint32Array;
+  private readonly postWeights: Float32Array;
+
+  constructor(texts: readonly string[], opts: Bm25Options = {}) {
+    this.k1 = opts.k1 ?? 1.2;
+    this.b = opts.b ?? 0.75;
+    this.analyze = opts.analyze ?? bm25Analyze;
+    this.size = texts.length;
+    // pass 1: per-document term counts, stored as (termId, tf) pairs
+    const docTerms: Uint32Array[] = [];
+    const docLen = new Float64Array(texts.length);
+    const df: number[] = [];
+    let total = 0;
+    for (let d = 0; d < texts.length; d++) {
+      const counts = new Map<number, number>();
+      const toks = this.analyze(texts[d] as string);
+      for (const t of toks) {
+        let id = this.termIds.get(t);
+        if (id === undefined) {
+          id = this.termIds.size;
+          this.termIds.set(t, id);
+          df.push(0);
+        }
+        counts.set(id, (counts.get(id) ?? 0) + 1);
+      }
+      const pairs = new Uint32Array(counts.size * 2);
+      let j = 0;
+      for (const [id, tf] of counts) {
+        pairs[j++] = id;
+        pairs[j++] = tf;
+        df[id] = (df[id] as number) + 1;
+      }
+      docTerms.push(pairs);
+      docLen[d] = toks.length;
+      total += counts.size;
+    }
+    const n = texts.length;
+    const avgdl = n ? docLen.reduce((a, x) => a + x, 0) / n || 1 : 1;
+    const nTerms = df.length;
+    this.idf = new Float32Array(nTerms);
+    this.offsets = new Uint32Array(nTerms + 1);
+    for (let t = 0; t < nTerms; t++) {
+      const f = df[t] as number;
+      this.idf[t] = Math.log(1 + (n - f + 0.5) / (f + 0.5));
+      this.offsets[t + 1] = (this.offsets[t] as number) + f;
+    }
+    this.postDocs = new Uint32Array(total);
+    this.postWeights = new Float32Array(total);
+    const fill = this.offsets.slice(0, nTerms);
+    const { k1, b } = this;
+    for (let d = 0; d < n; d++) {
+      const pairs = docTerms[d] as Uint32Array;
+      const norm = k1 * (1 - b + (b * (docLen[d] as number)) / avgdl);
+      for (let j = 0; j < pairs.length; j += 2) {
+        const t = pairs[j] as number;
+        const tf = pairs[j + 1] as number;
+        const at = (fill[t] as number) + 0;
+        fill[t] = at + 1;
+        this.postDocs[at] = d;
+        this.postWeights[at] = (tf * (k1 + 1)) / (tf + norm);
+      }
+    }
+  }
+
+  /** Number of distinct terms. */
+  get vocabularySize(): number {
+    return this.termIds.size;
+  }
+
+  /** Adds the query's BM25 scores into `out` (length = corpus size). */
+  private accumulate(query: string, out: Float32Array): void {
+    for (const t of this.analyze(query)) {
+      const id = this.termIds.get(t);
+      if (id === undefined) continue;
+      const w = this.idf[id] as number;
+      const end = this.offsets[id + 1] as number;
+      for (let p = this.offsets[id] as number; p < end; p++) {
+        const d = this.postDocs[p] as number;
+        out[d] = (out[d] as number) + w * (this.postWeights[p] as number);
+      }
+    }
+  }
+
+  scoreAllSync(query: string): Float32Array {
+    const out = new Float32Array(this.size);
+    this.accumulate(query, out);
+    return out;
+  }
+
+  searchSync(query: string, k: number): RetrievalHit[] {
+    return topK(this.scoreAllSync(query), k);
+  }
+
+  async scoreAll(query: string): Promise<Float32Array> {
+    return this.scoreAllSync(query);
+  }
+
+  async search(query: string, k: number): Promise<RetrievalHit[]> {
+    return this.searchSync(query, k);
+  }
+}

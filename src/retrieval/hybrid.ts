@@ -1,0 +1,43 @@
+import { topK } from './top-k.js';
+import type { RetrievalHit, Retriever } from './types.js';
+
+/**
+ * Reciprocal rank fusion: score(d) = Σ_r 1 / (k + rank_r(d)), rank 1-based over each
+ * retriever's full ranking (ties in a retriever are ordered by corpus index). k = 60 by default.
+ */
+export class HybridRetriever implements Retriever {
+  readonly name: string;
+  constructor(
+    private readonly retrievers: readonly Retriever[],
+    private readonly k = 60,
+  ) {
+    if (!retrievers.length) throw new RangeError('hybrid retrieval needs at least one retriever');
+    this.name = `hybrid(${retrievers.map((r) => r.name).join('+')})`;
+  }
+
+  async scoreAll(query: string): Promise<Float32Array> {
+    const lists = await Promise.all(this.retrievers.map((r) => r.scoreAll(query)));
+    return reciprocalRankFusion(lists, this.k);
+  }
+
+  async search(query: string, k: number): Promise<RetrievalHit[]> {
+    return topK(await this.scoreAll(query), k);
+  }
+}
+
+/** Fuses exhaustive score vectors (all the same length) by reciprocal rank. */
+export function reciprocalRankFusion(scoreLists: readonly Float32Array[], k = 60): Float32Array {
+  const n = scoreLists[0]?.length ?? 0;
+  const out = new Float32Array(n);
+  const order = new Uint32Array(n);
+  for (const scores of scoreLists) {
+    if (scores.length !== n) throw new RangeError('all score vectors must cover the same corpus');
+    for (let i = 0; i < n; i++) order[i] = i;
+    order.sort((a, b) => (scores[b] as number) - (scores[a] as number) || a - b);
+    for (let r = 0; r < n; r++) {
+      const d = order[r] as number;
+      out[d] = (out[d] as number) + 1 / (k + r + 1);
+    }
+  }
+  return out;
+}

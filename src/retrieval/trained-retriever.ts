@@ -1,0 +1,249 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { z } from 'zod';
+import { ApiaryError, parseWith } from '../shared/index.js';
+import { type FeatureConfig, FeatureExtractor } from './features.js';
+import { Adam, identityProjection, mnrLossAndGrad, type Projection, project } from './mnr.js';
+import { mulberry32, type SparseVector, shuffleInPlace } from './sparse.js';
+import type { RetrievalHit, Retriever } from './types.js';
+import { VectorIndex } from './vector-index.js';
+import type { WordVectors } from './word-vectors.js';
+
+/** Everything needed to rebuild a trained retriever, except the word-vector table itself. */
+export interface TrainedModel {
+  features: FeatureConfig;
+  projection: Projection;
+  /** Cosine scale used in training (MNR). */
+  scale: number;
+  /** Name of the word-vector table the dense features need, or null. */
+  wordVectors: string | null;
+  /** Free-form provenance (training data, holdout, epochs, losses). */
+  info: Record<string, unknown>;
+}
+
+export interface TrainingPair {
+  query: string;
+  /** Index of the relevant document in the corpus texts. */
+  doc: number;
+}
+
+export interface TrainOptions {
+  epochs?: number;
+  batchSize?: number;
+  lr?: number;
+  /** Cosine scale of the MNR loss (default 20, as sentence-transformers). */
+  scale?: number;
+  seed?: number;
+  /** Output dimension (default = input dimension; W starts as identity). */
+  dOut?: number;
+  onBatch?: (info: { epoch: number; batch: number; batches: number; loss: number }) => void;
+}
+
+/**
+ * Trains W with the Multiple Negatives Ranking loss on (query, document) pairs over frozen
+ * features: seeded shuffle each epoch, batches built so that no document appears twice in one
+ * batch (a duplicate would be a false in-batch negative), Adam with lazy column updates.
+ * Returns the projection and the mean loss of each epoch.
+ */
+export function trainProjection(
+  extractor: FeatureExtractor,
+  corpus: readonly string[],
+  pairs: readonly TrainingPair[],
+  opts: TrainOptions = {},
+): { projection: Projection; epochLosses: number[] } {
+  const epochs = opts.epochs ?? 3;
+  const batchSize = opts.batchSize ?? 64;
+  const scale = opts.scale ?? 20;
+  const rand = mulberry32(opts.seed ?? 42);
+  const p = identityProjection(extractor.dimension, opts.dOut ?? extractor.dimension);
+  const adam = new Adam(p, opts.lr ?? 1e-3);
+  const grad = new Float64Array(p.w.length);
+  const qCache = new Map<string, SparseVector>();
+  const dCache = new Map<number, SparseVector>();
+  const qf = (t: string) => {
+    let v = qCache.get(t);
+    if (!v) {
+      v = extractor.extract(t);
+      qCache.set(t, v);
+    }
+    return v;
+  };
+  const df = (i: number) => {
+    let v = dCache.get(i);
+    if (!v) {
+      v = extractor.extract(corpus[i] as string);
+      dCache.set(i, v);
+    }
+    return v;
+  };
+  const epochLosses: number[] = [];
+  for (let epoch = 0; epoch < epochs; epoch++) {
+    const order = shuffleInPlace([...pairs], rand);
+    const batches: TrainingPair[][] = [];
+    let pending = order;
+    while (pending.length) {
+      const next: TrainingPair[] = [];
+      let batch: TrainingPair[] = [];
+      let docs = new Set<number>();
+      for (const pair of pending) {
+        if (docs.has(pair.doc)) next.push(pair);
+        else {
+          batch.push(pair);
+          docs.add(pair.doc);
+          if (batch.length === batchSize) {
+            batches.push(batch);
+            batch = [];
+            docs = new Set();
+          }
+        }
+      }
+      if (batch.length > 1) batches.push(batch);
+      if (next.length === pending.length) break;
+      pending = next;
+    }
+    let total = 0;
+    batches.forEach((batch, b) => {
+      const { loss, touched } = mnrLossAndGrad(
+        p,
+        batch.map((x) => qf(x.query)),
+        batch.map((x) => df(x.doc)),
+        scale,
+        grad,
+      );
+      adam.step(grad, touched);
+      total += loss;
+      opts.onBatch?.({ epoch, batch: b, batches: batches.length, loss });
+    });
+    epochLosses.push(batches.length ? total / batches.length : 0);
+  }
+  return { projection: p, epochLosses };
+}
+
+/** Dense retrieval through a trained projection: cos(W x_q, W x_d) over all documents. */
+export class TrainedRetriever implements Retriever {
+  readonly name = 'trained';
+  private constructor(
+    readonly model: TrainedModel,
+    readonly extractor: FeatureExtractor,
+    readonly index: VectorIndex,
+  ) {}
+
+  static build(model: TrainedModel, corpus: readonly string[], table?: WordVectors): TrainedRetriever {
+    const extractor = new FeatureExtractor(model.features, table);
+    if (extractor.dimension !== model.projection.dIn)
+      throw new ApiaryError(
+        'INPUT_INVALID',
+        `model features have dimension ${extractor.dimension}, projection expects ${model.projection.dIn}`,
+      );
+    const dOut = model.projection.dOut;
+    const data = new Float32Array(corpus.length * dOut);
+    const tmp = new Float64Array(dOut);
+    corpus.forEach((text, i) => {
+      project(model.projection, extractor.extract(text), tmp);
+      writeNormalized(tmp, data, i * dOut);
+    });
+    return new TrainedRetriever(model, extractor, new VectorIndex(dOut, data));
+  }
+
+  embedQuery(query: string): Float32Array {
+    const out = new Float32Array(this.model.projection.dOut);
+    writeNormalized(project(this.model.projection, this.extractor.extract(query)), out, 0);
+    return out;
+  }
+
+  async scoreAll(query: string): Promise<Float32Array> {
+    return this.index.scoreAll(this.embedQuery(query));
+  }
+
+  async search(query: string, k: number): Promise<RetrievalHit[]> {
+    return this.index.search(this.embedQuery(query), k);
+  }
+}
+
+function writeNormalized(v: Float64Array, out: Float32Array, at: number): void {
+  let s = 0;
+  for (let i = 0; i < v.length; i++) s += (v[i] as number) ** 2;
+  const inv = s > 0 ? 1 / Math.sqrt(s) : 0;
+  for (let i = 0; i < v.length; i++) out[at + i] = (v[i] as number) * inv;
+}
+
+// ---------------------------------------------------------------- file format
+// "APRM0001" | u32 header length | header JSON (UTF-8) | zero padding to 8 | dIn·dOut f32 (W, column-major)
+
+const MAGIC = 'APRM0001';
+
+const HeaderSchema = z.object({
+  format: z.literal('apiary-trained-retriever'),
+  version: z.literal(1),
+  dIn: z.number().int().positive(),
+  dOut: z.number().int().positive(),
+  scale: z.number(),
+  wordVectors: z.string().nullable(),
+  features: z.object({
+    hashDim: z.number().int().positive(),
+    alpha: z.number(),
+    beta: z.number(),
+    denseMean: z.array(z.number()),
+    bucketIdf: z.array(z.number()),
+  }),
+  info: z.record(z.string(), z.unknown()),
+});
+
+export function encodeTrainedModel(model: TrainedModel): Buffer {
+  const header = Buffer.from(
+    JSON.stringify({
+      format: 'apiary-trained-retriever',
+      version: 1,
+      dIn: model.projection.dIn,
+      dOut: model.projection.dOut,
+      scale: model.scale,
+      wordVectors: model.wordVectors,
+      features: model.features,
+      info: model.info,
+    }),
+    'utf8',
+  );
+  const pre = 12 + header.length;
+  const pad = (8 - (pre % 8)) % 8;
+  const head = Buffer.alloc(12);
+  head.write(MAGIC, 0, 'latin1');
+  head.writeUInt32LE(header.length, 8);
+  const w = Float32Array.from(model.projection.w);
+  return Buffer.concat([head, header, Buffer.alloc(pad), Buffer.from(w.buffer)]);
+}
+
+export function decodeTrainedModel(buf: Buffer, file: string): TrainedModel {
+  if (buf.length < 12 || buf.toString('latin1', 0, 8) !== MAGIC)
+    throw new ApiaryError('INPUT_INVALID', `${file}: not an Apiary trained-retriever model`);
+  const len = buf.readUInt32LE(8);
+  let json: unknown;
+  try {
+    json = JSON.parse(buf.toString('utf8', 12, 12 + len));
+  } catch (error) {
+    throw new ApiaryError('INPUT_INVALID', `${file}: model header is not valid JSON`, { cause: error });
+  }
+  const h = parseWith(HeaderSchema, json, { file, record: 'header' });
+  const at = 12 + len + ((8 - ((12 + len) % 8)) % 8);
+  const n = h.dIn * h.dOut;
+  if (buf.length !== at + n * 4)
+    throw new ApiaryError(
+      'INPUT_INVALID',
+      `${file}: expected ${n} weights after the header (truncated file?)`,
+    );
+  const w = new Float64Array(n);
+  for (let i = 0; i < n; i++) w[i] = buf.readFloatLE(at + i * 4);
+  return {
+    features: h.features,
+    projection: { dIn: h.dIn, dOut: h.dOut, w },
+    scale: h.scale,
+    wordVectors: h.wordVectors,
+    info: h.info,
+  };
+}
+
+export function saveTrainedModel(path: string, model: TrainedModel): void {
+  writeFileSync(path, encodeTrainedModel(model));
+}
+
+export function loadTrainedModel(path: string): TrainedModel {
+  return decodeTrainedModel(readFileSync(path), path);
+}

@@ -1,0 +1,61 @@
+import { topK } from './top-k.js';
+import type { RetrievalHit } from './types.js';
+
+/**
+ * Exact (brute-force) vector search over one contiguous Float32Array (row-major, `dimension`
+ * floats per document). Score = dot product, which is cosine similarity when rows and query are
+ * L2-normalised (`normalize` at add time). Top-k uses a size-k heap.
+ */
+export class VectorIndex {
+  readonly dimension: number;
+  readonly size: number;
+  readonly data: Float32Array;
+
+  constructor(dimension: number, data: Float32Array) {
+    if (data.length % dimension !== 0)
+      throw new RangeError(`vector data length ${data.length} is not a multiple of ${dimension}`);
+    this.dimension = dimension;
+    this.size = data.length / dimension;
+    this.data = data;
+  }
+
+  /** Copies the vectors into one block; `normalize` L2-normalises each row. */
+  static fromVectors(vectors: readonly Float32Array[], dimension: number, normalize = true): VectorIndex {
+    const data = new Float32Array(vectors.length * dimension);
+    vectors.forEach((v, i) => {
+      if (v.length !== dimension)
+        throw new RangeError(`vector ${i} has dimension ${v.length}, expected ${dimension}`);
+      data.set(v, i * dimension);
+    });
+    if (normalize)
+      for (let i = 0; i < vectors.length; i++)
+        l2NormalizeInPlace(data.subarray(i * dimension, (i + 1) * dimension));
+    return new VectorIndex(dimension, data);
+  }
+
+  scoreAll(query: Float32Array): Float32Array {
+    const { dimension: dim, data, size } = this;
+    if (query.length !== dim) throw new RangeError(`query dimension ${query.length}, expected ${dim}`);
+    const out = new Float32Array(size);
+    for (let i = 0, o = 0; i < size; i++, o += dim) {
+      let s = 0;
+      for (let j = 0; j < dim; j++) s += (data[o + j] as number) * (query[j] as number);
+      out[i] = s;
+    }
+    return out;
+  }
+
+  search(query: Float32Array, k: number): RetrievalHit[] {
+    return topK(this.scoreAll(query), k);
+  }
+}
+
+export function l2NormalizeInPlace(v: Float32Array): Float32Array {
+  let s = 0;
+  for (let i = 0; i < v.length; i++) s += (v[i] as number) * (v[i] as number);
+  if (s > 0) {
+    const inv = 1 / Math.sqrt(s);
+    for (let i = 0; i < v.length; i++) v[i] = (v[i] as number) * inv;
+  }
+  return v;
+}
