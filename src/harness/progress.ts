@@ -52,6 +52,7 @@ export function createProgressReporter(opts: ProgressReporterOptions): ProgressR
         hideCursor: true,
         clearOnComplete: false,
         etaBuffer: 50,
+        noTTYOutput: true, // only chosen for a terminal; lets a redirected stream still get the final state
       },
       cliProgress.Presets.shades_classic,
     );
