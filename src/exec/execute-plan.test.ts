@@ -100,7 +100,7 @@ describe('executePlan: data flow', () => {
 
   it('fails a step whose producer returned no row, without calling it; other branches go on', async () => {
     const { handlers, calls } = fakeHandlers(catalog, {
-      respond: (app, api, args) => (api === 'findrestaurants' ? [] : [{ ...args, temperature: '20' }]),
+      respond: (_app, api, args) => (api === 'findrestaurants' ? [] : [{ ...args, temperature: '20' }]),
     });
     const plan: Plan = {
       steps: [
@@ -494,7 +494,12 @@ describe('executePlan: resume from a trace', () => {
     });
     const trace = memoryTrace();
     let questions = 0;
-    const inputs = { ask: () => (questions++, 'Ann') };
+    const inputs = {
+      ask: () => {
+        questions++;
+        return 'Ann';
+      },
+    };
     const first = await executePlan(plan, {
       catalog,
       handlers,

@@ -30,9 +30,19 @@ describe('input providers', () => {
 
   it('terminal prompt and terminal approval use the injected prompt functions', async () => {
     const messages: string[] = [];
-    const ask = askUserOnTerminal({ input: async ({ message }) => (messages.push(message), 'Rome') });
+    const ask = askUserOnTerminal({
+      input: async ({ message }) => {
+        messages.push(message);
+        return 'Rome';
+      },
+    });
     expect(await ask(q)).toBe('Rome');
-    const approve = askOnTerminal({ confirm: async ({ message }) => (messages.push(message), false) });
+    const approve = askOnTerminal({
+      confirm: async ({ message }) => {
+        messages.push(message);
+        return false;
+      },
+    });
     const request = {
       step: 's1',
       app: 'Payment',
