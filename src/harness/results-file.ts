@@ -122,6 +122,39 @@ export class ResultsWriter {
     this.appendRaw(`${JSON.stringify(record)}\n`);
   }
 
+  private pending: string[] = [];
+  private waiters: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
+  private scheduled = false;
+
+  /**
+   * Appends a record with the others queued in the same turn of the event loop, in one write;
+   * resolves once that write has returned (the record then survives a kill of the process).
+   */
+  appendBatched(record: HeaderLine | SampleLine): Promise<void> {
+    this.pending.push(`${JSON.stringify(record)}\n`);
+    const done = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
+    return done;
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    const text = this.pending.join('');
+    const waiters = this.waiters;
+    this.pending = [];
+    this.waiters = [];
+    try {
+      this.appendRaw(text);
+    } catch (error) {
+      for (const w of waiters) w.reject(error);
+      return;
+    }
+    for (const w of waiters) w.resolve();
+  }
+
   appendRaw(text: string): void {
     if (this.fd === null) throw new Error('results file already closed');
     const buf = Buffer.from(text);

@@ -8,6 +8,7 @@ import { readResultsFile } from './results-file.js';
 import { type EvalProgress, runEval } from './run-eval.js';
 import { buildRunSpec, type RunSpec } from './run-spec.js';
 import { seededShuffle } from './seeded-random.js';
+import { summarizeResultsFile } from './summary.js';
 
 interface Toy extends TaskSample {
   n: number;
@@ -168,6 +169,8 @@ describe('runEval', () => {
     expect(contents.samples.map((s) => s.id).sort()).toEqual(SAMPLES.map((s) => s.id).sort());
     expect(r.summary.report).toEqual(EXPECTED_REPORT);
     expect(r.summary.duplicates).toBe(0);
+    // the summary kept in memory is the one the file gives when read back
+    expect(summarizeResultsFile(toyTask(), out)).toEqual(r.summary);
   });
 
   it('resuming a complete file runs nothing and gives the same summary', async () => {

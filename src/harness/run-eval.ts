@@ -102,6 +102,9 @@ export async function runEval<S extends TaskSample, O, Sc, R>(
     );
   let writer: ResultsWriter;
   const finished = new Set<string>();
+  /** Every record of the file, kept in memory so the summary needs no re-read. */
+  const recorded: SampleLine[] = existing?.header ? [...existing.samples] : [];
+  const header = existing?.header ?? headerLine(spec);
   let repairedTail = false;
   if (existing?.header) {
     const conflicts = runSpecConflicts(existing.header.spec, spec);
@@ -119,7 +122,7 @@ export async function runEval<S extends TaskSample, O, Sc, R>(
     // Nothing usable (missing, empty, torn header, or --overwrite): start a fresh file.
     if (existsSync(outFile)) repairedTail = existing?.truncatedTail ?? false;
     writer = ResultsWriter.open(outFile, 0);
-    writer.append(headerLine(spec));
+    writer.append(header);
   }
 
   // 2. Run what is left.
@@ -184,7 +187,8 @@ export async function runEval<S extends TaskSample, O, Sc, R>(
       durationMs: Math.round(durationMs * 1000) / 1000,
       score,
     };
-    writer.append(line);
+    await writer.appendBatched(line);
+    recorded.push(line);
     ran++;
     if (error !== null) errors++;
     progress({ id: sample.id, error });
@@ -196,9 +200,12 @@ export async function runEval<S extends TaskSample, O, Sc, R>(
   }
   const elapsedMs = deps.monotonic() - t0;
 
-  // 3. Summary from every record of the file.
-  const contents = readResultsFile(outFile);
-  const summary = summarizeResults(task, contents, outFile) as RunSummary & { report: R };
+  // 3. Summary from every record of the file (those read at start and those appended since).
+  const summary = summarizeResults(
+    task,
+    { header, samples: recorded, validBytes: 0, truncatedTail: false },
+    outFile,
+  ) as RunSummary & { report: R };
   const summaryFile = join(dirname(outFile), 'summary.json');
   writeFileSync(summaryFile, `${JSON.stringify(summary, null, 2)}\n`);
   return {

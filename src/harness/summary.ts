@@ -1,6 +1,6 @@
 import Table from 'cli-table3';
 import type { AnyTask } from '../bench/index.js';
-import type { ResultsFileContents, SampleLine } from './results-file.js';
+import { type ResultsFileContents, readResultsFile, type SampleLine } from './results-file.js';
 import type { RunSpec } from './run-spec.js';
 
 export interface CategoryCounts {
@@ -129,4 +129,12 @@ export function formatRunSummary(summary: RunSummary, formatReport?: (report: un
   let out = `${table.toString()}\n`;
   if (formatReport) out += `${formatReport(summary.report)}\n`;
   return out;
+}
+
+/** Reads a results file and recomputes its summary (e.g. to re-report a finished or stopped run). */
+export function summarizeResultsFile(
+  task: Pick<AnyTask, 'summarize' | 'dataset'>,
+  resultsFile: string,
+): RunSummary {
+  return summarizeResults(task, readResultsFile(resultsFile), resultsFile);
 }

@@ -16,7 +16,11 @@ const DATA = resolve(process.cwd(), '../shared/data/appbench');
 const TSX = pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
 
 function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env = { ...process.env, NO_COLOR: '1', XDG_CACHE_HOME: mkdtempSync(join(tmpdir(), 'apiary-cache-')) };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NO_COLOR: '1',
+    XDG_CACHE_HOME: mkdtempSync(join(tmpdir(), 'apiary-cache-')),
+  };
   for (const k of Object.keys(env)) if (k.startsWith('APIARY_') || k === 'OPENAI_API_KEY') delete env[k];
   const child = spawn(process.execPath, ['--import', TSX, join(ROOT, 'src/cli/main.ts'), ...args], {
     cwd: mkdtempSync(join(tmpdir(), 'apiary-cwd-')),
