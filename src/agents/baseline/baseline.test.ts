@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { type Catalog, loadCatalog } from '../../catalog/index.js';
 import { baselineAgent } from './baseline-agent.js';
 import { stem } from './bm25.js';
-import { cityOf, fillSlots, findBoolean, findEnum, findRating } from './fill-slots.js';
+import { assignDates, cityOf, fillSlots, findBoolean, findEnum, findRating } from './fill-slots.js';
 import { splitClauses } from './select-apis.js';
 import {
   findAmounts,
@@ -42,8 +42,42 @@ describe('findDates', () => {
     ['this Sunday', ['2019-03-03']],
     ['on February 20th', ['2020-02-20']],
     ['at 4058 18th Street', []],
+    ['on Monday, March 4th', ['2019-03-04']],
+    ['from Sunday this week', ['2019-03-03']],
+    ['on Friday next week', ['2019-03-08']],
   ])('%s', (text, expected) => {
     expect(values(findDates(text, TODAY))).toEqual(expected);
+  });
+});
+
+describe('assignDates', () => {
+  const catalog = loadCatalog('appbench');
+  const params = (id: string) =>
+    catalog.apis
+      .find((a) => a.id === id)!
+      .parameters.filter((p) => p.type.kind === 'primitive' && p.type.name === 'date');
+  const assign = (id: string, text: string) =>
+    Object.fromEntries(assignDates(params(id), findDates(text, TODAY), text));
+  it('end cues send a date to the end-type parameter', () => {
+    expect(assign('Rents.getcarsavailable', 'a car until the 13th, pick it up on the 11th of March')).toEqual(
+      {
+        start_date: '2019-03-11',
+        end_date: '2019-03-13',
+      },
+    );
+    expect(
+      assign('Flights.searchroundtripflights', 'with a return date of March 5th, departing today'),
+    ).toEqual({
+      departure_date: '2019-03-01',
+      return_date: '2019-03-05',
+    });
+  });
+  it('otherwise dates fill the parameters in order', () => {
+    expect(assign('Rents.getcarsavailable', 'from March 6th to March 10th')).toEqual({
+      start_date: '2019-03-06',
+      end_date: '2019-03-10',
+    });
+    expect(assign('Rents.getcarsavailable', 'on March 6th')).toEqual({ start_date: '2019-03-06' });
   });
 });
 

@@ -1,6 +1,7 @@
 import type { Api, Parameter } from '../../catalog/index.js';
 import { stem } from './bm25.js';
 import {
+  type Found,
   findAmounts,
   findCounts,
   findDates,
@@ -126,6 +127,45 @@ export function findRating(text: string): string | undefined {
   return m?.[1] ? Number(m[1]).toFixed(2) : undefined;
 }
 
+const END_DATE_PARAM = /(?:^|_)(end|return|check_out|departure_back)(?:_|$)|_end$/;
+const END_CUE =
+  /\b(?:until|till|through|thru|return\w*|back|drop(?:ped|ping)?\s+(?:it\s+)?off|check(?:ing)?[\s-]+out|ending|end)\b[^.;]{0,20}$/i;
+
+/**
+ * Dates → date parameters. With two or more date parameters, a date after an end cue ("until",
+ * "returning", "drop off", "check out") goes to the end-type parameter (end_date, return_date,
+ * check_out_date), the other dates fill the rest in reading order; otherwise the i-th date
+ * parameter takes the i-th date.
+ */
+export function assignDates(
+  params: readonly Parameter[],
+  dates: readonly Found[],
+  text: string,
+): Map<string, string> {
+  const out = new Map<string, string>();
+  if (params.length < 2) {
+    if (params[0] && dates[0]) out.set(params[0].name, dates[0].value);
+    return out;
+  }
+  const isEnd = (f: Found) => END_CUE.test(text.slice(Math.max(0, f.start - 30), f.start));
+  const endParam = params.find((p) => END_DATE_PARAM.test(p.name));
+  const endDate = dates.find(isEnd);
+  if (!endParam || !endDate) {
+    params.forEach((p, i) => {
+      if (dates[i]) out.set(p.name, dates[i].value);
+    });
+    return out;
+  }
+  out.set(endParam.name, endDate.value);
+  const rest = dates.filter((d) => d !== endDate);
+  params
+    .filter((p) => p !== endParam)
+    .forEach((p, i) => {
+      if (rest[i]) out.set(p.name, rest[i].value);
+    });
+  return out;
+}
+
 const FACILITY_WORDS =
   /\s+(?:International|Intl\.?|Airport|Station|Union|Center|Centre|Terminal|Depot|Transit)$/;
 
@@ -170,7 +210,7 @@ export function fillSlots(api: Api, ctx: SlotContext): Record<string, string> {
   for (const p of api.parameters) {
     const t = p.type;
     if (t.kind === 'primitive' && t.name === 'date') {
-      set(p, dates[dateParams.indexOf(p)]?.value);
+      set(p, assignDates(dateParams, dates, segDates.length > 0 ? seg : ctx.instruction).get(p.name));
     } else if (t.kind === 'primitive' && t.name === 'time') {
       set(p, times[timeParams.indexOf(p)]?.value);
     } else if (t.kind === 'primitive' && t.name === 'boolean') {

@@ -148,12 +148,24 @@ export function findDates(text: string, currentDate: string): Found[] {
   scan(/\b(?:the\s+)?day\s+after\s+tomorrow\b/gi, () => addDays(today, 2));
   scan(/\btomorrow\b/gi, () => addDays(today, 1));
   scan(/\b(?:today|tonight|this\s+(?:evening|afternoon|morning))\b/gi, () => today);
-  scan(/\b(next|this|on|coming)\s+(sunday|monday|tuesday|wednesday|thursday|friday|saturday)\b/gi, (m) => {
-    const target = WEEKDAYS.indexOf((m[2] ?? '').toLowerCase());
+  const weekday = (name: string, next: boolean): Date => {
+    const target = WEEKDAYS.indexOf(name.toLowerCase());
     let delta = (target - today.getUTCDay() + 7) % 7;
-    if ((m[1] ?? '').toLowerCase() === 'next' && delta === 0) delta = 7;
+    if (next && delta === 0) delta = 7;
     return addDays(today, delta);
-  });
+  };
+  // a weekday right before an explicit date ("on Monday, March 2nd") is not a date of its own
+  const explicitFollows = (m: RegExpExecArray) =>
+    new RegExp(
+      `^,?\\s*(?:the\\s+\\d|\\d{1,2}(?:st|nd|rd|th)?\\s+(?:of\\s+)?${MONTH_RE}|${MONTH_RE})`,
+      'i',
+    ).test(text.slice((m.index ?? 0) + m[0].length));
+  scan(/\b(sunday|monday|tuesday|wednesday|thursday|friday|saturday)\s+(this|next)\s+week\b/gi, (m) =>
+    weekday(m[1] ?? '', (m[2] ?? '').toLowerCase() === 'next'),
+  );
+  scan(/\b(next|this|on|coming)\s+(sunday|monday|tuesday|wednesday|thursday|friday|saturday)\b/gi, (m) =>
+    explicitFollows(m) ? undefined : weekday(m[2] ?? '', (m[1] ?? '').toLowerCase() === 'next'),
+  );
   return out.sort((a, b) => a.start - b.start);
 }
 
