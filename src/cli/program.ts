@@ -4,6 +4,7 @@ import { registerCatalogCommands } from './commands/catalog.js';
 import { registerEvalCommands } from './commands/eval.js';
 import { registerDataCommands } from './commands/data.js';
 import { registerPlanCommands } from './commands/plan.js';
+import { registerRetrieveCommands } from './commands/retrieve.js';
 import { registerRunCommands } from './commands/run.js';
 import { registerScoreCommands } from './commands/score.js';
 import { registerSftCommands } from './commands/sft.js';
@@ -27,5 +28,6 @@ export function buildProgram(): Command {
   registerSftCommands(program);
   registerScoreCommands(program);
   registerDataCommands(program);
+  registerRetrieveCommands(program);
   return program;
 }

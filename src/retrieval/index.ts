@@ -3,6 +3,7 @@ export * from './demo-selector.js';
 export * from './demo-selector-kb.js';
 export * from './embedding-retriever.js';
 export * from './features.js';
+export * from './group-boost.js';
 export * from './hybrid.js';
 export * from './metrics.js';
 export * from './mnr.js';

@@ -22,8 +22,10 @@ export interface TrainedModel {
 
 export interface TrainingPair {
   query: string;
-  /** Index of the relevant document in the corpus texts. */
+  /** Index of the relevant document in the corpus texts (also the in-batch identity). */
   doc: number;
+  /** Text to use for the document instead of the corpus text (e.g. a view without the field the query was made from). */
+  docText?: string;
 }
 
 export interface TrainOptions {
@@ -35,6 +37,11 @@ export interface TrainOptions {
   seed?: number;
   /** Output dimension (default = input dimension; W starts as identity). */
   dOut?: number;
+  /**
+   * Group of a document (e.g. its category): batches are then drawn within one group at a time,
+   * so in-batch negatives are hard negatives from the same group.
+   */
+  groupOf?: (doc: number) => number;
   onBatch?: (info: { epoch: number; batch: number; batches: number; loss: number }) => void;
 }
 
@@ -58,7 +65,7 @@ export function trainProjection(
   const adam = new Adam(p, opts.lr ?? 1e-3);
   const grad = new Float64Array(p.w.length);
   const qCache = new Map<string, SparseVector>();
-  const dCache = new Map<number, SparseVector>();
+  const dCache = new Map<string | number, SparseVector>();
   const qf = (t: string) => {
     let v = qCache.get(t);
     if (!v) {
@@ -67,17 +74,30 @@ export function trainProjection(
     }
     return v;
   };
-  const df = (i: number) => {
-    let v = dCache.get(i);
+  const df = (pair: TrainingPair) => {
+    const key = pair.docText ?? pair.doc;
+    let v = dCache.get(key);
     if (!v) {
-      v = extractor.extract(corpus[i] as string);
-      dCache.set(i, v);
+      v = extractor.extract(pair.docText ?? (corpus[pair.doc] as string));
+      dCache.set(key, v);
     }
     return v;
   };
   const epochLosses: number[] = [];
   for (let epoch = 0; epoch < epochs; epoch++) {
     const order = shuffleInPlace([...pairs], rand);
+    if (opts.groupOf) {
+      // stable sort by group keeps the shuffled order inside each group; group order is shuffled too
+      const groupRank = new Map<number, number>();
+      for (const p of order) {
+        const g = opts.groupOf(p.doc);
+        if (!groupRank.has(g)) groupRank.set(g, groupRank.size);
+      }
+      order.sort(
+        (a, b) =>
+          (groupRank.get(opts.groupOf!(a.doc)) as number) - (groupRank.get(opts.groupOf!(b.doc)) as number),
+      );
+    }
     const batches: TrainingPair[][] = [];
     let pending = order;
     while (pending.length) {
@@ -101,11 +121,12 @@ export function trainProjection(
       pending = next;
     }
     let total = 0;
+    if (opts.groupOf) shuffleInPlace(batches, rand);
     batches.forEach((batch, b) => {
       const { loss, touched } = mnrLossAndGrad(
         p,
         batch.map((x) => qf(x.query)),
-        batch.map((x) => df(x.doc)),
+        batch.map((x) => df(x)),
         scale,
         grad,
       );

