@@ -105,7 +105,10 @@ const round = (x: number) => Math.round(x * 10) / 10;
 /** The run facts as a table, followed by the task's own report. */
 export function formatRunSummary(summary: RunSummary, formatReport?: (report: unknown) => string): string {
   const s = summary.spec;
-  const table = new Table({ style: { head: [], border: [] } });
+  const table = new Table({
+    style: { head: [], border: [] },
+    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
+  });
   const model = s.solver.model
     ? `${s.solver.model.id}${s.solver.model.baseUrl ? ` @ ${s.solver.model.baseUrl}` : ''}`
     : 'none';

@@ -217,6 +217,14 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
       expect(before).toBeLessThan(8); // the kill landed mid-run
       // what a kill in the middle of a write leaves behind
       appendFileSync(file, '{"type":"sample","id":"ms-1","cat');
+      // the partial run can be reported as it is
+      const partial = await runCli(['eval', 'report', out]);
+      expect(partial.code).toBe(0);
+      expect(partial.stderr).toContain('ignored a torn last line');
+      expect(partial.stdout).toContain(
+        `incomplete: ${8 - before} of 8 samples not recorded; continue with --resume`,
+      );
+      expect(partial.stdout).toMatch(new RegExp(`│ samples\\s+│ ${before}\\s+│`));
 
       const resumed = await runCli([...args, '--resume']);
       expect(resumed.code).toBe(0);
@@ -229,6 +237,8 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
       expect(new Set(ids).size).toBe(8);
       expect(readFileSync(file, 'utf8').endsWith('\n')).toBe(true);
       expect(readResultsFile(file).truncatedTail).toBe(false);
+      const report = await runCli(['eval', 'report', file, '--json']);
+      expect(JSON.parse(report.stdout).report).toEqual(json.summary.report);
     } finally {
       await slow.close();
     }
@@ -255,6 +265,7 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
       'random',
       '--concurrency',
       '1',
+      ...FAST_RETRY,
       '--json',
     ]);
     expect(r.code).toBe(0);

@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import {
   baselineAgent,
@@ -11,6 +11,7 @@ import {
 import {
   APPBENCH_CATEGORIES,
   type AppBenchCategory,
+  type AppBenchSample,
   appBenchGoldReply,
   appBenchTask,
   findAppBenchData,
@@ -26,7 +27,9 @@ import {
   packageRoot,
   packageVersion,
   progressModeFor,
+  readResultsFile,
   runEval,
+  summarizeResults,
 } from '../../harness/index.js';
 import { resolveModelSetup } from '../../models/index.js';
 import { ApiaryError } from '../../shared/index.js';
@@ -289,6 +292,54 @@ export function registerEvalCommands(program: Command): void {
           `stopped early: ${summary.samples} of ${dataset.samples.length} samples recorded; rerun with --resume to finish\n`,
         );
         process.exitCode = EXIT.runtime;
+      }
+    });
+
+  evalCmd
+    .command('report')
+    .description(
+      'recompute and print the summary of a run from its results.jsonl (e.g. after an interruption)',
+    )
+    .argument('<run>', 'run folder (holding results.jsonl) or the results file itself')
+    .option('--json', 'machine-readable output')
+    .action((run: string, flags: { json?: boolean }) => {
+      const file = run.endsWith('.jsonl') ? resolve(run) : join(resolve(run), 'results.jsonl');
+      if (!existsSync(file)) throw new ApiaryError('NOT_FOUND', `no results file at ${file}`);
+      const contents = readResultsFile(file);
+      const spec = contents.header?.spec;
+      if (!spec) throw new ApiaryError('INPUT_INVALID', `${file}: no header record`);
+      if (spec.task.name !== 'appbench')
+        throw new ApiaryError(
+          'USAGE',
+          `${file}: task "${spec.task.name}" has no report here (known: appbench)`,
+        );
+      // The dataset gives the sample order; without it the file order is used.
+      let samples: AppBenchSample[] = [];
+      if (existsSync(spec.dataset.source)) {
+        try {
+          samples = loadAppBenchDataset(spec.dataset.source, {
+            ...(spec.dataset.categories ? { categories: spec.dataset.categories as AppBenchCategory[] } : {}),
+            ...(spec.dataset.limit !== null ? { limit: spec.dataset.limit } : {}),
+          }).samples;
+        } catch {
+          samples = [];
+        }
+      }
+      const task = appBenchTask({ samples, catalog: loadCatalog('appbench'), agent: baselineAgent() });
+      const summary = summarizeResults(task, contents, file);
+      const summaryFile = join(dirname(file), 'summary.json');
+      writeFileSync(summaryFile, `${JSON.stringify(summary, null, 2)}\n`);
+      if (flags.json) printJson(summary);
+      else {
+        if (contents.truncatedTail)
+          process.stderr.write('note: ignored a torn last line (interrupted run)\n');
+        process.stdout.write(formatRunSummary(summary, (r) => task.formatReport!(r as never)));
+        const missing = spec.dataset.size - summary.samples;
+        if (missing > 0)
+          process.stdout.write(
+            `incomplete: ${missing} of ${spec.dataset.size} samples not recorded; continue with --resume\n`,
+          );
+        process.stdout.write(`summary: ${summaryFile}\n`);
       }
     });
 }
