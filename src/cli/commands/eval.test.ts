@@ -283,6 +283,90 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
     expect(spec.solver).toMatchObject({ shots: 1, demos: 'random' });
   });
 
+  it('--prompting hierarchical selects Apps first, then plans with their APIs', async () => {
+    const hier = await startScriptedOpenAiServer({
+      respond: (req) => {
+        const system = req.messages[0]!.content;
+        if (system.includes('return needed app names')) return '["Weather", "Travel"]';
+        expect(system).not.toContain('getcarsavailable'); // only the selected Apps' APIs
+        return scenario(req);
+      },
+    });
+    try {
+      const out = outDir();
+      const r = await runCli([
+        'eval',
+        'appbench',
+        '--data',
+        MINI,
+        ...modelArgs(hier),
+        '--out',
+        out,
+        '--prompting',
+        'hierarchical',
+        '--categories',
+        'ss,ms',
+        '--limit',
+        '2',
+        ...FAST_RETRY,
+        '--json',
+      ]);
+      expect(r.code).toBe(0);
+      const lines = new Map(sampleLines(join(out, 'results.jsonl')).map((l) => [l.id, l]));
+      expect(lines.get('ms-1')).toMatchObject({
+        error: null,
+        modelCalls: 2,
+        output: { selectedApps: ['Travel', 'Weather'], attempts: 2 },
+      });
+      const json = JSON.parse(r.stdout);
+      expect(json.summary.spec.solver).toMatchObject({ agent: 'hierarchical', prompting: 'hierarchical' });
+      expect(json.summary.modelCalls).toBe(8);
+      // ss-0 and ms-1 gold, ss-1 wrong, ms-0 partial (as in the flat scenario)
+      expect(json.summary.report.official.success).toBe(0.5);
+    } finally {
+      await hier.close();
+    }
+  });
+
+  it('Ctrl-C (SIGINT) finishes the samples in flight, keeps the file clean and says how to resume', async () => {
+    const slow = await startScriptedOpenAiServer({ respond: scenario, latencyMs: 300 });
+    try {
+      const out = outDir();
+      const file = join(out, 'results.jsonl');
+      const args = [
+        'eval',
+        'appbench',
+        '--data',
+        MINI,
+        ...modelArgs(slow),
+        '--out',
+        out,
+        '--concurrency',
+        '1',
+        ...FAST_RETRY,
+      ];
+      const { child, done } = startCli(args, mkdtempSync(join(tmpdir(), 'apiary-eval-cwd-')));
+      const t0 = Date.now();
+      while (!(existsSync(file) && sampleLines(file).length >= 1)) {
+        if (Date.now() - t0 > 20_000) throw new Error('run made no progress');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      child.kill('SIGINT');
+      const r = await done;
+      expect(r.code).toBe(3);
+      expect(r.stderr).toContain('interrupted: finishing the samples in flight');
+      expect(r.stderr).toMatch(/stopped early: \d of 8 samples recorded; rerun with --resume to finish/);
+      const n = sampleLines(file).length;
+      expect(n).toBeGreaterThanOrEqual(1);
+      expect(n).toBeLessThan(8);
+      expect(readResultsFile(file).truncatedTail).toBe(false);
+      const resumed = await runCli([...args, '--resume', '--json']);
+      expect(JSON.parse(resumed.stdout)).toMatchObject({ skipped: n, ran: 8 - n });
+    } finally {
+      await slow.close();
+    }
+  });
+
   it('retries endpoint faults (timeout, 429, 500, invalid JSON, empty choices) and records lasting ones', async () => {
     const seen = new Map<string, number>();
     const firstFault: Record<string, ScriptedReply> = {
