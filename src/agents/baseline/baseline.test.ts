@@ -154,8 +154,14 @@ describe('categorical values', () => {
       ].map(findRating),
     ).toEqual(['4.30', '4.10', '4.60', '4.00', undefined]);
     expect(
-      ['Long Beach Airport', 'LAX International Airport', 'Chicago Union', 'Warsaw'].map(cityOf),
-    ).toEqual(['Long Beach', 'LAX', 'Chicago', 'Warsaw']);
+      [
+        'Long Beach Airport',
+        'LAX International Airport',
+        'Chicago Union Station',
+        'Warsaw',
+        'New York City',
+      ].map(cityOf),
+    ).toEqual(['Long Beach', 'Los Angeles', 'Chicago', 'Warsaw', 'New York']);
   });
 });
 
@@ -248,6 +254,19 @@ describe('baselineAgent', () => {
     const r = await plan('Send $25 privately to Maria using my debit card.');
     expect(r.reply).toBe(
       "Payment: [payment_method, amount, receiver, private_visibility = makepayment(#amount='25', #payment_method='debit card', #private_visibility='True', #receiver='Maria')]",
+    );
+  });
+
+  it('origin/destination cities: facility in a city, aliases, enum words are not places', async () => {
+    const train = await plan(
+      'Find a train from Salesforce Transit Center in San Francisco to Sacramento on March 6th.',
+    );
+    expect(train.reply).toBe(
+      "Trains: [from, to, from_station, to_station, date_of_journey, journey_start_time, total, number_of_adults, class, trip_protection = findtrains(#date_of_journey='2019-03-06', #from='San Francisco', #to='Sacramento')]",
+    );
+    const flight = await plan('Find a one-way flight from JFK to Chicago in Economy class on March 9th.');
+    expect(flight.reply).toBe(
+      "Flights: [number_of_tickets, seating_class, origin_airport, destination_airport, departure_date, is_nonstop, outbound_departure_time, outbound_arrival_time, price, airlines = searchonewayflight(#departure_date='2019-03-09', #destination_airport='Chicago', #origin_airport='New York', #seating_class='Economy')]",
     );
   });
 

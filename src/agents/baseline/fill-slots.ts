@@ -166,15 +166,48 @@ export function assignDates(
   return out;
 }
 
+/** Words that make a span a place inside a city ("Salesforce Transit Center in San Francisco"). */
+const FACILITY =
+  /\b(?:Airport|Station|Center|Centre|Terminal|Depot|Land|Park|Stadium|Hall|Theat(?:er|re)|Museum|Plaza|Square|Mall|Hotel|Stop)\b/;
+
 const FACILITY_WORDS =
   /\s+(?:International|Intl\.?|Airport|Station|Union|Center|Centre|Terminal|Depot|Transit)$/;
 
-/** A city from a place span: trailing facility words removed ("Long Beach Airport" → "Long Beach"). */
+/**
+ * Well-known nicknames and airport codes of cities (world knowledge, not data fitting): the SGD
+ * values use the plain city name.
+ */
+export const CITY_ALIASES: Record<string, string> = {
+  'new york city': 'New York',
+  nyc: 'New York',
+  'big apple': 'New York',
+  jfk: 'New York',
+  lax: 'Los Angeles',
+  la: 'Los Angeles',
+  sfo: 'San Francisco',
+  'chi-town': 'Chicago',
+  chitown: 'Chicago',
+  ord: 'Chicago',
+  philly: 'Philadelphia',
+  vegas: 'Las Vegas',
+  'ciudad de mexico': 'Mexico City',
+  cdmx: 'Mexico City',
+  atl: 'Atlanta',
+  sea: 'Seattle',
+  'washington dc': 'Washington',
+  'washington d.c.': 'Washington',
+  dc: 'Washington',
+};
+
+/**
+ * A city from a place span: trailing facility words removed ("Long Beach Airport" → "Long Beach"),
+ * then the alias table ("LAX International Airport" → "LAX" → "Los Angeles").
+ */
 export function cityOf(span: string | undefined): string | undefined {
   if (!span) return span;
   let s = span;
   for (let next = s.replace(FACILITY_WORDS, ''); next !== s; next = s.replace(FACILITY_WORDS, '')) s = next;
-  return s;
+  return CITY_ALIASES[s.toLowerCase()] ?? s;
 }
 
 function first<T>(list: readonly { value: T }[]): T | undefined {
@@ -206,6 +239,20 @@ export function fillSlots(api: Api, ctx: SlotContext): Record<string, string> {
   };
   const name = (preps: string[], avoid?: Set<string>) =>
     findNamesAfter(seg, preps).find((f) => !avoid?.has(f.value))?.value;
+  // an origin/destination city: "<facility> in City" gives City; facility words and aliases resolved.
+  // `destination` (a ride's drop-off address or venue) is kept as written.
+  const place = (param: string, preps: string[]): string | undefined => {
+    const found = findNamesAfter(seg, preps)[0];
+    if (!found) return undefined;
+    if (param === 'destination') return found.value;
+    const inCity = findNamesAfter(seg.slice(found.end), ['in'])[0];
+    const facility = FACILITY.test(found.value);
+    const within =
+      facility && inCity && /^\s+in\s/i.test(seg.slice(found.end)) && inCity.start <= 5
+        ? inCity.value
+        : found.value;
+    return cityOf(within);
+  };
 
   for (const p of api.parameters) {
     const t = p.type;
@@ -235,9 +282,9 @@ export function fillSlots(api: Api, ctx: SlotContext): Record<string, string> {
     } else if (p.name === 'receiver') {
       set(p, /request/i.test(api.name) ? name(['from']) : name(['to']));
     } else if (FROM_PARAMS.test(p.name)) {
-      set(p, name(['from', 'leaving', 'departing']));
+      set(p, place(p.name, ['from', 'leaving', 'departing']));
     } else if (TO_PARAMS.test(p.name)) {
-      set(p, name(['to', 'for', 'arriving in']));
+      set(p, place(p.name, ['to', 'arriving in']));
     } else if (CITY_PARAMS.test(p.name)) {
       const v = cityOf(name(['in', 'near', 'around']) ?? name(['to', 'at', 'from']));
       set(p, v);
