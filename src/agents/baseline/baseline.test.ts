@@ -3,7 +3,7 @@ import { type Catalog, loadCatalog } from '../../catalog/index.js';
 import { baselineAgent } from './baseline-agent.js';
 import { stem } from './bm25.js';
 import { assignDates, cityOf, fillSlots, findBoolean, findEnum, findRating } from './fill-slots.js';
-import { splitClauses } from './select-apis.js';
+import { expandQuery, splitClauses } from './select-apis.js';
 import {
   findAmounts,
   findCounts,
@@ -189,6 +189,14 @@ describe('entities', () => {
       fillSlots(findtrains, ctx('a train from Paris to Lyon for 10 tickets')).number_of_adults,
     ).toBeUndefined();
     expect(fillSlots(findtrains, ctx('a train from Paris to Lyon for 3 tickets')).number_of_adults).toBe('3');
+  });
+  it('query expansion: synonyms for common words, not for names', () => {
+    expect(expandQuery('Book a ride to 1646 Broadway Street')).not.toContain('event');
+    expect(expandQuery('Rent an SUV please')).toContain('car');
+    expect(expandQuery('Taxi to the airport. Concert tickets too')).toEqual(
+      expect.arrayContaining(['ride', 'event', 'music']),
+    );
+    expect(expandQuery('tickets for "The Return of the King"')).toEqual(['ticket']);
   });
   it('splits before a verb-led "and" clause', () => {
     expect(splitClauses('Reserve a table at Nopa and book a cab to the airport')).toEqual([

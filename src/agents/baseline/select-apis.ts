@@ -31,7 +31,6 @@ const SYNONYMS: Record<string, string[]> = {
   eat: ['restaurant'],
   meal: ['restaurant'],
   concert: ['event', 'music'],
-  show: ['event'],
   game: ['event', 'sport'],
   match: ['event', 'sport'],
   broadway: ['event', 'theater'],
@@ -111,7 +110,14 @@ export function expandQuery(clause: string): string[] {
   const text = clause.replace(/["“”][^"“”]*["“”]/g, ' ');
   const tokens = tokenize(text);
   const out = [...tokens];
-  for (const raw of text.toLowerCase().match(/[a-z]+/g) ?? []) {
+  // no synonyms for Titlecase words inside a sentence: they name things ("Broadway Street");
+  // sentence-initial words and ALL-CAPS words (SUV) are expanded
+  for (const m of text.matchAll(/[A-Za-z]+/g)) {
+    const word = m[0];
+    const before = text.slice(0, m.index).trimEnd();
+    const atStart = before === '' || /[.!?:]$/.test(before);
+    if (/^[A-Z][a-z]/.test(word) && !atStart) continue;
+    const raw = word.toLowerCase();
     const syn = SYNONYMS[raw] ?? SYNONYMS[stem(raw)];
     if (syn) out.push(...syn.map(stem));
   }
