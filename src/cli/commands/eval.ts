@@ -145,6 +145,8 @@ export function registerEvalCommands(program: Command): void {
       const prompting = flags.prompting;
       if (prompting !== 'flat' && prompting !== 'hierarchical')
         throw new ApiaryError('USAGE', `--prompting must be flat or hierarchical, got "${prompting}"`);
+      if (flags.resume && flags.overwrite)
+        throw new ApiaryError('USAGE', '--resume and --overwrite exclude each other');
       const shots = intFlag('shots', flags.shots, 0) ?? 0;
       if (flags.demos !== 'same-app' && flags.demos !== 'random')
         throw new ApiaryError('USAGE', `--demos must be same-app or random, got "${flags.demos}"`);
