@@ -35,6 +35,12 @@ describe('extractPlanLines', () => {
     );
   });
 
+  it('joins an App line with the call on the next line', () => {
+    expect(
+      extractPlanLines(`**Rents:**\n[car_type = reservecar(#car_type=car_type)]\nWeather:\nnothing`),
+    ).toBe(L2);
+  });
+
   it('returns an empty string when there is no plan line', () => {
     expect(extractPlanLines('')).toBe('');
     expect(extractPlanLines('I am sorry, I cannot do that.')).toBe('');

@@ -5,7 +5,8 @@
  * Per line: drop code-fence lines (```), remove `**` emphasis (and `__` wrapping a whole line) and inline backticks,
  * strip list markers (`1.`, `2)`, `-`, `*`, `•`, `Step 3:`), then keep the line if it matches
  * `Word: [ ... = name( ... ) ... ]`. A bare call written with the App prefix in the API name
- * (`[x = Rents_getride(...)]` or `x = Rents_getride(...)`) is rewritten to `Rents: [x = Rents_getride(...)]`.
+ * (`[x = Rents_getride(...)]` or `x = Rents_getride(...)`) is rewritten to `Rents: [x = Rents_getride(...)]`;
+ * a line holding only `App:` is joined with the call on the next line.
  */
 const PLAN_LINE = /^([A-Za-z_]\w*)\s*:\s*\[[^\]]*=\s*\w+\s*\(.*\)[^\]]*\]$/;
 const BARE_CALL = /^\[?\s*([^[\]=]+?=\s*([A-Z][A-Za-z]*)_\w+\s*\(.*\))\s*\]?$/;
@@ -37,8 +38,18 @@ export function cleanPlanLine(line: string): string | undefined {
 export function extractPlanLines(text: string): string {
   if (typeof text !== 'string' || text.length === 0) return '';
   const out: string[] = [];
-  for (const line of text.split(/\r?\n/)) {
-    const cleaned = cleanPlanLine(line);
+  const lines = text.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] ?? '';
+    let cleaned = cleanPlanLine(line);
+    // "Rents:" alone, the call on the next line
+    if (cleaned === undefined && /^\W*[A-Za-z_]\w*\s*:\W*$/.test(line) && i + 1 < lines.length) {
+      const joined = cleanPlanLine(`${line.replace(/[*`\s]+$/, '')} ${lines[i + 1]?.trim() ?? ''}`);
+      if (joined !== undefined) {
+        cleaned = joined;
+        i++;
+      }
+    }
     if (cleaned !== undefined) out.push(cleaned);
   }
   return out.join('\n');
