@@ -101,6 +101,19 @@ describe('generateWithRetry', () => {
     expect(server?.requests).toHaveLength(3);
   });
 
+  it('retries a refused connection as a network fault', async () => {
+    const closed = await startScriptedOpenAiServer({ respond: () => 'x' });
+    const url = closed.url;
+    await closed.close();
+    const model = createOpenAICompatible({ name: 'scripted', baseURL: url })('m');
+    const err = await generateWithRetry(
+      { model, system: 'S', user: 'U', maxRetries: 1 },
+      { sleep: async () => {} },
+    ).catch((e: unknown) => e);
+    expect((err as ApiaryError).code).toBe('MODEL_CALL_FAILED');
+    expect((err as ApiaryError & { faults: string[] }).faults).toEqual(['network', 'network']);
+  });
+
   it('does not retry a client error (400)', async () => {
     let calls = 0;
     const model = new MockLanguageModelV3({
