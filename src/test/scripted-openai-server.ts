@@ -21,7 +21,8 @@ export interface ScriptedChatMessage {
 export interface ScriptedChatRequest {
   messages: ScriptedChatMessage[];
   model: string;
-  /** The raw JSON body as received. */
+  /** The raw JSON body as received (any shape: tests read fields such as `top_p`). */
+  // biome-ignore lint/suspicious/noExplicitAny: raw request JSON, inspected freely by tests
   body: any;
 }
 
@@ -31,6 +32,7 @@ export interface RecordedRequest {
   model: string;
   /** Chat messages (empty for embeddings). */
   messages: ScriptedChatMessage[];
+  // biome-ignore lint/suspicious/noExplicitAny: raw request JSON, inspected freely by tests
   body: any;
   headers: Record<string, string | string[] | undefined>;
   /** What the script answered (chat only). */
@@ -136,6 +138,7 @@ export async function startScriptedOpenAiServer(
       return;
     }
     const raw = await readBody(req);
+    // biome-ignore lint/suspicious/noExplicitAny: untrusted JSON, fields are checked where read
     let body: any;
     try {
       body = JSON.parse(raw);

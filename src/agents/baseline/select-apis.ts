@@ -234,7 +234,11 @@ export function createApiSelector(catalog: Catalog, opts: SelectApisOptions = {}
       chosen.push({ api: apis[clauses[bi]!.best]!, clause: bi });
     }
     const seen = new Set<string>();
-    const picks = chosen.filter((p) => (seen.has(p.api.id) ? false : (seen.add(p.api.id), true)));
+    const picks = chosen.filter((p) => {
+      if (seen.has(p.api.id)) return false;
+      seen.add(p.api.id);
+      return true;
+    });
     return { clauses: clauseTexts, picks };
   };
   const select = (instruction: string) => pick(instruction).picks.map((p) => p.api);
