@@ -41,3 +41,48 @@ export function reciprocalRankFusion(scoreLists: readonly Float32Array[], k = 60
   }
   return out;
 }
+
+/**
+ * Weighted z-score fusion: each retriever's exhaustive scores are standardised per query
+ * ((s − mean)/std over the corpus) and summed with weights. Unlike RRF it keeps score margins,
+ * so a weaker second retriever only reorders documents the first one scores about equally.
+ */
+export class WeightedFusionRetriever implements Retriever {
+  readonly name: string;
+  constructor(
+    private readonly parts: ReadonlyArray<{ retriever: Retriever; weight: number }>,
+    name?: string,
+  ) {
+    if (!parts.length) throw new RangeError('fusion needs at least one retriever');
+    this.name = name ?? `fusion(${parts.map((p) => `${p.weight}·${p.retriever.name}`).join('+')})`;
+  }
+
+  async scoreAll(query: string): Promise<Float32Array> {
+    const lists = await Promise.all(this.parts.map((p) => p.retriever.scoreAll(query)));
+    return zScoreFusion(
+      lists,
+      this.parts.map((p) => p.weight),
+    );
+  }
+
+  async search(query: string, k: number): Promise<RetrievalHit[]> {
+    return topK(await this.scoreAll(query), k);
+  }
+}
+
+export function zScoreFusion(scoreLists: readonly Float32Array[], weights: readonly number[]): Float32Array {
+  const n = scoreLists[0]?.length ?? 0;
+  const out = new Float32Array(n);
+  scoreLists.forEach((s, r) => {
+    if (s.length !== n) throw new RangeError('all score vectors must cover the same corpus');
+    let mean = 0;
+    for (let i = 0; i < n; i++) mean += s[i] as number;
+    mean /= n || 1;
+    let v = 0;
+    for (let i = 0; i < n; i++) v += ((s[i] as number) - mean) ** 2;
+    const std = Math.sqrt(v / (n || 1));
+    const f = std > 0 ? (weights[r] ?? 1) / std : 0;
+    for (let i = 0; i < n; i++) out[i] = (out[i] as number) + ((s[i] as number) - mean) * f;
+  });
+  return out;
+}

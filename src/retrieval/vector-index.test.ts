@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { HybridRetriever, reciprocalRankFusion } from './hybrid.js';
+import { GroupBoostRetriever, groupDocuments } from './group-boost.js';
+import { HybridRetriever, reciprocalRankFusion, WeightedFusionRetriever, zScoreFusion } from './hybrid.js';
 import type { Retriever } from './types.js';
 import { VectorIndex } from './vector-index.js';
 
@@ -39,5 +40,34 @@ describe('reciprocal rank fusion', () => {
     const h = new HybridRetriever([fixed('a', [3, 2, 1]), fixed('b', [1, 3, 2])]);
     expect(h.name).toBe('hybrid(a+b)');
     expect((await h.search('q', 1))[0]?.doc).toBe(1);
+  });
+});
+
+const fixed = (name: string, s: number[]): Retriever => ({
+  name,
+  scoreAll: async () => Float32Array.from(s),
+  search: async () => [],
+});
+
+describe('z-score fusion and group boost', () => {
+  it('standardises each list and weights it', () => {
+    // a: mean 2, std sqrt(2/3); b: constant → ignored
+    const f = zScoreFusion([Float32Array.of(1, 2, 3), Float32Array.of(5, 5, 5)], [2, 1]);
+    const z = 1 / Math.sqrt(2 / 3);
+    expect(Array.from(f)).toEqual([expect.closeTo(-2 * z, 5), 0, expect.closeTo(2 * z, 5)]);
+  });
+  it('WeightedFusionRetriever ranks by the fused scores', async () => {
+    const r = new WeightedFusionRetriever([
+      { retriever: fixed('a', [1, 0, 0]), weight: 1 },
+      { retriever: fixed('b', [0, 0, 1]), weight: 0.5 },
+    ]);
+    expect((await r.search('q', 3)).map((h) => h.doc)).toEqual([0, 2, 1]);
+  });
+  it('adds λ × the group score of each document', async () => {
+    const { groupOf, members } = groupDocuments(['t1', 't2', 't1']);
+    expect(Array.from(groupOf)).toEqual([0, 1, 0]);
+    expect(members).toEqual([[0, 2], [1]]);
+    const r = new GroupBoostRetriever(fixed('api', [1, 2, 0]), fixed('tool', [3, 1]), groupOf, 0.5);
+    expect(Array.from(await r.scoreAll('q'))).toEqual([2.5, 2.5, 1.5]);
   });
 });

@@ -37,10 +37,23 @@ export class VectorIndex {
     const { dimension: dim, data, size } = this;
     if (query.length !== dim) throw new RangeError(`query dimension ${query.length}, expected ${dim}`);
     const out = new Float32Array(size);
+    const q = Float64Array.from(query);
+    const tail = dim - (dim % 4);
     for (let i = 0, o = 0; i < size; i++, o += dim) {
-      let s = 0;
-      for (let j = 0; j < dim; j++) s += (data[o + j] as number) * (query[j] as number);
-      out[i] = s;
+      // 4 independent accumulators let the CPU pipeline the multiply-adds
+      let s0 = 0;
+      let s1 = 0;
+      let s2 = 0;
+      let s3 = 0;
+      let j = 0;
+      for (; j < tail; j += 4) {
+        s0 += (data[o + j] as number) * (q[j] as number);
+        s1 += (data[o + j + 1] as number) * (q[j + 1] as number);
+        s2 += (data[o + j + 2] as number) * (q[j + 2] as number);
+        s3 += (data[o + j + 3] as number) * (q[j + 3] as number);
+      }
+      for (; j < dim; j++) s0 += (data[o + j] as number) * (q[j] as number);
+      out[i] = s0 + s1 + s2 + s3;
     }
     return out;
   }

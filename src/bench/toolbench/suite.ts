@@ -15,6 +15,7 @@ import {
   type TrainingPair,
   tokenize,
   trainProjection,
+  WeightedFusionRetriever,
   WordVectorEmbedder,
   type WordVectors,
 } from '../../retrieval/index.js';
@@ -161,7 +162,14 @@ export function trainToolBenchModel(suite: ToolBenchSuite, opts: TrainSuiteOptio
   };
 }
 
-export type RetrieverKind = 'bm25' | 'bm25-tool' | 'embed' | 'hybrid' | 'trained' | 'trained-hybrid';
+export type RetrieverKind =
+  | 'bm25'
+  | 'bm25-tool'
+  | 'embed'
+  | 'hybrid'
+  | 'trained'
+  | 'trained-hybrid'
+  | 'trained-fusion';
 export const RETRIEVER_KINDS: readonly RetrieverKind[] = [
   'bm25',
   'bm25-tool',
@@ -169,7 +177,11 @@ export const RETRIEVER_KINDS: readonly RetrieverKind[] = [
   'hybrid',
   'trained',
   'trained-hybrid',
+  'trained-fusion',
 ];
+
+/** Weight of the trained retriever in `trained-fusion` (z-scores; bm25-tool has weight 1). */
+export const TRAINED_FUSION_WEIGHT = 0.5;
 
 export interface CorpusForRetrieval {
   texts: readonly string[];
@@ -181,12 +193,12 @@ export interface CorpusForRetrieval {
  * Builds a retriever over a corpus: `bm25`; `bm25-tool` (BM25 + λ=1 × BM25 of the document's
  * tool text); `embed` (IDF-weighted GloVe means); `hybrid` (RRF k=60 of bm25 and embed);
  * `trained` (MNR-trained projection, needs `model`); `trained-hybrid` (RRF of bm25-tool — or
- * bm25 without groups — and trained).
+ * bm25 without groups — and trained); `trained-fusion` (z-score fusion: bm25-tool + 0.5 × trained).
  */
 export async function buildRetriever(
   kind: RetrieverKind,
   corpus: CorpusForRetrieval,
-  deps: { table?: () => WordVectors; model?: () => TrainedModel },
+  deps: { table?: () => WordVectors; model?: () => TrainedModel; fusionWeight?: number },
 ): Promise<Retriever> {
   const bm25 = () => new Bm25Index(corpus.texts);
   const bm25Tool = () =>
@@ -224,5 +236,13 @@ export async function buildRetriever(
       return trained();
     case 'trained-hybrid':
       return new HybridRetriever([bm25Tool(), trained()]);
+    case 'trained-fusion':
+      return new WeightedFusionRetriever(
+        [
+          { retriever: bm25Tool(), weight: 1 },
+          { retriever: trained(), weight: deps.fusionWeight ?? TRAINED_FUSION_WEIGHT },
+        ],
+        'trained-fusion',
+      );
   }
 }

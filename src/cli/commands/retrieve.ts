@@ -184,8 +184,8 @@ export function registerRetrieveCommands(program: Command): void {
       'query files kept out of training (comma-separated, or "all" for synthetic pairs only)',
       'G1_tool',
     )
-    .option('--epochs <n>', 'epochs', '2')
-    .option('--synthetic <n>', 'synthetic (description → API) pairs', '8000')
+    .option('--epochs <n>', 'epochs', '3')
+    .option('--synthetic <n>', 'synthetic (description → API) pairs (default 0, or 8000 with --holdout all)')
     .option('--seed <n>', 'random seed', '42')
     .option('--no-word-vectors', 'hashed lexical features only (no GloVe)')
     .option('--json', 'machine-readable output')
@@ -195,7 +195,7 @@ export function registerRetrieveCommands(program: Command): void {
         out: string;
         holdout: string;
         epochs: string;
-        synthetic: string;
+        synthetic?: string;
         seed: string;
         wordVectors: boolean;
         json?: boolean;
@@ -221,7 +221,8 @@ export function registerRetrieveCommands(program: Command): void {
         const model = trainToolBenchModel(suite, {
           trainOn,
           epochs: num(flags.epochs, 'epochs'),
-          synthetic: num(flags.synthetic, 'synthetic'),
+          synthetic:
+            flags.synthetic !== undefined ? num(flags.synthetic, 'synthetic') : trainOn.length ? 0 : 8000,
           seed: num(flags.seed, 'seed'),
           ...(table ? { table } : {}),
           onBatch: ({ epoch, batch, batches, loss }) => {

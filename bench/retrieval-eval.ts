@@ -1,0 +1,86 @@
+/**
+ * Retrieval quality report: every retriever on every ToolBench G1 file and on AppBench, with the
+ * trained retriever evaluated only on queries it was not trained on:
+ * - cross-validation: for each G1 file, train on the two others, test on it;
+ * - synthetic only: trained on catalog-made pairs (no benchmark query), tested on all files.
+ * Run: npx tsx bench/retrieval-eval.ts [dataDir]   (≈10–20 min on 2 cores)
+ */
+import { resolve } from 'node:path';
+import { APPBENCH_CATEGORIES, loadAppBenchSamples } from '../src/bench/appbench/index.js';
+import {
+  apiRetrievalText,
+  appBenchRetrievalQueries,
+  buildRetriever,
+  evaluateRetriever,
+  loadToolBenchSuite,
+  type RetrieverKind,
+  TOOLBENCH_GROUPS,
+  trainToolBenchModel,
+} from '../src/bench/toolbench/index.js';
+import { loadCatalog } from '../src/catalog/index.js';
+import { loadWordVectors, type TrainedModel } from '../src/retrieval/index.js';
+
+const dataDir = process.argv[2] ?? process.env.APIARY_DATA ?? resolve(process.cwd(), '../shared/data');
+const out = (s: string) => process.stdout.write(`${s}\n`);
+const f = (x: number) => x.toFixed(2).padStart(6);
+const row = (
+  label: string,
+  file: string,
+  e: { queries: number; ndcg1: number; ndcg3: number; ndcg5: number; recall5: number; recall10: number },
+) =>
+  out(
+    `${label.padEnd(34)} ${file.padEnd(15)} ${String(e.queries).padStart(4)} ${f(e.ndcg1)} ${f(e.ndcg3)} ${f(e.ndcg5)} ${f(e.recall5)} ${f(e.recall10)}`,
+  );
+
+const suite = loadToolBenchSuite(dataDir);
+const table = loadWordVectors().table;
+const corpus = { texts: suite.texts, groups: { texts: suite.toolTexts, groupOf: suite.toolOf } };
+const deps = (model?: TrainedModel) => ({ table: () => table, ...(model ? { model: () => model } : {}) });
+out(`ToolBench: ${suite.docs.length} APIs; queries kept (gold APIs all in tools.jsonl):`);
+for (const [g, s] of suite.sets) out(`  ${g}: ${s.queries.length}/${s.total}`);
+out(`${'retriever'.padEnd(34)} ${'file'.padEnd(15)}    n NDCG@1 NDCG@3 NDCG@5    R@5   R@10`);
+for (const kind of ['bm25', 'bm25-tool', 'embed', 'hybrid'] as RetrieverKind[]) {
+  const r = await buildRetriever(kind, corpus, deps());
+  for (const [g, s] of suite.sets) row(kind, g, await evaluateRetriever(r, s.queries));
+}
+// cross-validation
+for (const h of TOOLBENCH_GROUPS) {
+  const trainOn = TOOLBENCH_GROUPS.filter((g) => g !== h);
+  const model = trainToolBenchModel(suite, { trainOn, table, epochs: 3, synthetic: 0 });
+  for (const kind of ['trained', 'trained-hybrid', 'trained-fusion'] as RetrieverKind[]) {
+    const r = await buildRetriever(kind, corpus, deps(model));
+    row(
+      `${kind} [CV: train ${trainOn.map((g) => g.slice(3)).join('+')}]`,
+      h,
+      await evaluateRetriever(r, suite.sets.get(h)!.queries),
+    );
+  }
+}
+// synthetic pairs only
+const synth = trainToolBenchModel(suite, { trainOn: [], table, epochs: 2, synthetic: 8000 });
+for (const kind of ['trained', 'trained-fusion'] as RetrieverKind[]) {
+  const r = await buildRetriever(kind, corpus, deps(synth));
+  for (const [g, s] of suite.sets) row(`${kind} [synthetic only]`, g, await evaluateRetriever(r, s.queries));
+}
+// AppBench
+const catalog = loadCatalog('appbench');
+const abTexts = catalog.apis.map((a) => apiRetrievalText(a, catalog));
+const apps = [...new Set(catalog.apis.map((a) => a.app))];
+const abCorpus = {
+  texts: abTexts,
+  groups: {
+    texts: apps.map((app) => abTexts.filter((_, i) => catalog.apis[i]?.app === app).join('. ')),
+    groupOf: Uint32Array.from(catalog.apis.map((a) => apps.indexOf(a.app))),
+  },
+};
+const samples = loadAppBenchSamples(`${dataDir}/appbench`, {
+  prefix: 'dev',
+  categories: APPBENCH_CATEGORIES,
+});
+const abQueries = appBenchRetrievalQueries(samples, catalog);
+out(`AppBench: ${catalog.apis.length} APIs, ${abQueries.length} dev instructions`);
+for (const kind of ['bm25', 'bm25-tool', 'embed', 'hybrid', 'trained', 'trained-fusion'] as RetrieverKind[]) {
+  const r = await buildRetriever(kind, abCorpus, deps(synth));
+  const label = kind.startsWith('trained') ? `${kind} [synthetic-only model]` : kind;
+  row(label, 'appbench-dev', await evaluateRetriever(r, abQueries));
+}

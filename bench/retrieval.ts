@@ -1,0 +1,155 @@
+/**
+ * Retrieval performance over the 46,802 ToolBench APIs (../shared/data or $APIARY_DATA):
+ * - BM25: index build time; median ms per query (top-10) with the inverted index vs a naive
+ *   linear scan that scores every document from its term counts (baseline, same run);
+ * - vector search (GloVe 100-d sentence vectors): corpus embedding time; median ms per query
+ *   (embed + exact scoring + heap top-10) vs a naive scan (number[][] rows, cosine with norms
+ *   computed per pair, full sort);
+ * - the word-vector table: load time and peak RSS, first load (JSON → binary cache, in a
+ *   temporary cache file) and cached load, each in a fresh process.
+ * Single-threaded. Run: npx tsx bench/retrieval.ts [dataDir]
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { loadToolBenchSuite } from '../src/bench/toolbench/index.js';
+import {
+  Bm25Index,
+  bm25Analyze,
+  EmbeddingRetriever,
+  loadWordVectors,
+  WordVectorEmbedder,
+} from '../src/retrieval/index.js';
+
+const dataDir = process.argv[2] ?? process.env.APIARY_DATA ?? resolve(process.cwd(), '../shared/data');
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] as number;
+};
+const time = <T>(f: () => T): [T, number] => {
+  const t = performance.now();
+  const r = f();
+  return [r, performance.now() - t];
+};
+const line = (label: string, value: string) => process.stdout.write(`${label.padEnd(48)} ${value}\n`);
+
+// ---------------------------------------------------------------- corpus and queries
+const [suite, loadMs] = time(() => loadToolBenchSuite(dataDir));
+const texts = suite.texts;
+const queries = [...suite.sets.values()].flatMap((s) => s.queries.map((q) => q.text));
+line('corpus', `${texts.length} APIs, ${queries.length} queries (loaded in ${(loadMs / 1000).toFixed(1)} s)`);
+
+// ---------------------------------------------------------------- BM25
+const [bm25, buildMs] = time(() => new Bm25Index(texts));
+line('BM25 index build', `${(buildMs / 1000).toFixed(2)} s (${bm25.vocabularySize} terms)`);
+const perQuery = (f: (q: string) => unknown, qs: readonly string[]) =>
+  median(qs.map((q) => time(() => f(q))[1]));
+for (const q of queries.slice(0, 20)) bm25.searchSync(q, 10); // warm-up
+const bmIndexed = perQuery((q) => bm25.searchSync(q, 10), queries);
+
+// naive baseline: per-document term counts, every document scored for every query
+const k1 = 1.2;
+const b = 0.75;
+const docCounts = texts.map((t) => {
+  const m = new Map<string, number>();
+  const toks = bm25Analyze(t);
+  for (const tok of toks) m.set(tok, (m.get(tok) ?? 0) + 1);
+  return { m, len: toks.length };
+});
+const avgdl = docCounts.reduce((a, d) => a + d.len, 0) / docCounts.length;
+const df = new Map<string, number>();
+for (const d of docCounts) for (const t of d.m.keys()) df.set(t, (df.get(t) ?? 0) + 1);
+const naiveBm25 = (q: string) => {
+  const qt = bm25Analyze(q);
+  const scores = docCounts.map((d) => {
+    let s = 0;
+    for (const t of qt) {
+      const tf = d.m.get(t);
+      if (!tf) continue;
+      const f = df.get(t) as number;
+      const idf = Math.log(1 + (docCounts.length - f + 0.5) / (f + 0.5));
+      s += (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * d.len) / avgdl));
+    }
+    return s;
+  });
+  return scores
+    .map((s, i) => [s, i] as const)
+    .sort((x, y) => y[0] - x[0])
+    .slice(0, 10);
+};
+const sample = queries.filter((_, i) => i % 5 === 0);
+const bmNaive = perQuery(naiveBm25, sample);
+line('BM25 median ms/query (inverted index, top-10)', `${bmIndexed.toFixed(3)} ms`);
+line(
+  'BM25 median ms/query (naive linear scan)',
+  `${bmNaive.toFixed(3)} ms  → speed-up ×${(bmNaive / bmIndexed).toFixed(1)}`,
+);
+
+// ---------------------------------------------------------------- word vectors: load time, memory
+const tmp = mkdtempSync(join(tmpdir(), 'apiary-bench-'));
+const child = (cache?: string) =>
+  JSON.parse(
+    execFileSync(
+      process.execPath,
+      ['--import', 'tsx', join(import.meta.dirname, 'retrieval-load.ts'), ...(cache ? [cache] : [])],
+      {
+        encoding: 'utf8',
+      },
+    ),
+  ) as { from: string; ms: number; words: number; maxRssMB: number };
+try {
+  const first = child(join(tmp, 'glove.apwv'));
+  const cached = child(join(tmp, 'glove.apwv'));
+  line(
+    'GloVe first load (JSON → binary cache)',
+    `${first.ms} ms, peak RSS ${first.maxRssMB} MB (${first.from})`,
+  );
+  line(
+    'GloVe cached load',
+    `${cached.ms} ms, peak RSS ${cached.maxRssMB} MB (${cached.from}) → ×${(first.ms / cached.ms).toFixed(0)} faster`,
+  );
+} finally {
+  rmSync(tmp, { recursive: true, force: true });
+}
+
+// ---------------------------------------------------------------- vector search
+const { table } = loadWordVectors();
+const embedder = new WordVectorEmbedder(table).fitIdf(texts);
+const [dense, embedMs] = await (async () => {
+  const t = performance.now();
+  const r = await EmbeddingRetriever.build(embedder, texts);
+  return [r, performance.now() - t] as const;
+})();
+line('vector index build (embed 46,802 APIs)', `${(embedMs / 1000).toFixed(2)} s`);
+const qvecs = queries.map((q) => embedder.embedOne(q));
+const vecIndexed = median(qvecs.map((v) => time(() => dense.index.search(v, 10))[1]));
+const embedQuery = median(queries.map((q) => time(() => embedder.embedOne(q))[1]));
+const rows: number[][] = [];
+for (let i = 0; i < dense.index.size; i++)
+  rows.push(Array.from(dense.index.data.subarray(i * 100, (i + 1) * 100)));
+const naiveVec = (v: Float32Array) => {
+  const q = Array.from(v);
+  const scores = rows.map((r) => {
+    let dot = 0;
+    let nr = 0;
+    let nq = 0;
+    for (let j = 0; j < r.length; j++) {
+      dot += (r[j] as number) * (q[j] as number);
+      nr += (r[j] as number) ** 2;
+      nq += (q[j] as number) ** 2;
+    }
+    return dot / (Math.sqrt(nr * nq) || 1);
+  });
+  return scores
+    .map((s, i) => [s, i] as const)
+    .sort((x, y) => y[0] - x[0])
+    .slice(0, 10);
+};
+const vecNaive = median(qvecs.filter((_, i) => i % 5 === 0).map((v) => time(() => naiveVec(v))[1]));
+line('embed one query (GloVe, median)', `${embedQuery.toFixed(3)} ms`);
+line('vector search median ms/query (Float32Array + heap)', `${vecIndexed.toFixed(3)} ms`);
+line(
+  'vector search median ms/query (naive scan + sort)',
+  `${vecNaive.toFixed(3)} ms  → speed-up ×${(vecNaive / vecIndexed).toFixed(1)}`,
+);
