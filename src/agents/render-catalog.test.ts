@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Catalog } from '../catalog/index.js';
-import { pyRepr, renderAppApiList, renderAppList } from './render-catalog.js';
+import { appBenchTypeName, pyRepr, renderAppApiList, renderAppList } from './render-catalog.js';
 
 const catalog: Catalog = {
   name: 'mini',
@@ -62,6 +62,17 @@ describe('pyRepr', () => {
       `{'a': True, 'b': [1, 'x'], 'c': None, "it's": 'say "hi"'}`,
     );
     expect(pyRepr(`both ' and "`)).toBe(`'both \\' and "'`);
+  });
+});
+
+describe('appBenchTypeName', () => {
+  it('maps catalog types to the AppBench type words', () => {
+    expect(appBenchTypeName({ kind: 'primitive', name: 'integer' })).toBe('int');
+    expect(appBenchTypeName({ kind: 'primitive', name: 'number' })).toBe('float');
+    expect(appBenchTypeName({ kind: 'primitive', name: 'boolean' })).toBe('bool');
+    expect(appBenchTypeName({ kind: 'enum', values: [{ value: '1' }, { value: '2' }] })).toBe('int');
+    expect(appBenchTypeName({ kind: 'enum', values: [{ value: 'Pool' }] })).toBe('str');
+    expect(appBenchTypeName({ kind: 'primitive', name: 'url' })).toBe('str');
   });
 });
 

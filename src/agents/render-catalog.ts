@@ -29,6 +29,7 @@ export function pyRepr(value: unknown): string {
 
 /** The AppBench type word of a parameter: str, int, float, bool, date, time. */
 export function appBenchTypeName(type: ParamType): string {
+  if (type.kind === 'enum' && type.values.every((v) => /^\d+$/.test(v.value))) return 'int';
   if (type.kind !== 'primitive') return 'str';
   switch (type.name) {
     case 'integer':
@@ -65,8 +66,9 @@ export function apiDescDict(api: Api): Record<string, unknown> {
     is_transactional: api.transactional,
     additional_required_arguments: args(true),
     optional_arguments: args(false),
+    // results: descriptions only (the possible values are listed once, with the arguments)
     result_arguments: Object.fromEntries(
-      api.outputs.map((o) => [`${o.name} (${appBenchTypeName(o.type)})`, describe(o.description, o.type)]),
+      api.outputs.map((o) => [`${o.name} (${appBenchTypeName(o.type)})`, o.description ?? '']),
     ),
   };
 }
