@@ -367,6 +367,32 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
     }
   });
 
+  it('--cache answers a repeated run from the response cache, with the same results', async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'apiary-eval-rcache-'));
+    const args = (out: string) => [
+      'eval',
+      'appbench',
+      '--data',
+      MINI,
+      ...modelArgs(server),
+      '--out',
+      out,
+      '--cache',
+      cacheDir,
+      '--categories',
+      'ss,sm',
+      ...FAST_RETRY,
+      '--json',
+    ];
+    const first = JSON.parse((await runCli(args(outDir()))).stdout);
+    expect(first.cache).toMatchObject({ dir: cacheDir, hits: 0, misses: 4 });
+    const before = server.requests.length;
+    const second = JSON.parse((await runCli(args(outDir()))).stdout);
+    expect(second.cache).toMatchObject({ hits: 4, misses: 0 });
+    expect(server.requests.length).toBe(before); // nothing sent
+    expect(second.summary.report).toEqual(first.summary.report);
+  });
+
   it('retries endpoint faults (timeout, 429, 500, invalid JSON, empty choices) and records lasting ones', async () => {
     const seen = new Map<string, number>();
     const firstFault: Record<string, ScriptedReply> = {

@@ -31,7 +31,7 @@ import {
   runEval,
   summarizeResults,
 } from '../../harness/index.js';
-import { resolveModelSetup } from '../../models/index.js';
+import { createResponseCache, resolveModelSetup } from '../../models/index.js';
 import { ApiaryError } from '../../shared/index.js';
 import { EXIT, printJson } from '../output.js';
 
@@ -54,6 +54,7 @@ interface EvalAppBenchFlags {
   timeoutMs?: string;
   retries?: string;
   retryDelayMs?: string;
+  cache?: string | boolean;
   json?: boolean;
 }
 
@@ -140,6 +141,7 @@ export function registerEvalCommands(program: Command): void {
     .option('--timeout-ms <ms>', 'per-attempt model timeout (default 120000)')
     .option('--retries <n>', 'retries per model call after the first attempt (default 4)')
     .option('--retry-delay-ms <ms>', 'first retry backoff, doubled per retry (default 1000)')
+    .option('--cache [dir]', 'reuse identical model calls from a response cache (default dir: user cache)')
     .option('--json', 'machine-readable output (no progress display)')
     .action(async (flags: EvalAppBenchFlags) => {
       const prompting = flags.prompting;
@@ -173,6 +175,10 @@ export function registerEvalCommands(program: Command): void {
         ...(flags.apiKeyEnv ? { apiKeyEnv: flags.apiKeyEnv } : {}),
         ...(flags.config ? { configFile: flags.config } : {}),
       });
+      const cache =
+        setup && flags.cache
+          ? createResponseCache(typeof flags.cache === 'string' ? { dir: resolve(flags.cache) } : {})
+          : undefined;
       let agent: PlanningAgent;
       if (!setup) {
         agent = baselineAgent();
@@ -181,7 +187,7 @@ export function registerEvalCommands(program: Command): void {
         );
       } else {
         const llm = {
-          model: setup.model,
+          model: cache ? cache.wrap(setup.model) : setup.model,
           settings: setup.sampling,
           ...(timeoutMs !== undefined ? { timeoutMs } : {}),
           ...(maxRetries !== undefined ? { maxRetries } : {}),
@@ -279,6 +285,7 @@ export function registerEvalCommands(program: Command): void {
           aborted: result.aborted,
           repairedTail: result.repairedTail,
           elapsedMs: Math.round(result.elapsedMs),
+          ...(cache ? { cache: { dir: cache.dir, ...cache.stats } } : {}),
           summary,
         });
       } else {
@@ -288,6 +295,10 @@ export function registerEvalCommands(program: Command): void {
         process.stdout.write(formatRunSummary(summary, (r) => task.formatReport!(r as never)));
         process.stdout.write(`results: ${result.resultsFile}\nsummary: ${result.summaryFile}\n`);
         if (!setup) process.stdout.write('agent: baseline (no model configured)\n');
+        if (cache)
+          process.stdout.write(
+            `response cache: ${cache.stats.hits} hits, ${cache.stats.misses} misses (${cache.dir})\n`,
+          );
       }
       if (result.aborted) {
         process.stderr.write(
