@@ -1,0 +1,120 @@
+import { execFile } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const exec = promisify(execFile);
+const root = join(import.meta.dirname, '../../..');
+const main = join(root, 'src/cli/main.ts');
+const fixtures = join(root, 'src/bench/toolbench/__fixtures__');
+
+async function apiary(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const home = mkdtempSync(join(tmpdir(), 'apiary-home-'));
+  try {
+    const { stdout, stderr } = await exec(process.execPath, ['--import', 'tsx', main, ...args], {
+      cwd: root,
+      env: { ...process.env, APIARY_DATA: '', HOME: home, XDG_CACHE_HOME: join(home, 'cache') },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+/** A data root in the project layout made of the hand-made ToolBench fixtures. */
+function dataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'apiary-retrieve-'));
+  mkdirSync(join(dir, 'toolbench', 'queries'), { recursive: true });
+  copyFileSync(join(fixtures, 'tools.jsonl'), join(dir, 'toolbench', 'tools.jsonl'));
+  copyFileSync(join(fixtures, 'queries.json'), join(dir, 'toolbench', 'queries', 'G1_instruction.json'));
+  copyFileSync(join(fixtures, 'g1-tool.json'), join(dir, 'toolbench', 'queries', 'G1_tool.json'));
+  return dir;
+}
+
+describe('apiary retrieve', () => {
+  const data = dataDir();
+
+  it('eval: NDCG with tie averaging over the whole corpus', async () => {
+    const r = await apiary(
+      'retrieve',
+      'eval',
+      '--dataset',
+      'toolbench',
+      '--retriever',
+      'bm25',
+      '--data',
+      data,
+      '--json',
+    );
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    const instr = out.results.find((x: { file: string }) => x.file === 'G1_instruction');
+    // 1 of 3 queries kept; no query word occurs in the corpus → all 4 documents tie, 2 relevant:
+    // NDCG@1 = 2/4; NDCG@5 = 0.5·(1 + 1/log2 3 + 1/2 + 1/log2 5) / (1 + 1/log2 3)
+    expect(instr.queries).toBe(1);
+    expect(instr.total).toBe(3);
+    expect(instr.ndcg1).toBeCloseTo(50, 6);
+    const d = (r: number) => 1 / Math.log2(r + 1);
+    expect(instr.ndcg5).toBeCloseTo((100 * 0.5 * (d(1) + d(2) + d(3) + d(4))) / (d(1) + d(2)), 6);
+    const tool = out.results.find((x: { file: string }) => x.file === 'G1_tool');
+    expect(tool.ndcg1).toBe(100);
+  });
+
+  it('train (holdout) then eval flags the files the model saw', async () => {
+    const model = join(mkdtempSync(join(tmpdir(), 'apiary-model-')), 'm.aprm');
+    const t = await apiary(
+      'retrieve',
+      'train',
+      '--data',
+      data,
+      '--out',
+      model,
+      '--holdout',
+      'G1_tool',
+      '--epochs',
+      '2',
+      '--synthetic',
+      '2',
+      '--no-word-vectors',
+      '--json',
+    );
+    expect(t.code).toBe(0);
+    expect(existsSync(model)).toBe(true);
+    expect(JSON.parse(t.stdout)).toMatchObject({ trainOn: ['G1_instruction'], heldOut: ['G1_tool'] });
+    const e = await apiary('retrieve', 'eval', '--retriever', 'trained', '--model', model, '--data', data);
+    expect(e.code).toBe(0);
+    expect(e.stdout).toMatch(/G1_instruction .*model trained on this file/);
+    expect(e.stdout).not.toMatch(/G1_tool .*model trained on this file/);
+  });
+
+  it('query: top-k APIs of a catalog', async () => {
+    const r = await apiary(
+      'retrieve',
+      'query',
+      'football league standings',
+      '--catalog',
+      'toolbench',
+      '--data',
+      data,
+      '-k',
+      '2',
+      '--json',
+    );
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).hits[0].api).toBe('Sports/GoalLine/League table');
+    const ab = await apiary('retrieve', 'query', 'reserve a table at a restaurant', '-k', '1');
+    expect(ab.stdout).toMatch(/^1\. Restaurants\.reserverestaurant/);
+  });
+
+  it('usage errors exit 2', async () => {
+    const r = await apiary('retrieve', 'query', 'x', '--retriever', 'nope');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/unknown --retriever "nope"/);
+    const m = await apiary('retrieve', 'eval', '--retriever', 'trained', '--data', data);
+    expect(m.code).toBe(2);
+    expect(m.stderr).toMatch(/--model FILE/);
+  });
+});
