@@ -477,6 +477,18 @@ describe('apiary eval appbench without a model', { timeout: 60_000 }, () => {
     for (const l of contents.samples) expect(l).toMatchObject({ modelCalls: 0, error: null });
   });
 
+  it('defaults the run folder from the settings, so --resume alone finds it', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'apiary-eval-cwd-'));
+    const args = ['eval', 'appbench', '--data', MINI, '--categories', 'ss', '--json'];
+    const first = JSON.parse((await runCli(args, cwd)).stdout);
+    expect(first.resultsFile).toBe(
+      join(cwd, '.apiary', 'runs', 'appbench-baseline-nomodel-k0-s0', 'results.jsonl'),
+    );
+    const again = JSON.parse((await runCli([...args, '--resume'], cwd)).stdout);
+    expect(again).toMatchObject({ resultsFile: first.resultsFile, ran: 0, skipped: 2 });
+    expect(again.summary.report).toEqual(first.summary.report);
+  });
+
   it('rejects bad flags with exit code 2', async () => {
     const r = await runCli(['eval', 'appbench', '--data', MINI, '--categories', 'ss,xx']);
     expect(r.code).toBe(2);

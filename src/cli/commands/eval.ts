@@ -130,7 +130,7 @@ export function registerEvalCommands(program: Command): void {
     .option('--demos <how>', 'same-app (the paper: demos sharing a likely App) | random (seeded)', 'same-app')
     .option(
       '--out <dir>',
-      'run folder for results.jsonl and summary.json (default runs/appbench-<agent>-<model>-k<shots>-s<seed>)',
+      'run folder for results.jsonl and summary.json (default .apiary/runs/appbench-<agent>-<model>-k<shots>-s<seed>)',
     )
     .option('--concurrency <n>', 'samples in flight', '4')
     .option('--resume', 'continue the run folder: skip samples already recorded')
@@ -238,6 +238,7 @@ export function registerEvalCommands(program: Command): void {
       const outDir = resolve(
         flags.out ??
           join(
+            '.apiary',
             'runs',
             slug(`appbench-${agentName}-${setup ? setup.modelId : 'nomodel'}-k${spec.solver.shots}-s${seed}`),
           ),
