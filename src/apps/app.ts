@@ -15,6 +15,12 @@ export type AppCallResult = Record<string, unknown> | Array<Record<string, unkno
 export interface AppHandler {
   readonly appId: string;
   readonly owner: string;
+  /**
+   * True when this handler knows `api` changes state even if the catalog says otherwise (e.g. SGD
+   * treats AppBench's non-transactional `buyeventtickets` as a purchase). The executor then
+   * handles the call as transactional: approval first, no retries.
+   */
+  hasSideEffects?(api: string): boolean;
   /** Runs `api` with resolved argument values; throws an ApiaryError on refusal or bad arguments. */
   call(api: string, args: Record<string, unknown>, ctx: AppCallContext): Promise<AppCallResult>;
 }

@@ -180,6 +180,7 @@ describe('createSgdApps (AppBench catalog)', () => {
           start_date: '2019-03-06',
         },
       ]);
+      // No recorded row at 13:00: the rows matching the other arguments, echoing the asked time.
       expect(
         await call('Rents', 'getcarsavailable', {
           city: 'Springfield',
@@ -187,7 +188,18 @@ describe('createSgdApps (AppBench catalog)', () => {
           end_date: '2019-03-08',
           pickup_time: '13:00',
         }),
-      ).toEqual([]);
+      ).toEqual([
+        {
+          car_name: 'Civic',
+          car_type: 'Sedan',
+          city: 'Springfield',
+          end_date: '2019-03-08',
+          pickup_location: 'Union Station',
+          pickup_time: '13:00',
+          price_per_day: '31.00',
+          start_date: '2019-03-06',
+        },
+      ]);
     });
 
     it("replays a recorded call: SGD's rows even where they disagree with the arguments", async () => {
@@ -205,10 +217,11 @@ describe('createSgdApps (AppBench catalog)', () => {
       // SGD answered the 10:00 request with a 10:30 car.
       expect(await call('Rents', 'getcarsavailable', { ...asked, pickup_time: '10 am' })).toEqual([corolla]);
       expect(await call('Rents', 'getcarsavailable', { ...asked, pickup_time: '10:30' })).toEqual([corolla]);
-      // With one more argument the call is no longer the recorded one: plain matching.
+      // With one more argument the call is no longer the recorded one: plain matching finds no
+      // 10:00 car, so the matching cars come back with the asked time echoed.
       expect(
         await call('Rents', 'getcarsavailable', { ...asked, pickup_time: '10:00', car_type: 'Sedan' }),
-      ).toEqual([]);
+      ).toEqual([{ ...corolla, pickup_time: '10:00' }]);
       expect(
         await call('Rents', 'getcarsavailable', { ...asked, pickup_time: '10:00', mood: 'happy' }),
       ).toEqual([corolla]);
@@ -502,5 +515,31 @@ describe('on the bundled subset', () => {
     expect(searches).toBeGreaterThan(300);
     expect(inconsistent).toBeLessThan(searches / 10);
     expect(countSideEffects(db)).toBe(0);
+  });
+});
+
+describe('searches for a date/time no recorded row has', () => {
+  it('answer with the rows matching the other arguments, echoing the asked date and time', async () => {
+    const { loadCatalog } = await import('../catalog/index.js');
+    const { createSgdApps, openBundledSgdDatabase } = await import('./index.js');
+    const catalog = loadCatalog('appbench');
+    const { db } = openBundledSgdDatabase();
+    const rents = createSgdApps({ db, catalog }).find((a) => a.appId === 'Rents')!;
+    const ask = { city: 'Las Vegas', start_date: '2019-03-21', end_date: '2019-03-25', pickup_time: '10:00' };
+    const rows = (await rents.call('getcarsavailable', ask, { caller: 'app:Rents' })) as Array<
+      Record<string, unknown>
+    >;
+    expect(rows.length).toBeGreaterThan(0);
+    for (const r of rows)
+      expect([r.city, r.start_date, r.end_date, r.pickup_time]).toEqual([
+        'Las Vegas',
+        '2019-03-21',
+        '2019-03-25',
+        '10:00',
+      ]);
+    expect(new Set(rows.map((r) => JSON.stringify(r))).size).toBe(rows.length);
+    // A city with no recorded car at all still returns nothing.
+    const none = await rents.call('getcarsavailable', { ...ask, city: 'Atlantis' }, { caller: 'app:Rents' });
+    expect(none).toEqual([]);
   });
 });

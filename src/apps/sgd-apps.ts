@@ -123,6 +123,10 @@ export class SgdAppHandler implements AppHandler {
     this.owner = app.owner;
   }
 
+  hasSideEffects(api: string): boolean {
+    return this.binding(api)?.transactional === true;
+  }
+
   /** The SGD service and intent behind `api` (name or `<app>.<name>`). */
   binding(api: string): SgdApiBinding | undefined {
     const own = this.bindings.get(api);
@@ -164,7 +168,31 @@ export class SgdAppHandler implements AppHandler {
       if (values.length > 0) filters.push({ slot: name, values });
     }
     const replayKey = normalizedParamsKey(args, slotNames(binding.api));
-    return this.queries.search(binding.service, binding.intent, filters, replayKey, this.opts.maxRows);
+    const rows = this.queries.search(binding.service, binding.intent, filters, replayKey, this.opts.maxRows);
+    if (rows.length > 0) return rows;
+    // SGD's search results echo the requested dates and times (a car, a flight, a show is the same
+    // entity whatever day is asked). When no recorded row has the asked date/time, answer with the
+    // rows matching the other arguments and echo the asked date/time values, as SGD's simulator did.
+    const temporal = new Set(
+      binding.api.outputs
+        .filter((o) => o.type.kind === 'primitive' && (o.type.name === 'date' || o.type.name === 'time'))
+        .map((o) => o.name),
+    );
+    const kept = filters.filter((f) => !temporal.has(f.slot));
+    if (kept.length === filters.length || kept.length === 0) return rows;
+    const echo: Record<string, unknown> = {};
+    for (const f of filters) if (temporal.has(f.slot)) echo[f.slot] = args[f.slot];
+    const seen = new Set<string>();
+    const echoed: Array<Record<string, unknown>> = [];
+    for (const row of this.queries.search(binding.service, binding.intent, kept, undefined)) {
+      const out = { ...row, ...echo };
+      const key = JSON.stringify(out);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      echoed.push(out);
+      if (this.opts.maxRows !== undefined && echoed.length >= this.opts.maxRows) break;
+    }
+    return echoed;
   }
 
   private transact(

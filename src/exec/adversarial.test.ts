@@ -248,6 +248,28 @@ describe('adversarial plans against the simulated SGD apps: zero rows in side_ef
       expect(countSideEffects(db)).toBe(0);
     });
 
+  it('a purchase the AppBench catalog calls non-transactional still needs approval', async () => {
+    // AppBench marks Events.buyeventtickets non-transactional; the SGD app knows it buys tickets.
+    const buy: Plan = {
+      steps: [
+        step('s1', 'Events', 'buyeventtickets', {
+          event_name: literal('Blood Water Paint'),
+          number_of_tickets: literal('2'),
+          date: literal('2019-03-07'),
+          city: literal('Seattle'),
+        }),
+      ],
+    };
+    const denied = fresh();
+    const refused = await executePlan(buy, { catalog, handlers: denied.handlers, approve: denyAll });
+    expect(refused.steps[0]!.error?.code).toBe('PERMISSION_DENIED');
+    expect(countSideEffects(denied.db)).toBe(0);
+    const approved = fresh();
+    const ok = await executePlan(buy, { catalog, handlers: approved.handlers, approve: autoApprove });
+    expect(ok.status).toBe('succeeded');
+    expect(countSideEffects(approved.db)).toBe(1);
+  });
+
   it('injected call text in an app output', async () => {
     const { db } = fresh();
     const real = createSgdApps({ db, catalog });

@@ -393,6 +393,8 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
     const api = index.api(step.app, step.api)!;
     const app = index.app(step.app)!;
     const handler = handlers.get(step.app)!;
+    // The catalog's flag, or the handler's own knowledge that the call changes state.
+    const transactional = api.transactional || handler.hasSideEffects?.(api.name) === true;
     const base = { step: step.id, app: step.app, api: step.api };
     const settle = (f: StepFailure) => {
       r.status = f.status;
@@ -413,13 +415,13 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
         r.startedAt = r.endedAt = resolved.reuse.time;
         return;
       }
-      if (api.transactional && unknownOutcome.has(step.id))
+      if (transactional && unknownOutcome.has(step.id))
         throw new StepFailure(
           'PERMISSION_DENIED',
           `an earlier attempt of transactional call ${step.app}.${step.api} (run ${runId}) never finished, so whether it took effect is unknown; it is not repeated on resume`,
           'refused',
         );
-      if (api.transactional) {
+      if (transactional) {
         let decision: { approved: boolean; reason?: string };
         try {
           decision = await askSerially(async () => approve(approvalRequest(step.id, api, r.args!)));
@@ -443,7 +445,7 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
       return;
     }
 
-    const maxAttempts = api.transactional ? 1 : retries + 1;
+    const maxAttempts = transactional ? 1 : retries + 1;
     for (let attempt = 1; ; attempt++) {
       r.attempts = attempt;
       r.startedAt ??= iso();
@@ -460,7 +462,7 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
         return;
       } catch (error) {
         let f = toStepError(error);
-        if (api.transactional && (f.code === 'TIMEOUT' || f.code === 'CANCELLED'))
+        if (transactional && (f.code === 'TIMEOUT' || f.code === 'CANCELLED'))
           f = new StepFailure(
             f.code,
             `${f.message} (transactional call: it may have taken effect)`,
