@@ -241,6 +241,29 @@ describe('runEval', () => {
     expect(r2.summary.report).toEqual(EXPECTED_REPORT);
   });
 
+  it('a scorer bug fails the run but keeps every other sample on disk', async () => {
+    const out = tmp();
+    const task = toyTask();
+    const buggy = {
+      ...task,
+      score: (s: Toy, o: Parameters<typeof task.score>[1]) => {
+        if (s.id === 't-2') throw new TypeError('scorer bug');
+        return task.score(s, o);
+      },
+    };
+    await expect(runEval({ task: buggy, spec: spec(), concurrency: 3, outFile: out })).rejects.toThrow(
+      'scorer bug',
+    );
+    const ids = readResultsFile(out)
+      .samples.map((l) => l.id)
+      .sort();
+    expect(ids).toEqual(
+      SAMPLES.filter((s) => s.id !== 't-2')
+        .map((s) => s.id)
+        .sort(),
+    );
+  });
+
   it('runs samples in a seeded order', async () => {
     const order = (seed: number) => {
       const seen: string[] = [];

@@ -193,11 +193,11 @@ export async function runEval<S extends TaskSample, O, Sc, R>(
     if (error !== null) errors++;
     progress({ id: sample.id, error });
   };
-  try {
-    await Promise.all(order.map((s) => limit(() => runOne(s))));
-  } finally {
-    writer.close();
-  }
+  // allSettled: a failing write must not close the file under the samples still in flight.
+  const settled = await Promise.allSettled(order.map((s) => limit(() => runOne(s))));
+  writer.close();
+  const failure = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failure) throw failure.reason;
   const elapsedMs = deps.monotonic() - t0;
 
   // 3. Summary from every record of the file (those read at start and those appended since).
