@@ -3,7 +3,7 @@
  * trained retriever evaluated only on queries it was not trained on:
  * - cross-validation: for each G1 file, train on the two others, test on it;
  * - synthetic only: trained on catalog-made pairs (no benchmark query), tested on all files.
- * Run: npx tsx bench/retrieval-eval.ts [dataDir]   (≈10–20 min on 2 cores)
+ * Run: npx tsx bench/retrieval-eval.ts [dataDir]   (≈10–20 min on 2 cores; SKIP_BASE=1 skips the untrained ToolBench rows)
  */
 import { resolve } from 'node:path';
 import { APPBENCH_CATEGORIES, loadAppBenchSamples } from '../src/bench/appbench/index.js';
@@ -39,7 +39,9 @@ const deps = (model?: TrainedModel) => ({ table: () => table, ...(model ? { mode
 out(`ToolBench: ${suite.docs.length} APIs; queries kept (gold APIs all in tools.jsonl):`);
 for (const [g, s] of suite.sets) out(`  ${g}: ${s.queries.length}/${s.total}`);
 out(`${'retriever'.padEnd(34)} ${'file'.padEnd(15)}    n NDCG@1 NDCG@3 NDCG@5    R@5   R@10`);
-for (const kind of ['bm25', 'bm25-tool', 'embed', 'hybrid'] as RetrieverKind[]) {
+for (const kind of (process.env.SKIP_BASE
+  ? []
+  : ['bm25', 'bm25-tool', 'embed', 'hybrid']) as RetrieverKind[]) {
   const r = await buildRetriever(kind, corpus, deps());
   for (const [g, s] of suite.sets) row(kind, g, await evaluateRetriever(r, s.queries));
 }

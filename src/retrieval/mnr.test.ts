@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Adam, identityProjection, mnrLossAndGrad, type Projection, project } from './mnr.js';
-import { mulberry32, type SparseVector } from './sparse.js';
+import { mixSparse, mulberry32, type SparseVector } from './sparse.js';
 
 const sv = (entries: Array<[number, number]>): SparseVector => ({
   idx: Int32Array.from(entries.map((e) => e[0])),
@@ -108,5 +108,28 @@ describe('MNR loss', () => {
         ),
       ),
     ).toEqual([2, 3]);
+  });
+});
+
+describe('mixSparse', () => {
+  it('adds weighted sparse vectors, merging indices', () => {
+    const m = mixSparse(
+      sv([
+        [0, 1],
+        [2, 2],
+      ]),
+      1,
+      sv([
+        [2, 4],
+        [5, 1],
+      ]),
+      0.5,
+    );
+    const pairs = Array.from(m.idx).map((i, k) => [i, m.val[k]]);
+    expect(pairs).toEqual([
+      [0, 1],
+      [2, 4],
+      [5, 0.5],
+    ]);
   });
 });

@@ -42,6 +42,8 @@ export interface TrainOptions {
    * so in-batch negatives are hard negatives from the same group.
    */
   groupOf?: (doc: number) => number;
+  /** Features of corpus document `doc` (default: `extractor.extract(corpus[doc])`). */
+  docFeatures?: (doc: number) => SparseVector;
   onBatch?: (info: { epoch: number; batch: number; batches: number; loss: number }) => void;
 }
 
@@ -78,7 +80,12 @@ export function trainProjection(
     const key = pair.docText ?? pair.doc;
     let v = dCache.get(key);
     if (!v) {
-      v = extractor.extract(pair.docText ?? (corpus[pair.doc] as string));
+      v =
+        pair.docText !== undefined
+          ? extractor.extract(pair.docText)
+          : opts.docFeatures
+            ? opts.docFeatures(pair.doc)
+            : extractor.extract(corpus[pair.doc] as string);
       dCache.set(key, v);
     }
     return v;
@@ -148,7 +155,12 @@ export class TrainedRetriever implements Retriever {
     readonly index: VectorIndex,
   ) {}
 
-  static build(model: TrainedModel, corpus: readonly string[], table?: WordVectors): TrainedRetriever {
+  static build(
+    model: TrainedModel,
+    corpus: readonly string[],
+    table?: WordVectors,
+    docFeatures?: (extractor: FeatureExtractor, doc: number) => SparseVector,
+  ): TrainedRetriever {
     const extractor = new FeatureExtractor(model.features, table);
     if (extractor.dimension !== model.projection.dIn)
       throw new ApiaryError(
@@ -159,7 +171,7 @@ export class TrainedRetriever implements Retriever {
     const data = new Float32Array(corpus.length * dOut);
     const tmp = new Float64Array(dOut);
     corpus.forEach((text, i) => {
-      project(model.projection, extractor.extract(text), tmp);
+      project(model.projection, docFeatures ? docFeatures(extractor, i) : extractor.extract(text), tmp);
       writeNormalized(tmp, data, i * dOut);
     });
     return new TrainedRetriever(model, extractor, new VectorIndex(dOut, data));

@@ -7,8 +7,10 @@ import {
   GroupBoostRetriever,
   groupDocuments,
   HybridRetriever,
+  mixSparse,
   mulberry32,
   type Retriever,
+  type SparseVector,
   shuffleInPlace,
   type TrainedModel,
   TrainedRetriever,
@@ -111,7 +113,33 @@ export function toolBenchTrainingPairs(suite: ToolBenchSuite, opts: PairOptions)
   return pairs;
 }
 
+/** Default weight of the tool text in a document's trained features (see `contextFeatures`). */
+export const TOOL_CONTEXT_WEIGHT = 0.5;
+
+/**
+ * Document features with group context: x(doc) = x(API text) + γ · x(text of its tool), so the
+ * trained retriever, like `bm25-tool`, sees what the whole tool offers. Tool features are cached.
+ */
+export function contextFeatures(
+  texts: readonly string[],
+  groups: { texts: readonly string[]; groupOf: Uint32Array },
+  gamma: number,
+): (extractor: FeatureExtractor, doc: number) => SparseVector {
+  const cache = new Map<number, SparseVector>();
+  return (extractor, doc) => {
+    const g = groups.groupOf[doc] as number;
+    let t = cache.get(g);
+    if (!t) {
+      t = extractor.extract(groups.texts[g] as string);
+      cache.set(g, t);
+    }
+    return mixSparse(extractor.extract(texts[doc] as string), 1, t, gamma);
+  };
+}
+
 export interface TrainSuiteOptions extends PairOptions {
+  /** Weight γ of the tool text in document features (default 0.5; 0 = API text only). */
+  toolContext?: number;
   table?: WordVectors;
   hashDim?: number;
   epochs?: number;
@@ -136,7 +164,10 @@ export function trainToolBenchModel(suite: ToolBenchSuite, opts: TrainSuiteOptio
     }
     return c;
   });
+  const gamma = opts.toolContext ?? TOOL_CONTEXT_WEIGHT;
+  const docFeatures = contextFeatures(suite.texts, { texts: suite.toolTexts, groupOf: suite.toolOf }, gamma);
   const { projection, epochLosses } = trainProjection(fx, suite.texts, pairs, {
+    ...(gamma > 0 ? { docFeatures: (d: number) => docFeatures(fx, d) } : {}),
     epochs: opts.epochs ?? 3,
     lr: opts.lr ?? 1e-3,
     batchSize: opts.batchSize ?? 64,
@@ -158,6 +189,7 @@ export function trainToolBenchModel(suite: ToolBenchSuite, opts: TrainSuiteOptio
       epochs: opts.epochs ?? 3,
       epochLosses,
       seed: opts.seed ?? 42,
+      toolContext: gamma,
     },
   };
 }
@@ -221,7 +253,13 @@ export async function buildRetriever(
     if (!deps.model)
       throw new NotFoundError('trained model', '(none)', ['pass --model FILE (apiary retrieve train)']);
     const model = deps.model();
-    return TrainedRetriever.build(model, corpus.texts, model.features.alpha > 0 ? table() : undefined);
+    const gamma = typeof model.info.toolContext === 'number' ? model.info.toolContext : 0;
+    return TrainedRetriever.build(
+      model,
+      corpus.texts,
+      model.features.alpha > 0 ? table() : undefined,
+      gamma > 0 && corpus.groups ? contextFeatures(corpus.texts, corpus.groups, gamma) : undefined,
+    );
   };
   switch (kind) {
     case 'bm25':
