@@ -7,14 +7,12 @@ import {
   generateWithRetry,
   type SamplingSettings,
 } from '../models/index.js';
+import type { AgentDemo } from '../retrieval/index.js';
 import { ApiaryError } from '../shared/index.js';
 import type { PlanContext } from './types.js';
 
-/** A demonstration inserted as a user/assistant pair before the instruction. */
-export interface AgentDemo {
-  instruction: string;
-  reply: string;
-}
+/** A demonstration inserted as a user/assistant pair before the instruction (the demo selector's shape). */
+export type { AgentDemo };
 
 /** Options shared by the flat and hierarchical agents. */
 export interface LlmAgentOptions {

@@ -2,9 +2,8 @@ import pLimit from 'p-limit';
 import { type Catalog, indexCatalog } from '../catalog/index.js';
 import { type Plan, printMetabenchPlan, validatePlan } from '../plan/index.js';
 import { type GoldTask, printAppPrefixedPlan } from '../retrieval/index.js';
-import { ApiaryError } from '../shared/index.js';
+import { ApiaryError, mulberry32, sampleWithoutReplacement, shuffled } from '../shared/index.js';
 import { type ParaphraseOptions, paraphraseInstruction } from './paraphrase.js';
-import { mulberry32, sampleWithoutReplacement, shuffled } from './prng.js';
 import type { SftChat } from './sft-format.js';
 import { renderAppBenchSystemPrompt, renderSftSystemPrompt, type SftPromptStyle } from './system-prompt.js';
 

@@ -1,4 +1,5 @@
+export * from './download.js';
 export * from './errors.js';
 export * from './json-file.js';
+export * from './random.js';
 export * from './zod-issues.js';
-export * from './download.js';

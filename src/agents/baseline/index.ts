@@ -1,5 +1,4 @@
 export * from './baseline-agent.js';
-export * from './bm25.js';
 export * from './fill-slots.js';
 export * from './select-apis.js';
 export * from './slot-patterns.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { mulberry32, randInt, sampleWithoutReplacement, shuffled } from './prng.js';
+import { mulberry32, randInt, sampleWithoutReplacement, shuffled } from './random.js';
 
 describe('mulberry32', () => {
   it('matches an independent implementation (Python, same algorithm) for seed 7', () => {
