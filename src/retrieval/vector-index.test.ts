@@ -16,6 +16,19 @@ describe('VectorIndex', () => {
       { doc: 0, score: expect.closeTo(0.8, 6) },
     ]);
   });
+  it('the SIMD kernel (dimension multiple of 4) agrees with the JavaScript loop', () => {
+    const rows = Array.from({ length: 37 }, (_, i) =>
+      Float32Array.from({ length: 12 }, (_, j) => Math.sin(i * 12 + j)),
+    );
+    const simd = VectorIndex.fromVectors(rows, 12);
+    const js = new VectorIndex(12, simd.data, { simd: false });
+    const q = Float32Array.from({ length: 12 }, (_, j) => Math.cos(j));
+    const a = simd.scoreAll(q);
+    const b = js.scoreAll(q);
+    for (let i = 0; i < 37; i++) expect(a[i]).toBeCloseTo(b[i] as number, 5);
+    expect(simd.search(q, 5).map((h) => h.doc)).toEqual(js.search(q, 5).map((h) => h.doc));
+  });
+
   it('rejects wrong dimensions', () => {
     expect(() => index.scoreAll(Float32Array.of(1, 2, 3))).toThrow(/dimension/);
     expect(() => new VectorIndex(3, new Float32Array(4))).toThrow(/multiple/);

@@ -1,17 +1,24 @@
+import { createSimdKernel, type DotKernel } from './simd-kernel.js';
 import { topK } from './top-k.js';
 import type { RetrievalHit } from './types.js';
 
 /**
  * Exact (brute-force) vector search over one contiguous Float32Array (row-major, `dimension`
  * floats per document). Score = dot product, which is cosine similarity when rows and query are
- * L2-normalised (`normalize` at add time). Top-k uses a size-k heap.
+ * L2-normalised (`normalize` at add time). Top-k uses a size-k heap. When the dimension is a
+ * multiple of 4, scoring runs in a Wasm SIMD kernel (float32 accumulation, created on first use
+ * with its own copy of the rows); `simd: false` forces the JavaScript loop (float64 accumulation).
  */
 export class VectorIndex {
   readonly dimension: number;
   readonly size: number;
   readonly data: Float32Array;
 
-  constructor(dimension: number, data: Float32Array) {
+  private kernel: DotKernel | undefined | null = null;
+  private readonly useSimd: boolean;
+
+  constructor(dimension: number, data: Float32Array, opts: { simd?: boolean } = {}) {
+    this.useSimd = opts.simd ?? true;
     if (data.length % dimension !== 0)
       throw new RangeError(`vector data length ${data.length} is not a multiple of ${dimension}`);
     this.dimension = dimension;
@@ -36,6 +43,8 @@ export class VectorIndex {
   scoreAll(query: Float32Array): Float32Array {
     const { dimension: dim, data, size } = this;
     if (query.length !== dim) throw new RangeError(`query dimension ${query.length}, expected ${dim}`);
+    if (this.kernel === null) this.kernel = this.useSimd ? createSimdKernel(data, dim) : undefined;
+    if (this.kernel) return this.kernel.scoreAll(query);
     const out = new Float32Array(size);
     const q = Float64Array.from(query);
     const tail = dim - (dim % 4);
