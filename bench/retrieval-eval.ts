@@ -41,7 +41,7 @@ for (const [g, s] of suite.sets) out(`  ${g}: ${s.queries.length}/${s.total}`);
 out(`${'retriever'.padEnd(34)} ${'file'.padEnd(15)}    n NDCG@1 NDCG@3 NDCG@5    R@5   R@10`);
 for (const kind of (process.env.SKIP_BASE
   ? []
-  : ['bm25', 'bm25-tool', 'embed', 'hybrid']) as RetrieverKind[]) {
+  : ['bm25-plain', 'bm25', 'bm25-tool', 'embed', 'hybrid']) as RetrieverKind[]) {
   const r = await buildRetriever(kind, corpus, deps());
   for (const [g, s] of suite.sets) row(kind, g, await evaluateRetriever(r, s.queries));
 }
@@ -81,7 +81,15 @@ const samples = loadAppBenchSamples(`${dataDir}/appbench`, {
 });
 const abQueries = appBenchRetrievalQueries(samples, catalog);
 out(`AppBench: ${catalog.apis.length} APIs, ${abQueries.length} dev instructions`);
-for (const kind of ['bm25', 'bm25-tool', 'embed', 'hybrid', 'trained', 'trained-fusion'] as RetrieverKind[]) {
+for (const kind of [
+  'bm25-plain',
+  'bm25',
+  'bm25-tool',
+  'embed',
+  'hybrid',
+  'trained',
+  'trained-fusion',
+] as RetrieverKind[]) {
   const r = await buildRetriever(kind, abCorpus, deps(synth));
   const label = kind.startsWith('trained') ? `${kind} [synthetic-only model]` : kind;
   row(label, 'appbench-dev', await evaluateRetriever(r, abQueries));

@@ -195,6 +195,7 @@ export function trainToolBenchModel(suite: ToolBenchSuite, opts: TrainSuiteOptio
 }
 
 export type RetrieverKind =
+  | 'bm25-plain'
   | 'bm25'
   | 'bm25-tool'
   | 'embed'
@@ -203,6 +204,7 @@ export type RetrieverKind =
   | 'trained-hybrid'
   | 'trained-fusion';
 export const RETRIEVER_KINDS: readonly RetrieverKind[] = [
+  'bm25-plain',
   'bm25',
   'bm25-tool',
   'embed',
@@ -221,8 +223,16 @@ export interface CorpusForRetrieval {
   groups?: { texts: readonly string[]; groupOf: Uint32Array };
 }
 
+/** The calibration analyzer of `bm25-plain`: lower-case, split on non-letters/digits, nothing else. */
+export const plainAnalyze = (text: string): string[] =>
+  text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
+
 /**
- * Builds a retriever over a corpus: `bm25`; `bm25-tool` (BM25 + λ=1 × BM25 of the document's
+ * Builds a retriever over a corpus: `bm25-plain` (a textbook BM25 for calibration: no stemming,
+ * stopwords or camelCase split); `bm25`; `bm25-tool` (BM25 + λ=1 × BM25 of the document's
  * tool text); `embed` (IDF-weighted GloVe means); `hybrid` (RRF k=60 of bm25 and embed);
  * `trained` (MNR-trained projection, needs `model`); `trained-hybrid` (RRF of bm25-tool — or
  * bm25 without groups — and trained); `trained-fusion` (z-score fusion: bm25-tool + 0.5 × trained).
@@ -262,6 +272,8 @@ export async function buildRetriever(
     );
   };
   switch (kind) {
+    case 'bm25-plain':
+      return new Bm25Index(corpus.texts, { analyze: plainAnalyze });
     case 'bm25':
       return bm25();
     case 'bm25-tool':
