@@ -11,7 +11,9 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const dataDir = resolve(process.argv[2] && !process.argv[2].startsWith('--') ? process.argv[2] : '../shared/data');
+const dataDir = resolve(
+  process.argv[2] && !process.argv[2].startsWith('--') ? process.argv[2] : '../shared/data',
+);
 const self = fileURLToPath(import.meta.url);
 
 async function child(mode: string): Promise<void> {
@@ -19,7 +21,8 @@ async function child(mode: string): Promise<void> {
   if (mode === 'raw-jsonl') {
     const text = readFileSync(join(dataDir, 'toolbench/tools.jsonl'), 'utf8');
     let n = 0;
-    for (const line of text.split('\n')) if (line.trim()) n += (JSON.parse(line) as { api_list: unknown[] }).api_list.length;
+    for (const line of text.split('\n'))
+      if (line.trim()) n += (JSON.parse(line) as { api_list: unknown[] }).api_list.length;
     if (n !== 46802) throw new Error(`expected 46802 APIs, got ${n}`);
   } else {
     const { loadCatalog } = await import('../src/catalog/index.js');
@@ -31,7 +34,9 @@ async function child(mode: string): Promise<void> {
 }
 
 function runChild(mode: string): { ms: number; maxRssMb: number } {
-  const out = execFileSync(process.execPath, ['--import', 'tsx', self, '--child', mode, dataDir], { encoding: 'utf8' });
+  const out = execFileSync(process.execPath, ['--import', 'tsx', self, '--child', mode, dataDir], {
+    encoding: 'utf8',
+  });
   return JSON.parse(out);
 }
 

@@ -31,9 +31,20 @@ describe('apiary CLI: catalog and plan', () => {
   });
 
   it('catalog export --format openai for one app', async () => {
-    const r = await apiary('catalog', 'export', '--catalog', 'appbench', '--app', 'Weather', '--format', 'openai');
+    const r = await apiary(
+      'catalog',
+      'export',
+      '--catalog',
+      'appbench',
+      '--app',
+      'Weather',
+      '--format',
+      'openai',
+    );
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout).map((t: { function: { name: string } }) => t.function.name)).toEqual(['Weather_getweather']);
+    expect(JSON.parse(r.stdout).map((t: { function: { name: string } }) => t.function.name)).toEqual([
+      'Weather_getweather',
+    ]);
   });
 
   it('plan validate reports each problem and exits 1', async () => {

@@ -1,8 +1,8 @@
 import { Command } from 'commander';
 import { registerAppsCommands } from './commands/apps.js';
 import { registerCatalogCommands } from './commands/catalog.js';
-import { registerEvalCommands } from './commands/eval.js';
 import { registerDataCommands } from './commands/data.js';
+import { registerEvalCommands } from './commands/eval.js';
 import { registerPlanCommands } from './commands/plan.js';
 import { registerRetrieveCommands } from './commands/retrieve.js';
 import { registerRunCommands } from './commands/run.js';
