@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { mulberry32 } from '../shared/index.js';
 import { Adam, identityProjection, mnrLossAndGrad, type Projection, project } from './mnr.js';
-import { mixSparse, mulberry32, type SparseVector } from './sparse.js';
+import { mixSparse, type SparseVector } from './sparse.js';
 
 const sv = (entries: Array<[number, number]>): SparseVector => ({
   idx: Int32Array.from(entries.map((e) => e[0])),

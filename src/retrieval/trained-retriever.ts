@@ -1,9 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
-import { ApiaryError, parseWith } from '../shared/index.js';
+import { ApiaryError, mulberry32, parseWith } from '../shared/index.js';
 import { type FeatureConfig, FeatureExtractor } from './features.js';
 import { Adam, identityProjection, mnrLossAndGrad, type Projection, project } from './mnr.js';
-import { mulberry32, type SparseVector, shuffleInPlace } from './sparse.js';
+import { type SparseVector, shuffleInPlace } from './sparse.js';
 import type { RetrievalHit, Retriever } from './types.js';
 import { VectorIndex } from './vector-index.js';
 import type { WordVectors } from './word-vectors.js';

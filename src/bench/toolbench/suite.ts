@@ -9,7 +9,6 @@ import {
   HybridRetriever,
   LinearSumRetriever,
   mixSparse,
-  mulberry32,
   type Retriever,
   type SparseVector,
   shuffleInPlace,
@@ -22,7 +21,7 @@ import {
   WordVectorEmbedder,
   type WordVectors,
 } from '../../retrieval/index.js';
-import { NotFoundError } from '../../shared/index.js';
+import { mulberry32, NotFoundError } from '../../shared/index.js';
 import { readToolBenchTools, type ToolBenchDoc, toolBenchLexicalText } from './corpus.js';
 import { buildToolBenchRetrievalSet, type RetrievalSet } from './dataset.js';
 import { readToolBenchQueries } from './queries.js';
