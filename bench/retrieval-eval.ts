@@ -89,6 +89,7 @@ for (const kind of [
   'bm25-plain',
   'bm25',
   'bm25-tool',
+  'bm25-fields',
   'embed',
   'hybrid',
   'trained',
