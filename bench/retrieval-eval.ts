@@ -6,10 +6,12 @@
  * Run: npx tsx bench/retrieval-eval.ts [dataDir]   (≈10–20 min on 2 cores; SKIP_BASE=1 skips the untrained ToolBench rows)
  */
 import { resolve } from 'node:path';
-import { APPBENCH_CATEGORIES, loadAppBenchSamples } from '../src/bench/appbench/index.js';
 import {
-  apiRetrievalText,
+  APPBENCH_CATEGORIES,
   appBenchRetrievalQueries,
+  loadAppBenchSamples,
+} from '../src/bench/appbench/index.js';
+import {
   buildRetriever,
   evaluateRetriever,
   loadToolBenchSuite,
@@ -18,7 +20,7 @@ import {
   trainToolBenchModel,
 } from '../src/bench/toolbench/index.js';
 import { loadCatalog } from '../src/catalog/index.js';
-import { loadWordVectors, type TrainedModel } from '../src/retrieval/index.js';
+import { apiRetrievalText, loadWordVectors, type TrainedModel } from '../src/retrieval/index.js';
 
 const dataDir = process.argv[2] ?? process.env.APIARY_DATA ?? resolve(process.cwd(), '../shared/data');
 const out = (s: string) => process.stdout.write(`${s}\n`);

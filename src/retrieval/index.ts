@@ -1,3 +1,4 @@
+export * from './api-text.js';
 export * from './bm25.js';
 export * from './demo-selector.js';
 export * from './demo-selector-kb.js';

@@ -27,3 +27,10 @@ export interface ApiDocument {
   api: Api;
   text: string;
 }
+
+/** A query with the corpus positions of its relevant documents (for NDCG / recall). */
+export interface RetrievalQuery {
+  id: string;
+  text: string;
+  relevant: number[];
+}

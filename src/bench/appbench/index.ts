@@ -3,6 +3,7 @@ export * from './gold-plan.js';
 export * from './pull-appbench.js';
 export * from './record.js';
 export * from './report-format.js';
+export * from './retrieval-queries.js';
 export * from './sample.js';
 export * from './score-appbench.js';
 export * from './score-corrected.js';

@@ -1,13 +1,10 @@
+/** A retrieval test query: text and the indices of its relevant corpus documents. */
+import type { RetrievalQuery } from '../../retrieval/index.js';
 import type { ToolBenchDoc } from './corpus.js';
 import { pyGet, pyString } from './py-json.js';
 import type { ToolBenchQuery } from './queries.js';
 
-/** A retrieval test query: text and the indices of its relevant corpus documents. */
-export interface RetrievalQuery {
-  id: string;
-  text: string;
-  relevant: number[];
-}
+export type { RetrievalQuery };
 
 export interface RetrievalSet {
   queries: RetrievalQuery[];

@@ -1,4 +1,3 @@
-export * from './appbench-retrieval.js';
 export * from './corpus.js';
 export * from './dataset.js';
 export * from './doc-text.js';

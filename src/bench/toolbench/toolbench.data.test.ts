@@ -1,8 +1,5 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadCatalog } from '../../catalog/index.js';
-import { loadAppBenchSamples } from '../appbench/index.js';
-import { appBenchRetrievalQueries } from './appbench-retrieval.js';
 import { readToolBenchTools } from './corpus.js';
 import { buildToolBenchRetrievalSet } from './dataset.js';
 import { toolBenchDocText } from './doc-text.js';
@@ -45,14 +42,5 @@ describe('ToolBench retrieval data (shared/data)', () => {
       [116, 153],
       [110, 158],
     ]);
-  });
-
-  it('AppBench dev instructions map to gold APIs of the 33-API catalog', () => {
-    const catalog = loadCatalog('appbench');
-    const qs = appBenchRetrievalQueries(loadAppBenchSamples(`${data}/appbench`, { prefix: 'dev' }), catalog);
-    expect(qs).toHaveLength(200);
-    expect(qs.every((q) => q.relevant.length >= 1)).toBe(true);
-    // dev_ss-0: "Find me economy premium Train tickets …" → Trains.findtrains
-    expect(qs[0]?.relevant.map((i) => catalog.apis[i]?.id)).toEqual(['Trains.findtrains']);
   });
 });

@@ -4,12 +4,11 @@ import type { Command } from 'commander';
 import {
   APPBENCH_CATEGORIES,
   type AppBenchSample,
+  appBenchRetrievalQueries,
   findAppBenchData,
   loadAppBenchSamples,
 } from '../../bench/appbench/index.js';
 import {
-  apiRetrievalText,
-  appBenchRetrievalQueries,
   buildRetriever,
   type CorpusForRetrieval,
   evaluateRetriever,
@@ -22,6 +21,7 @@ import {
 } from '../../bench/toolbench/index.js';
 import { loadCatalog, resolveDataDir } from '../../catalog/index.js';
 import {
+  apiRetrievalText,
   loadTrainedModel,
   loadWordVectors,
   saveTrainedModel,

@@ -1,19 +1,7 @@
-import type { Api, Catalog } from '../../catalog/index.js';
+import type { Catalog } from '../../catalog/index.js';
+import type { RetrievalQuery } from '../../retrieval/index.js';
 import { ApiaryError } from '../../shared/index.js';
-import type { AppBenchSample } from '../appbench/index.js';
-import type { RetrievalQuery } from './dataset.js';
-
-/**
- * Retrieval text of a catalog API: app name and description, API name and description, and the
- * parameter names (snake_case words split by the tokenizer).
- */
-export function apiRetrievalText(api: Api, catalog: Catalog): string {
-  const app = catalog.apps.find((a) => a.id === api.app);
-  const params = api.parameters.map((p) => (p.description ? `${p.name} (${p.description})` : p.name));
-  return [api.app, app?.description ?? '', api.name, api.description, params.join(', ')]
-    .filter(Boolean)
-    .join('. ');
-}
+import type { AppBenchSample } from './sample.js';
 
 /**
  * AppBench as a retrieval task: the instruction is the query, its gold APIs (used_app[i] +
