@@ -1,22 +1,6 @@
-/** A small seeded PRNG (mulberry32): same seed, same sequence, on every platform. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32, shuffled } from '../shared/index.js';
 
-/** A shuffled copy (Fisher–Yates) driven by `seed`; the input is not modified. */
+/** A shuffled copy (Fisher–Yates over mulberry32) driven by `seed`; the input is not modified. */
 export function seededShuffle<T>(items: readonly T[], seed: number): T[] {
-  const out = [...items];
-  const rand = seededRandom(seed);
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(rand() * (i + 1));
-    [out[i], out[j]] = [out[j]!, out[i]!];
-  }
-  return out;
+  return shuffled(items, mulberry32(seed));
 }
