@@ -18,6 +18,8 @@ export interface TrainedModel {
   wordVectors: string | null;
   /** Free-form provenance (training data, holdout, epochs, losses). */
   info: Record<string, unknown>;
+  /** Weights of the learned linear ranker over field features (+ `trained`), when trained. */
+  ranker?: { weights: Record<string, number>; info: Record<string, unknown> };
 }
 
 export interface TrainingPair {
@@ -219,6 +221,9 @@ const HeaderSchema = z.object({
     bucketIdf: z.array(z.number()),
   }),
   info: z.record(z.string(), z.unknown()),
+  ranker: z
+    .object({ weights: z.record(z.string(), z.number()), info: z.record(z.string(), z.unknown()) })
+    .optional(),
 });
 
 export function encodeTrainedModel(model: TrainedModel): Buffer {
@@ -232,6 +237,7 @@ export function encodeTrainedModel(model: TrainedModel): Buffer {
       wordVectors: model.wordVectors,
       features: model.features,
       info: model.info,
+      ...(model.ranker ? { ranker: model.ranker } : {}),
     }),
     'utf8',
   );
@@ -270,6 +276,7 @@ export function decodeTrainedModel(buf: Buffer, file: string): TrainedModel {
     scale: h.scale,
     wordVectors: h.wordVectors,
     info: h.info,
+    ...(h.ranker ? { ranker: h.ranker } : {}),
   };
 }
 

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { Bm25Index } from './bm25.js';
+import { FIELD_FEATURES, FieldFeatures, splitSentences } from './field-features.js';
+
+describe('splitSentences', () => {
+  it('cuts at . ? ! followed by space and drops fragments of 3 characters or less', () => {
+    expect(splitSentences('Find a hotel in Paris. Also book a taxi? Ok. Thanks!')).toEqual([
+      'Find a hotel in Paris.',
+      'Also book a taxi?',
+      'Thanks!',
+    ]);
+    expect(splitSentences('v1.2 is out')).toEqual(['v1.2 is out']);
+    expect(splitSentences('Hi.')).toEqual(['Hi.']);
+  });
+});
+
+describe('FieldFeatures', () => {
+  // two tools: "weather" answers both sentences of the query, "clone" only the first
+  const corpus = {
+    texts: ['hotel search', 'taxi booking', 'hotel search', 'currency rates'],
+    groups: {
+      texts: ['weather tool', 'clone tool', 'money tool'],
+      names: ['Travel', 'Clone', 'Money'],
+      groupOf: Uint32Array.from([0, 0, 1, 2]),
+    },
+  };
+  const ff = new FieldFeatures(corpus);
+  const query = 'Find a hotel search. Then a taxi booking.';
+  const f = ff.compute(query);
+
+  it('computes every named feature for every document', () => {
+    expect([...f.keys()].sort()).toEqual([...FIELD_FEATURES].sort());
+    for (const v of f.values()) expect(v).toHaveLength(4);
+  });
+
+  it('doc.text is BM25 of the whole query; absent fields are zero', () => {
+    expect([...(f.get('doc.text') as Float32Array)]).toEqual([
+      ...new Bm25Index(corpus.texts).scoreAllSync(query),
+    ]);
+    expect([...(f.get('doc.second') as Float32Array)]).toEqual([0, 0, 0, 0]);
+    expect([...(f.get('group.description') as Float32Array)]).toEqual([0, 0, 0, 0]);
+  });
+
+  it('group.coverage: a tool answering both sentences scores 1, its clone 1/2, an unrelated tool 0', () => {
+    // sentence 1 is answered equally by docs 0 and 2 (tools 0 and 1); sentence 2 only by doc 1 (tool 0)
+    expect([...(f.get('group.coverage') as Float32Array)]).toEqual([1, 1, 0.5, 0]);
+  });
+
+  it('doc.sentence: best relative score of the document against one sentence', () => {
+    expect([...(f.get('doc.sentence') as Float32Array)]).toEqual([1, 1, 1, 0]);
+  });
+
+  it('group.top2 sums the two best member scores; size priors', () => {
+    const d = new Bm25Index(corpus.texts).scoreAllSync(query);
+    const top2 = f.get('group.top2') as Float32Array;
+    expect(top2[0]).toBeCloseTo((d[0] as number) + (d[1] as number), 5);
+    expect(top2[2]).toBeCloseTo(d[2] as number, 5);
+    expect([...(f.get('group.log-size') as Float32Array)].map((x) => +x.toFixed(6))).toEqual([
+      +Math.log(2).toFixed(6),
+      +Math.log(2).toFixed(6),
+      0,
+      0,
+    ]);
+    expect([...(f.get('group.single') as Float32Array)]).toEqual([0, 0, 1, 1]);
+  });
+
+  it('without groups every group feature is zero', () => {
+    const g = new FieldFeatures({ texts: corpus.texts }).compute(query);
+    expect([...(g.get('group.coverage') as Float32Array)]).toEqual([0, 0, 0, 0]);
+    expect([...(g.get('doc.sentence') as Float32Array)]).toEqual([1, 1, 1, 0]);
+  });
+
+  it('rejects a field whose length differs from the corpus', () => {
+    expect(() => new FieldFeatures({ texts: ['a b', 'c d'], names: ['x'] })).toThrow(
+      'field "names" has 1 entries for 2 documents',
+    );
+  });
+});

@@ -1,0 +1,211 @@
+import { Bm25Index } from './bm25.js';
+
+/**
+ * A corpus seen through several fields, at two levels: documents (APIs) and optional groups
+ * (the tool or app each API belongs to). Missing fields simply give zero features.
+ */
+export interface FieldedCorpus {
+  /** Main text of each document (e.g. category, tool, tool description, API name, description). */
+  texts: readonly string[];
+  /** A second, fuller text per document (ToolBench: the spec §3 text with parameters). */
+  second?: readonly string[];
+  /** Document names and descriptions as separate fields. */
+  names?: readonly string[];
+  descriptions?: readonly string[];
+  groups?: {
+    /** One text per group (name, description, every member's name and description). */
+    texts: readonly string[];
+    names?: readonly string[];
+    descriptions?: readonly string[];
+    /** Group of each document. */
+    groupOf: Uint32Array;
+  };
+}
+
+/**
+ * The ranking features, each a score per document (group features are copied to every member):
+ * - `doc.text`, `doc.second`, `doc.name`, `doc.description`: BM25 of the query against each field;
+ * - `group.text` (BM25, b = 0.75), `group.text.b03` (b = 0.3), `group.text.k2b05` (k1 = 2, b = 0.5):
+ *   the group text under three length normalisations (long tool texts are not all alike);
+ *   `group.name`, `group.description`;
+ * - `group.coverage`: the query is cut into sentences; for each sentence, the best member's
+ *   doc score (doc.text + doc.second) relative to the best in the corpus, averaged over sentences.
+ *   A tool that answers every sentence of a multi-part request scores 1;
+ * - `group.coverage.text`: the same with the group text;
+ * - `group.top2`: sum of the two best member doc scores (G1 queries ask for 2+ APIs of one tool);
+ * - `doc.sentence`: the document's best relative score against any single sentence;
+ * - `group.log-size`, `group.single`: ln(members) and 1 for single-API groups (priors).
+ */
+export const FIELD_FEATURES = [
+  'doc.text',
+  'doc.second',
+  'doc.name',
+  'doc.description',
+  'group.text',
+  'group.text.b03',
+  'group.text.k2b05',
+  'group.name',
+  'group.description',
+  'group.coverage',
+  'group.coverage.text',
+  'group.top2',
+  'doc.sentence',
+  'group.log-size',
+  'group.single',
+] as const;
+export type FieldFeatureName = (typeof FIELD_FEATURES)[number];
+
+/** Splits a request into sentences (at . ? ! followed by space); the whole text if none is longer than 3 characters. */
+export function splitSentences(text: string): string[] {
+  const parts = text
+    .split(/(?<=[.?!])\s+/)
+    .map((s) => s.trim())
+    .filter((s) => s.length > 3);
+  return parts.length ? parts : [text];
+}
+
+const maxOf = (a: Float32Array): number => {
+  let m = 0;
+  for (let i = 0; i < a.length; i++) if ((a[i] as number) > m) m = a[i] as number;
+  return m || 1;
+};
+
+/** Computes every `FIELD_FEATURES` vector for a query; indexes are built once per corpus. */
+export class FieldFeatures {
+  readonly size: number;
+  private readonly text: Bm25Index;
+  private readonly second?: Bm25Index;
+  private readonly name?: Bm25Index;
+  private readonly description?: Bm25Index;
+  private readonly group?: {
+    groupOf: Uint32Array;
+    count: number;
+    text: Bm25Index;
+    textB03: Bm25Index;
+    textK2: Bm25Index;
+    name?: Bm25Index;
+    description?: Bm25Index;
+    logSize: Float32Array;
+  };
+
+  constructor(corpus: FieldedCorpus) {
+    this.size = corpus.texts.length;
+    const check = (field: string, v?: readonly unknown[] | Uint32Array) => {
+      if (v && v.length !== this.size)
+        throw new RangeError(`field "${field}" has ${v.length} entries for ${this.size} documents`);
+    };
+    check('second', corpus.second);
+    check('names', corpus.names);
+    check('descriptions', corpus.descriptions);
+    this.text = new Bm25Index(corpus.texts);
+    if (corpus.second) this.second = new Bm25Index(corpus.second);
+    if (corpus.names) this.name = new Bm25Index(corpus.names);
+    if (corpus.descriptions) this.description = new Bm25Index(corpus.descriptions);
+    const g = corpus.groups;
+    if (g) {
+      check('groups.groupOf', g.groupOf);
+      const count = g.texts.length;
+      const size = new Float32Array(count);
+      for (const k of g.groupOf) size[k] = (size[k] as number) + 1;
+      this.group = {
+        groupOf: g.groupOf,
+        count,
+        text: new Bm25Index(g.texts),
+        textB03: new Bm25Index(g.texts, { b: 0.3 }),
+        textK2: new Bm25Index(g.texts, { k1: 2, b: 0.5 }),
+        ...(g.names ? { name: new Bm25Index(g.names) } : {}),
+        ...(g.descriptions ? { description: new Bm25Index(g.descriptions) } : {}),
+        logSize: size.map((s) => (s > 0 ? Math.log(s) : 0)),
+      };
+    }
+  }
+
+  /** doc.text + doc.second: the document score the coverage features are built on. */
+  private docScore(query: string): Float32Array {
+    const s = this.text.scoreAllSync(query);
+    if (this.second) {
+      const t = this.second.scoreAllSync(query);
+      for (let i = 0; i < s.length; i++) s[i] = (s[i] as number) + (t[i] as number);
+    }
+    return s;
+  }
+
+  compute(query: string): Map<FieldFeatureName, Float32Array> {
+    const n = this.size;
+    const out = new Map<FieldFeatureName, Float32Array>();
+    const zero = () => new Float32Array(n);
+    out.set('doc.text', this.text.scoreAllSync(query));
+    out.set('doc.second', this.second?.scoreAllSync(query) ?? zero());
+    out.set('doc.name', this.name?.scoreAllSync(query) ?? zero());
+    out.set('doc.description', this.description?.scoreAllSync(query) ?? zero());
+    const sentences = splitSentences(query);
+    const docSentence = zero();
+    const g = this.group;
+    const groupLevel = new Map<FieldFeatureName, Float32Array>();
+    const cover = g ? new Float32Array(g.count) : undefined;
+    const coverText = g ? new Float32Array(g.count) : undefined;
+    for (const s of sentences) {
+      const ds = this.docScore(s);
+      const m = maxOf(ds);
+      for (let i = 0; i < n; i++) {
+        const r = (ds[i] as number) / m;
+        if (r > (docSentence[i] as number)) docSentence[i] = r;
+      }
+      if (g && cover && coverText) {
+        const best = new Float32Array(g.count);
+        for (let i = 0; i < n; i++) {
+          const k = g.groupOf[i] as number;
+          if ((ds[i] as number) > (best[k] as number)) best[k] = ds[i] as number;
+        }
+        const ts = g.text.scoreAllSync(s);
+        const mt = maxOf(ts);
+        for (let k = 0; k < g.count; k++) {
+          cover[k] = (cover[k] as number) + (best[k] as number) / m / sentences.length;
+          coverText[k] = (coverText[k] as number) + (ts[k] as number) / mt / sentences.length;
+        }
+      }
+    }
+    out.set('doc.sentence', docSentence);
+    if (g && cover && coverText) {
+      const d = this.docScore(query);
+      const top1 = new Float32Array(g.count);
+      const top2 = new Float32Array(g.count);
+      for (let i = 0; i < n; i++) {
+        const k = g.groupOf[i] as number;
+        const x = d[i] as number;
+        if (x > (top1[k] as number)) {
+          top2[k] = top1[k] as number;
+          top1[k] = x;
+        } else if (x > (top2[k] as number)) top2[k] = x;
+      }
+      groupLevel.set('group.text', g.text.scoreAllSync(query));
+      groupLevel.set('group.text.b03', g.textB03.scoreAllSync(query));
+      groupLevel.set('group.text.k2b05', g.textK2.scoreAllSync(query));
+      groupLevel.set('group.name', g.name?.scoreAllSync(query) ?? new Float32Array(g.count));
+      groupLevel.set('group.description', g.description?.scoreAllSync(query) ?? new Float32Array(g.count));
+      groupLevel.set('group.coverage', cover);
+      groupLevel.set('group.coverage.text', coverText);
+      groupLevel.set(
+        'group.top2',
+        top1.map((x, k) => x + (top2[k] as number)),
+      );
+      groupLevel.set('group.log-size', g.logSize);
+      groupLevel.set(
+        'group.single',
+        g.logSize.map((x) => (x === 0 ? 1 : 0)),
+      );
+    }
+    for (const f of FIELD_FEATURES) {
+      if (out.has(f)) continue;
+      const gv = groupLevel.get(f);
+      if (!gv || !g) {
+        out.set(f, zero());
+        continue;
+      }
+      const v = zero();
+      for (let i = 0; i < n; i++) v[i] = gv[g.groupOf[i] as number] as number;
+      out.set(f, v);
+    }
+    return out;
+  }
+}
