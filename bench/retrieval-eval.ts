@@ -17,7 +17,9 @@ import {
   loadToolBenchSuite,
   type RetrieverKind,
   TOOLBENCH_GROUPS,
+  toolBenchCorpus,
   trainToolBenchModel,
+  trainToolBenchRanker,
 } from '../src/bench/toolbench/index.js';
 import { loadCatalog } from '../src/catalog/index.js';
 import { apiRetrievalText, loadWordVectors, type TrainedModel } from '../src/retrieval/index.js';
@@ -36,11 +38,7 @@ const row = (
 
 const suite = loadToolBenchSuite(dataDir);
 const table = loadWordVectors().table;
-const corpus = {
-  texts: suite.texts,
-  second: suite.docs.map((d) => d.text),
-  groups: { texts: suite.toolTexts, groupOf: suite.toolOf },
-};
+const corpus = toolBenchCorpus(suite);
 const deps = (model?: TrainedModel) => ({ table: () => table, ...(model ? { model: () => model } : {}) });
 out(`ToolBench: ${suite.docs.length} APIs; queries kept (gold APIs all in tools.jsonl):`);
 for (const [g, s] of suite.sets) out(`  ${g}: ${s.queries.length}/${s.total}`);
@@ -51,16 +49,45 @@ for (const kind of (process.env.SKIP_BASE
   const r = await buildRetriever(kind, corpus, deps());
   for (const [g, s] of suite.sets) row(kind, g, await evaluateRetriever(r, s.queries));
 }
-// cross-validation
+// cross-validation; `ranked` is nested: on held-out file h its `trained` feature comes from the
+// model trained on the two other files, and its weights are learned on those two files with a
+// `trained` feature from single-file models (each file scored by the model of the other one).
+const single = new Map<string, TrainedModel>(
+  TOOLBENCH_GROUPS.map((g) => [
+    g,
+    trainToolBenchModel(suite, { trainOn: [g], table, epochs: 3, synthetic: 0 }),
+  ]),
+);
 for (const h of TOOLBENCH_GROUPS) {
   const trainOn = TOOLBENCH_GROUPS.filter((g) => g !== h);
   const model = trainToolBenchModel(suite, { trainOn, table, epochs: 3, synthetic: 0 });
+  const label = (kind: string) => `${kind} [CV: train ${trainOn.map((g) => g.slice(3)).join('+')}]`;
   for (const kind of ['trained', 'trained-hybrid', 'trained-fusion'] as RetrieverKind[]) {
     const r = await buildRetriever(kind, corpus, deps(model));
+    row(label(kind), h, await evaluateRetriever(r, suite.sets.get(h)!.queries));
+  }
+  const [a, b] = trainOn as [string, string];
+  const featureModels = new Map([
+    [a, single.get(b)!],
+    [b, single.get(a)!],
+  ]);
+  for (const withTrained of [false, true]) {
+    const ranker = await trainToolBenchRanker(suite, {
+      trainOn,
+      table,
+      ...(withTrained ? { featureModels } : {}),
+    });
+    const r = await buildRetriever('ranked', corpus, { ...deps(model), ranker: ranker.weights });
     row(
-      `${kind} [CV: train ${trainOn.map((g) => g.slice(3)).join('+')}]`,
+      label(withTrained ? 'ranked' : 'ranked (fields only)'),
       h,
       await evaluateRetriever(r, suite.sets.get(h)!.queries),
+    );
+    out(
+      `    weights: ${Object.entries(ranker.weights)
+        .filter(([, w]) => w !== 0)
+        .map(([f, w]) => `${f}=${w}`)
+        .join(' ')}`,
     );
   }
 }

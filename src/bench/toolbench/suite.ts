@@ -4,18 +4,25 @@ import {
   Bm25Index,
   EmbeddingRetriever,
   FeatureExtractor,
+  type FeatureVectors,
+  FIELD_FEATURES,
+  FieldFeatures,
   GroupBoostRetriever,
   groupDocuments,
   HybridRetriever,
+  LinearRankRetriever,
   LinearSumRetriever,
   mixSparse,
+  type RankerWeights,
   type Retriever,
+  rankExample,
   type SparseVector,
   shuffleInPlace,
   type TrainedModel,
   TrainedRetriever,
   type TrainingPair,
   tokenize,
+  trainLinearRanker,
   trainProjection,
   WeightedFusionRetriever,
   WordVectorEmbedder,
@@ -35,6 +42,9 @@ export interface ToolBenchSuite {
   texts: string[];
   /** One text per tool (name, description, every API name and description) and each doc's tool. */
   toolTexts: string[];
+  /** Name and description of each tool (fields of the learned ranker). */
+  toolNames: string[];
+  toolDescriptions: string[];
   toolOf: Uint32Array;
   /** Per query file (name without .json): the test queries mapped to the corpus. */
   sets: Map<string, RetrievalSet & { total: number }>;
@@ -72,7 +82,25 @@ export function loadToolBenchSuite(
     const queries = readToolBenchQueries(path);
     sets.set(g, { ...buildToolBenchRetrievalSet(queries, docs, `${g}:`), total: queries.length });
   }
-  return { docs, texts, toolTexts, toolOf: groupOf, sets };
+  const toolNames = members.map((m) => docs[m[0] as number]?.tool ?? '');
+  const toolDescriptions = members.map((m) => docs[m[0] as number]?.toolDescription ?? '');
+  return { docs, texts, toolTexts, toolNames, toolDescriptions, toolOf: groupOf, sets };
+}
+
+/** The corpus of a suite with every field the retrievers use. */
+export function toolBenchCorpus(suite: ToolBenchSuite): CorpusForRetrieval {
+  return {
+    texts: suite.texts,
+    second: suite.docs.map((d) => d.text),
+    names: suite.docs.map((d) => d.api),
+    descriptions: suite.docs.map((d) => d.description),
+    groups: {
+      texts: suite.toolTexts,
+      names: suite.toolNames,
+      descriptions: suite.toolDescriptions,
+      groupOf: suite.toolOf,
+    },
+  };
 }
 
 export interface PairOptions {
@@ -203,7 +231,8 @@ export type RetrieverKind =
   | 'hybrid'
   | 'trained'
   | 'trained-hybrid'
-  | 'trained-fusion';
+  | 'trained-fusion'
+  | 'ranked';
 export const RETRIEVER_KINDS: readonly RetrieverKind[] = [
   'bm25-plain',
   'bm25',
@@ -214,6 +243,7 @@ export const RETRIEVER_KINDS: readonly RetrieverKind[] = [
   'trained',
   'trained-hybrid',
   'trained-fusion',
+  'ranked',
 ];
 
 /** Weight of the trained retriever in `trained-fusion` (z-scores; bm25-tool has weight 1). */
@@ -222,7 +252,16 @@ export const TRAINED_FUSION_WEIGHT = 0.5;
 export interface CorpusForRetrieval {
   texts: readonly string[];
   /** Optional group level (tools): enables `bm25-tool` and the trained hybrid's group boost. */
-  groups?: { texts: readonly string[]; groupOf: Uint32Array };
+  groups?: {
+    texts: readonly string[];
+    groupOf: Uint32Array;
+    /** Group names and descriptions (fields of `ranked`). */
+    names?: readonly string[];
+    descriptions?: readonly string[];
+  };
+  /** Document names and descriptions as separate fields (for `ranked`). */
+  names?: readonly string[];
+  descriptions?: readonly string[];
   /** Optional second text per document (ToolBench: the spec §3 text with parameters), for `bm25-fields`. */
   second?: readonly string[];
 }
@@ -253,7 +292,13 @@ export const plainAnalyze = (text: string): string[] =>
 export async function buildRetriever(
   kind: RetrieverKind,
   corpus: CorpusForRetrieval,
-  deps: { table?: () => WordVectors; model?: () => TrainedModel; fusionWeight?: number },
+  deps: {
+    table?: () => WordVectors;
+    model?: () => TrainedModel;
+    fusionWeight?: number;
+    /** Ranker weights for `ranked` (default: the model's `ranker`). */
+    ranker?: RankerWeights;
+  },
 ): Promise<Retriever> {
   const bm25 = () => new Bm25Index(corpus.texts);
   const bm25Tool = () =>
@@ -315,6 +360,18 @@ export async function buildRetriever(
       return trained();
     case 'trained-hybrid':
       return new HybridRetriever([bm25Tool(), trained()]);
+    case 'ranked': {
+      const weights = deps.ranker ?? deps.model?.().ranker?.weights;
+      if (!weights)
+        throw new NotFoundError('ranker weights', '(none)', [
+          'pass --model FILE from `apiary retrieve train` (it trains the ranker too)',
+        ]);
+      return new LinearRankRetriever(
+        rankFeatureSource(corpus, weights.trained ? trained() : undefined),
+        weights,
+        'ranked',
+      );
+    }
     case 'trained-fusion':
       return new WeightedFusionRetriever(
         [
@@ -324,4 +381,84 @@ export async function buildRetriever(
         'trained-fusion',
       );
   }
+}
+
+const fieldFeatureCache = new WeakMap<CorpusForRetrieval, FieldFeatures>();
+
+/** The field features of a corpus (BM25 indexes built once per corpus object). */
+export function fieldFeaturesOf(corpus: CorpusForRetrieval): FieldFeatures {
+  let ff = fieldFeatureCache.get(corpus);
+  if (!ff) {
+    ff = new FieldFeatures(corpus);
+    fieldFeatureCache.set(corpus, ff);
+  }
+  return ff;
+}
+
+/** Feature vectors of `ranked`: `FIELD_FEATURES`, plus `trained` (cosine of a trained retriever) when given. */
+export function rankFeatureSource(corpus: CorpusForRetrieval, trained?: Retriever) {
+  const ff = fieldFeaturesOf(corpus);
+  return async (query: string): Promise<FeatureVectors> => {
+    const m: Map<string, Float32Array> = ff.compute(query);
+    if (trained) m.set('trained', await trained.scoreAll(query));
+    return m;
+  };
+}
+
+/** The ranker starts from `bm25-fields`. */
+export const RANKER_INITIAL: RankerWeights = {
+  'doc.text': 1,
+  'doc.second': BM25_FIELDS.mu,
+  'group.text': BM25_FIELDS.lambda,
+};
+
+export interface RankerTrainingOptions {
+  /** Query files to learn the weights on (never the evaluated one). */
+  trainOn: readonly string[];
+  /**
+   * Per training file, a projection model that was NOT trained on that file: its cosine is the
+   * `trained` feature there, so the ranker learns how much a held-out model's score is worth.
+   * Without it the ranker uses the field features only.
+   */
+  featureModels?: ReadonlyMap<string, TrainedModel>;
+  table?: WordVectors;
+}
+
+/**
+ * Learns the `ranked` weights by coordinate ascent on NDCG@5 over the `trainOn` queries
+ * (candidates: top documents under `RANKER_INITIAL` and under each feature).
+ */
+export async function trainToolBenchRanker(
+  suite: ToolBenchSuite,
+  opts: RankerTrainingOptions,
+): Promise<{ weights: Record<string, number>; info: Record<string, unknown> }> {
+  const corpus = toolBenchCorpus(suite);
+  const useTrained = !!opts.featureModels?.size;
+  const names: string[] = [...FIELD_FEATURES, ...(useTrained ? ['trained'] : [])];
+  const examples = [];
+  for (const file of opts.trainOn) {
+    const set = suite.sets.get(file);
+    if (!set) throw new NotFoundError('query file', file, [...suite.sets.keys()]);
+    let trained: Retriever | undefined;
+    if (useTrained) {
+      const model = opts.featureModels?.get(file);
+      if (!model) throw new NotFoundError('feature model for', file);
+      trained = await buildRetriever('trained', corpus, {
+        model: () => model,
+        ...(opts.table ? { table: () => opts.table as WordVectors } : {}),
+      });
+    }
+    const source = rankFeatureSource(corpus, trained);
+    for (const q of set.queries) examples.push(await rankExample(source, q, names, RANKER_INITIAL));
+  }
+  const { weights, trainNdcg } = trainLinearRanker(examples, names, { initial: RANKER_INITIAL });
+  return {
+    weights,
+    info: {
+      trainOn: opts.trainOn,
+      queries: examples.length,
+      trainNdcg5: trainNdcg,
+      trainedFeature: useTrained,
+    },
+  };
 }

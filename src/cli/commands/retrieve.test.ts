@@ -83,7 +83,35 @@ describe('apiary retrieve', () => {
     );
     expect(t.code).toBe(0);
     expect(existsSync(model)).toBe(true);
-    expect(JSON.parse(t.stdout)).toMatchObject({ trainOn: ['G1_instruction'], heldOut: ['G1_tool'] });
+    const trained = JSON.parse(t.stdout);
+    expect(trained).toMatchObject({ trainOn: ['G1_instruction'], heldOut: ['G1_tool'] });
+    // one training file: the ranker learns field weights only (no `trained` feature)
+    expect(trained.ranker.info).toMatchObject({
+      trainOn: ['G1_instruction'],
+      queries: 1,
+      trainedFeature: false,
+    });
+    expect(Object.keys(trained.ranker.weights)).toContain('group.coverage');
+    expect(trained.ranker.weights.trained).toBeUndefined();
+    const ranked = await apiary(
+      'retrieve',
+      'eval',
+      '--retriever',
+      'ranked',
+      '--model',
+      model,
+      '--data',
+      data,
+      '--json',
+    );
+    expect(ranked.code).toBe(0);
+    const rows = JSON.parse(ranked.stdout).results;
+    expect(
+      rows.map((x: { file: string; trainedOnThisFile: boolean }) => [x.file, x.trainedOnThisFile]),
+    ).toEqual([
+      ['G1_instruction', true],
+      ['G1_tool', false],
+    ]);
     const e = await apiary('retrieve', 'eval', '--retriever', 'trained', '--model', model, '--data', data);
     expect(e.code).toBe(0);
     expect(e.stdout).toMatch(/G1_instruction .*model trained on this file/);
@@ -116,5 +144,8 @@ describe('apiary retrieve', () => {
     const m = await apiary('retrieve', 'eval', '--retriever', 'trained', '--data', data);
     expect(m.code).toBe(2);
     expect(m.stderr).toMatch(/--model FILE/);
+    const noRanker = await apiary('retrieve', 'eval', '--retriever', 'ranked', '--data', data);
+    expect(noRanker.code).toBe(2);
+    expect(noRanker.stderr).toMatch(/--model FILE/);
   });
 });

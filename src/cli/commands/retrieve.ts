@@ -17,7 +17,9 @@ import {
   type RetrievalQuery,
   type RetrieverKind,
   TOOLBENCH_GROUPS,
+  toolBenchCorpus,
   trainToolBenchModel,
+  trainToolBenchRanker,
 } from '../../bench/toolbench/index.js';
 import { loadCatalog, resolveDataDir } from '../../catalog/index.js';
 import {
@@ -109,7 +111,7 @@ export function registerRetrieveCommands(program: Command): void {
     .option('--dataset <name>', 'toolbench | appbench', 'toolbench')
     .option('--retriever <kind>', RETRIEVER_KINDS.join(' | '), 'bm25')
     .option('--data <dir>', 'data folder (toolbench/tools.jsonl + toolbench/queries/, or AppBench files)')
-    .option('--model <file>', 'trained model (for trained, trained-hybrid)')
+    .option('--model <file>', 'trained model (for trained, trained-hybrid, trained-fusion, ranked)')
     .option(
       '--files <names>',
       `ToolBench query files, comma-separated (default ${TOOLBENCH_GROUPS.join(',')})`,
@@ -126,9 +128,10 @@ export function registerRetrieveCommands(program: Command): void {
         r: Awaited<ReturnType<typeof buildRetriever>>,
       ) => {
         const rep = await evaluateRetriever(r, queries);
-        const trainOn = kind.startsWith('trained')
-          ? ((d.model().info.trainOn as string[] | undefined) ?? [])
-          : [];
+        const trainOn =
+          kind.startsWith('trained') || kind === 'ranked'
+            ? ((d.model().info.trainOn as string[] | undefined) ?? [])
+            : [];
         const { perQuery: _omit, ...means } = rep;
         rows.push({ file, total, ...means, trainedOnThisFile: trainOn.includes(file) });
       };
@@ -140,15 +143,7 @@ export function registerRetrieveCommands(program: Command): void {
         const suite = loadToolBenchSuite(dataDir, files);
         if (!suite.sets.size)
           throw new NotFoundError('query files', files.join(','), [`${dataDir}/toolbench/queries/`]);
-        const r = await buildRetriever(
-          kind,
-          {
-            texts: suite.texts,
-            second: suite.docs.map((d) => d.text),
-            groups: { texts: suite.toolTexts, groupOf: suite.toolOf },
-          },
-          d,
-        );
+        const r = await buildRetriever(kind, toolBenchCorpus(suite), d);
         log(`${suite.docs.length} APIs indexed (${r.name}) in ${Math.round(performance.now() - t0)} ms`);
         for (const [file, set] of suite.sets) await evaluate(file, set.queries, set.total, r);
       } else if (flags.dataset === 'appbench') {
@@ -179,7 +174,7 @@ export function registerRetrieveCommands(program: Command): void {
   retrieve
     .command('train')
     .description(
-      'train the projection retriever (MNR loss) on ToolBench; the holdout file is never trained on',
+      'train the projection retriever (MNR loss) and the ranker (coordinate ascent on NDCG@5) on ToolBench; the holdout file is never trained on',
     )
     .option('--data <dir>', 'data folder with toolbench/tools.jsonl and toolbench/queries/')
     .option('--out <file>', 'model file to write', 'retriever.aprm')
@@ -192,9 +187,10 @@ export function registerRetrieveCommands(program: Command): void {
     .option('--synthetic <n>', 'synthetic (description → API) pairs (default 0, or 8000 with --holdout all)')
     .option('--seed <n>', 'random seed', '42')
     .option('--no-word-vectors', 'hashed lexical features only (no GloVe)')
+    .option('--no-ranker', 'train the projection only (no weights for `ranked`)')
     .option('--json', 'machine-readable output')
     .action(
-      (flags: {
+      async (flags: {
         data?: string;
         out: string;
         holdout: string;
@@ -202,6 +198,7 @@ export function registerRetrieveCommands(program: Command): void {
         synthetic?: string;
         seed: string;
         wordVectors: boolean;
+        ranker: boolean;
         json?: boolean;
       }) => {
         const num = (v: string, name: string) => {
@@ -222,29 +219,50 @@ export function registerRetrieveCommands(program: Command): void {
         const table = flags.wordVectors ? loadWordVectors().table : undefined;
         const t0 = performance.now();
         let lastLog = 0;
-        const model = trainToolBenchModel(suite, {
-          trainOn,
-          epochs: num(flags.epochs, 'epochs'),
-          synthetic:
-            flags.synthetic !== undefined ? num(flags.synthetic, 'synthetic') : trainOn.length ? 0 : 8000,
-          seed: num(flags.seed, 'seed'),
-          ...(table ? { table } : {}),
-          onBatch: ({ epoch, batch, batches, loss }) => {
-            const now = performance.now();
-            if (now - lastLog > 5000 && !flags.json) {
-              lastLog = now;
-              log(`epoch ${epoch + 1} batch ${batch + 1}/${batches} loss ${loss.toFixed(4)}`);
-            }
-          },
-        });
+        const train = (files: readonly string[]) =>
+          trainToolBenchModel(suite, {
+            trainOn: files,
+            epochs: num(flags.epochs, 'epochs'),
+            synthetic:
+              flags.synthetic !== undefined ? num(flags.synthetic, 'synthetic') : files.length ? 0 : 8000,
+            seed: num(flags.seed, 'seed'),
+            ...(table ? { table } : {}),
+            onBatch: ({ epoch, batch, batches, loss }) => {
+              const now = performance.now();
+              if (now - lastLog > 5000 && !flags.json) {
+                lastLog = now;
+                log(`epoch ${epoch + 1} batch ${batch + 1}/${batches} loss ${loss.toFixed(4)}`);
+              }
+            },
+          });
+        const model = train(trainOn);
         model.info.heldOut = holdout;
+        if (flags.ranker && trainOn.length) {
+          // With 2+ training files the `trained` feature of each file comes from a model that did
+          // not see it (as at test time); with one file the ranker uses the field features only.
+          const featureModels = new Map<string, TrainedModel>();
+          if (trainOn.length > 1)
+            for (const f of trainOn) {
+              log(
+                `ranker: training the feature model for ${f} on ${trainOn.filter((g) => g !== f).join(', ')}`,
+              );
+              featureModels.set(f, train(trainOn.filter((g) => g !== f)));
+            }
+          log('ranker: coordinate ascent on NDCG@5 …');
+          model.ranker = await trainToolBenchRanker(suite, {
+            trainOn,
+            featureModels,
+            ...(table ? { table } : {}),
+          });
+        }
         model.info.seconds = Math.round((performance.now() - t0) / 1000);
         mkdirSync(dirname(flags.out) || '.', { recursive: true });
         saveTrainedModel(flags.out, model);
-        if (flags.json) printJson({ out: flags.out, ...model.info });
+        if (flags.json)
+          printJson({ out: flags.out, ...model.info, ...(model.ranker ? { ranker: model.ranker } : {}) });
         else
           process.stdout.write(
-            `wrote ${flags.out}: ${model.projection.dIn}→${model.projection.dOut}, ${model.info.pairs} pairs, epoch losses ${(model.info.epochLosses as number[]).map((l) => l.toFixed(4)).join(' ')}, ${model.info.seconds} s\n`,
+            `wrote ${flags.out}: ${model.projection.dIn}→${model.projection.dOut}, ${model.info.pairs} pairs, epoch losses ${(model.info.epochLosses as number[]).map((l) => l.toFixed(4)).join(' ')}${model.ranker ? `, ranker NDCG@5 on training queries ${(model.ranker.info.trainNdcg5 as number).toFixed(2)}` : ''}, ${model.info.seconds} s\n`,
           );
       },
     );
@@ -257,7 +275,7 @@ export function registerRetrieveCommands(program: Command): void {
     .option('--retriever <kind>', RETRIEVER_KINDS.join(' | '), 'bm25')
     .option('-k, --k <n>', 'number of results', '5')
     .option('--data <dir>', 'data folder')
-    .option('--model <file>', 'trained model (for trained, trained-hybrid)')
+    .option('--model <file>', 'trained model (for trained, trained-hybrid, trained-fusion, ranked)')
     .option('--json', 'machine-readable output')
     .action(async (text: string, flags: CommonFlags & { catalog: string; k: string }) => {
       const kind = retrieverKind(flags.retriever);
@@ -268,11 +286,7 @@ export function registerRetrieveCommands(program: Command): void {
       let details: string[];
       if (flags.catalog === 'toolbench') {
         const suite = loadToolBenchSuite(resolveDataDir(flags.data), []);
-        corpus = {
-          texts: suite.texts,
-          second: suite.docs.map((d) => d.text),
-          groups: { texts: suite.toolTexts, groupOf: suite.toolOf },
-        };
+        corpus = toolBenchCorpus(suite);
         labels = suite.docs.map((d) => `${d.category}/${d.tool}/${d.api}`);
         details = suite.docs.map((d) => d.description);
       } else if (flags.catalog === 'appbench') {

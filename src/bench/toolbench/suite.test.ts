@@ -1,0 +1,58 @@
+import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FIELD_FEATURES } from '../../retrieval/index.js';
+import {
+  buildRetriever,
+  loadToolBenchSuite,
+  RANKER_INITIAL,
+  toolBenchCorpus,
+  trainToolBenchRanker,
+} from './suite.js';
+
+const fixtures = join(import.meta.dirname, '__fixtures__');
+
+function dataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'apiary-suite-'));
+  mkdirSync(join(dir, 'toolbench', 'queries'), { recursive: true });
+  copyFileSync(join(fixtures, 'tools.jsonl'), join(dir, 'toolbench', 'tools.jsonl'));
+  copyFileSync(join(fixtures, 'g1-tool.json'), join(dir, 'toolbench', 'queries', 'G1_tool.json'));
+  return dir;
+}
+
+describe('ranked retriever on the fixture suite', () => {
+  const suite = loadToolBenchSuite(dataDir(), ['G1_tool']);
+  const corpus = toolBenchCorpus(suite);
+
+  it('exposes tool names and descriptions as fields', () => {
+    expect(suite.toolNames).toHaveLength(suite.toolTexts.length);
+    expect(corpus.groups?.names).toContain('GoalLine');
+    expect(corpus.names).toContain('League table');
+  });
+
+  it('with the initial weights it ranks exactly as bm25-fields', async () => {
+    const ranked = await buildRetriever('ranked', corpus, { ranker: RANKER_INITIAL });
+    const fields = await buildRetriever('bm25-fields', corpus, {});
+    for (const q of ['football league standings', 'transfer news of a club'])
+      expect([...(await ranked.scoreAll(q))]).toEqual(
+        [...(await fields.scoreAll(q))].map((x) => expect.closeTo(x, 4)),
+      );
+  });
+
+  it('trains weights for every field feature (no trained feature without feature models)', async () => {
+    const r = await trainToolBenchRanker(suite, { trainOn: ['G1_tool'] });
+    expect(Object.keys(r.weights)).toEqual([...FIELD_FEATURES]);
+    expect(r.info).toMatchObject({
+      trainOn: ['G1_tool'],
+      queries: 1,
+      trainedFeature: false,
+      trainNdcg5: 100,
+    });
+    await expect(trainToolBenchRanker(suite, { trainOn: ['G1_nope'] })).rejects.toThrow(/G1_nope/);
+  });
+
+  it('asks for a model when no weights are given', async () => {
+    await expect(buildRetriever('ranked', corpus, {})).rejects.toThrow(/ranker weights/);
+  });
+});
