@@ -77,7 +77,7 @@ for (const h of TOOLBENCH_GROUPS) {
       table,
       ...(withTrained ? { featureModels } : {}),
     });
-    const r = await buildRetriever('ranked', corpus, { ...deps(model), ranker: ranker.weights });
+    const r = await buildRetriever('ranked', corpus, { ...deps(model), ranker });
     row(
       label(withTrained ? 'ranked' : 'ranked (fields only)'),
       h,
@@ -86,7 +86,7 @@ for (const h of TOOLBENCH_GROUPS) {
     out(
       `    weights: ${Object.entries(ranker.weights)
         .filter(([, w]) => w !== 0)
-        .map(([f, w]) => `${f}=${w}`)
+        .map(([f, w]) => `${f}=${w.toFixed(2)}`)
         .join(' ')}`,
     );
   }

@@ -64,6 +64,17 @@ describe('FieldFeatures', () => {
     expect([...(f.get('group.single') as Float32Array)]).toEqual([0, 0, 1, 1]);
   });
 
+  it('name coverage: share of the name words present in the query', () => {
+    const names = new FieldFeatures({
+      texts: ['a', 'b', 'c'],
+      names: ['Artist Top Tracks', 'Track Info', ''],
+      groups: { texts: ['x', 'y'], names: ['Shazam', 'Shazam API'], groupOf: Uint32Array.from([0, 1, 1]) },
+    }).compute('Top tracks of an artist on Shazam');
+    // "track" is a stem of both tracks and Tracks; "info" is absent; an empty name scores 0
+    expect([...(names.get('doc.name.coverage') as Float32Array)]).toEqual([1, 0.5, 0]);
+    expect([...(names.get('group.name.coverage') as Float32Array)]).toEqual([1, 0.5, 0.5]);
+  });
+
   it('without groups every group feature is zero', () => {
     const g = new FieldFeatures({ texts: corpus.texts }).compute(query);
     expect([...(g.get('group.coverage') as Float32Array)]).toEqual([0, 0, 0, 0]);

@@ -1,4 +1,4 @@
-import { Bm25Index } from './bm25.js';
+import { Bm25Index, bm25Analyze } from './bm25.js';
 
 /**
  * A corpus seen through several fields, at two levels: documents (APIs) and optional groups
@@ -34,7 +34,9 @@ export interface FieldedCorpus {
  * - `group.coverage.text`: the same with the group text;
  * - `group.top2`: sum of the two best member doc scores (G1 queries ask for 2+ APIs of one tool);
  * - `doc.sentence`: the document's best relative score against any single sentence;
- * - `group.log-size`, `group.single`: ln(members) and 1 for single-API groups (priors).
+ * - `group.log-size`, `group.single`: ln(members) and 1 for single-API groups (priors);
+ * - `doc.name.coverage`, `group.name.coverage`: share of the name's words (BM25 analyzer) that
+ *   occur in the query, so "Shazam" beats "ShazamAPI" when the query says "Shazam".
  */
 export const FIELD_FEATURES = [
   'doc.text',
@@ -52,6 +54,8 @@ export const FIELD_FEATURES = [
   'doc.sentence',
   'group.log-size',
   'group.single',
+  'doc.name.coverage',
+  'group.name.coverage',
 ] as const;
 export type FieldFeatureName = (typeof FIELD_FEATURES)[number];
 
@@ -62,6 +66,19 @@ export function splitSentences(text: string): string[] {
     .map((s) => s.trim())
     .filter((s) => s.length > 3);
   return parts.length ? parts : [text];
+}
+
+const distinctWords = (name: string): string[] => [...new Set(bm25Analyze(name))];
+
+function nameCoverage(names: readonly string[][], query: ReadonlySet<string>): Float32Array {
+  const out = new Float32Array(names.length);
+  names.forEach((words, i) => {
+    if (!words.length) return;
+    let hit = 0;
+    for (const w of words) if (query.has(w)) hit++;
+    out[i] = hit / words.length;
+  });
+  return out;
 }
 
 const maxOf = (a: Float32Array): number => {
@@ -77,7 +94,9 @@ export class FieldFeatures {
   private readonly second?: Bm25Index;
   private readonly name?: Bm25Index;
   private readonly description?: Bm25Index;
+  private readonly nameWords?: string[][];
   private readonly group?: {
+    nameWords?: string[][];
     groupOf: Uint32Array;
     count: number;
     text: Bm25Index;
@@ -99,7 +118,10 @@ export class FieldFeatures {
     check('descriptions', corpus.descriptions);
     this.text = new Bm25Index(corpus.texts);
     if (corpus.second) this.second = new Bm25Index(corpus.second);
-    if (corpus.names) this.name = new Bm25Index(corpus.names);
+    if (corpus.names) {
+      this.name = new Bm25Index(corpus.names);
+      this.nameWords = corpus.names.map(distinctWords);
+    }
     if (corpus.descriptions) this.description = new Bm25Index(corpus.descriptions);
     const g = corpus.groups;
     if (g) {
@@ -113,7 +135,7 @@ export class FieldFeatures {
         text: new Bm25Index(g.texts),
         textB03: new Bm25Index(g.texts, { b: 0.3 }),
         textK2: new Bm25Index(g.texts, { k1: 2, b: 0.5 }),
-        ...(g.names ? { name: new Bm25Index(g.names) } : {}),
+        ...(g.names ? { name: new Bm25Index(g.names), nameWords: g.names.map(distinctWords) } : {}),
         ...(g.descriptions ? { description: new Bm25Index(g.descriptions) } : {}),
         logSize: size.map((s) => (s > 0 ? Math.log(s) : 0)),
       };
@@ -138,6 +160,8 @@ export class FieldFeatures {
     out.set('doc.second', this.second?.scoreAllSync(query) ?? zero());
     out.set('doc.name', this.name?.scoreAllSync(query) ?? zero());
     out.set('doc.description', this.description?.scoreAllSync(query) ?? zero());
+    const queryWords = new Set(bm25Analyze(query));
+    out.set('doc.name.coverage', this.nameWords ? nameCoverage(this.nameWords, queryWords) : zero());
     const sentences = splitSentences(query);
     const docSentence = zero();
     const g = this.group;
@@ -190,6 +214,7 @@ export class FieldFeatures {
         top1.map((x, k) => x + (top2[k] as number)),
       );
       groupLevel.set('group.log-size', g.logSize);
+      if (g.nameWords) groupLevel.set('group.name.coverage', nameCoverage(g.nameWords, queryWords));
       groupLevel.set(
         'group.single',
         g.logSize.map((x) => (x === 0 ? 1 : 0)),

@@ -6,29 +6,52 @@ import type { RetrievalHit, RetrievalQuery, Retriever } from './types.js';
 export type FeatureVectors = ReadonlyMap<string, Float32Array>;
 export type FeatureSource = (query: string) => Promise<FeatureVectors>;
 
-/** Weights of a linear ranker, by feature name (features without a weight count 0). */
-export type RankerWeights = Readonly<Record<string, number>>;
+/**
+ * A linear ranker: score(d) = Σ_f w_f · x_f(d), where the features listed in `scaled` are first
+ * divided by their largest absolute value over the corpus for this query (raw BM25 scores
+ * grow with query length; scaled ones are comparable across queries). Features without a
+ * weight count 0.
+ */
+export interface RankerModel {
+  weights: Readonly<Record<string, number>>;
+  scaled: readonly string[];
+}
 
-/** score(d) = Σ_f w_f · feature_f(d), over the whole corpus (so NDCG sees an exhaustive ranking). */
+/** The feature vectors a ranker sees: the `scaled` ones divided by their max |x| (copies). */
+export function scaleFeatures(vectors: FeatureVectors, scaled: readonly string[]): FeatureVectors {
+  const out = new Map(vectors);
+  for (const f of scaled) {
+    const v = vectors.get(f);
+    if (!v) continue;
+    let m = 0;
+    for (let i = 0; i < v.length; i++) m = Math.max(m, Math.abs(v[i] as number));
+    if (m > 0)
+      out.set(
+        f,
+        v.map((x) => x / m),
+      );
+  }
+  return out;
+}
+
+/** Scores the whole corpus (so NDCG sees an exhaustive ranking). */
 export class LinearRankRetriever implements Retriever {
   constructor(
     private readonly features: FeatureSource,
-    private readonly weights: RankerWeights,
+    private readonly model: RankerModel,
     readonly name = 'ranked',
   ) {}
 
   async scoreAll(query: string): Promise<Float32Array> {
-    const vectors = await this.features(query);
-    let out: Float32Array | undefined;
-    for (const [name, w] of Object.entries(this.weights)) {
+    const vectors = scaleFeatures(await this.features(query), this.model.scaled);
+    const n = vectors.values().next().value?.length ?? 0;
+    const out = new Float32Array(n);
+    for (const [name, w] of Object.entries(this.model.weights)) {
       const v = vectors.get(name);
       if (!v || w === 0) continue;
-      out ??= new Float32Array(v.length);
-      for (let i = 0; i < v.length; i++) out[i] = (out[i] as number) + w * (v[i] as number);
+      for (let i = 0; i < n; i++) out[i] = (out[i] as number) + w * (v[i] as number);
     }
-    if (out) return out;
-    const first = vectors.values().next().value as Float32Array | undefined;
-    return new Float32Array(first?.length ?? 0);
+    return out;
   }
 
   async search(query: string, k: number): Promise<RetrievalHit[]> {
@@ -38,29 +61,30 @@ export class LinearRankRetriever implements Retriever {
 
 /** One training query reduced to its candidates: a feature row per candidate and the relevant rows. */
 export interface RankExample {
-  /** rows[c][f] = value of feature f (in `names` order) for candidate c. */
+  /** rows[c][f] = value of feature f (in `names` order, after scaling) for candidate c. */
   rows: Float64Array[];
-  /** Indices of relevant candidates; a relevant document that is not a candidate counts as missed. */
+  /** Indices of relevant candidates. */
   relevant: number[];
   /** Relevant documents outside the candidate set (they still count in the ideal DCG). */
   missed: number;
 }
 
 /**
- * Candidates of a query: the top `perList` documents under the initial weights and under each
- * single feature (so the learner can promote what any one feature finds).
+ * Candidates of a query: the top `perList` documents under `initial` weights and the top
+ * `perList / 3` under each single feature (so the learner can promote what any one feature
+ * finds, and each feature's maximum, the scaling reference, is among them).
  */
 export async function rankExample(
   features: FeatureSource,
   query: RetrievalQuery,
   names: readonly string[],
-  initial: RankerWeights,
+  initial: RankerModel,
   perList = 300,
 ): Promise<RankExample> {
-  const vectors = await features(query.text);
+  const vectors = scaleFeatures(await features(query.text), initial.scaled);
   const n = vectors.values().next().value?.length ?? 0;
   const base = new Float32Array(n);
-  for (const [f, w] of Object.entries(initial)) {
+  for (const [f, w] of Object.entries(initial.weights)) {
     const v = vectors.get(f);
     if (v) for (let i = 0; i < n; i++) base[i] = (base[i] as number) + w * (v[i] as number);
   }
@@ -75,65 +99,95 @@ export async function rankExample(
   return { rows, relevant, missed: query.relevant.length - relevant.length };
 }
 
-function meanNdcg(examples: readonly RankExample[], w: readonly number[], k: number): number {
+const dot = (w: ArrayLike<number>, r: ArrayLike<number>): number => {
+  let s = 0;
+  for (let f = 0; f < w.length; f++) s += (w[f] as number) * (r[f] as number);
+  return s;
+};
+
+/** Mean NDCG@k ×100 of a weight vector over candidate sets (missed relevant documents count in the ideal DCG). */
+export function candidateNdcg(examples: readonly RankExample[], w: ArrayLike<number>, k = 5): number {
   let total = 0;
   for (const ex of examples) {
     if (ex.rows.length < 2) continue;
-    const scores = ex.rows.map((r) => {
-      let s = 0;
-      for (let f = 0; f < w.length; f++) s += (w[f] as number) * (r[f] as number);
-      return s;
-    });
-    // missed relevant documents get ids that no candidate has, so they count only in the ideal DCG
     const rel = new Set<number>(ex.relevant);
     for (let m = 0; m < ex.missed; m++) rel.add(-1 - m);
-    total += ndcgAtK(scores, rel, k);
+    total += ndcgAtK(
+      ex.rows.map((r) => dot(w, r)),
+      rel,
+      k,
+    );
   }
-  return examples.length ? total / examples.length : 0;
+  return examples.length ? (100 * total) / examples.length : 0;
 }
 
 export interface RankerTrainOptions {
   /** Starting weights (default all 0). */
-  initial?: RankerWeights;
-  /** Values each weight may take (default a signed log grid up to 256). */
-  grid?: readonly number[];
-  /** Passes over the features (default 4; stops early when a pass changes nothing). */
-  passes?: number;
-  /** NDCG cut-off optimised (default 5). */
-  k?: number;
+  initial?: Readonly<Record<string, number>>;
+  /** Full-batch Adam steps (default 300). */
+  iterations?: number;
+  /** Adam learning rate (default 0.05). */
+  lr?: number;
+  /** L2 penalty on the weights (default 0.001). */
+  l2?: number;
 }
 
-export const DEFAULT_RANKER_GRID = [-8, -2, -0.5, 0, 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256];
-
 /**
- * Coordinate ascent on mean NDCG@k (Metzler & Croft's linear feature model): each weight in
- * turn is set to the grid value that maximises the training metric, until a pass brings no gain.
- * Deterministic: features are visited in order and ties keep the current value.
+ * Listwise learning to rank (ListNet-style softmax cross-entropy): for each query,
+ * p = softmax(X w) over its candidates, target t uniform over its relevant candidates,
+ *   L(w) = mean_q Σ_c −t_c log p_c + (λ/2)|w|²,   ∇L = mean_q Xᵀ(p − t) + λ w.
+ * Convex in w, so full-batch Adam from any start reaches the same weights: deterministic and
+ * stable across folds. Queries with no relevant candidate carry no gradient.
  */
 export function trainLinearRanker(
   examples: readonly RankExample[],
   names: readonly string[],
   opts: RankerTrainOptions = {},
-): { weights: Record<string, number>; trainNdcg: number } {
-  const k = opts.k ?? 5;
-  const grid = opts.grid ?? DEFAULT_RANKER_GRID;
-  let w = names.map((f) => opts.initial?.[f] ?? 0);
-  let best = meanNdcg(examples, w, k);
-  for (let pass = 0; pass < (opts.passes ?? 4); pass++) {
-    let improved = false;
-    for (let f = 0; f < names.length; f++) {
-      for (const v of grid) {
-        const trial = w.slice();
-        trial[f] = v;
-        const s = meanNdcg(examples, trial, k);
-        if (s > best + 1e-12) {
-          best = s;
-          w = trial;
-          improved = true;
-        }
-      }
+): { weights: Record<string, number>; trainNdcg: number; loss: number } {
+  const d = names.length;
+  const w = Float64Array.from(names, (f) => opts.initial?.[f] ?? 0);
+  const m = new Float64Array(d);
+  const v = new Float64Array(d);
+  const lr = opts.lr ?? 0.05;
+  const l2 = opts.l2 ?? 0.001;
+  const usable = examples.filter((ex) => ex.relevant.length > 0);
+  let loss = 0;
+  for (let it = 1; it <= (opts.iterations ?? 300); it++) {
+    const g = new Float64Array(d);
+    loss = 0;
+    for (const ex of usable) {
+      const s = ex.rows.map((r) => dot(w, r));
+      let mx = Number.NEGATIVE_INFINITY;
+      for (const x of s) mx = Math.max(mx, x);
+      let z = 0;
+      const e = s.map((x) => {
+        const y = Math.exp(x - mx);
+        z += y;
+        return y;
+      });
+      const t = 1 / ex.relevant.length;
+      const rel = new Set(ex.relevant);
+      ex.rows.forEach((r, c) => {
+        const p = (e[c] as number) / z;
+        const diff = p - (rel.has(c) ? t : 0);
+        if (rel.has(c)) loss -= t * Math.log(p + 1e-300);
+        for (let f = 0; f < d; f++) g[f] = (g[f] as number) + diff * (r[f] as number);
+      });
     }
-    if (!improved) break;
+    const nq = Math.max(1, usable.length);
+    loss /= nq;
+    for (let f = 0; f < d; f++) {
+      const gf = (g[f] as number) / nq + l2 * (w[f] as number);
+      m[f] = 0.9 * (m[f] as number) + 0.1 * gf;
+      v[f] = 0.999 * (v[f] as number) + 0.001 * gf * gf;
+      const mh = (m[f] as number) / (1 - 0.9 ** it);
+      const vh = (v[f] as number) / (1 - 0.999 ** it);
+      w[f] = (w[f] as number) - (lr * mh) / (Math.sqrt(vh) + 1e-8);
+    }
   }
-  return { weights: Object.fromEntries(names.map((f, i) => [f, w[i] as number])), trainNdcg: 100 * best };
+  return {
+    weights: Object.fromEntries(names.map((f, i) => [f, w[i] as number])),
+    trainNdcg: candidateNdcg(examples, w),
+    loss,
+  };
 }

@@ -91,7 +91,11 @@ describe('trained retriever', () => {
     expect(() => decodeTrainedModel(buf.subarray(0, buf.length - 4), 'm.bin')).toThrow(/truncated/);
     expect(() => decodeTrainedModel(Buffer.from('nope'), 'm.bin')).toThrow(/not an Apiary/);
     expect(back.ranker).toBeUndefined();
-    const ranker = { weights: { 'doc.text': 1, trained: 32 }, info: { trainOn: ['G1_tool'] } };
+    const ranker = {
+      weights: { 'doc.text': 1, trained: 32 },
+      scaled: ['doc.text'],
+      info: { trainOn: ['G1_tool'] },
+    };
     expect(decodeTrainedModel(encodeTrainedModel({ ...model, ranker }), 'm.bin').ranker).toEqual(ranker);
   });
 });

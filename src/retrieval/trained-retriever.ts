@@ -19,7 +19,7 @@ export interface TrainedModel {
   /** Free-form provenance (training data, holdout, epochs, losses). */
   info: Record<string, unknown>;
   /** Weights of the learned linear ranker over field features (+ `trained`), when trained. */
-  ranker?: { weights: Record<string, number>; info: Record<string, unknown> };
+  ranker?: { weights: Record<string, number>; scaled: string[]; info: Record<string, unknown> };
 }
 
 export interface TrainingPair {
@@ -222,7 +222,11 @@ const HeaderSchema = z.object({
   }),
   info: z.record(z.string(), z.unknown()),
   ranker: z
-    .object({ weights: z.record(z.string(), z.number()), info: z.record(z.string(), z.unknown()) })
+    .object({
+      weights: z.record(z.string(), z.number()),
+      scaled: z.array(z.string()),
+      info: z.record(z.string(), z.unknown()),
+    })
     .optional(),
 });
 

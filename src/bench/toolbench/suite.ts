@@ -13,7 +13,7 @@ import {
   LinearRankRetriever,
   LinearSumRetriever,
   mixSparse,
-  type RankerWeights,
+  type RankerModel,
   type Retriever,
   rankExample,
   type SparseVector,
@@ -296,8 +296,8 @@ export async function buildRetriever(
     table?: () => WordVectors;
     model?: () => TrainedModel;
     fusionWeight?: number;
-    /** Ranker weights for `ranked` (default: the model's `ranker`). */
-    ranker?: RankerWeights;
+    /** Ranker for `ranked` (default: the model's `ranker`). */
+    ranker?: RankerModel;
   },
 ): Promise<Retriever> {
   const bm25 = () => new Bm25Index(corpus.texts);
@@ -361,14 +361,14 @@ export async function buildRetriever(
     case 'trained-hybrid':
       return new HybridRetriever([bm25Tool(), trained()]);
     case 'ranked': {
-      const weights = deps.ranker ?? deps.model?.().ranker?.weights;
-      if (!weights)
+      const ranker = deps.ranker ?? deps.model?.().ranker;
+      if (!ranker)
         throw new NotFoundError('ranker weights', '(none)', [
           'pass --model FILE from `apiary retrieve train` (it trains the ranker too)',
         ]);
       return new LinearRankRetriever(
-        rankFeatureSource(corpus, weights.trained ? trained() : undefined),
-        weights,
+        rankFeatureSource(corpus, ranker.weights.trained ? trained() : undefined),
+        ranker,
         'ranked',
       );
     }
@@ -405,11 +405,28 @@ export function rankFeatureSource(corpus: CorpusForRetrieval, trained?: Retrieve
   };
 }
 
-/** The ranker starts from `bm25-fields`. */
-export const RANKER_INITIAL: RankerWeights = {
-  'doc.text': 1,
-  'doc.second': BM25_FIELDS.mu,
-  'group.text': BM25_FIELDS.lambda,
+/**
+ * Features the ranker divides by their per-query maximum (unbounded scores: BM25, tool top-2,
+ * trained cosine); coverage, sentence, name-coverage and size features are already comparable.
+ */
+export const RANKER_SCALED: readonly string[] = [
+  'doc.text',
+  'doc.second',
+  'doc.name',
+  'doc.description',
+  'group.text',
+  'group.text.b03',
+  'group.text.k2b05',
+  'group.name',
+  'group.description',
+  'group.top2',
+  'trained',
+];
+
+/** Training starts from the shape of `bm25-fields` (on scaled features). */
+export const RANKER_INITIAL: RankerModel = {
+  weights: { 'doc.text': 1, 'doc.second': BM25_FIELDS.mu, 'group.text': BM25_FIELDS.lambda },
+  scaled: RANKER_SCALED,
 };
 
 export interface RankerTrainingOptions {
@@ -425,13 +442,13 @@ export interface RankerTrainingOptions {
 }
 
 /**
- * Learns the `ranked` weights by coordinate ascent on NDCG@5 over the `trainOn` queries
- * (candidates: top documents under `RANKER_INITIAL` and under each feature).
+ * Learns the `ranked` weights (listwise softmax, `trainLinearRanker`) on the `trainOn` queries;
+ * candidates are the top documents under `RANKER_INITIAL` and under each feature.
  */
 export async function trainToolBenchRanker(
   suite: ToolBenchSuite,
   opts: RankerTrainingOptions,
-): Promise<{ weights: Record<string, number>; info: Record<string, unknown> }> {
+): Promise<{ weights: Record<string, number>; scaled: string[]; info: Record<string, unknown> }> {
   const corpus = toolBenchCorpus(suite);
   const useTrained = !!opts.featureModels?.size;
   const names: string[] = [...FIELD_FEATURES, ...(useTrained ? ['trained'] : [])];
@@ -451,13 +468,17 @@ export async function trainToolBenchRanker(
     const source = rankFeatureSource(corpus, trained);
     for (const q of set.queries) examples.push(await rankExample(source, q, names, RANKER_INITIAL));
   }
-  const { weights, trainNdcg } = trainLinearRanker(examples, names, { initial: RANKER_INITIAL });
+  const { weights, trainNdcg, loss } = trainLinearRanker(examples, names, {
+    initial: RANKER_INITIAL.weights,
+  });
   return {
     weights,
+    scaled: [...RANKER_SCALED],
     info: {
       trainOn: opts.trainOn,
       queries: examples.length,
       trainNdcg5: trainNdcg,
+      loss,
       trainedFeature: useTrained,
     },
   };
