@@ -7,6 +7,8 @@
  *   computed per pair, full sort);
  * - the word-vector table: load time and peak RSS, first load (JSON → binary cache, in a
  *   temporary cache file) and cached load, each in a fresh process.
+ * - `ranked`: build of its field indexes (9 BM25 indexes) and median ms per query of computing
+ *   all field features and the weighted sum, as a ratio to one BM25 query;
  * Single-threaded. Per-query figures are medians of wall-clock time and of this process's CPU time
  * (`process.cpuUsage`), since the machine may be shared. Run: npx tsx bench/retrieval.ts [dataDir]
  */
@@ -14,12 +16,15 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { loadToolBenchSuite } from '../src/bench/toolbench/index.js';
+import { loadToolBenchSuite, RANKER_SCALED, toolBenchCorpus } from '../src/bench/toolbench/index.js';
 import {
   Bm25Index,
   bm25Analyze,
   EmbeddingRetriever,
+  FIELD_FEATURES,
+  FieldFeatures,
   loadWordVectors,
+  scaleFeatures,
   WordVectorEmbedder,
 } from '../src/retrieval/index.js';
 
@@ -172,5 +177,22 @@ line('vector search median per query (Float32Array + heap)', vecIndexed.text);
 line(
   'vector search median per query (naive scan + sort)',
   `${vecNaive.text}  → ×${(vecNaive.wall / vecIndexed.wall).toFixed(1)} faster (wall)`,
+);
+
+// ---------------------------------------------------------------- ranked (field features)
+const [ff, ffMs] = time(() => new FieldFeatures(toolBenchCorpus(suite)));
+line('ranked: field indexes build', `${(ffMs / 1000).toFixed(2)} s`);
+const rankedQuery = medians((q: string) => {
+  const v = scaleFeatures(ff.compute(q), RANKER_SCALED);
+  const out = new Float32Array(texts.length);
+  for (const f of FIELD_FEATURES) {
+    const x = v.get(f) as Float32Array;
+    for (let i = 0; i < out.length; i++) out[i] = (out[i] as number) + (x[i] as number);
+  }
+  return out;
+}, sample);
+line(
+  'ranked: features + scoring median per query',
+  `${rankedQuery.text}  → ×${(rankedQuery.wall / bmIndexed.wall).toFixed(1)} one BM25 query (wall)`,
 );
 line('load average (1 min) at the end', loadavg()[0]?.toFixed(2) ?? '?');

@@ -23,7 +23,7 @@ import {
 } from '../../bench/toolbench/index.js';
 import { loadCatalog, resolveDataDir } from '../../catalog/index.js';
 import {
-  apiRetrievalText,
+  catalogCorpus,
   loadTrainedModel,
   loadWordVectors,
   saveTrainedModel,
@@ -85,16 +85,7 @@ function appBenchSamples(dir: string): AppBenchSample[] {
 
 function appBenchCorpus(data?: string) {
   const catalog = loadCatalog('appbench', data ? { dataDir: data } : {});
-  const texts = catalog.apis.map((a) => apiRetrievalText(a, catalog));
-  const apps = [...new Set(catalog.apis.map((a) => a.app))];
-  const groupOf = Uint32Array.from(catalog.apis.map((a) => apps.indexOf(a.app)));
-  const groupTexts = apps.map((app) =>
-    catalog.apis
-      .filter((a) => a.app === app)
-      .map((a) => apiRetrievalText(a, catalog))
-      .join('. '),
-  );
-  const corpus: CorpusForRetrieval = { texts, groups: { texts: groupTexts, groupOf } };
+  const corpus: CorpusForRetrieval = catalogCorpus(catalog);
   return { catalog, corpus, labels: catalog.apis.map((a) => a.id) };
 }
 
