@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Bm25Index } from './bm25.js';
-import { FIELD_FEATURES, FieldFeatures, splitSentences } from './field-features.js';
+import { FIELD_FEATURES, FieldFeatures, splitSentences, UNBOUNDED_FIELD_FEATURES } from './field-features.js';
 
 describe('splitSentences', () => {
   it('cuts at . ? ! followed by space and drops fragments of 3 characters or less', () => {
@@ -79,6 +79,21 @@ describe('FieldFeatures', () => {
     const g = new FieldFeatures({ texts: corpus.texts }).compute(query);
     expect([...(g.get('group.coverage') as Float32Array)]).toEqual([0, 0, 0, 0]);
     expect([...(g.get('doc.sentence') as Float32Array)]).toEqual([1, 1, 1, 0]);
+  });
+
+  it('unbounded features are the BM25 sums (scaled per query by the ranker)', () => {
+    expect(UNBOUNDED_FIELD_FEATURES).toEqual([
+      'doc.text',
+      'doc.second',
+      'doc.name',
+      'doc.description',
+      'group.text',
+      'group.text.b03',
+      'group.text.k2b05',
+      'group.name',
+      'group.description',
+      'group.top2',
+    ]);
   });
 
   it('rejects a field whose length differs from the corpus', () => {

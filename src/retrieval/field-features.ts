@@ -59,6 +59,11 @@ export const FIELD_FEATURES = [
 ] as const;
 export type FieldFeatureName = (typeof FIELD_FEATURES)[number];
 
+/** Features whose scale depends on the query (raw BM25 sums); the others are shares in [0, 1] or priors. */
+export const UNBOUNDED_FIELD_FEATURES: readonly FieldFeatureName[] = FIELD_FEATURES.filter(
+  (f) => !/coverage|sentence|log-size|single/.test(f),
+);
+
 /** Splits a request into sentences (at . ? ! followed by space); the whole text if none is longer than 3 characters. */
 export function splitSentences(text: string): string[] {
   const parts = text

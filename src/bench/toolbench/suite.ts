@@ -24,6 +24,7 @@ import {
   tokenize,
   trainLinearRanker,
   trainProjection,
+  UNBOUNDED_FIELD_FEATURES,
   WeightedFusionRetriever,
   WordVectorEmbedder,
   type WordVectors,
@@ -409,19 +410,7 @@ export function rankFeatureSource(corpus: CorpusForRetrieval, trained?: Retrieve
  * Features the ranker divides by their per-query maximum (unbounded scores: BM25, tool top-2,
  * trained cosine); coverage, sentence, name-coverage and size features are already comparable.
  */
-export const RANKER_SCALED: readonly string[] = [
-  'doc.text',
-  'doc.second',
-  'doc.name',
-  'doc.description',
-  'group.text',
-  'group.text.b03',
-  'group.text.k2b05',
-  'group.name',
-  'group.description',
-  'group.top2',
-  'trained',
-];
+export const RANKER_SCALED: readonly string[] = [...UNBOUNDED_FIELD_FEATURES, 'trained'];
 
 /** Training starts from the shape of `bm25-fields` (on scaled features). */
 export const RANKER_INITIAL: RankerModel = {
