@@ -88,8 +88,22 @@ export function loadToolBenchSuite(
   return { docs, texts, toolTexts, toolNames, toolDescriptions, toolOf: groupOf, sets };
 }
 
-/** The corpus of a suite with every field the retrievers use. */
+const corpusCache = new WeakMap<ToolBenchSuite, CorpusForRetrieval>();
+
+/**
+ * The corpus of a suite with every field the retrievers use; the same object for the same suite,
+ * so the indexes `ranked` builds for it (`fieldFeaturesOf`) are built once.
+ */
 export function toolBenchCorpus(suite: ToolBenchSuite): CorpusForRetrieval {
+  let corpus = corpusCache.get(suite);
+  if (!corpus) {
+    corpus = corpusOf(suite);
+    corpusCache.set(suite, corpus);
+  }
+  return corpus;
+}
+
+function corpusOf(suite: ToolBenchSuite): CorpusForRetrieval {
   return {
     texts: suite.texts,
     second: suite.docs.map((d) => d.text),
@@ -288,7 +302,8 @@ export const plainAnalyze = (text: string): string[] =>
  * `trained` (MNR-trained projection, needs `model`); `trained-hybrid` (RRF of bm25-tool — or
  * bm25 without groups — and trained); `bm25-fields` (BM25 of the lexical view + μ × BM25 of the
  * second view + λ × BM25 of the tool text, `BM25_FIELDS`); `trained-fusion` (z-score fusion:
- * bm25-fields + 0.5 × trained).
+ * bm25-fields + 0.5 × trained); `ranked` (learned linear ranker over `FIELD_FEATURES` and, when
+ * its weights have one, the trained cosine; weights from `deps.ranker` or the model file).
  */
 export async function buildRetriever(
   kind: RetrieverKind,
