@@ -23,15 +23,66 @@ export interface TokenizeOptions {
 
 const CAMEL = /([\p{Ll}\p{N}])(\p{Lu})|(\p{Lu})(\p{Lu}\p{Ll})/gu;
 const SPLIT = /[^\p{L}\p{N}]+/u;
+const NON_ASCII = /[^\x00-\x7f]/;
 
 export function tokenize(text: string, opts: TokenizeOptions = {}): string[] {
+  return NON_ASCII.test(text) ? tokenizeRegex(text, opts) : tokenizeAscii(text, opts);
+}
+
+/** The reference implementation (any Unicode text): the regexes above. */
+export function tokenizeRegex(text: string, opts: TokenizeOptions = {}): string[] {
   const spaced = text.replace(CAMEL, (_m, a, b, c, d) => (a ? `${a} ${b}` : `${c} ${d}`));
   const out: string[] = [];
-  for (const raw of spaced.toLowerCase().split(SPLIT)) {
-    if (raw.length < 2) continue;
-    if (!opts.keepStopwords && STOPWORDS.has(raw)) continue;
-    out.push(raw);
+  for (const raw of spaced.toLowerCase().split(SPLIT)) keep(raw, opts, out);
+  return out;
+}
+
+function keep(raw: string, opts: TokenizeOptions, out: string[]): void {
+  if (raw.length < 2) return;
+  if (!opts.keepStopwords && STOPWORDS.has(raw)) return;
+  out.push(raw);
+}
+
+const isUpper = (c: number) => c >= 65 && c <= 90;
+const isLower = (c: number) => c >= 97 && c <= 122;
+const isDigit = (c: number) => c >= 48 && c <= 57;
+
+/**
+ * The same tokens for ASCII text in one pass over char codes (BM25 index builds spend most of
+ * their time here; ~3× faster than the regexes). The camelCase rule follows the regex's
+ * left-to-right, non-overlapping matching: at i, "lower/digit + Upper" splits between them and
+ * resumes after the pair; "Upper + Upper lower" splits after the first and resumes after all three.
+ * Property-tested against `tokenizeRegex`.
+ */
+export function tokenizeAscii(text: string, opts: TokenizeOptions = {}): string[] {
+  const out: string[] = [];
+  const n = text.length;
+  let start = -1; // start of the current word, -1 outside one
+  const flush = (end: number) => {
+    if (start >= 0 && end - start >= 2) keep(text.slice(start, end).toLowerCase(), opts, out);
+    start = -1;
+  };
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (!(isUpper(c) || isLower(c) || isDigit(c))) {
+      flush(i);
+      i++;
+      continue;
+    }
+    if (start < 0) start = i;
+    const c1 = i + 1 < n ? text.charCodeAt(i + 1) : 0;
+    if ((isLower(c) || isDigit(c)) && isUpper(c1)) {
+      flush(i + 1);
+      start = i + 1;
+      i += 2;
+    } else if (isUpper(c) && isUpper(c1) && i + 2 < n && isLower(text.charCodeAt(i + 2))) {
+      flush(i + 1);
+      start = i + 1;
+      i += 3;
+    } else i++;
   }
+  flush(n);
   return out;
 }
 

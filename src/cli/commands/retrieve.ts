@@ -165,7 +165,7 @@ export function registerRetrieveCommands(program: Command): void {
   retrieve
     .command('train')
     .description(
-      'train the projection retriever (MNR loss) and the ranker (coordinate ascent on NDCG@5) on ToolBench; the holdout file is never trained on',
+      'train the projection retriever (MNR loss) and the ranker (listwise softmax over field features) on ToolBench; the holdout file is never trained on',
     )
     .option('--data <dir>', 'data folder with toolbench/tools.jsonl and toolbench/queries/')
     .option('--out <file>', 'model file to write', 'retriever.aprm')
@@ -239,7 +239,7 @@ export function registerRetrieveCommands(program: Command): void {
               );
               featureModels.set(f, train(trainOn.filter((g) => g !== f)));
             }
-          log('ranker: coordinate ascent on NDCG@5 …');
+          log('ranker: listwise training on the field features …');
           model.ranker = await trainToolBenchRanker(suite, {
             trainOn,
             featureModels,
