@@ -3,7 +3,8 @@
  * trained retriever evaluated only on queries it was not trained on:
  * - cross-validation: for each G1 file, train on the two others, test on it;
  * - synthetic only: trained on catalog-made pairs (no benchmark query), tested on all files.
- * Run: npx tsx bench/retrieval-eval.ts [dataDir]   (≈10–20 min on 2 cores; SKIP_BASE=1 skips the untrained ToolBench rows)
+ * Run: npx tsx bench/retrieval-eval.ts [dataDir]   (≈30 min on 2 cores; SKIP_BASE=1 skips the untrained
+ * ToolBench rows, SKIP_CV=1 the cross-validated ones)
  */
 import { resolve } from 'node:path';
 import {
@@ -15,14 +16,23 @@ import {
   buildRetriever,
   evaluateRetriever,
   loadToolBenchSuite,
+  RANKER_INITIAL,
   type RetrieverKind,
+  rankFeatureSource,
   TOOLBENCH_GROUPS,
   toolBenchCorpus,
   trainToolBenchModel,
   trainToolBenchRanker,
 } from '../src/bench/toolbench/index.js';
 import { loadCatalog } from '../src/catalog/index.js';
-import { catalogCorpus, loadWordVectors, type TrainedModel } from '../src/retrieval/index.js';
+import {
+  catalogCorpus,
+  FIELD_FEATURES,
+  loadWordVectors,
+  rankExample,
+  type TrainedModel,
+  trainLinearRanker,
+} from '../src/retrieval/index.js';
 
 const dataDir = process.argv[2] ?? process.env.APIARY_DATA ?? resolve(process.cwd(), '../shared/data');
 const out = (s: string) => process.stdout.write(`${s}\n`);
@@ -52,13 +62,11 @@ for (const kind of (process.env.SKIP_BASE
 // cross-validation; `ranked` is nested: on held-out file h its `trained` feature comes from the
 // model trained on the two other files, and its weights are learned on those two files with a
 // `trained` feature from single-file models (each file scored by the model of the other one).
+const cvFolds = process.env.SKIP_CV ? [] : TOOLBENCH_GROUPS;
 const single = new Map<string, TrainedModel>(
-  TOOLBENCH_GROUPS.map((g) => [
-    g,
-    trainToolBenchModel(suite, { trainOn: [g], table, epochs: 3, synthetic: 0 }),
-  ]),
+  cvFolds.map((g) => [g, trainToolBenchModel(suite, { trainOn: [g], table, epochs: 3, synthetic: 0 })]),
 );
-for (const h of TOOLBENCH_GROUPS) {
+for (const h of cvFolds) {
   const trainOn = TOOLBENCH_GROUPS.filter((g) => g !== h);
   const model = trainToolBenchModel(suite, { trainOn, table, epochs: 3, synthetic: 0 });
   const label = (kind: string) => `${kind} [CV: train ${trainOn.map((g) => g.slice(3)).join('+')}]`;
@@ -127,3 +135,26 @@ for (const kind of [
       : kind;
   row(label, 'appbench-dev', await evaluateRetriever(r, abQueries));
 }
+// in-domain: ranker weights learned on AppBench itself, leave-one-category-out (ss/sm/ms/mm)
+let weighted = 0;
+for (const held of APPBENCH_CATEGORIES) {
+  const train = appBenchRetrievalQueries(
+    samples.filter((x) => x.category !== held),
+    catalog,
+  );
+  const test = appBenchRetrievalQueries(
+    samples.filter((x) => x.category === held),
+    catalog,
+  );
+  const source = rankFeatureSource(abCorpus);
+  const examples = [];
+  for (const q of train) examples.push(await rankExample(source, q, FIELD_FEATURES, RANKER_INITIAL, 30));
+  const { weights } = trainLinearRanker(examples, FIELD_FEATURES, { initial: RANKER_INITIAL.weights });
+  const r = await buildRetriever('ranked', abCorpus, { ranker: { weights, scaled: RANKER_INITIAL.scaled } });
+  const e = await evaluateRetriever(r, test);
+  row(`ranked [CV: other 3 categories]`, `appbench-${held}`, e);
+  weighted += e.ndcg5 * test.length;
+}
+out(
+  `ranked [CV by category] NDCG@5 over all ${abQueries.length}: ${(weighted / abQueries.length).toFixed(2)}`,
+);

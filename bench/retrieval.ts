@@ -7,6 +7,7 @@
  *   computed per pair, full sort);
  * - the word-vector table: load time and peak RSS, first load (JSON → binary cache, in a
  *   temporary cache file) and cached load, each in a fresh process.
+ * - tokenizer: the ASCII fast path vs the regex reference over the corpus texts;
  * - `ranked`: build of its field indexes (9 BM25 indexes) and median ms per query of computing
  *   all field features and the weighted sum, as a ratio to one BM25 query;
  * Single-threaded. Per-query figures are medians of wall-clock time and of this process's CPU time
@@ -25,6 +26,8 @@ import {
   FieldFeatures,
   loadWordVectors,
   scaleFeatures,
+  tokenize,
+  tokenizeRegex,
   WordVectorEmbedder,
 } from '../src/retrieval/index.js';
 
@@ -45,6 +48,18 @@ const [suite, loadMs] = time(() => loadToolBenchSuite(dataDir));
 const texts = suite.texts;
 const queries = [...suite.sets.values()].flatMap((s) => s.queries.map((q) => q.text));
 line('corpus', `${texts.length} APIs, ${queries.length} queries (loaded in ${(loadMs / 1000).toFixed(1)} s)`);
+
+// ---------------------------------------------------------------- tokenizer
+const [, tokRegexMs] = time(() => {
+  for (const t of texts) tokenizeRegex(t);
+});
+const [, tokFastMs] = time(() => {
+  for (const t of texts) tokenize(t);
+});
+line(
+  'tokenize the corpus (ASCII fast path)',
+  `${(tokFastMs / 1000).toFixed(2)} s vs regex reference ${(tokRegexMs / 1000).toFixed(2)} s → ×${(tokRegexMs / tokFastMs).toFixed(1)}`,
+);
 
 // ---------------------------------------------------------------- BM25
 const [bm25, buildMs] = time(() => new Bm25Index(texts));

@@ -196,7 +196,10 @@ export class FieldFeatures {
     }
     out.set('doc.sentence', docSentence);
     if (g && cover && coverText) {
-      const d = this.docScore(query);
+      // doc.text + doc.second, already computed above
+      const d = (out.get('doc.text') as Float32Array).map(
+        (x, i) => x + ((out.get('doc.second') as Float32Array)[i] as number),
+      );
       const top1 = new Float32Array(g.count);
       const top2 = new Float32Array(g.count);
       for (let i = 0; i < n; i++) {
