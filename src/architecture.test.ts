@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 /**
  * Pins the layering of docs/architecture (README diagram): every relative import from one
  * domain folder into another must follow an allowed arrow, and must go through that domain's
- * `index.js` (no reaching into another domain's private files). bench/<x> never imports bench/<y>.
+ * `index.js` (no reaching into another domain's private files). tasks/<x> never imports tasks/<y>.
  */
 const ALLOWED: Record<string, readonly string[]> = {
   shared: [],
@@ -16,14 +16,14 @@ const ALLOWED: Record<string, readonly string[]> = {
   retrieval: ['catalog', 'plan', 'models', 'shared'],
   exec: ['plan', 'apps', 'catalog', 'shared'],
   agents: ['models', 'retrieval', 'exec', 'plan', 'catalog', 'shared'],
-  bench: ['agents', 'retrieval', 'exec', 'models', 'plan', 'apps', 'catalog', 'shared'],
-  sft: ['bench', 'agents', 'retrieval', 'models', 'plan', 'catalog', 'shared'],
-  harness: ['bench', 'agents', 'models', 'plan', 'catalog', 'shared'],
+  tasks: ['agents', 'retrieval', 'exec', 'models', 'plan', 'apps', 'catalog', 'shared'],
+  sft: ['tasks', 'agents', 'retrieval', 'models', 'plan', 'catalog', 'shared'],
+  harness: ['tasks', 'agents', 'models', 'plan', 'catalog', 'shared'],
   test: ['models', 'agents', 'plan', 'catalog', 'shared'],
   cli: [
     'harness',
     'sft',
-    'bench',
+    'tasks',
     'agents',
     'retrieval',
     'exec',
@@ -57,7 +57,7 @@ describe('architecture', () => {
         const target = relative(root, join(file, '..', m[1]!)).split('/');
         const to = target[0]!;
         if (to === from) {
-          if (from === 'bench' && rel.length > 2 && target.length > 2 && rel[1] !== target[1])
+          if (from === 'tasks' && rel.length > 2 && target.length > 2 && rel[1] !== target[1])
             violations.push(`${rel.join('/')} → ${target.join('/')} (one benchmark imports another)`);
           continue;
         }
@@ -66,7 +66,7 @@ describe('architecture', () => {
           violations.push(`${rel.join('/')} → ${target.join('/')} (${from} may not import ${to})`);
         else if (
           !(target.length === 2 && target[1] === 'index.js') &&
-          !(to === 'bench' && target.length === 3 && target[2] === 'index.js')
+          !(to === 'tasks' && target.length === 3 && target[2] === 'index.js')
         )
           violations.push(`${rel.join('/')} → ${target.join('/')} (import through ${to}/index.js)`);
       }

@@ -5,7 +5,7 @@
  */
 export * from './agents/index.js';
 export * from './apps/index.js';
-export * from './bench/index.js';
+export * from './tasks/index.js';
 export * from './catalog/index.js';
 export * from './exec/index.js';
 export * from './harness/index.js';

@@ -9,7 +9,7 @@ import {
   readSgdDialogueFiles,
   type SqliteDatabase,
 } from '../apps/index.js';
-import { appBenchGoldPlan, readAppBenchFile } from '../bench/appbench/index.js';
+import { appBenchGoldPlan, readAppBenchFile } from '../tasks/appbench/index.js';
 import { indexCatalog, loadCatalog } from '../catalog/index.js';
 import { autoApprove } from './approval.js';
 import { type ExecutionResult, executePlan } from './execute-plan.js';

@@ -1,5 +1,5 @@
 import Table from 'cli-table3';
-import type { AnyTask } from '../bench/index.js';
+import type { AnyTask } from '../tasks/index.js';
 import { type ResultsFileContents, readResultsFile, type SampleLine } from './results-file.js';
 import type { RunSpec } from './run-spec.js';
 

@@ -5,7 +5,7 @@ import {
   type AppBenchSample,
   appBenchGoldPlan,
   loadAppBenchSamples,
-} from '../bench/appbench/index.js';
+} from '../tasks/appbench/index.js';
 import type { Catalog } from '../catalog/index.js';
 import {
   type ApiDemo,

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { APPBENCH_CATEGORIES, appBenchFileName, pullAppBench } from '../../bench/appbench/index.js';
+import { APPBENCH_CATEGORIES, appBenchFileName, pullAppBench } from '../../tasks/appbench/index.js';
 import { ApiaryError } from '../../shared/index.js';
 import { printJson } from '../output.js';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appBenchGoldReply, loadAppBenchDataset, scoreAppBench } from '../../bench/index.js';
+import { appBenchGoldReply, loadAppBenchDataset, scoreAppBench } from '../../tasks/index.js';
 import { loadCatalog } from '../../catalog/index.js';
 import { readResultsFile } from '../../harness/index.js';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../../test/index.js';

@@ -17,7 +17,7 @@ import {
   findAppBenchData,
   loadAppBenchDataset,
   seededDemoPicker,
-} from '../../bench/index.js';
+} from '../../tasks/index.js';
 import { loadCatalog } from '../../catalog/index.js';
 import {
   buildRunSpec,

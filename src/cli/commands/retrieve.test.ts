@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 const exec = promisify(execFile);
 const root = join(import.meta.dirname, '../../..');
 const main = join(root, 'src/cli/main.ts');
-const fixtures = join(root, 'src/bench/toolbench/__fixtures__');
+const fixtures = join(root, 'src/tasks/toolbench/__fixtures__');
 
 async function apiary(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const home = mkdtempSync(join(tmpdir(), 'apiary-home-'));

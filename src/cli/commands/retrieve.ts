@@ -7,7 +7,7 @@ import {
   appBenchRetrievalQueries,
   findAppBenchData,
   loadAppBenchSamples,
-} from '../../bench/appbench/index.js';
+} from '../../tasks/appbench/index.js';
 import {
   buildRetriever,
   type CorpusForRetrieval,
@@ -20,7 +20,7 @@ import {
   toolBenchCorpus,
   trainToolBenchModel,
   trainToolBenchRanker,
-} from '../../bench/toolbench/index.js';
+} from '../../tasks/toolbench/index.js';
 import { loadCatalog, resolveDataDir } from '../../catalog/index.js';
 import {
   catalogCorpus,

@@ -10,7 +10,7 @@ import {
   stylist,
   twoWeathers,
   weatherAndFood,
-} from '../../bench/appbench/__fixtures__/hand-made.js';
+} from '../../tasks/appbench/__fixtures__/hand-made.js';
 
 const exec = promisify(execFile);
 const root = join(import.meta.dirname, '../../..');

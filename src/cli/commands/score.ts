@@ -11,7 +11,7 @@ import {
   loadAppBenchSamples,
   readAppBenchPredictions,
   scoreAppBench,
-} from '../../bench/appbench/index.js';
+} from '../../tasks/appbench/index.js';
 import { loadCatalog } from '../../catalog/index.js';
 import { ApiaryError, InputInvalidError, NotFoundError } from '../../shared/index.js';
 import { printJson } from '../output.js';

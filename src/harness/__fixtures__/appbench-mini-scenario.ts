@@ -1,8 +1,8 @@
 import { expect } from 'vitest';
-import type { AppBenchReport } from '../../bench/index.js';
+import type { AppBenchReport } from '../../tasks/index.js';
 
 /*
- * Shared by src/bench/appbench/task.test.ts (in-process agent) and src/cli/commands/eval.test.ts
+ * Shared by src/tasks/appbench/task.test.ts (in-process agent) and src/cli/commands/eval.test.ts
  * (built CLI against the scripted HTTP server). Data: examples/appbench-mini (our own records).
  */
 

@@ -3,7 +3,7 @@
  * trained retriever evaluated only on queries it was not trained on:
  * - cross-validation: for each G1 file, train on the two others, test on it;
  * - synthetic only: trained on catalog-made pairs (no benchmark query), tested on all files.
- * Run: npx tsx bench/retrieval-eval.ts [dataDir]   (≈30 min on 2 cores; SKIP_BASE=1 skips the untrained
+ * Run: npx tsx perf/retrieval-eval.ts [dataDir]   (≈30 min on 2 cores; SKIP_BASE=1 skips the untrained
  * ToolBench rows, SKIP_CV=1 the cross-validated ones)
  */
 import { resolve } from 'node:path';
@@ -11,7 +11,7 @@ import {
   APPBENCH_CATEGORIES,
   appBenchRetrievalQueries,
   loadAppBenchSamples,
-} from '../src/bench/appbench/index.js';
+} from '../src/tasks/appbench/index.js';
 import {
   buildRetriever,
   evaluateRetriever,
@@ -23,7 +23,7 @@ import {
   toolBenchCorpus,
   trainToolBenchModel,
   trainToolBenchRanker,
-} from '../src/bench/toolbench/index.js';
+} from '../src/tasks/toolbench/index.js';
 import { loadCatalog } from '../src/catalog/index.js';
 import {
   catalogCorpus,

@@ -2,7 +2,7 @@
  * Throughput of the eval harness (`runEval`) on AppBench, end to end through the flat agent and
  * real loopback HTTP to the scripted OpenAI-compatible server.
  *
- *   npx tsx bench/eval-throughput.ts [--samples N]
+ *   npx tsx perf/eval-throughput.ts [--samples N]
  *
  * 1. Server answering at once, concurrency 16: samples/s of the full path, against a baseline
  *    measured in the same run (the harness with a no-op solver, same AppBench scorer and JSONL
@@ -26,7 +26,7 @@ import {
   appBenchGoldReply,
   appBenchTask,
   loadAppBenchDataset,
-} from '../src/bench/index.js';
+} from '../src/tasks/index.js';
 import { loadCatalog } from '../src/catalog/index.js';
 import { buildRunSpec, runEval } from '../src/harness/index.js';
 import { resolveModelSetup } from '../src/models/index.js';

@@ -11,13 +11,13 @@
  * - `ranked`: build of its field indexes (9 BM25 indexes) and median ms per query of computing
  *   all field features and the weighted sum, as a ratio to one BM25 query;
  * Single-threaded. Per-query figures are medians of wall-clock time and of this process's CPU time
- * (`process.cpuUsage`), since the machine may be shared. Run: npx tsx bench/retrieval.ts [dataDir]
+ * (`process.cpuUsage`), since the machine may be shared. Run: npx tsx perf/retrieval.ts [dataDir]
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { loadToolBenchSuite, RANKER_SCALED, toolBenchCorpus } from '../src/bench/toolbench/index.js';
+import { loadToolBenchSuite, RANKER_SCALED, toolBenchCorpus } from '../src/tasks/toolbench/index.js';
 import {
   Bm25Index,
   bm25Analyze,

@@ -6,10 +6,10 @@
  *   - speedup over sequential execution (concurrency 1) of the same plan, measured in the same run.
  * Each figure is the fastest of 5 executions.
  *
- *   npx tsx bench/exec-parallel.ts [dataDir] [latencyMs]
+ *   npx tsx perf/exec-parallel.ts [dataDir] [latencyMs]
  */
 import { join, resolve } from 'node:path';
-import { appBenchGoldPlan, readAppBenchFile } from '../src/bench/appbench/index.js';
+import { appBenchGoldPlan, readAppBenchFile } from '../src/tasks/appbench/index.js';
 import { indexCatalog, loadCatalog } from '../src/catalog/index.js';
 import { autoApprove, executePlan, fakeHandlers, sleepFor } from '../src/exec/index.js';
 import { analyzePlan, type Plan, validatePlan } from '../src/plan/index.js';

@@ -1,5 +1,5 @@
 /**
- * Foundation benchmark (issue: catalog + plan model). Run: `npx tsx bench/foundation.ts [DATA_DIR]`
+ * Foundation benchmark (issue: catalog + plan model). Run: `npx tsx perf/foundation.ts [DATA_DIR]`
  *
  * 1. Loading the ToolBench catalog (46,802 APIs): wall time and peak RSS, each measured in a fresh
  *    child process; baseline = reading tools.jsonl and JSON.parse of every line (no catalog).
@@ -58,7 +58,7 @@ async function main(): Promise<void> {
 
   const { loadCatalog, indexCatalog } = await import('../src/catalog/index.js');
   const { validatePlan } = await import('../src/plan/index.js');
-  const { appBenchGoldPlan, parseAppBenchFile } = await import('../src/bench/appbench/index.js');
+  const { appBenchGoldPlan, parseAppBenchFile } = await import('../src/tasks/appbench/index.js');
   const catalog = loadCatalog('appbench', { dataDir });
   const index = indexCatalog(catalog);
   const texts = ['ss', 'sm', 'ms', 'mm'].map((c) => {

@@ -1,7 +1,7 @@
 /**
  * Child process of bench/retrieval.ts: loads the GloVe table (converting it when the cache file
  * does not exist) and prints {from, ms, maxRssMB} as JSON. Run alone:
- *   npx tsx bench/retrieval-load.ts <cache-file>
+ *   npx tsx perf/retrieval-load.ts <cache-file>
  */
 import { loadWordVectors } from '../src/retrieval/index.js';
 
