@@ -20,6 +20,9 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { flatAgent } from '../src/agents/index.js';
+import { loadCatalog } from '../src/catalog/index.js';
+import { buildRunSpec, runEval } from '../src/harness/index.js';
+import { resolveModelSetup } from '../src/models/index.js';
 import {
   type AppBenchSample,
   type AppBenchTask,
@@ -27,9 +30,6 @@ import {
   appBenchTask,
   loadAppBenchDataset,
 } from '../src/tasks/index.js';
-import { loadCatalog } from '../src/catalog/index.js';
-import { buildRunSpec, runEval } from '../src/harness/index.js';
-import { resolveModelSetup } from '../src/models/index.js';
 import { startScriptedOpenAiServer } from '../src/test/index.js';
 
 const argN = process.argv.indexOf('--samples');

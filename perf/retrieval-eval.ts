@@ -7,6 +7,15 @@
  * ToolBench rows, SKIP_CV=1 the cross-validated ones)
  */
 import { resolve } from 'node:path';
+import { loadCatalog } from '../src/catalog/index.js';
+import {
+  catalogCorpus,
+  FIELD_FEATURES,
+  loadWordVectors,
+  rankExample,
+  type TrainedModel,
+  trainLinearRanker,
+} from '../src/retrieval/index.js';
 import {
   APPBENCH_CATEGORIES,
   appBenchRetrievalQueries,
@@ -24,15 +33,6 @@ import {
   trainToolBenchModel,
   trainToolBenchRanker,
 } from '../src/tasks/toolbench/index.js';
-import { loadCatalog } from '../src/catalog/index.js';
-import {
-  catalogCorpus,
-  FIELD_FEATURES,
-  loadWordVectors,
-  rankExample,
-  type TrainedModel,
-  trainLinearRanker,
-} from '../src/retrieval/index.js';
 
 const dataDir = process.argv[2] ?? process.env.APIARY_DATA ?? resolve(process.cwd(), '../shared/data');
 const out = (s: string) => process.stdout.write(`${s}\n`);

@@ -5,7 +5,6 @@
  */
 export * from './agents/index.js';
 export * from './apps/index.js';
-export * from './tasks/index.js';
 export * from './catalog/index.js';
 export * from './exec/index.js';
 export * from './harness/index.js';
@@ -14,3 +13,4 @@ export * from './plan/index.js';
 export * from './retrieval/index.js';
 export * from './sft/index.js';
 export * from './shared/index.js';
+export * from './tasks/index.js';

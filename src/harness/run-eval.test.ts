@@ -2,8 +2,8 @@ import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Task, TaskSample } from '../tasks/index.js';
 import { ApiaryError } from '../shared/index.js';
+import type { Task, TaskSample } from '../tasks/index.js';
 import { readResultsFile } from './results-file.js';
 import { type EvalProgress, runEval } from './run-eval.js';
 import { buildRunSpec, type RunSpec } from './run-spec.js';

@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import pLimit from 'p-limit';
-import type { Outcome, Solved, Task, TaskSample } from '../tasks/index.js';
 import { ApiaryError } from '../shared/index.js';
+import type { Outcome, Solved, Task, TaskSample } from '../tasks/index.js';
 import { headerLine, ResultsWriter, readResultsFile, type SampleLine } from './results-file.js';
 import { type RunSpec, runSpecConflicts } from './run-spec.js';
 import { seededShuffle } from './seeded-random.js';

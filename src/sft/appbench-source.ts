@@ -1,11 +1,5 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  type AppBenchCategory,
-  type AppBenchSample,
-  appBenchGoldPlan,
-  loadAppBenchSamples,
-} from '../tasks/appbench/index.js';
 import type { Catalog } from '../catalog/index.js';
 import {
   type ApiDemo,
@@ -17,6 +11,12 @@ import {
   type TaskDemoOptions,
 } from '../retrieval/index.js';
 import { NotFoundError } from '../shared/index.js';
+import {
+  type AppBenchCategory,
+  type AppBenchSample,
+  appBenchGoldPlan,
+  loadAppBenchSamples,
+} from '../tasks/appbench/index.js';
 import type { SftSource } from './build-sft.js';
 
 /** Gold tasks of AppBench samples: id `<category>-<index>`, the instruction and its repaired gold plan. */

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { APPBENCH_CATEGORIES, appBenchFileName, pullAppBench } from '../../tasks/appbench/index.js';
 import { ApiaryError } from '../../shared/index.js';
+import { APPBENCH_CATEGORIES, appBenchFileName, pullAppBench } from '../../tasks/appbench/index.js';
 import { printJson } from '../output.js';
 
 interface PullFlags {

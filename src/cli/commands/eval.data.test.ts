@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appBenchGoldReply, loadAppBenchDataset, scoreAppBench } from '../../tasks/index.js';
 import { loadCatalog } from '../../catalog/index.js';
 import { readResultsFile } from '../../harness/index.js';
+import { appBenchGoldReply, loadAppBenchDataset, scoreAppBench } from '../../tasks/index.js';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../../test/index.js';
 
 /* `apiary eval appbench --data ../shared/data/appbench` (dev_*.json, 4 × 50 records). */

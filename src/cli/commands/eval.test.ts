@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appBenchGoldReply, loadAppBenchDataset } from '../../tasks/index.js';
 import { expectScenarioReport, WRONG_SS1 } from '../../harness/__fixtures__/appbench-mini-scenario.js';
 import { readResultsFile } from '../../harness/index.js';
+import { appBenchGoldReply, loadAppBenchDataset } from '../../tasks/index.js';
 import {
   type ScriptedChatRequest,
   type ScriptedOpenAiServer,

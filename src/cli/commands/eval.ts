@@ -8,16 +8,6 @@ import {
   type PlanningAgent,
   sameAppDemos,
 } from '../../agents/index.js';
-import {
-  APPBENCH_CATEGORIES,
-  type AppBenchCategory,
-  type AppBenchSample,
-  appBenchGoldReply,
-  appBenchTask,
-  findAppBenchData,
-  loadAppBenchDataset,
-  seededDemoPicker,
-} from '../../tasks/index.js';
 import { loadCatalog } from '../../catalog/index.js';
 import {
   buildRunSpec,
@@ -33,6 +23,16 @@ import {
 } from '../../harness/index.js';
 import { createResponseCache, resolveModelSetup } from '../../models/index.js';
 import { ApiaryError } from '../../shared/index.js';
+import {
+  APPBENCH_CATEGORIES,
+  type AppBenchCategory,
+  type AppBenchSample,
+  appBenchGoldReply,
+  appBenchTask,
+  findAppBenchData,
+  loadAppBenchDataset,
+  seededDemoPicker,
+} from '../../tasks/index.js';
 import { EXIT, printJson } from '../output.js';
 
 interface EvalAppBenchFlags {

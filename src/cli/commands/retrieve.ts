@@ -1,6 +1,15 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
+import { loadCatalog, resolveDataDir } from '../../catalog/index.js';
+import {
+  catalogCorpus,
+  loadTrainedModel,
+  loadWordVectors,
+  saveTrainedModel,
+  type TrainedModel,
+} from '../../retrieval/index.js';
+import { ApiaryError, NotFoundError } from '../../shared/index.js';
 import {
   APPBENCH_CATEGORIES,
   type AppBenchSample,
@@ -21,15 +30,6 @@ import {
   trainToolBenchModel,
   trainToolBenchRanker,
 } from '../../tasks/toolbench/index.js';
-import { loadCatalog, resolveDataDir } from '../../catalog/index.js';
-import {
-  catalogCorpus,
-  loadTrainedModel,
-  loadWordVectors,
-  saveTrainedModel,
-  type TrainedModel,
-} from '../../retrieval/index.js';
-import { ApiaryError, NotFoundError } from '../../shared/index.js';
 import { printJson } from '../output.js';
 
 interface CommonFlags {

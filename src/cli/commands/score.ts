@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
+import { loadCatalog } from '../../catalog/index.js';
+import { ApiaryError, InputInvalidError, NotFoundError } from '../../shared/index.js';
 import {
   APPBENCH_CATEGORIES,
   type AppBenchPrediction,
@@ -12,8 +14,6 @@ import {
   readAppBenchPredictions,
   scoreAppBench,
 } from '../../tasks/appbench/index.js';
-import { loadCatalog } from '../../catalog/index.js';
-import { ApiaryError, InputInvalidError, NotFoundError } from '../../shared/index.js';
 import { printJson } from '../output.js';
 
 interface ScoreAppBenchFlags {
