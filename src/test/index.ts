@@ -8,5 +8,8 @@ export {
   type ScriptedOpenAiServer,
   type ScriptedOpenAiServerOptions,
   type ScriptedReply,
+  type ScriptedToolCall,
+  type ScriptedUsage,
+  type ScriptedWireToolCall,
   startScriptedOpenAiServer,
 } from './scripted-openai-server.js';

@@ -1,19 +1,54 @@
 import { APICallError } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
-import type { ScriptedChatMessage, ScriptedChatRequest, ScriptedReply } from './scripted-openai-server.js';
+import type {
+  ScriptedChatMessage,
+  ScriptedChatRequest,
+  ScriptedReply,
+  ScriptedWireToolCall,
+} from './scripted-openai-server.js';
 
 type DoGenerate = Exclude<ConstructorParameters<typeof MockLanguageModelV3>[0], undefined>['doGenerate'];
 type DoGenerateFn = Extract<DoGenerate, (...args: never[]) => unknown>;
 type CallOptions = Parameters<DoGenerateFn>[0];
 
+/** The prompt as OpenAI-style messages: one `tool` message per tool result, like the HTTP wire. */
 function promptToMessages(prompt: CallOptions['prompt']): ScriptedChatMessage[] {
-  return prompt.map((m) => ({
-    role: m.role,
-    content:
-      typeof m.content === 'string'
-        ? m.content
-        : m.content.map((p) => ('text' in p && typeof p.text === 'string' ? p.text : '')).join(''),
-  }));
+  return prompt.flatMap((m): ScriptedChatMessage[] => {
+    if (typeof m.content === 'string') return [{ role: m.role, content: m.content }];
+    if (m.role === 'tool') {
+      return m.content.flatMap((p) =>
+        p.type === 'tool-result'
+          ? [
+              {
+                role: 'tool',
+                tool_call_id: p.toolCallId,
+                content:
+                  p.output.type === 'text' || p.output.type === 'error-text'
+                    ? p.output.value
+                    : JSON.stringify('value' in p.output ? p.output.value : p.output),
+              },
+            ]
+          : [],
+      );
+    }
+    const text = m.content.map((p) => ('text' in p && typeof p.text === 'string' ? p.text : '')).join('');
+    const toolCalls: ScriptedWireToolCall[] = m.content.flatMap((p) =>
+      p.type === 'tool-call'
+        ? [
+            {
+              id: p.toolCallId,
+              type: 'function',
+              function: { name: p.toolName, arguments: JSON.stringify(p.input) },
+            },
+          ]
+        : [],
+    );
+    return [
+      toolCalls.length > 0
+        ? { role: m.role, content: text, tool_calls: toolCalls }
+        : { role: m.role, content: text },
+    ];
+  });
 }
 
 function wordCount(text: string): number {
@@ -78,6 +113,22 @@ export function scriptedLanguageModel(
   const doGenerate: DoGenerateFn = async (options) => {
     const messages = promptToMessages(options.prompt);
     const req: ScriptedChatRequest = { messages, model: modelId, body: options };
+    // tools and tool choice in the OpenAI wire shape, as the HTTP server shows them
+    if (options.tools) {
+      req.tools = options.tools.map((t) =>
+        t.type === 'function'
+          ? {
+              type: 'function',
+              function: { name: t.name, description: t.description, parameters: t.inputSchema },
+            }
+          : t,
+      );
+    }
+    const choice = options.toolChoice;
+    if (choice) {
+      req.tool_choice =
+        choice.type === 'tool' ? { type: 'function', function: { name: choice.toolName } } : choice.type;
+    }
     scriptedRequests.push(req);
     const reply = await respond(req);
     if (typeof reply === 'object' && 'fault' in reply) {
@@ -91,17 +142,33 @@ export function scriptedLanguageModel(
       }
       throw faultError(reply.fault as Exclude<typeof reply.fault, 'timeout'>, 'scripted://model');
     }
-    const text = typeof reply === 'string' ? reply : reply.text;
+    if (typeof reply === 'object' && reply.latencyMs)
+      await new Promise((r) => setTimeout(r, reply.latencyMs));
+    const text = typeof reply === 'string' ? reply : (reply.text ?? '');
+    const toolCalls =
+      typeof reply === 'object' && 'toolCalls' in reply
+        ? reply.toolCalls.map((call, index) => ({
+            type: 'tool-call' as const,
+            toolCallId: call.id ?? `call_${scriptedRequests.length}_${index}`,
+            toolName: call.name,
+            input: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
+          }))
+        : [];
     const usage =
       typeof reply === 'object' && reply.usage
         ? reply.usage
         : {
             prompt_tokens: messages.reduce((s, m) => s + wordCount(m.content), 0),
-            completion_tokens: wordCount(text),
+            completion_tokens:
+              wordCount(text) + toolCalls.reduce((s, c) => s + wordCount(c.toolName) + wordCount(c.input), 0),
           };
+    const finish = toolCalls.length > 0 ? 'tool_calls' : 'stop';
     return {
-      content: [{ type: 'text', text }],
-      finishReason: { unified: 'stop', raw: 'stop' },
+      content: [
+        ...(text === '' && toolCalls.length > 0 ? [] : [{ type: 'text' as const, text }]),
+        ...toolCalls,
+      ],
+      finishReason: { unified: finish === 'stop' ? 'stop' : 'tool-calls', raw: finish },
       usage: {
         inputTokens: {
           total: usage.prompt_tokens,

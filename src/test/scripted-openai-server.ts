@@ -4,23 +4,62 @@ import type { AddressInfo, Socket } from 'node:net';
 /** A fault the scripted server can inject instead of a normal completion. */
 export type ScriptedFault = 'timeout' | 'http429' | 'http500' | 'invalid-json' | 'empty-choices';
 
+export interface ScriptedUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+}
+
 /**
- * What the script returns for one chat request: a plain reply text, a fault, or a text with
- * explicit token usage (otherwise usage is estimated as whitespace-separated word counts).
+ * One tool call the scripted model makes. `arguments` that are not a string are JSON-stringified;
+ * a string is sent verbatim (so a test can send malformed JSON). `id` defaults to
+ * `call_<response number>_<index>`.
+ */
+export interface ScriptedToolCall {
+  id?: string;
+  name: string;
+  arguments: unknown;
+}
+
+/**
+ * What the script returns for one chat request: a plain reply text, a fault, a text with explicit
+ * token usage, or tool calls (optionally with text beside them; `finish_reason: 'tool_calls'`).
+ * Usage defaults to whitespace-separated word counts (tool calls count the words of their name and
+ * argument text). `latencyMs` delays that one answer; `headers` are extra response headers (e.g.
+ * `retry-after` on an `http429` fault).
  */
 export type ScriptedReply =
   | string
-  | { fault: ScriptedFault }
-  | { text: string; usage?: { prompt_tokens: number; completion_tokens: number } };
+  | { fault: ScriptedFault; headers?: Record<string, string>; latencyMs?: number }
+  | { text: string; usage?: ScriptedUsage; latencyMs?: number }
+  | { text?: string; toolCalls: ScriptedToolCall[]; usage?: ScriptedUsage; latencyMs?: number };
 
+/** A tool call as it travels in OpenAI chat messages. */
+export interface ScriptedWireToolCall {
+  id: string;
+  type: string;
+  function: { name: string; arguments: string };
+}
+
+/**
+ * A request message: `content` is the flattened text (empty when absent); assistant messages carry
+ * their `tool_calls`, tool messages their `tool_call_id`, exactly as sent.
+ */
 export interface ScriptedChatMessage {
   role: string;
   content: string;
+  tool_calls?: ScriptedWireToolCall[];
+  tool_call_id?: string;
 }
 
 export interface ScriptedChatRequest {
   messages: ScriptedChatMessage[];
   model: string;
+  /** The request's `tools` (OpenAI function tools with JSON Schema parameters), when sent. */
+  // biome-ignore lint/suspicious/noExplicitAny: raw request JSON, inspected freely by tests
+  tools?: any[];
+  /** The request's `tool_choice`, when sent. */
+  // biome-ignore lint/suspicious/noExplicitAny: raw request JSON, inspected freely by tests
+  tool_choice?: any;
   /** The raw JSON body as received (any shape: tests read fields such as `top_p`). */
   // biome-ignore lint/suspicious/noExplicitAny: raw request JSON, inspected freely by tests
   body: any;
@@ -109,18 +148,43 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-function sendJson(res: ServerResponse, status: number, payload: unknown): void {
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  payload: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = JSON.stringify(payload);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    ...headers,
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
+
+/** A request message as scripts see it: flattened content plus the tool fields, when present. */
+function toScriptedMessage(m: {
+  role?: unknown;
+  content?: unknown;
+  tool_calls?: unknown;
+  tool_call_id?: unknown;
+}): ScriptedChatMessage {
+  const message: ScriptedChatMessage = { role: String(m.role ?? ''), content: contentText(m.content) };
+  if (Array.isArray(m.tool_calls)) message.tool_calls = m.tool_calls as ScriptedWireToolCall[];
+  if (m.tool_call_id !== undefined) message.tool_call_id = String(m.tool_call_id);
+  return message;
+}
+
+const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Starts a real OpenAI-compatible HTTP server on loopback whose chat answers come from a script.
  * Implements `POST /v1/chat/completions` (non-streaming, with usage) and `POST /v1/embeddings`.
  * Faults: `timeout` never answers (the client must time out; `close()` drops the socket),
  * `http429`/`http500` answer with that status, `invalid-json` sends a broken body,
- * `empty-choices` sends a valid body with `choices: []`.
+ * `empty-choices` sends a valid body with `choices: []`. A `toolCalls` reply answers with
+ * `message.tool_calls` and `finish_reason: 'tool_calls'` (content `null` when there is no text).
  */
 export async function startScriptedOpenAiServer(
   opts: ScriptedOpenAiServerOptions,
@@ -171,57 +235,89 @@ export async function startScriptedOpenAiServer(
     }
 
     const messages: ScriptedChatMessage[] = (Array.isArray(body.messages) ? body.messages : []).map(
-      (m: { role?: unknown; content?: unknown }) => ({
-        role: String(m.role ?? ''),
-        content: contentText(m.content),
-      }),
+      toScriptedMessage,
     );
     const model = String(body.model ?? '');
     const record: RecordedRequest = { path, model, messages, body, headers: req.headers };
     requests.push(record);
-    const reply = await opts.respond({ messages, model, body });
+    const request: ScriptedChatRequest = { messages, model, body };
+    if (body.tools !== undefined) request.tools = body.tools;
+    if (body.tool_choice !== undefined) request.tool_choice = body.tool_choice;
+    const reply = await opts.respond(request);
     record.reply = reply;
+    if (typeof reply === 'object' && reply.latencyMs) await delay(reply.latencyMs);
 
     if (typeof reply === 'object' && 'fault' in reply) {
+      const headers = reply.headers ?? {};
       switch (reply.fault) {
         case 'timeout':
           return; // never answer; the socket is destroyed by the client abort or by close()
         case 'http429':
-          sendJson(res, 429, { error: { message: 'rate limited (scripted)', type: 'rate_limit' } });
+          sendJson(res, 429, { error: { message: 'rate limited (scripted)', type: 'rate_limit' } }, headers);
           return;
         case 'http500':
-          sendJson(res, 500, { error: { message: 'internal error (scripted)', type: 'server_error' } });
+          sendJson(
+            res,
+            500,
+            { error: { message: 'internal error (scripted)', type: 'server_error' } },
+            headers,
+          );
           return;
         case 'invalid-json':
-          res.writeHead(200, { 'content-type': 'application/json' });
+          res.writeHead(200, { ...headers, 'content-type': 'application/json' });
           res.end('{"id": "broken", "choices": [');
           return;
         case 'empty-choices':
-          sendJson(res, 200, {
-            id: `chatcmpl-scripted-${++counter}`,
-            object: 'chat.completion',
-            created: 0,
-            model,
-            choices: [],
-            usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
-          });
+          sendJson(
+            res,
+            200,
+            {
+              id: `chatcmpl-scripted-${++counter}`,
+              object: 'chat.completion',
+              created: 0,
+              model,
+              choices: [],
+              usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+            },
+            headers,
+          );
           return;
       }
     }
-    const text = typeof reply === 'string' ? reply : reply.text;
+    const id = ++counter;
+    const text = typeof reply === 'string' ? reply : (reply.text ?? '');
+    const toolCalls: ScriptedWireToolCall[] | undefined =
+      typeof reply === 'object' && 'toolCalls' in reply
+        ? reply.toolCalls.map((call, index) => ({
+            id: call.id ?? `call_${id}_${index}`,
+            type: 'function',
+            function: {
+              name: call.name,
+              arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
+            },
+          }))
+        : undefined;
     const usage =
       typeof reply === 'object' && 'usage' in reply && reply.usage
         ? reply.usage
         : {
             prompt_tokens: messages.reduce((s, m) => s + wordCount(m.content), 0),
-            completion_tokens: wordCount(text),
+            completion_tokens:
+              wordCount(text) +
+              (toolCalls ?? []).reduce(
+                (s, c) => s + wordCount(c.function.name) + wordCount(c.function.arguments),
+                0,
+              ),
           };
+    const message = toolCalls
+      ? { role: 'assistant', content: text === '' ? null : text, tool_calls: toolCalls }
+      : { role: 'assistant', content: text };
     sendJson(res, 200, {
-      id: `chatcmpl-scripted-${++counter}`,
+      id: `chatcmpl-scripted-${id}`,
       object: 'chat.completion',
       created: 0,
       model,
-      choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+      choices: [{ index: 0, message, finish_reason: toolCalls ? 'tool_calls' : 'stop' }],
       usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
     });
   };
