@@ -9,8 +9,16 @@ import {
   validatePlan,
 } from '../plan/index.js';
 import { ApiaryError } from '../shared/index.js';
-import { type ApprovalHandler, approvalRequest, denyAll } from './approval.js';
+import { type ApprovalHandler, denyAll } from './approval.js';
+import { type CallError, type ContentPart, toContent } from './call-result.js';
 import { type Clock, systemClock } from './clock.js';
+import {
+  type AppRegistry,
+  appRegistry,
+  dispatchCall,
+  isTransactionalCall,
+  permissionProblem,
+} from './dispatch-call.js';
 import { defaultPrompt, type InputProviders, systemInputs } from './inputs.js';
 import { type OutputSlot, outputValues, selectOutputs } from './step-outputs.js';
 import type { TraceEvent, TraceSink } from './trace.js';
@@ -54,8 +62,10 @@ export interface StepResult {
   attempts: number;
   /** Resolved argument values (when resolution got that far). */
   args?: Record<string, unknown>;
-  /** The raw app result (rows or record). */
+  /** The raw app result (rows, record or content parts). */
   result?: AppCallResult;
+  /** The result as content parts (see `toContent`). */
+  content?: ContentPart[];
   /** Named outputs that have values (see `selectOutputs`). */
   outputs?: Record<string, unknown>;
   error?: StepError;
@@ -136,6 +146,38 @@ function toStepError(error: unknown): StepFailure {
   return new StepFailure('CALL_FAILED', message);
 }
 
+/**
+ * A dispatch error as the step error the executor has always reported: a refused approval is
+ * `PERMISSION_DENIED` (refused), a handler's ApiaryError keeps its code, anything else it threw
+ * is `CALL_FAILED`, cancellation is worded for the run.
+ */
+function stepFailureOf(error: CallError, dispatched: boolean, transactional: boolean): StepFailure {
+  switch (error.code) {
+    case 'UNKNOWN_API':
+      return new StepFailure('PLAN_INVALID', error.message, 'refused');
+    case 'PERMISSION_DENIED':
+    case 'APPROVAL_DENIED':
+      return new StepFailure('PERMISSION_DENIED', error.message, 'refused');
+    case 'INVALID_INPUT':
+      return new StepFailure(error.appCode ?? 'INPUT_INVALID', error.message);
+    case 'TOOL_FAILED':
+      return new StepFailure(error.appCode ?? 'CALL_FAILED', error.message);
+    case 'TIMEOUT':
+      return new StepFailure('TIMEOUT', error.message);
+    case 'CANCELLED':
+      return dispatched
+        ? new StepFailure(
+            'CANCELLED',
+            `the run was cancelled during the call${transactional ? ' (transactional call: it may have taken effect)' : ''}`,
+            'cancelled',
+          )
+        : cancelledBeforeDispatch();
+  }
+}
+
+const cancelledBeforeDispatch = () =>
+  new StepFailure('CANCELLED', 'the run was cancelled before this step was dispatched', 'cancelled');
+
 /** Equal as JSON values (what a trace record can hold). */
 function sameValue(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
@@ -166,11 +208,14 @@ function resumeState(resume: ExecuteOptions['resume']): {
   return { finished, unknownOutcome };
 }
 
-/** Settles when the signal aborts, with its reason; never settles otherwise. */
-function aborted(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => {
-    if (signal.aborted) reject(signal.reason);
-    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+/** `work`, or its signal's abort reason if that comes first (the listener goes when either settles). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
 }
 
@@ -184,16 +229,6 @@ function serialQueue() {
   };
 }
 
-function handlerMap(handlers: readonly AppHandler[]): Map<string, AppHandler> {
-  const map = new Map<string, AppHandler>();
-  for (const h of handlers) {
-    if (map.has(h.appId))
-      throw new ApiaryError('USAGE', `two handlers registered for app "${h.appId}" (ambiguous dispatch)`);
-    map.set(h.appId, h);
-  }
-  return map;
-}
-
 /**
  * Static permission checks, before anything runs: the app is granted, a handler is registered
  * for it under the catalog's owner identity, and the catalog says the app owns the API.
@@ -201,27 +236,17 @@ function handlerMap(handlers: readonly AppHandler[]): Map<string, AppHandler> {
 function permissionProblems(
   plan: Plan,
   index: CatalogIndex,
-  handlers: Map<string, AppHandler>,
+  apps: AppRegistry,
   grant: ReadonlySet<string> | undefined,
 ): Map<string, string> {
   const problems = new Map<string, string>();
   for (const step of plan.steps) {
     const app = index.app(step.app);
-    const api = index.api(step.app, step.api);
-    const handler = handlers.get(step.app);
-    if (!app || !api)
-      problems.set(step.id, `the catalog does not say app "${step.app}" owns API "${step.api}"`);
-    else if (grant && !grant.has(step.app))
-      problems.set(
-        step.id,
-        `app "${step.app}" is not granted to this run (granted: ${[...grant].join(', ') || 'none'})`,
-      );
-    else if (!handler) problems.set(step.id, `no handler is registered for app "${step.app}"`);
-    else if (handler.owner !== app.owner)
-      problems.set(
-        step.id,
-        `the handler for "${step.app}" runs as "${handler.owner}" but the app's owner is "${app.owner}"`,
-      );
+    const problem =
+      app && index.api(step.app, step.api)
+        ? permissionProblem(app, apps, grant)
+        : `the catalog does not say app "${step.app}" owns API "${step.api}"`;
+    if (problem) problems.set(step.id, problem);
   }
   return problems;
 }
@@ -276,16 +301,19 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
   const issues = validatePlan(plan, index);
   if (issues.length) {
     const all = issues.map((i) => `${i.step ?? '-'}${i.field ? `.${i.field}` : ''}: ${i.message}`).join('; ');
+    const byStep = new Map<string, string[]>();
+    for (const i of issues)
+      if (i.step !== undefined) byStep.set(i.step, [...(byStep.get(i.step) ?? []), i.message]);
     refuseAll('PLAN_INVALID', (step) => {
-      const own = issues.filter((i) => i.step === step.id).map((i) => i.message);
-      return own.length ? `plan refused: ${own.join('; ')}` : `plan refused (nothing executed): ${all}`;
+      const own = byStep.get(step.id);
+      return own ? `plan refused: ${own.join('; ')}` : `plan refused (nothing executed): ${all}`;
     });
     return finish('refused', issues);
   }
 
   // 2. Permissions that do not depend on run-time values.
-  const handlers = handlerMap(opts.handlers);
-  const problems = permissionProblems(plan, index, handlers, opts.grant ? new Set(opts.grant) : undefined);
+  const apps = appRegistry(opts.handlers);
+  const problems = permissionProblems(plan, index, apps, opts.grant ? new Set(opts.grant) : undefined);
   if (problems.size) {
     const summary = [...problems].map(([id, p]) => `${id}: ${p}`).join('; ');
     refuseAll('PERMISSION_DENIED', (step) =>
@@ -360,58 +388,44 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
     return { args: Object.fromEntries(Object.keys(step.args).map((name) => [name, args[name]])) };
   };
 
-  const callOnce = async (handler: AppHandler, owner: string, api: Api, args: Record<string, unknown>) => {
-    const ctrl = new AbortController();
-    const onRunAbort = () =>
-      ctrl.abort(new StepFailure('CANCELLED', 'the run was cancelled during the call', 'cancelled'));
-    runSignal?.addEventListener('abort', onRunAbort, { once: true });
-    const timer = setTimeout(
-      () => ctrl.abort(new StepFailure('TIMEOUT', `no answer within ${stepTimeoutMs} ms`)),
-      stepTimeoutMs,
-    );
-    try {
-      if (runSignal?.aborted) onRunAbort();
-      const call = Promise.resolve().then(() =>
-        handler.call(api.name, args, { caller: owner, signal: ctrl.signal }),
-      );
-      call.catch(() => undefined); // a call that loses the race must not surface as unhandled
-      const result = await Promise.race([call, aborted(ctrl.signal)]);
-      if (result === null || typeof result !== 'object')
-        throw new StepFailure(
-          'CALL_FAILED',
-          `${api.app}.${api.name} returned ${String(result)}, not rows or a record`,
-        );
-      return result;
-    } finally {
-      clearTimeout(timer);
-      runSignal?.removeEventListener('abort', onRunAbort);
-    }
-  };
+  // The run times steps itself (startedAt/endedAt): dispatch durations are not read, and reading
+  // the run clock for them would move every later timestamp of a clock that ticks per read.
+  const untimed: Clock = { now: () => 0, sleep: clock.sleep };
+  /** Approvals share the question queue: one terminal prompt at a time. */
+  const approveSerially: ApprovalHandler = (request) => askSerially(async () => approve(request));
 
-  const runStep = async (step: Step): Promise<void> => {
+  const runStep = async (step: Step, signal: AbortSignal | undefined): Promise<void> => {
     const r = results.get(step.id)!;
     const api = index.api(step.app, step.api)!;
-    const app = index.app(step.app)!;
-    const handler = handlers.get(step.app)!;
-    // The catalog's flag, or the handler's own knowledge that the call changes state.
-    const transactional = api.transactional || handler.hasSideEffects?.(api.name) === true;
+    const handler = apps.get(step.app)!;
+    const transactional = isTransactionalCall(api, handler);
     const base = { step: step.id, app: step.app, api: step.api };
     const settle = (f: StepFailure) => {
       r.status = f.status;
       r.error = { code: f.code, message: f.message };
       r.endedAt = iso();
     };
+    const refuse = (f: StepFailure) => {
+      settle(runSignal?.aborted ? cancelledBeforeDispatch() : f);
+      trace({ ...base, event: 'refused', ...(r.args ? { inputs: r.args } : {}), error: r.error! });
+    };
     try {
       if (runSignal?.aborted) throw new StepFailure('CANCELLED', 'the run was cancelled', 'cancelled');
       const resolving = resolveArgs(step, api);
       resolving.catch(() => undefined);
-      const resolved = await (runSignal ? Promise.race([resolving, aborted(runSignal)]) : resolving);
+      const resolved = await untilAborted(resolving, signal);
       r.args = resolved.args;
       if (resolved.reuse) {
         const result = resolved.reuse.result as AppCallResult;
         const stepSlots = selectOutputs(step, result, r.args);
         slots.set(step.id, stepSlots);
-        Object.assign(r, { status: 'succeeded', resumed: true, result, outputs: outputValues(stepSlots) });
+        Object.assign(r, {
+          status: 'succeeded',
+          resumed: true,
+          result,
+          content: toContent(result),
+          outputs: outputValues(stepSlots),
+        });
         r.startedAt = r.endedAt = resolved.reuse.time;
         return;
       }
@@ -421,104 +435,116 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
           `an earlier attempt of transactional call ${step.app}.${step.api} (run ${runId}) never finished, so whether it took effect is unknown; it is not repeated on resume`,
           'refused',
         );
-      if (transactional) {
-        let decision: { approved: boolean; reason?: string };
-        try {
-          decision = await askSerially(async () => approve(approvalRequest(step.id, api, r.args!)));
-        } catch (error) {
-          decision = { approved: false, reason: `the approver failed: ${(error as Error).message}` };
-        }
-        if (!decision.approved)
-          throw new StepFailure(
-            'PERMISSION_DENIED',
-            `transactional call ${step.app}.${step.api} not approved${decision.reason ? `: ${decision.reason}` : ''}`,
-            'refused',
-          );
-      }
-      if (runSignal?.aborted) throw new StepFailure('CANCELLED', 'the run was cancelled', 'cancelled');
     } catch (error) {
-      const f = runSignal?.aborted
-        ? new StepFailure('CANCELLED', 'the run was cancelled before this step was dispatched', 'cancelled')
-        : toStepError(error);
-      settle(f);
-      trace({ ...base, event: 'refused', ...(r.args ? { inputs: r.args } : {}), error: r.error! });
+      refuse(toStepError(error));
       return;
     }
 
     const maxAttempts = transactional ? 1 : retries + 1;
     for (let attempt = 1; ; attempt++) {
-      r.attempts = attempt;
-      r.startedAt ??= iso();
-      trace({ ...base, event: 'start', attempt, inputs: r.args });
-      try {
-        const result = await callOnce(handler, app.owner, api, r.args);
-        const stepSlots = selectOutputs(step, result, r.args);
+      const args = r.args;
+      const outcome = await dispatchCall(
+        { id: step.id, app: step.app, api: step.api, args },
+        {
+          catalog: index,
+          apps,
+          approve: approveSerially,
+          timeoutMs: stepTimeoutMs,
+          signal,
+          // The plan was validated before the run; resolved values (references, answers, system
+          // inputs) are passed on as they are, as they always were.
+          validate: false,
+          clock: untimed,
+          onDispatch: () => {
+            r.attempts = attempt;
+            r.startedAt ??= iso();
+            trace({ ...base, event: 'start', attempt, inputs: args });
+          },
+        },
+      );
+      if (outcome.ok) {
+        const stepSlots = selectOutputs(step, outcome.raw, args);
         slots.set(step.id, stepSlots);
         r.status = 'succeeded';
-        r.result = result;
+        r.result = outcome.raw;
+        r.content = outcome.content;
         r.outputs = outputValues(stepSlots);
         r.endedAt = iso();
-        trace({ ...base, event: 'end', attempt, inputs: r.args, outputs: r.outputs, result });
+        trace({ ...base, event: 'end', attempt, inputs: args, outputs: r.outputs, result: outcome.raw });
         return;
-      } catch (error) {
-        let f = toStepError(error);
-        if (transactional && (f.code === 'TIMEOUT' || f.code === 'CANCELLED'))
-          f = new StepFailure(
-            f.code,
-            `${f.message} (transactional call: it may have taken effect)`,
-            f.status,
-          );
-        settle(f);
-        const cancelled = f.status === 'cancelled';
-        trace({ ...base, event: cancelled ? 'interrupted' : 'error', attempt, error: r.error! });
-        const retriable = !cancelled && f.status !== 'refused' && !PERMANENT.has(f.code);
-        if (!retriable || attempt >= maxAttempts) return;
-        try {
-          await clock.sleep(retryDelayMs * 2 ** (attempt - 1), runSignal);
-        } catch {
-          settle(new StepFailure('CANCELLED', 'the run was cancelled while waiting to retry', 'cancelled'));
-          return;
-        }
-        delete r.error;
       }
+      const f = stepFailureOf(outcome.error, outcome.dispatched, transactional);
+      if (!outcome.dispatched) {
+        refuse(f);
+        return;
+      }
+      settle(f);
+      const cancelled = f.status === 'cancelled';
+      trace({ ...base, event: cancelled ? 'interrupted' : 'error', attempt, error: r.error! });
+      const retriable = !cancelled && f.status !== 'refused' && !PERMANENT.has(f.code);
+      if (!retriable || attempt >= maxAttempts) return;
+      try {
+        await clock.sleep(retryDelayMs * 2 ** (attempt - 1), signal);
+      } catch {
+        settle(new StepFailure('CANCELLED', 'the run was cancelled while waiting to retry', 'cancelled'));
+        return;
+      }
+      delete r.error;
     }
   };
 
-  // 3. Scheduling: a step becomes ready when all the steps it references have settled.
-  const waiting = new Map(
-    plan.steps.map((s) => [s.id, new Set(dependenciesOf(s).filter((d) => byId.has(d)))]),
-  );
+  // 3. Scheduling: a step becomes ready when all the steps it references have settled. Every
+  // operation is O(1) per step or per reference: a FIFO by index, counts of unsettled
+  // dependencies, and one listener on the run's signal that aborts the steps in flight (each
+  // step has its own signal, so a wide run never piles listeners onto the caller's signal).
+  const unsettled = new Map<string, number>();
   const dependents = new Map<string, string[]>(plan.steps.map((s) => [s.id, []]));
-  for (const [id, deps] of waiting) for (const d of deps) dependents.get(d)!.push(id);
-  const ready = plan.steps.filter((s) => waiting.get(s.id)!.size === 0).map((s) => s.id);
+  for (const s of plan.steps) {
+    const deps = new Set(dependenciesOf(s).filter((d) => byId.has(d)));
+    unsettled.set(s.id, deps.size);
+    for (const d of deps) dependents.get(d)!.push(s.id);
+  }
+  const ready = plan.steps.filter((s) => unsettled.get(s.id) === 0).map((s) => s.id);
+  let nextReady = 0;
   const started = new Set<string>();
+  const inFlight = new Set<AbortController>();
 
   await new Promise<void>((done) => {
     let running = 0;
     const pump = () => {
-      while (!runSignal?.aborted && running < concurrency && ready.length) {
-        const id = ready.shift()!;
+      while (!runSignal?.aborted && running < concurrency && nextReady < ready.length) {
+        const id = ready[nextReady++]!;
         started.add(id);
         running++;
-        runStep(byId.get(id)!)
+        const ctrl = runSignal ? new AbortController() : undefined;
+        if (ctrl) inFlight.add(ctrl);
+        runStep(byId.get(id)!, ctrl?.signal)
           .catch((error) => {
             const r = results.get(id)!;
             r.status = 'failed';
             r.error = { code: 'CALL_FAILED', message: `executor error: ${(error as Error).message}` };
           })
           .finally(() => {
+            if (ctrl) inFlight.delete(ctrl);
             running--;
             for (const next of dependents.get(id)!) {
-              const w = waiting.get(next)!;
-              w.delete(id);
-              if (w.size === 0) ready.push(next);
+              const left = unsettled.get(next)! - 1;
+              unsettled.set(next, left);
+              if (left === 0) ready.push(next);
             }
             pump();
           });
       }
-      if (running === 0 && (ready.length === 0 || runSignal?.aborted)) done();
+      if (running === 0 && (nextReady === ready.length || runSignal?.aborted)) {
+        runSignal?.removeEventListener('abort', onRunAbort);
+        done();
+      }
     };
-    runSignal?.addEventListener('abort', () => queueMicrotask(pump), { once: true });
+    const onRunAbort = () => {
+      for (const ctrl of inFlight) ctrl.abort(runSignal!.reason);
+      queueMicrotask(pump);
+    };
+    runSignal?.addEventListener('abort', onRunAbort, { once: true });
     pump();
   });
 

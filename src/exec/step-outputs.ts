@@ -1,8 +1,25 @@
-import type { AppCallResult } from '../apps/index.js';
+import { type AppCallResult, isContentResult } from '../apps/index.js';
 import type { Step } from '../plan/index.js';
 
 /** A named output of a finished step: its value, or why there is none. */
 export type OutputSlot = { ok: true; value: unknown } | { ok: false; reason: string };
+
+/**
+ * The rows a result offers to named outputs: a list as is, a record as one row; content parts
+ * offer the rows of their first `rows` part, else their `json` records (text, images and files
+ * carry no named fields).
+ */
+export function resultRows(result: AppCallResult): Array<Record<string, unknown>> {
+  if (Array.isArray(result)) return result;
+  if (!isContentResult(result)) return [result];
+  const rows = result.content.find((p) => p.type === 'rows');
+  if (rows) return rows.rows;
+  const records: Array<Record<string, unknown>> = [];
+  for (const p of result.content)
+    if (p.type === 'json' && p.value !== null && typeof p.value === 'object' && !Array.isArray(p.value))
+      records.push(p.value as Record<string, unknown>);
+  return records;
+}
 
 /**
  * How a call's result becomes the step's named outputs (the values later steps reference):
@@ -11,6 +28,7 @@ export type OutputSlot = { ok: true; value: unknown } | { ok: false; reason: str
  *   option the app ranks first, as the benchmarks' gold plans assume); an empty list gives
  *   no outputs ("returned no row");
  * - a transactional call returns one record: the outputs are its fields;
+ * - content parts: the first row of their first `rows` part, else their first `json` record;
  * - a field the row lacks falls back to the step's own resolved argument of the same name
  *   (SGD results echo their input slots, e.g. `number_of_seats` of a reservation);
  * - otherwise the output is missing, and a step that references it fails without running.
@@ -22,8 +40,7 @@ export function selectOutputs(
   result: AppCallResult,
   args: Record<string, unknown>,
 ): Map<string, OutputSlot> {
-  const rows = Array.isArray(result) ? result : [result];
-  const row = rows[0];
+  const row = resultRows(result)[0];
   const out = new Map<string, OutputSlot>();
   for (const name of step.outputs) {
     if (row && Object.hasOwn(row, name) && row[name] !== undefined)

@@ -58,7 +58,8 @@ export function literalFits(value: string | number | boolean | null, type: Param
   }
 }
 
-function typeLabel(type: ParamType): string {
+/** How a type is named in messages: `integer`, `one of 'a', 'b'`, `array`, or the entity name. */
+export function typeLabel(type: ParamType): string {
   if (type.kind === 'primitive') return type.name;
   if (type.kind === 'enum') return `one of ${type.values.map((v) => `'${v.value}'`).join(', ')}`;
   if (type.kind === 'array') return 'array';
