@@ -1,12 +1,12 @@
-import { extractPlanLines } from './extract-plan-lines.js';
-import { callModel, demoTurns, type LlmAgentOptions } from './llm-agent-options.js';
+import { agentTurns, demoTurns, type LlmAgentOptions, runSingleTurn } from './llm-agent-options.js';
+import { planLinesProtocol } from './protocols/plan-lines.js';
 import { planPrompt } from './prompts.js';
 import { renderAppApiList } from './render-catalog.js';
 import type { PlanningAgent } from './types.js';
 
 /**
- * Flat prompting: one call whose system prompt lists every App of the catalog with all its
- * APIs. The reply is cleaned with {@link extractPlanLines} ('' when it holds no plan line).
+ * Flat prompting: one turn whose system prompt lists every App of the catalog with all its APIs,
+ * read with the plan-lines protocol ('' when the reply holds no plan line).
  */
 export function flatAgent(opts: LlmAgentOptions = {}): PlanningAgent {
   return {
@@ -14,18 +14,18 @@ export function flatAgent(opts: LlmAgentOptions = {}): PlanningAgent {
     async plan(request, ctx) {
       const system = planPrompt(renderAppApiList(ctx.catalog), request.currentDate);
       const demos = opts.demos ? await opts.demos(request.instruction) : [];
-      const out = await callModel(opts, ctx, {
-        system,
-        user: request.instruction,
+      const r = await runSingleTurn(agentTurns(opts, ctx), planLinesProtocol({ system }), {
+        instruction: request.instruction,
         history: demoTurns(demos),
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
       });
       return {
-        reply: extractPlanLines(out.text),
-        rawReply: out.text,
-        usage: out.usage,
+        reply: r.answer ?? '',
+        rawReply: r.lastText,
+        usage: r.usage,
         modelCalls: 1,
-        attempts: out.attempts,
-        faults: out.faults,
+        attempts: r.attempts,
+        faults: r.faults,
         prompts: [{ system, user: request.instruction }],
       };
     },

@@ -1,7 +1,8 @@
 import type { Catalog } from '../catalog/index.js';
 import { ApiaryError } from '../shared/index.js';
-import { extractPlanLines } from './extract-plan-lines.js';
-import { callModel, demoTurns, type LlmAgentOptions } from './llm-agent-options.js';
+import { agentTurns, demoTurns, type LlmAgentOptions, runSingleTurn } from './llm-agent-options.js';
+import { freeTextProtocol } from './protocols/free-text.js';
+import { planLinesProtocol } from './protocols/plan-lines.js';
 import { appSelectionPrompt, planPrompt } from './prompts.js';
 import { renderAppApiList, renderAppList } from './render-catalog.js';
 import type { PlanningAgent, PlanResult, Usage } from './types.js';
@@ -48,6 +49,8 @@ export function hierarchicalAgent(opts: HierarchicalAgentOptions = {}): Planning
       const catalog: Catalog = ctx.catalog;
       const appNames = catalog.apps.map((a) => a.name);
       const selectionSystem = appSelectionPrompt(renderAppList(catalog));
+      const turn = agentTurns(opts, ctx);
+      const signal = ctx.signal ? { signal: ctx.signal } : {};
       let usage: Usage = { inputTokens: 0, outputTokens: 0 };
       let calls = 0;
       let attempts = 0;
@@ -56,14 +59,17 @@ export function hierarchicalAgent(opts: HierarchicalAgentOptions = {}): Planning
       let selected: string[] = [];
       const selectionReplies: string[] = [];
       for (let i = 0; i < maxSelection && selected.length === 0; i++) {
-        const out = await callModel(opts, ctx, { system: selectionSystem, user: request.instruction });
+        const out = await runSingleTurn(turn, freeTextProtocol({ system: selectionSystem }), {
+          instruction: request.instruction,
+          ...signal,
+        });
         calls++;
         attempts += out.attempts;
         faults.push(...out.faults);
         usage = addUsage(usage, out.usage);
         prompts.push({ system: selectionSystem, user: request.instruction });
-        selectionReplies.push(out.text);
-        selected = selectAppsFromReply(out.text, appNames, opts.officialQuirks);
+        selectionReplies.push(out.lastText);
+        selected = selectAppsFromReply(out.lastText, appNames, opts.officialQuirks);
       }
       if (selected.length === 0)
         throw new ApiaryError(
@@ -73,18 +79,18 @@ export function hierarchicalAgent(opts: HierarchicalAgentOptions = {}): Planning
 
       const system = planPrompt(renderAppApiList(catalog, selected), request.currentDate);
       const demos = opts.demos ? await opts.demos(request.instruction) : [];
-      const out = await callModel(opts, ctx, {
-        system,
-        user: request.instruction,
+      const out = await runSingleTurn(turn, planLinesProtocol({ system }), {
+        instruction: request.instruction,
         history: demoTurns(demos),
+        ...signal,
       });
       calls++;
       attempts += out.attempts;
       faults.push(...out.faults);
       prompts.push({ system, user: request.instruction });
       return {
-        reply: extractPlanLines(out.text),
-        rawReply: out.text,
+        reply: out.answer ?? '',
+        rawReply: out.lastText,
         usage: addUsage(usage, out.usage),
         modelCalls: calls,
         attempts,

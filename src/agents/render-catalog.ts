@@ -1,31 +1,5 @@
 import type { Api, App, Catalog, ParamType } from '../catalog/index.js';
-
-/** Python `repr` of a string: single quotes unless the text has `'` and no `"`. */
-export function pyStr(text: string): string {
-  const useDouble = text.includes("'") && !text.includes('"');
-  const q = useDouble ? '"' : "'";
-  let out = '';
-  for (const ch of text) {
-    if (ch === '\\') out += '\\\\';
-    else if (ch === q) out += `\\${q}`;
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\r') out += '\\r';
-    else if (ch === '\t') out += '\\t';
-    else out += ch;
-  }
-  return q + out + q;
-}
-
-/** Python `repr` of plain JSON-like data (dict insertion order kept, `True`/`False`/`None`). */
-export function pyRepr(value: unknown): string {
-  if (value === null || value === undefined) return 'None';
-  if (typeof value === 'boolean') return value ? 'True' : 'False';
-  if (typeof value === 'number') return String(value);
-  if (typeof value === 'string') return pyStr(value);
-  if (Array.isArray(value)) return `[${value.map(pyRepr).join(', ')}]`;
-  const entries = Object.entries(value as Record<string, unknown>);
-  return `{${entries.map(([k, v]) => `${pyStr(k)}: ${pyRepr(v)}`).join(', ')}}`;
-}
+import { pyRepr } from '../shared/index.js';
 
 /** The AppBench type word of a parameter: str, int, float, bool, date, time. */
 export function appBenchTypeName(type: ParamType): string {

@@ -1,5 +1,6 @@
 import type { LanguageModel } from 'ai';
 import type { Catalog } from '../catalog/index.js';
+import type { AgentRunSummary } from './tool-loop-agent.js';
 
 /** Token usage of one sample (summed over all model calls made for it). */
 export interface Usage {
@@ -29,6 +30,8 @@ export interface PlanResult {
   faults?: string[];
   /** Apps chosen in step 1 (hierarchical agent). */
   selectedApps?: string[];
+  /** What a tool-loop agent did: calls made, their outcomes, stop reason and trace. */
+  agent?: AgentRunSummary;
 }
 
 export interface PlanContext {

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { registerAppsCommands } from './commands/apps.js';
+import { registerAskCommand } from './commands/ask.js';
 import { registerCatalogCommands } from './commands/catalog.js';
 import { registerDataCommands } from './commands/data.js';
 import { registerEvalCommands } from './commands/eval.js';
@@ -29,5 +30,6 @@ export function buildProgram(): Command {
   registerScoreCommands(program);
   registerDataCommands(program);
   registerRetrieveCommands(program);
+  registerAskCommand(program);
   return program;
 }

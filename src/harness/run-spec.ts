@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { stableJson } from '../shared/index.js';
 
 /** Bumped when the results-file layout changes; a reader refuses versions it does not know. */
 export const RUN_SPEC_VERSION = 1;
@@ -94,15 +95,4 @@ export function runSpecConflicts(
     if (stableJson(a) !== stableJson(b)) out.push({ field, recorded: a, requested: b });
   }
   return out;
-}
-
-/** JSON with sorted object keys, for equality checks independent of key order. */
-export function stableJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(
-          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)),
-        )
-      : v,
-  );
 }

@@ -3,3 +3,5 @@ export * from './errors.js';
 export * from './json-file.js';
 export * from './random.js';
 export * from './zod-issues.js';
+export * from './stable-json.js';
+export * from './python-text.js';

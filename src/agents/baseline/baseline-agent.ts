@@ -1,4 +1,7 @@
 import type { Api, Catalog } from '../../catalog/index.js';
+import { runSingleTurn } from '../llm-agent-options.js';
+import { planLinesProtocol } from '../protocols/plan-lines.js';
+import type { TurnTaker } from '../runtime/types.js';
 import type { PlanningAgent, PlanResult } from '../types.js';
 import { fillSlots } from './fill-slots.js';
 import { type ApiSelector, createApiSelector, type SelectApisOptions } from './select-apis.js';
@@ -56,6 +59,24 @@ export function renderBaselineCall(call: BaselineCall): string {
 
 export interface BaselineAgentOptions extends SelectApisOptions {}
 
+/**
+ * The baseline as a policy that takes the agent's turn without a model: it answers the instruction
+ * (the last user message) with its plan lines, so it runs through the same loop as the LLM agents.
+ */
+export function baselinePolicy(catalog: Catalog, currentDate: string, selector: ApiSelector): TurnTaker {
+  return async (request) => {
+    const last = request.messages.at(-1);
+    const instruction = typeof last?.content === 'string' ? last.content : '';
+    const calls = baselinePlan(instruction, currentDate, catalog, selector);
+    return {
+      text: calls.map(renderBaselineCall).join('\n'),
+      toolCalls: [],
+      usage: { inputTokens: 0, outputTokens: 0 },
+      latencyMs: 0,
+    };
+  };
+}
+
 /** The no-LLM baseline: lexical API retrieval + rule-based slot filling + name-based linking. */
 export function baselineAgent(opts: BaselineAgentOptions = {}): PlanningAgent {
   const selectors = new WeakMap<Catalog, ApiSelector>();
@@ -67,12 +88,12 @@ export function baselineAgent(opts: BaselineAgentOptions = {}): PlanningAgent {
         selector = createApiSelector(ctx.catalog, opts);
         selectors.set(ctx.catalog, selector);
       }
-      const calls = baselinePlan(request.instruction, request.currentDate, ctx.catalog, selector);
-      return {
-        reply: calls.map(renderBaselineCall).join('\n'),
-        usage: { inputTokens: 0, outputTokens: 0 },
-        modelCalls: 0,
-      };
+      const policy = baselinePolicy(ctx.catalog, request.currentDate, selector);
+      const r = await runSingleTurn(policy, planLinesProtocol({ system: '' }), {
+        instruction: request.instruction,
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+      });
+      return { reply: r.answer ?? '', usage: r.usage, modelCalls: 0 };
     },
   };
 }

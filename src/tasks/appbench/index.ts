@@ -11,3 +11,5 @@ export * from './score-corrected-align.js';
 export * from './score-official.js';
 export * from './score-official-parse.js';
 export * from './score-predictions.js';
+export * from './score-state.js';
+export * from './tool-loop.js';

@@ -25,6 +25,7 @@ import {
   officialSampleCounts,
   sumOfficialCounts,
 } from './score-official.js';
+import { StateScoreSchema, type StateSummary, summarizeState } from './score-state.js';
 
 /**
  * One sample's scores in both modes, JSON-serialisable: the harness stores one per results
@@ -45,6 +46,17 @@ export const AppBenchSampleScoreSchema = z.object({
   /** Repairs the gold-plan loader applied (noisy gold), and gold lines it could not read. */
   goldRepairs: z.number(),
   goldUnreadable: z.number().default(0),
+  /** Tool-loop solvers only: the state-based score and how the agent run ended. */
+  state: StateScoreSchema.optional(),
+  agent: z
+    .object({
+      stopReason: z.string(),
+      steps: z.number(),
+      decodeFailures: z.number(),
+      callErrors: z.number(),
+      repairs: z.number(),
+    })
+    .optional(),
 });
 export type AppBenchSampleScore = z.infer<typeof AppBenchSampleScoreSchema>;
 
@@ -122,7 +134,33 @@ export interface AppBenchReport {
   byCategory: AppBenchGroupReport[];
   byParallelScale: AppBenchGroupReport[];
   bySequentialScale: AppBenchGroupReport[];
+  /** Tool-loop runs: state-based score and agent outcomes (absent for plan-text solvers). */
+  state?: StateSummary & AgentOutcomeSummary;
   notes: string[];
+}
+
+/** How tool-loop runs ended: decode failures apart from wrong answers, repaired apart from first-time successes. */
+export interface AgentOutcomeSummary {
+  stopReasons: Record<string, number>;
+  decodeFailures: number;
+  solvedFirstTime: number;
+  solvedAfterRepair: number;
+}
+
+function agentOutcomes(scores: readonly AppBenchSampleScore[]): AgentOutcomeSummary {
+  const stopReasons: Record<string, number> = {};
+  let decodeFailures = 0;
+  let solvedFirstTime = 0;
+  let solvedAfterRepair = 0;
+  for (const s of scores) {
+    if (!s.agent) continue;
+    stopReasons[s.agent.stopReason] = (stopReasons[s.agent.stopReason] ?? 0) + 1;
+    decodeFailures += s.agent.decodeFailures;
+    if (!s.state?.success) continue;
+    if (s.agent.repairs > 0 || s.agent.decodeFailures > 0) solvedAfterRepair++;
+    else solvedFirstTime++;
+  }
+  return { stopReasons, decodeFailures, solvedFirstTime, solvedAfterRepair };
 }
 
 function group(
@@ -187,6 +225,14 @@ export function summarizeAppBench(perSample: readonly AppBenchSampleScore[]): Ap
     byCategory: group(perSample, (s) => s.category, APPBENCH_CATEGORIES),
     byParallelScale: group(perSample, (s) => String(s.parallelScale)),
     bySequentialScale: group(perSample, (s) => String(s.sequentialScale)),
+    ...(perSample.some((s) => s.state)
+      ? {
+          state: {
+            ...summarizeState(perSample.flatMap((s) => (s.state ? [s.state] : []))),
+            ...agentOutcomes(perSample),
+          },
+        }
+      : {}),
     notes,
   };
 }

@@ -5,28 +5,15 @@
  * `.` matches everything but `\n`, `str.strip()` strips Python's whitespace set.
  */
 
+import { PY_WHITESPACE, pyStrip, pyStripChars } from '../../shared/index.js';
+
 /** Python's `str.isspace()` set (also what `\s` matches in a Python 3 `str` pattern). */
-const PY_SPACE =
-  '\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
+const PY_SPACE = PY_WHITESPACE;
 /** Python's `\w` on `str`: letters, digits/numerics and `_`. */
 const PY_WORD = '[\\p{L}\\p{N}_]';
 const PY_S = `[${PY_SPACE}]`;
 
-const STRIP_RE = new RegExp(`^${PY_S}+|${PY_S}+$`, 'gu');
-
-/** Python `str.strip()` (no argument). */
-export function pyStrip(s: string): string {
-  return s.replace(STRIP_RE, '');
-}
-
-/** Python `str.strip(chars)` for a set of single characters. */
-export function pyStripChars(s: string, chars: string): string {
-  let start = 0;
-  let end = s.length;
-  while (start < end && chars.includes(s[start]!)) start++;
-  while (end > start && chars.includes(s[end - 1]!)) end--;
-  return s.slice(start, end);
-}
+export { pyStrip, pyStripChars };
 
 /** `re.match(r"(\w+):\s*\n*(\[.*\])", line)`: anchored at the start only. */
 const LINE_RE = new RegExp(`^(${PY_WORD}+):${PY_S}*\\n*(\\[[^\\n]*\\])`, 'u');

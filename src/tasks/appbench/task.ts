@@ -1,12 +1,13 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LanguageModel } from 'ai';
-import type { PlanningAgent } from '../../agents/index.js';
+import type { AgentRunSummary, PlanningAgent } from '../../agents/index.js';
 import type { Catalog } from '../../catalog/index.js';
 import { NotFoundError } from '../../shared/index.js';
 import type { Task } from '../task.js';
 import { APPBENCH_CATEGORIES, type AppBenchCategory } from './record.js';
 import { formatAppBenchReport } from './report-format.js';
+import { type GoldState, scoreState } from './score-state.js';
 import { type AppBenchSample, type LoadSamplesOptions, loadAppBenchSamples } from './sample.js';
 import {
   type AppBenchReport,
@@ -32,7 +33,12 @@ export interface AppBenchOutput {
   faults?: string[];
   /** Apps chosen in step 1 (hierarchical prompting). */
   selectedApps?: string[];
+  /** What a tool-loop solver did (calls, outcomes, stop reason, trace): read by the state score. */
+  agent?: AgentRunSummary;
 }
+
+/** Executes a sample's gold plan on the simulated apps the solver used (for the state score). */
+export type GoldStateProvider = (sample: AppBenchSample) => Promise<GoldState>;
 
 export interface AppBenchTaskOptions {
   samples: readonly AppBenchSample[];
@@ -40,6 +46,8 @@ export interface AppBenchTaskOptions {
   agent: PlanningAgent;
   model?: LanguageModel;
   currentDate?: string;
+  /** With a tool-loop solver: the gold state to compare its effects with (adds the state score). */
+  goldState?: GoldStateProvider;
 }
 
 export type AppBenchTask = Task<AppBenchSample, AppBenchOutput, AppBenchSampleScore, AppBenchReport>;
@@ -66,10 +74,11 @@ export function appBenchTask(opts: AppBenchTaskOptions): AppBenchTask {
       if (r.attempts !== undefined) output.attempts = r.attempts;
       if (r.faults?.length) output.faults = r.faults;
       if (r.selectedApps) output.selectedApps = r.selectedApps;
+      if (r.agent) output.agent = r.agent;
       return { output, usage: r.usage, modelCalls: r.modelCalls };
     },
-    score(sample, outcome) {
-      return scoreAppBenchSample(
+    async score(sample, outcome) {
+      const score = scoreAppBenchSample(
         sample,
         {
           id: sample.id,
@@ -78,6 +87,24 @@ export function appBenchTask(opts: AppBenchTaskOptions): AppBenchTask {
         },
         catalog,
       );
+      const agent = outcome.output?.agent;
+      if (!opts.goldState) return score;
+      const gold = await opts.goldState(sample);
+      return {
+        ...score,
+        state: scoreState(gold, agent?.calls ?? []),
+        ...(agent
+          ? {
+              agent: {
+                stopReason: agent.stopReason,
+                steps: agent.steps,
+                decodeFailures: agent.decodeFailures,
+                callErrors: agent.callErrors,
+                repairs: agent.repairs,
+              },
+            }
+          : {}),
+      };
     },
     summarize: (scores) => summarizeAppBench(scores),
     formatReport: (report) => formatAppBenchReport(report),

@@ -1,0 +1,31 @@
+import type { ModelMessage } from 'ai';
+import { extractPlanLines } from '../extract-plan-lines.js';
+import type { AgentProtocol, Decision } from '../runtime/types.js';
+
+/**
+ * MetaBench/AppBench plan lines: the model answers with the whole plan as `App: [out = api(#k='v')]`
+ * lines in one reply (flat and hierarchical prompting). The cleaned lines are the final answer; a
+ * reply without any plan line is a decode failure.
+ */
+export function planLinesProtocol(opts: { system: string }): AgentProtocol {
+  return {
+    name: 'plan-lines',
+    start: ({ instruction, history }) => ({
+      system: opts.system,
+      messages: [...history, { role: 'user', content: instruction }],
+    }),
+    parse(reply): Decision {
+      const lines = extractPlanLines(reply.text);
+      return lines
+        ? { kind: 'final', answer: lines }
+        : { kind: 'decode-failure', message: 'the reply holds no plan line (App: [out = api(#arg=value)])' };
+    },
+    continueWith(reply, decision): ModelMessage[] {
+      const why = decision.kind === 'decode-failure' ? decision.message : 'no plan';
+      return [
+        { role: 'assistant', content: reply.text },
+        { role: 'user', content: `Your reply could not be used: ${why}. Answer with plan lines only.` },
+      ];
+    },
+  };
+}

@@ -1,0 +1,40 @@
+import type { LanguageModel } from 'ai';
+import { generate, type RetryPolicy, type SamplingSettings } from '../../models/index.js';
+import type { TurnTaker } from './types.js';
+
+/** An LLM as the agent's turn taker: one `generate` call (with retries) per turn. */
+export function modelTurns(
+  model: LanguageModel,
+  opts: { settings?: SamplingSettings; retry?: RetryPolicy; deps?: Parameters<typeof generate>[1] } = {},
+): TurnTaker {
+  return async (request, signal) => {
+    const r = await generate(
+      {
+        model,
+        ...(request.system !== undefined ? { system: request.system } : {}),
+        messages: request.messages,
+        ...(request.tools ? { tools: request.tools } : {}),
+        ...(request.toolChoice ? { toolChoice: request.toolChoice } : {}),
+        ...(opts.settings ? { settings: opts.settings } : {}),
+        ...(opts.retry ? { retry: opts.retry } : {}),
+        ...(signal ? { signal } : {}),
+      },
+      opts.deps,
+    );
+    return {
+      text: r.text,
+      toolCalls: r.toolCalls.map((c) => ({
+        id: c.id,
+        name: c.name,
+        input: c.input,
+        inputText: c.inputText,
+        ...(c.invalid ? { invalid: c.invalid } : {}),
+      })),
+      usage: r.usage,
+      latencyMs: r.latencyMs,
+      attempts: r.attempts,
+      faults: r.faults,
+      cacheHit: r.cacheHit,
+    };
+  };
+}

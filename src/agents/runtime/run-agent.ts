@@ -1,0 +1,296 @@
+import type { ModelMessage } from 'ai';
+import type { CallOutcome } from '../../exec/index.js';
+import { contentToText } from '../../exec/index.js';
+import { addUsage, type TokenUsage } from '../../models/index.js';
+import { stableJson } from '../../shared/index.js';
+import type { AgentTraceSink } from './agent-trace.js';
+import type {
+  AgentProtocol,
+  AgentResult,
+  AgentTool,
+  CallRecord,
+  Decision,
+  Observation,
+  ProposedCall,
+  StopReason,
+  Toolset,
+  TurnReply,
+  TurnTaker,
+} from './types.js';
+
+export interface AgentBudget {
+  /** Model turns at most (default 10). */
+  maxSteps?: number;
+  /** Input + output tokens at most, over all turns (default: no limit). */
+  maxTokens?: number;
+  /** Errors on calls of one tool the model may try to repair before the run stops (default 2). */
+  maxRepairsPerTool?: number;
+  /** Unparseable replies in a row fed back for repair before the run stops (default 2; 0 = none). */
+  maxDecodeFailures?: number;
+  /** Times one identical call (tool + arguments) may run before a repeat stops the run (default 2). */
+  maxIdenticalCalls?: number;
+}
+
+export interface RunAgentOptions {
+  /** The model (`modelTurns(model)`) or a no-model policy. */
+  turn: TurnTaker;
+  protocol: AgentProtocol;
+  instruction: string;
+  /** Tools the agent may call; none when absent. */
+  toolset?: Toolset;
+  /** Turns placed before the instruction (demonstrations). */
+  history?: readonly ModelMessage[];
+  budget?: AgentBudget;
+  signal?: AbortSignal;
+  trace?: AgentTraceSink;
+  /** Answers ask-user turns so the run can go on; without it an ask-user turn ends the run. */
+  askUser?: (question: string) => Promise<string>;
+  /** Monotonic clock in ms (tests inject one). */
+  now?: () => number;
+}
+
+const ZERO: TokenUsage = { inputTokens: 0, outputTokens: 0 };
+
+function refusal(code: 'UNKNOWN_API' | 'INVALID_INPUT', message: string): CallOutcome {
+  return { ok: false, error: { code, message }, transactional: false, durationMs: 0, dispatched: false };
+}
+
+/** Observation text for a model: results as compact text, errors with their code. */
+export function observationText(outcome: CallOutcome): string {
+  return outcome.ok ? contentToText(outcome.content) : `error [${outcome.error.code}]: ${outcome.error.message}`;
+}
+
+function isRepairable(outcome: CallOutcome): boolean {
+  return !outcome.ok && (outcome.error.code === 'INVALID_INPUT' || outcome.error.code === 'UNKNOWN_API');
+}
+
+/**
+ * The agent loop: model ↔ tools until a final answer, an ask-user turn, a budget, a repeated call,
+ * or cancellation. Each turn's calls run in parallel through the toolset (`dispatchCall`); results go
+ * back as observations in the protocol's format; every turn, call and the stop are traced. Never
+ * throws for model or tool failures: they end the run with a stop reason.
+ */
+export async function runAgent(opts: RunAgentOptions): Promise<AgentResult> {
+  const now = opts.now ?? (() => performance.now());
+  const t0 = now();
+  const budget = {
+    maxSteps: opts.budget?.maxSteps ?? 10,
+    maxTokens: opts.budget?.maxTokens ?? Number.POSITIVE_INFINITY,
+    maxRepairsPerTool: opts.budget?.maxRepairsPerTool ?? 2,
+    maxDecodeFailures: opts.budget?.maxDecodeFailures ?? 2,
+    maxIdenticalCalls: opts.budget?.maxIdenticalCalls ?? 2,
+  };
+  const tools = opts.toolset?.tools ?? [];
+  const toolByName = new Map(tools.map((t) => [t.name, t]));
+  const { protocol, signal, trace } = opts;
+  const opening = protocol.start({ instruction: opts.instruction, tools, history: opts.history ?? [] });
+  const messages: ModelMessage[] = [...opening.messages];
+  const nativeTools = protocol.nativeTools?.(tools);
+
+  let usage = ZERO;
+  let steps = 0;
+  let decodeFailures = 0;
+  let decodeStreak = 0;
+  let callErrors = 0;
+  let repairs = 0;
+  let modelMs = 0;
+  let toolMs = 0;
+  let sentUpTo = 0;
+  const calls: CallRecord[] = [];
+  const errorsByTool = new Map<string, number>();
+  const pendingRepair = new Set<string>();
+  const runsOfCall = new Map<string, number>();
+
+  let lastText = '';
+  let attempts = 0;
+  const faults: string[] = [];
+  const finish = (
+    reason: StopReason,
+    answer: string | null,
+    extra: { question?: string; detail?: string; error?: unknown } = {},
+  ) => {
+    const totalMs = now() - t0;
+    trace?.write({
+      type: 'stop',
+      step: steps,
+      reason,
+      answer,
+      ...(extra.detail ? { detail: extra.detail } : {}),
+      usage,
+      totalMs,
+    });
+    const result: AgentResult = {
+      stopReason: reason,
+      answer,
+      ...extra,
+      steps,
+      usage,
+      calls,
+      decodeFailures,
+      callErrors,
+      repairs,
+      messages,
+      lastText,
+      attempts,
+      faults,
+      timings: { totalMs, modelMs, toolMs, overheadMs: Math.max(0, totalMs - modelMs - toolMs) },
+    };
+    return result;
+  };
+
+  for (;;) {
+    if (signal?.aborted) return finish('cancelled', null, { detail: 'cancelled before the next turn' });
+    if (steps >= budget.maxSteps)
+      return finish('step-budget', null, { detail: `no final answer within ${budget.maxSteps} turns` });
+    steps++;
+    const request = {
+      ...(opening.system !== undefined ? { system: opening.system } : {}),
+      messages: [...messages],
+      ...(nativeTools && Object.keys(nativeTools).length ? { tools: nativeTools, toolChoice: 'auto' as const } : {}),
+    };
+    const tTurn = now();
+    let reply: TurnReply;
+    try {
+      reply = await opts.turn(request, signal);
+    } catch (error) {
+      modelMs += now() - tTurn;
+      if (signal?.aborted) return finish('cancelled', null, { detail: 'cancelled during a model call' });
+      return finish('model-error', null, { detail: (error as Error)?.message ?? String(error), error });
+    }
+    modelMs += now() - tTurn;
+    lastText = reply.text;
+    attempts += reply.attempts ?? 1;
+    if (reply.faults) faults.push(...reply.faults);
+    usage = addUsage(usage, reply.usage);
+    const decision: Decision = protocol.parse(reply, tools);
+    trace?.write({
+      type: 'turn',
+      step: steps,
+      sent: {
+        ...(steps === 1 && opening.system !== undefined ? { system: opening.system } : {}),
+        messages: messages.slice(sentUpTo),
+      },
+      reply: {
+        text: reply.text,
+        toolCalls: reply.toolCalls.map((c) => ({ id: c.id, name: c.name, input: c.input ?? c.inputText })),
+      },
+      decision: decision.kind,
+      usage: reply.usage,
+      latencyMs: reply.latencyMs,
+      ...(reply.attempts !== undefined ? { attempts: reply.attempts } : {}),
+      ...(reply.faults?.length ? { faults: reply.faults } : {}),
+    });
+    sentUpTo = messages.length;
+
+    if (decision.kind === 'final') return finish('final', decision.answer);
+    if (usage.inputTokens + usage.outputTokens >= budget.maxTokens)
+      return finish('token-budget', null, {
+        detail: `${usage.inputTokens + usage.outputTokens} tokens used, budget ${budget.maxTokens}`,
+      });
+
+    if (decision.kind === 'ask-user') {
+      if (!opts.askUser) return finish('ask-user', null, { question: decision.question });
+      let answer: string;
+      try {
+        answer = await opts.askUser(decision.question);
+      } catch {
+        return finish('ask-user', null, { question: decision.question });
+      }
+      messages.push(...protocol.continueWith(reply, decision, []), { role: 'user', content: answer });
+      sentUpTo = messages.length - 1;
+      continue;
+    }
+
+    if (decision.kind === 'decode-failure') {
+      decodeFailures++;
+      decodeStreak++;
+      if (decodeStreak > budget.maxDecodeFailures)
+        return finish('decode-limit', null, { detail: decision.message });
+      messages.push(...protocol.continueWith(reply, decision, []));
+      continue;
+    }
+    if (decodeStreak > 0) repairs++; // a parseable reply after unparseable ones
+    decodeStreak = 0;
+
+    // Repeated identical calls: the model is stuck; stop before running one more time.
+    for (const call of decision.calls) {
+      if (!call.args) continue;
+      const key = `${call.tool}\u0000${stableJson(call.args)}`;
+      if ((runsOfCall.get(key) ?? 0) >= budget.maxIdenticalCalls)
+        return finish('repeated-call', null, {
+          detail: `${call.tool} called again with the same arguments (already run ${budget.maxIdenticalCalls}×)`,
+        });
+    }
+
+    const tCalls = now();
+    const observations = await Promise.all(
+      decision.calls.map(async (call): Promise<Observation> => {
+        const tool = toolByName.get(call.tool);
+        const t = now();
+        let outcome: CallOutcome;
+        if (!tool)
+          outcome = refusal(
+            'UNKNOWN_API',
+            `no tool named "${call.tool}" (tools: ${tools.map((x) => x.name).join(', ') || 'none'})`,
+          );
+        else if (call.invalid || !call.args) outcome = refusal('INVALID_INPUT', call.invalid ?? 'no arguments');
+        else {
+          const key = `${call.tool}\u0000${stableJson(call.args)}`;
+          runsOfCall.set(key, (runsOfCall.get(key) ?? 0) + 1);
+          outcome = await opts.toolset!.run({ id: call.id, tool, args: call.args }, signal);
+        }
+        const text = observationText(outcome);
+        calls.push({
+          step: steps,
+          id: call.id,
+          tool: call.tool,
+          app: tool?.app ?? null,
+          api: tool?.api ?? null,
+          args: call.args ?? call.rawInput ?? null,
+          outcome,
+        });
+        trace?.write({
+          type: 'call',
+          step: steps,
+          id: call.id,
+          tool: call.tool,
+          app: tool?.app ?? null,
+          api: tool?.api ?? null,
+          args: call.args ?? call.rawInput ?? null,
+          ok: outcome.ok,
+          ...(outcome.ok ? { result: text } : { error: outcome.error }),
+          durationMs: now() - t,
+        });
+        return { call, outcome, text };
+      }),
+    );
+    toolMs += now() - tCalls;
+
+    for (const { call, outcome } of observations) {
+      if (outcome.ok) {
+        if (pendingRepair.delete(call.tool)) repairs++;
+        continue;
+      }
+      callErrors++;
+      if (!isRepairable(outcome)) continue;
+      pendingRepair.add(call.tool);
+      const n = (errorsByTool.get(call.tool) ?? 0) + 1;
+      errorsByTool.set(call.tool, n);
+      if (n > budget.maxRepairsPerTool) {
+        messages.push(...protocol.continueWith(reply, decision, observations));
+        return finish('repair-limit', null, {
+          detail: `${n} invalid calls of ${call.tool}: ${outcome.error.message}`,
+        });
+      }
+    }
+    messages.push(...protocol.continueWith(reply, decision, observations));
+    if (signal?.aborted) return finish('cancelled', null, { detail: 'cancelled while tools ran' });
+  }
+}
+
+/** Tool names the model may write, for error messages and prompts. */
+export function toolNames(tools: readonly AgentTool[]): string[] {
+  return tools.map((t) => t.name);
+}
+
+export type { ProposedCall };

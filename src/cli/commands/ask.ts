@@ -1,0 +1,161 @@
+import type { Command } from 'commander';
+import pc from 'picocolors';
+import {
+  type AskResult,
+  askAgent,
+  catalogToolset,
+  type CallRecord,
+  jsonlAgentTrace,
+  modelTurns,
+} from '../../agents/index.js';
+import { createSgdApps, openSgdDatabase } from '../../apps/index.js';
+import { indexCatalog, loadCatalog } from '../../catalog/index.js';
+import { appRegistry, type ApprovalHandler, askOnTerminal, autoApprove, denyAll } from '../../exec/index.js';
+import { resolveModelSetup } from '../../models/index.js';
+import { Bm25Index, catalogCorpus } from '../../retrieval/index.js';
+import { ApiaryError } from '../../shared/index.js';
+import { EXIT, printJson } from '../output.js';
+
+interface AskFlags {
+  catalog: string;
+  data?: string;
+  db?: string;
+  topK: string;
+  maxSteps: string;
+  approve?: string;
+  trace?: string;
+  model?: string;
+  baseUrl?: string;
+  apiKeyEnv?: string;
+  config?: string;
+  date?: string;
+  json?: boolean;
+}
+
+/** Catalogs whose APIs Apiary can execute (simulated SGD apps behind the AppBench and SGD catalogs). */
+const EXECUTABLE = ['appbench', 'sgd'];
+
+function approverFor(mode: string | undefined): ApprovalHandler {
+  const m = mode ?? (process.stdin.isTTY ? 'ask' : 'deny');
+  if (m === 'auto') return autoApprove;
+  if (m === 'deny') return denyAll;
+  if (m === 'ask') return askOnTerminal();
+  throw new ApiaryError('USAGE', `unknown --approve "${m}" (auto | ask | deny)`);
+}
+
+function callLine(c: CallRecord): string {
+  const args = c.args && typeof c.args === 'object' ? JSON.stringify(c.args) : String(c.args ?? '');
+  const head = `${c.app ?? '?'}.${c.api ?? c.tool}(${args})`;
+  if (c.outcome.ok) {
+    const raw = c.outcome.raw;
+    const what = Array.isArray(raw) ? `${raw.length} row(s)` : 'ok';
+    return `  ${pc.green('✓')} step ${c.step} ${head} → ${what}${c.outcome.transactional ? ' (approved side effect)' : ''}`;
+  }
+  return `  ${pc.red('✗')} step ${c.step} ${head} [${c.outcome.error.code}] ${c.outcome.error.message}`;
+}
+
+export function registerAskCommand(program: Command): void {
+  program
+    .command('ask')
+    .description(
+      'do something with a catalog: retrieve its APIs, run the tool loop against its executable apps, print the answer (TPTU-v2 end to end)',
+    )
+    .argument('<request>', 'what you want done, in plain words')
+    .option('--catalog <name>', `catalog with executable apps (${EXECUTABLE.join(' | ')})`, 'appbench')
+    .option('--data <dir>', 'data folder (catalog files)')
+    .option('--db <file>', 'simulated-app database (default: built by `apiary apps build-db`, else the bundled subset)')
+    .option('--top-k <n>', 'APIs retrieved and offered to the model', '8')
+    .option('--max-steps <n>', 'model turns at most', '10')
+    .option('--approve <mode>', 'transactional calls: ask (on a terminal) | auto | deny (default: ask on a TTY, else deny)')
+    .option('--date <yyyy-mm-dd>', 'the current date given to the model (default: today)')
+    .option('--trace <file>', 'append the run trace (turns, calls, stop) as JSON lines')
+    .option('--model <id>', 'model name (or APIARY_MODEL / apiary.config.json)')
+    .option('--base-url <url>', 'OpenAI-compatible endpoint ending in /v1 (or APIARY_BASE_URL)')
+    .option('--api-key-env <name>', 'environment variable holding the API key')
+    .option('--config <file>', 'model config file')
+    .option('--json', 'machine-readable result')
+    .action(async (request: string, flags: AskFlags) => {
+      if (!EXECUTABLE.includes(flags.catalog))
+        throw new ApiaryError(
+          'USAGE',
+          `catalog "${flags.catalog}" has no executable apps here (executable: ${EXECUTABLE.join(', ')})`,
+        );
+      const topK = Number(flags.topK);
+      const maxSteps = Number(flags.maxSteps);
+      if (!Number.isInteger(topK) || topK < 1) throw new ApiaryError('USAGE', `--top-k must be an integer ≥ 1 (got "${flags.topK}")`);
+      if (!Number.isInteger(maxSteps) || maxSteps < 1)
+        throw new ApiaryError('USAGE', `--max-steps must be an integer ≥ 1 (got "${flags.maxSteps}")`);
+      const setup = resolveModelSetup({
+        ...(flags.baseUrl ? { baseURL: flags.baseUrl } : {}),
+        ...(flags.model ? { model: flags.model } : {}),
+        ...(flags.apiKeyEnv ? { apiKeyEnv: flags.apiKeyEnv } : {}),
+        ...(flags.config ? { configFile: flags.config } : {}),
+      });
+      if (!setup)
+        throw new ApiaryError(
+          'USAGE',
+          'apiary ask needs a model: pass --base-url URL --model NAME (any OpenAI-compatible endpoint: vLLM, Ollama, llama.cpp server, hosted APIs), set APIARY_BASE_URL and APIARY_MODEL, or write them to apiary.config.json',
+        );
+      const catalog = loadCatalog(flags.catalog, flags.data ? { dataDir: flags.data } : {});
+      const { db } = openSgdDatabase(flags.db);
+      const apps = appRegistry(createSgdApps({ db, catalog }));
+      const index = indexCatalog(catalog);
+      const approve = approverFor(flags.approve);
+      const ac = new AbortController();
+      const onSigint = () => {
+        if (ac.signal.aborted) process.exit(130);
+        process.stderr.write('\ninterrupted: stopping the agent (Ctrl-C again to quit now)\n');
+        ac.abort(new Error('interrupted'));
+      };
+      process.on('SIGINT', onSigint);
+      let result: AskResult;
+      try {
+        result = await askAgent({
+          request,
+          catalog,
+          retriever: new Bm25Index(catalogCorpus(catalog).texts),
+          topK,
+          toolset: (apis) => catalogToolset(apis, { catalog: index, apps, approve }),
+          turn: modelTurns(setup.model, { settings: setup.sampling }),
+          context: `Today is ${flags.date ?? new Date().toISOString().slice(0, 10)}.`,
+          budget: { maxSteps },
+          signal: ac.signal,
+          ...(flags.trace ? { trace: jsonlAgentTrace(flags.trace) } : {}),
+        });
+      } finally {
+        process.off('SIGINT', onSigint);
+      }
+      if (flags.json) {
+        printJson({
+          answer: result.answer,
+          stopReason: result.stopReason,
+          ...(result.question ? { question: result.question } : {}),
+          ...(result.detail ? { detail: result.detail } : {}),
+          retrieved: result.retrieved,
+          calls: result.calls.map((c) => ({
+            step: c.step,
+            app: c.app,
+            api: c.api,
+            args: c.args,
+            ok: c.outcome.ok,
+            ...(c.outcome.ok ? { result: c.outcome.raw } : { error: c.outcome.error }),
+          })),
+          steps: result.steps,
+          usage: result.usage,
+        });
+      } else {
+        process.stdout.write(`${pc.dim(`retrieved: ${result.retrieved.join(', ')}`)}\n`);
+        for (const c of result.calls) process.stdout.write(`${callLine(c)}\n`);
+        if (result.stopReason === 'final') process.stdout.write(`\n${result.answer}\n`);
+        else if (result.stopReason === 'ask-user') process.stdout.write(`\nthe agent asks: ${result.question}\n`);
+        else process.stdout.write(`\nstopped: ${result.stopReason}${result.detail ? ` (${result.detail})` : ''}\n`);
+        process.stdout.write(
+          pc.dim(
+            `${result.steps} turn(s), ${result.calls.length} call(s), ${result.usage.inputTokens}+${result.usage.outputTokens} tokens\n`,
+          ),
+        );
+      }
+      if (result.stopReason === 'cancelled') process.exitCode = 130;
+      else if (result.stopReason !== 'final' && result.stopReason !== 'ask-user') process.exitCode = EXIT.runtime;
+    });
+}
