@@ -1,7 +1,12 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { ApiaryError } from '../shared/index.js';
 import { readModelConfigFile } from './model-config.js';
-import { type LanguageModelV3, type SamplingSettings, withSamplingDefaults } from './sampling.js';
+import {
+  type FilledSamplingSettings,
+  type LanguageModelV3,
+  type SamplingSettings,
+  withSamplingDefaults,
+} from './sampling.js';
 
 export interface ResolveModelOptions {
   /** `--base-url`: OpenAI-compatible endpoint ending in `/v1`. */
@@ -30,7 +35,7 @@ export interface ResolvedModel {
   /** Where the API key came from (env variable name), or undefined when none is used. */
   apiKeySource: string | undefined;
   /** Sampling settings with the AppBench defaults filled in. */
-  sampling: Required<SamplingSettings>;
+  sampling: FilledSamplingSettings;
 }
 
 export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';

@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../test/index.js';
+import { generate, type ModelToolSpec } from './generate.js';
 import { generateWithRetry } from './generate-with-retry.js';
-import { createResponseCache } from './response-cache.js';
+import { createResponseCache, wasCacheHit } from './response-cache.js';
 
 let server: ScriptedOpenAiServer | undefined;
 const dirs: string[] = [];
@@ -60,5 +61,52 @@ describe('createResponseCache', () => {
     expect(out.text).toBe('fine');
     expect(out.faults).toEqual(['http5xx']);
     expect(cache.stats.writes).toBe(1);
+  });
+
+  it('keys on tools and tool choice, and generate reports hits with the stored usage', async () => {
+    let n = 0;
+    server = await startScriptedOpenAiServer({
+      respond: () => ({
+        toolCalls: [{ id: `c${++n}`, name: 'lookup', arguments: '{"q": "x"}' }],
+        usage: { prompt_tokens: 40, completion_tokens: 6 },
+      }),
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'apiary-cache-'));
+    dirs.push(dir);
+    const cache = createResponseCache({ dir });
+    const model = cache.wrap(createOpenAICompatible({ name: 'scripted', baseURL: server.url })('m'));
+    const tools: Record<string, ModelToolSpec> = {
+      lookup: {
+        description: 'Look up',
+        inputSchema: { type: 'object', properties: { q: { type: 'string' } } },
+      },
+    };
+    const request = { model, system: 'S', messages: [{ role: 'user' as const, content: 'find x' }], tools };
+
+    const first = await generate(request);
+    const second = await generate(request);
+    expect([first.cacheHit, second.cacheHit]).toEqual([false, true]);
+    expect(server.requests).toHaveLength(1);
+    expect(second.toolCalls).toEqual([
+      { id: 'c1', name: 'lookup', input: { q: 'x' }, inputText: '{"q": "x"}' },
+    ]);
+    expect(second.usage).toEqual({ inputTokens: 40, outputTokens: 6 });
+
+    // other tools (a changed description) or another tool choice: misses
+    await generate({ ...request, tools: { lookup: { ...tools.lookup!, description: 'Search' } } });
+    await generate({ ...request, toolChoice: 'required' });
+    await generate({ ...request, toolChoice: { type: 'tool', toolName: 'lookup' } });
+    expect(server.requests).toHaveLength(4);
+    await generate({ ...request, toolChoice: 'required' });
+    expect(server.requests).toHaveLength(4);
+    expect(cache.stats).toEqual({ hits: 2, misses: 4, writes: 4 });
+  });
+});
+
+describe('wasCacheHit', () => {
+  it('reads the apiary provider metadata', () => {
+    expect(wasCacheHit({ apiary: { cacheHit: true } })).toBe(true);
+    expect(wasCacheHit({ apiary: {} })).toBe(false);
+    expect(wasCacheHit(undefined)).toBe(false);
   });
 });

@@ -28,8 +28,11 @@ export interface ResponseCache {
 }
 
 /**
- * The cache key: sha256 over the model identity (provider + model id), the prompt messages and
- * the sampling settings that change the answer. Abort signals and headers are not part of it.
+ * The cache key: sha256 over the whole request that shapes the answer: the model identity
+ * (provider + model id), the prompt (system message included), every sampling setting, the tools
+ * (names, descriptions, JSON Schemas), the tool choice and provider options. Abort signals and
+ * headers are not part of it. Tool choice and provider options join the material only when set, so
+ * keys of plain text calls stay those of caches written before they were added.
  */
 export function responseCacheKey(model: { provider: string; modelId: string }, params: CallOptions): string {
   const material = {
@@ -46,9 +49,17 @@ export function responseCacheKey(model: { provider: string; modelId: string }, p
       frequencyPenalty: params.frequencyPenalty ?? null,
       responseFormat: params.responseFormat ?? null,
       tools: params.tools ?? null,
+      ...(params.toolChoice === undefined ? {} : { toolChoice: params.toolChoice }),
+      ...(params.providerOptions === undefined ? {} : { providerOptions: params.providerOptions }),
     },
   };
   return createHash('sha256').update(JSON.stringify(material)).digest('hex');
+}
+
+/** Whether a call's provider metadata says the answer came from the response cache. */
+export function wasCacheHit(providerMetadata: unknown): boolean {
+  const apiary = (providerMetadata as { apiary?: { cacheHit?: unknown } } | undefined)?.apiary;
+  return apiary?.cacheHit === true;
 }
 
 interface CacheEntry {
@@ -60,7 +71,8 @@ interface CacheEntry {
 /**
  * A response cache for non-streaming calls, as AI SDK middleware: one JSON file per answer at
  * `<dir>/<key[0..2]>/<key>.json`, written atomically (temp file + rename). A hit returns the stored
- * content and usage (so token counts of a rerun equal the original run) and makes no request.
+ * content and usage (so token counts of a rerun equal the original run), makes no request and
+ * marks the answer with provider metadata `{ apiary: { cacheHit: true } }` (see {@link wasCacheHit}).
  * Failed calls are not cached. Corrupt entries are treated as misses and overwritten.
  */
 export function createResponseCache(opts: { dir?: string } = {}): ResponseCache {

@@ -1,0 +1,25 @@
+/** Tokens of one model call (or a sum of calls), as the server reported them. */
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** Price of a model in dollars per million tokens, input and output priced apart. */
+export interface ModelPrice {
+  inputPerMillion: number;
+  outputPerMillion: number;
+}
+
+export const ZERO_USAGE: Readonly<TokenUsage> = Object.freeze({ inputTokens: 0, outputTokens: 0 });
+
+export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
+  return { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens };
+}
+
+/**
+ * Cost in dollars: `inputTokens × inputPerMillion / 1e6 + outputTokens × outputPerMillion / 1e6`.
+ * Cache hits report the stored usage, so a cached rerun is priced like the run that filled the cache.
+ */
+export function costOf(usage: TokenUsage, price: ModelPrice): number {
+  return (usage.inputTokens * price.inputPerMillion + usage.outputTokens * price.outputPerMillion) / 1e6;
+}
