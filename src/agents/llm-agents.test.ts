@@ -1,6 +1,7 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Catalog, loadCatalog } from '../catalog/index.js';
+import { APPBENCH_SAMPLING } from '../models/index.js';
 import { ApiaryError } from '../shared/index.js';
 import {
   type ScriptedChatRequest,
@@ -37,7 +38,7 @@ describe('flatAgent', () => {
       text: `Sure! Here is the plan:\n\`\`\`\n1. **${PLAN}**\n\`\`\`\nHope this helps.`,
       usage: { prompt_tokens: 900, completion_tokens: 40 },
     }));
-    const result = await flatAgent().plan(REQUEST, { catalog, model });
+    const result = await flatAgent({ settings: APPBENCH_SAMPLING }).plan(REQUEST, { catalog, model });
     expect(result.reply).toBe(PLAN);
     expect(result.usage).toEqual({ inputTokens: 900, outputTokens: 40 });
     expect(result.modelCalls).toBe(1);
@@ -55,6 +56,13 @@ describe('flatAgent', () => {
     expect(req.body.temperature).toBe(0);
     expect(req.body.top_p).toBe(0);
     expect(req.body.max_tokens).toBe(1024);
+  });
+
+  it('sends no sampling settings of its own: they belong to the task', async () => {
+    const model = await modelFor(() => PLAN);
+    await flatAgent().plan(REQUEST, { catalog, model });
+    const body = server!.requests[0]!.body;
+    expect(['temperature', 'top_p', 'max_tokens'].filter((k) => k in body)).toEqual([]);
   });
 
   it('returns an empty reply (not an error) when the model writes no plan line', async () => {

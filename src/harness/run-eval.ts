@@ -170,10 +170,10 @@ export async function runEval<S extends TaskSample, O, Sc, R>(
       : { output: null, error: error ?? 'no output' };
     let score: Sc;
     try {
-      score = task.score(sample, outcome);
+      score = await task.score(sample, outcome);
     } catch (e) {
       error = `scoring failed: ${errorMessage(e)}`;
-      score = task.score(sample, { output: null, error });
+      score = await task.score(sample, { output: null, error });
     }
     const line: SampleLine = {
       type: 'sample',

@@ -44,7 +44,7 @@ export interface Task<S extends TaskSample, Output, Score, Report = unknown> {
   readonly dataset: readonly S[];
   solve(sample: S, ctx: SolveContext): Promise<Solved<Output>>;
   /** Pure: the same sample and outcome always give the same JSON-serialisable score. */
-  score(sample: S, outcome: Outcome<Output>): Score;
+  score(sample: S, outcome: Outcome<Output>): Score | Promise<Score>;
   /** Aggregates per-sample scores (as read back from the results file) into a report. */
   summarize(scores: readonly Score[]): Report;
   /** Human-readable rendering of the report (a table). */

@@ -109,7 +109,7 @@ describe('appBenchTask', () => {
       } catch (e) {
         outcome = { output: null, error: (e as Error).message };
       }
-      scores.push(JSON.parse(JSON.stringify(task.score(s, outcome))));
+      scores.push(JSON.parse(JSON.stringify(await task.score(s, outcome))));
     }
     expectScenarioReport(task.summarize(scores));
     expect(task.formatReport!(task.summarize(scores))).toContain('Success (Succ)');
