@@ -1,6 +1,6 @@
 import { agentTurns, demoTurns, type LlmAgentOptions, runSingleTurn } from './llm-agent-options.js';
-import { planLinesProtocol } from './protocols/plan-lines.js';
 import { planPrompt } from './prompts.js';
+import { planLinesProtocol } from './protocols/plan-lines.js';
 import { renderAppApiList } from './render-catalog.js';
 import type { PlanningAgent } from './types.js';
 

@@ -1,9 +1,9 @@
 import type { Catalog } from '../catalog/index.js';
 import { ApiaryError } from '../shared/index.js';
 import { agentTurns, demoTurns, type LlmAgentOptions, runSingleTurn } from './llm-agent-options.js';
+import { appSelectionPrompt, planPrompt } from './prompts.js';
 import { freeTextProtocol } from './protocols/free-text.js';
 import { planLinesProtocol } from './protocols/plan-lines.js';
-import { appSelectionPrompt, planPrompt } from './prompts.js';
 import { renderAppApiList, renderAppList } from './render-catalog.js';
 import type { PlanningAgent, PlanResult, Usage } from './types.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Catalog } from '../catalog/index.js';
-import { appBenchTypeName, renderAppApiList, renderAppList } from './render-catalog.js';
 import { pyRepr } from '../shared/index.js';
+import { appBenchTypeName, renderAppApiList, renderAppList } from './render-catalog.js';
 
 const catalog: Catalog = {
   name: 'mini',

@@ -4,7 +4,8 @@
  */
 
 /** Characters Python's `str.strip()` removes (str.isspace). */
-export const PY_WHITESPACE = '\\t\\n\\x0b\\x0c\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
+export const PY_WHITESPACE =
+  '\\t\\n\\x0b\\x0c\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
 const LEADING = new RegExp(`^[${PY_WHITESPACE}]+`);
 const TRAILING = new RegExp(`[${PY_WHITESPACE}]+$`);
 

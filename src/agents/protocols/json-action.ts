@@ -2,9 +2,7 @@ import type { ModelMessage } from 'ai';
 import type { AgentProtocol, Decision } from '../runtime/types.js';
 
 /** The action a ShortcutsBench agent writes: `{"Thought", "WFWorkflowActionIdentifier", "WFWorkflowActionParameters"}`. */
-export type JsonActionParse =
-  | { kind: 'json'; value: unknown }
-  | { kind: 'json-error'; raw: string };
+export type JsonActionParse = { kind: 'json'; value: unknown } | { kind: 'json-error'; raw: string };
 
 /**
  * ShortcutsBench's reply parsing (specs/shortcutsbench.md §8.5): the text from the first `{` to
@@ -29,12 +27,16 @@ export function parseJsonActionReply(reply: string): JsonActionParse {
 }
 
 /** The identifier and parameters of a parsed action (null where the field is missing or mistyped). */
-export function jsonActionFields(value: unknown): { id: string | null; params: Record<string, unknown> | null } {
+export function jsonActionFields(value: unknown): {
+  id: string | null;
+  params: Record<string, unknown> | null;
+} {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return { id: null, params: null };
   const v = value as Record<string, unknown>;
   const id = typeof v.WFWorkflowActionIdentifier === 'string' ? v.WFWorkflowActionIdentifier : null;
   const p = v.WFWorkflowActionParameters;
-  const params = p !== null && typeof p === 'object' && !Array.isArray(p) ? (p as Record<string, unknown>) : null;
+  const params =
+    p !== null && typeof p === 'object' && !Array.isArray(p) ? (p as Record<string, unknown>) : null;
   return { id, params };
 }
 

@@ -70,7 +70,10 @@ export function nativeToolsProtocol(opts: NativeToolsOptions = {}): AgentProtoco
       if (decision.kind === 'decode-failure')
         return [
           ...(reply.text ? [{ role: 'assistant' as const, content: reply.text }] : []),
-          { role: 'user', content: `Your reply could not be used (${decision.message}). Call a tool or answer.` },
+          {
+            role: 'user',
+            content: `Your reply could not be used (${decision.message}). Call a tool or answer.`,
+          },
         ];
       if (decision.kind === 'ask-user')
         return [

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { pyRepr, pyStrip } from '../../shared/index.js';
 import type { AgentTool, TurnReply } from '../runtime/types.js';
 import { jsonActionProtocol, parseJsonActionReply } from './json-action.js';
 import { nativeToolsProtocol } from './native-tools.js';
 import { planLinesProtocol } from './plan-lines.js';
-import { pyRepr, pyStrip } from '../../shared/index.js';
 import { parseReactArguments, parseReactReply, reactProtocol, reactSystemPrompt } from './react.js';
 
 const ocr: AgentTool = {
@@ -77,7 +77,9 @@ describe('ReAct (Lagent) parsing, specs/gta.md §3.1', () => {
   });
   it('checks arguments with Lagent error strings (§3.2)', () => {
     expect(parseReactArguments('{"expression": "1+1"}', calc)).toEqual({ args: { expression: '1+1' } });
-    expect(parseReactArguments('```json\n{"expression": "2"}\n```', calc)).toEqual({ args: { expression: '2' } });
+    expect(parseReactArguments('```json\n{"expression": "2"}\n```', calc)).toEqual({
+      args: { expression: '2' },
+    });
     expect(parseReactArguments('{expression: 1}', calc)).toEqual({ error: 'invalid json format' });
     expect(parseReactArguments('{"expr": "1"}', calc)).toEqual({ error: 'unknown arguments' });
     expect(parseReactArguments('{"precision": 2}', calc)).toEqual({ error: 'missing required arguments' });
@@ -121,19 +123,27 @@ describe('ReAct (Lagent) parsing, specs/gta.md §3.1', () => {
 
 describe('JSON actions (ShortcutsBench §8.5)', () => {
   it('parses from the first { to the last }, then the whole reply, else a JSON error', () => {
-    expect(parseJsonActionReply('Sure: {"a": {"b": 1}} done')).toEqual({ kind: 'json', value: { a: { b: 1 } } });
+    expect(parseJsonActionReply('Sure: {"a": {"b": 1}} done')).toEqual({
+      kind: 'json',
+      value: { a: { b: 1 } },
+    });
     expect(parseJsonActionReply('[1, 2]')).toEqual({ kind: 'json', value: [1, 2] });
-    expect(parseJsonActionReply('{"a": 1} and {"b": 2}')).toEqual({ kind: 'json-error', raw: '{"a": 1} and {"b": 2}' });
+    expect(parseJsonActionReply('{"a": 1} and {"b": 2}')).toEqual({
+      kind: 'json-error',
+      raw: '{"a": 1} and {"b": 2}',
+    });
     expect(parseJsonActionReply('7')).toEqual({ kind: 'json', value: 7 });
   });
   it('Finish ends the run; other ids are calls; a list is a decode failure', () => {
     const p = jsonActionProtocol({ system: 'S' });
-    expect(p.parse(reply('{"WFWorkflowActionIdentifier": "Finish", "WFWorkflowActionParameters": {}}'), []).kind).toBe(
-      'final',
-    );
+    expect(
+      p.parse(reply('{"WFWorkflowActionIdentifier": "Finish", "WFWorkflowActionParameters": {}}'), []).kind,
+    ).toBe('final');
     expect(
       p.parse(
-        reply('{"Thought": "t", "WFWorkflowActionIdentifier": "is.workflow.actions.url", "WFWorkflowActionParameters": {"WFURLActionURL": "x"}}'),
+        reply(
+          '{"Thought": "t", "WFWorkflowActionIdentifier": "is.workflow.actions.url", "WFWorkflowActionParameters": {"WFURLActionURL": "x"}}',
+        ),
         [],
       ),
     ).toEqual({
@@ -169,7 +179,10 @@ describe('native tool calls', () => {
       ],
     });
     expect(
-      p.parse(reply('', [{ id: 'q', name: 'ask_user', input: { question: 'Which city?' }, inputText: '' }]), []),
+      p.parse(
+        reply('', [{ id: 'q', name: 'ask_user', input: { question: 'Which city?' }, inputText: '' }]),
+        [],
+      ),
     ).toEqual({ kind: 'ask-user', question: 'Which city?', callId: 'q' });
     expect(p.parse(reply('Done: 6'), [])).toEqual({ kind: 'final', answer: 'Done: 6' });
     expect(p.parse(reply('  '), []).kind).toBe('decode-failure');

@@ -1,6 +1,6 @@
 import type { ModelMessage } from 'ai';
-import type { AgentProtocol, AgentTool, Decision, ProposedCall } from '../runtime/types.js';
 import { pyRepr, pyStrip } from '../../shared/index.js';
+import type { AgentProtocol, AgentTool, Decision, ProposedCall } from '../runtime/types.js';
 
 /**
  * The ReAct protocol of Lagent 0.2.x as GTA runs it (specs/gta.md §3): the system prompt, the
@@ -121,7 +121,8 @@ export function reactProtocol(): AgentProtocol {
       const tool = tools.find((t) => t.name === p.name);
       const id = 'react-call';
       let call: ProposedCall;
-      if (!tool) call = { id, tool: p.name, invalid: p.input || REACT_INVALID_ACTION_ERROR, rawInput: p.input };
+      if (!tool)
+        call = { id, tool: p.name, invalid: p.input || REACT_INVALID_ACTION_ERROR, rawInput: p.input };
       else {
         const parsed = parseReactArguments(p.input, tool);
         call =

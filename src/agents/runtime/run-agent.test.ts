@@ -20,7 +20,11 @@ function ok(text: string): CallOutcome {
 }
 
 /** Tools that answer `<name>(<args json>)` after `delayMs`, recording calls and their overlap. */
-function fakeToolset(tools: AgentTool[], delayMs = 0, fail?: (name: string, args: Record<string, unknown>) => CallOutcome | undefined) {
+function fakeToolset(
+  tools: AgentTool[],
+  delayMs = 0,
+  fail?: (name: string, args: Record<string, unknown>) => CallOutcome | undefined,
+) {
   const seen: Array<{ tool: string; args: Record<string, unknown> }> = [];
   let inFlight = 0;
   let maxInFlight = 0;
@@ -39,7 +43,13 @@ function fakeToolset(tools: AgentTool[], delayMs = 0, fail?: (name: string, args
           });
         });
       } catch {
-        return { ok: false, error: { code: 'CANCELLED', message: 'cancelled' }, transactional: false, durationMs: 0, dispatched: true };
+        return {
+          ok: false,
+          error: { code: 'CANCELLED', message: 'cancelled' },
+          transactional: false,
+          durationMs: 0,
+          dispatched: true,
+        };
       } finally {
         inFlight--;
       }
@@ -60,7 +70,12 @@ function scripted(replies: Array<Partial<TurnReply>>) {
   return { turn, requests };
 }
 
-const call = (id: string, name: string, input: unknown) => ({ id, name, input, inputText: JSON.stringify(input) });
+const call = (id: string, name: string, input: unknown) => ({
+  id,
+  name,
+  input,
+  inputText: JSON.stringify(input),
+});
 
 describe('runAgent', () => {
   it('runs two independent calls of one turn in parallel, feeds results back, ends with the answer', async () => {
@@ -70,7 +85,13 @@ describe('runAgent', () => {
       { text: 'Sunny, and Hotel Lux is free.' },
     ]);
     const trace = memoryAgentTrace();
-    const r = await runAgent({ turn, protocol: nativeToolsProtocol(), instruction: 'Plan Paris', toolset, trace });
+    const r = await runAgent({
+      turn,
+      protocol: nativeToolsProtocol(),
+      instruction: 'Plan Paris',
+      toolset,
+      trace,
+    });
     expect(r.stopReason).toBe('final');
     expect(r.answer).toBe('Sunny, and Hotel Lux is free.');
     expect(seen.map((s) => s.tool)).toEqual(['Weather', 'Hotels']);
@@ -83,8 +104,18 @@ describe('runAgent', () => {
     expect(second[2]).toEqual({
       role: 'tool',
       content: [
-        { type: 'tool-result', toolCallId: 'a', toolName: 'Weather', output: { type: 'text', value: 'Weather({"x":"Paris"})' } },
-        { type: 'tool-result', toolCallId: 'b', toolName: 'Hotels', output: { type: 'text', value: 'Hotels({"x":"Paris"})' } },
+        {
+          type: 'tool-result',
+          toolCallId: 'a',
+          toolName: 'Weather',
+          output: { type: 'text', value: 'Weather({"x":"Paris"})' },
+        },
+        {
+          type: 'tool-result',
+          toolCallId: 'b',
+          toolName: 'Hotels',
+          output: { type: 'text', value: 'Hotels({"x":"Paris"})' },
+        },
       ],
     });
     expect(trace.events.map((e) => e.type)).toEqual(['turn', 'call', 'call', 'turn', 'stop']);
@@ -94,7 +125,11 @@ describe('runAgent', () => {
   it('feeds an invalid call back as a tool error; the model repairs it (counted as a repair)', async () => {
     const { toolset, seen } = fakeToolset([tool('Weather')]);
     const { turn, requests } = scripted([
-      { toolCalls: [{ id: 'a', name: 'Weather', input: undefined, inputText: '{x:', invalid: 'JSON parse error' }] },
+      {
+        toolCalls: [
+          { id: 'a', name: 'Weather', input: undefined, inputText: '{x:', invalid: 'JSON parse error' },
+        ],
+      },
       { toolCalls: [call('b', 'Weather', { x: 'Rome' })] },
       { text: 'Rain.' },
     ]);
@@ -103,7 +138,11 @@ describe('runAgent', () => {
     expect(r.callErrors).toBe(1);
     expect(r.repairs).toBe(1);
     expect(seen).toEqual([{ tool: 'Weather', args: { x: 'Rome' } }]);
-    expect(r.calls[0]!.outcome).toMatchObject({ ok: false, error: { code: 'INVALID_INPUT' }, dispatched: false });
+    expect(r.calls[0]!.outcome).toMatchObject({
+      ok: false,
+      error: { code: 'INVALID_INPUT' },
+      dispatched: false,
+    });
     const fed = requests[1]!.messages[2];
     expect(fed).toEqual({
       role: 'tool',
@@ -122,7 +161,13 @@ describe('runAgent', () => {
     const { toolset } = fakeToolset([tool('Weather')]);
     const bad = { toolCalls: [{ id: 'a', name: 'Weather', input: 'x', inputText: 'x' }] };
     const { turn } = scripted([bad]);
-    const r = await runAgent({ turn, protocol: nativeToolsProtocol(), instruction: '?', toolset, budget: { maxRepairsPerTool: 2 } });
+    const r = await runAgent({
+      turn,
+      protocol: nativeToolsProtocol(),
+      instruction: '?',
+      toolset,
+      budget: { maxRepairsPerTool: 2 },
+    });
     expect(r.stopReason).toBe('repair-limit');
     expect(r.steps).toBe(3);
     expect(r.detail).toBe('3 invalid calls of Weather: the arguments must be a JSON object');
@@ -146,8 +191,19 @@ describe('runAgent', () => {
       usage: { inputTokens: 1, outputTokens: 1 },
       latencyMs: 0,
     });
-    const r = await runAgent({ turn, protocol: nativeToolsProtocol(), instruction: '?', toolset, budget: { maxSteps: 3 } });
-    expect(r).toMatchObject({ stopReason: 'step-budget', answer: null, steps: 3, detail: 'no final answer within 3 turns' });
+    const r = await runAgent({
+      turn,
+      protocol: nativeToolsProtocol(),
+      instruction: '?',
+      toolset,
+      budget: { maxSteps: 3 },
+    });
+    expect(r).toMatchObject({
+      stopReason: 'step-budget',
+      answer: null,
+      steps: 3,
+      detail: 'no final answer within 3 turns',
+    });
     expect(r.calls).toHaveLength(3);
   });
 
@@ -160,16 +216,31 @@ describe('runAgent', () => {
       usage: { inputTokens: 40, outputTokens: 10 },
       latencyMs: 0,
     });
-    const r = await runAgent({ turn, protocol: nativeToolsProtocol(), instruction: '?', toolset, budget: { maxTokens: 120 } });
+    const r = await runAgent({
+      turn,
+      protocol: nativeToolsProtocol(),
+      instruction: '?',
+      toolset,
+      budget: { maxTokens: 120 },
+    });
     expect(r).toMatchObject({ stopReason: 'token-budget', steps: 3, detail: '150 tokens used, budget 120' });
   });
 
   it('ends with ask-user, or continues when an answer provider is given', async () => {
     const ask = { toolCalls: [call('q', 'ask_user', { question: 'Which date?' })] };
-    const a = await runAgent({ turn: scripted([ask]).turn, protocol: nativeToolsProtocol(), instruction: 'Book' });
+    const a = await runAgent({
+      turn: scripted([ask]).turn,
+      protocol: nativeToolsProtocol(),
+      instruction: 'Book',
+    });
     expect(a).toMatchObject({ stopReason: 'ask-user', question: 'Which date?', answer: null });
     const s = scripted([ask, { text: 'Booked for Friday.' }]);
-    const b = await runAgent({ turn: s.turn, protocol: nativeToolsProtocol(), instruction: 'Book', askUser: async () => 'Friday' });
+    const b = await runAgent({
+      turn: s.turn,
+      protocol: nativeToolsProtocol(),
+      instruction: 'Book',
+      askUser: async () => 'Friday',
+    });
     expect(b.answer).toBe('Booked for Friday.');
     expect(s.requests[1]!.messages.at(-1)).toEqual({ role: 'user', content: 'Friday' });
   });
@@ -182,17 +253,31 @@ describe('runAgent', () => {
       { text: 'Thought: done\nFinal Answer: 42' },
     ]);
     const r = await runAgent({ turn: s.turn, protocol: reactProtocol(), instruction: '6 times 7?', toolset });
-    expect(r).toMatchObject({ stopReason: 'final', answer: ' 42', decodeFailures: 1, repairs: 1, callErrors: 0 });
+    expect(r).toMatchObject({
+      stopReason: 'final',
+      answer: ' 42',
+      decodeFailures: 1,
+      repairs: 1,
+      callErrors: 0,
+    });
     expect(s.requests[2]!.messages.slice(1)).toEqual([
       { role: 'assistant', content: 'Let me think about it.' },
       { role: 'system', content: 'Response:Please follow the format\n' },
-      { role: 'assistant', content: 'Thought: compute\nAction: Calculator\nAction Input: {"expression": "6*7"}' },
+      {
+        role: 'assistant',
+        content: 'Thought: compute\nAction: Calculator\nAction Input: {"expression": "6*7"}',
+      },
       { role: 'system', content: 'Response:Calculator({"expression":"6*7"})\n' },
     ]);
   });
 
   it('stops after too many unparseable replies in a row', async () => {
-    const r = await runAgent({ turn: scripted([{ text: 'blah' }]).turn, protocol: reactProtocol(), instruction: '?', budget: { maxDecodeFailures: 1 } });
+    const r = await runAgent({
+      turn: scripted([{ text: 'blah' }]).turn,
+      protocol: reactProtocol(),
+      instruction: '?',
+      budget: { maxDecodeFailures: 1 },
+    });
     expect(r).toMatchObject({ stopReason: 'decode-limit', decodeFailures: 2, steps: 2 });
   });
 
@@ -211,10 +296,22 @@ describe('runAgent', () => {
     const ac = new AbortController();
     const turn: TurnTaker = async () => {
       setTimeout(() => ac.abort(), 20);
-      return { text: '', toolCalls: [call('a', 'Slow', { x: '1' }), call('b', 'Slow', { x: '2' })], usage: { inputTokens: 1, outputTokens: 1 }, latencyMs: 0 };
+      return {
+        text: '',
+        toolCalls: [call('a', 'Slow', { x: '1' }), call('b', 'Slow', { x: '2' })],
+        usage: { inputTokens: 1, outputTokens: 1 },
+        latencyMs: 0,
+      };
     };
     const trace = memoryAgentTrace();
-    const r = await runAgent({ turn, protocol: nativeToolsProtocol(), instruction: '?', toolset, signal: ac.signal, trace });
+    const r = await runAgent({
+      turn,
+      protocol: nativeToolsProtocol(),
+      instruction: '?',
+      toolset,
+      signal: ac.signal,
+      trace,
+    });
     expect(r.stopReason).toBe('cancelled');
     expect(trace.events.map((e) => e.type)).toEqual(['turn', 'call', 'call', 'stop']);
     expect(r.calls.map((c) => !c.outcome.ok && c.outcome.error.code)).toEqual(['CANCELLED', 'CANCELLED']);

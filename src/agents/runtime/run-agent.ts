@@ -57,7 +57,9 @@ function refusal(code: 'UNKNOWN_API' | 'INVALID_INPUT', message: string): CallOu
 
 /** Observation text for a model: results as compact text, errors with their code. */
 export function observationText(outcome: CallOutcome): string {
-  return outcome.ok ? contentToText(outcome.content) : `error [${outcome.error.code}]: ${outcome.error.message}`;
+  return outcome.ok
+    ? contentToText(outcome.content)
+    : `error [${outcome.error.code}]: ${outcome.error.message}`;
 }
 
 function isRepairable(outcome: CallOutcome): boolean {
@@ -146,7 +148,9 @@ export async function runAgent(opts: RunAgentOptions): Promise<AgentResult> {
     const request = {
       ...(opening.system !== undefined ? { system: opening.system } : {}),
       messages: [...messages],
-      ...(nativeTools && Object.keys(nativeTools).length ? { tools: nativeTools, toolChoice: 'auto' as const } : {}),
+      ...(nativeTools && Object.keys(nativeTools).length
+        ? { tools: nativeTools, toolChoice: 'auto' as const }
+        : {}),
     };
     const tTurn = now();
     let reply: TurnReply;
@@ -233,7 +237,8 @@ export async function runAgent(opts: RunAgentOptions): Promise<AgentResult> {
             'UNKNOWN_API',
             `no tool named "${call.tool}" (tools: ${tools.map((x) => x.name).join(', ') || 'none'})`,
           );
-        else if (call.invalid || !call.args) outcome = refusal('INVALID_INPUT', call.invalid ?? 'no arguments');
+        else if (call.invalid || !call.args)
+          outcome = refusal('INVALID_INPUT', call.invalid ?? 'no arguments');
         else {
           const key = `${call.tool}\u0000${stableJson(call.args)}`;
           runsOfCall.set(key, (runsOfCall.get(key) ?? 0) + 1);

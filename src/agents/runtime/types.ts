@@ -56,7 +56,10 @@ export interface AgentTool {
 /** Tools plus the one way to run them (normally `dispatchCall` under a permission scope). */
 export interface Toolset {
   readonly tools: readonly AgentTool[];
-  run(call: { id: string; tool: AgentTool; args: Record<string, unknown> }, signal?: AbortSignal): Promise<CallOutcome>;
+  run(
+    call: { id: string; tool: AgentTool; args: Record<string, unknown> },
+    signal?: AbortSignal,
+  ): Promise<CallOutcome>;
 }
 
 /** A call as a protocol decoded it from the reply. */

@@ -3,14 +3,14 @@ import pc from 'picocolors';
 import {
   type AskResult,
   askAgent,
-  catalogToolset,
   type CallRecord,
+  catalogToolset,
   jsonlAgentTrace,
   modelTurns,
 } from '../../agents/index.js';
 import { createSgdApps, openSgdDatabase } from '../../apps/index.js';
 import { indexCatalog, loadCatalog } from '../../catalog/index.js';
-import { appRegistry, type ApprovalHandler, askOnTerminal, autoApprove, denyAll } from '../../exec/index.js';
+import { type ApprovalHandler, appRegistry, askOnTerminal, autoApprove, denyAll } from '../../exec/index.js';
 import { resolveModelSetup } from '../../models/index.js';
 import { Bm25Index, catalogCorpus } from '../../retrieval/index.js';
 import { ApiaryError } from '../../shared/index.js';
@@ -63,10 +63,16 @@ export function registerAskCommand(program: Command): void {
     .argument('<request>', 'what you want done, in plain words')
     .option('--catalog <name>', `catalog with executable apps (${EXECUTABLE.join(' | ')})`, 'appbench')
     .option('--data <dir>', 'data folder (catalog files)')
-    .option('--db <file>', 'simulated-app database (default: built by `apiary apps build-db`, else the bundled subset)')
+    .option(
+      '--db <file>',
+      'simulated-app database (default: built by `apiary apps build-db`, else the bundled subset)',
+    )
     .option('--top-k <n>', 'APIs retrieved and offered to the model', '8')
     .option('--max-steps <n>', 'model turns at most', '10')
-    .option('--approve <mode>', 'transactional calls: ask (on a terminal) | auto | deny (default: ask on a TTY, else deny)')
+    .option(
+      '--approve <mode>',
+      'transactional calls: ask (on a terminal) | auto | deny (default: ask on a TTY, else deny)',
+    )
     .option('--date <yyyy-mm-dd>', 'the current date given to the model (default: today)')
     .option('--trace <file>', 'append the run trace (turns, calls, stop) as JSON lines')
     .option('--model <id>', 'model name (or APIARY_MODEL / apiary.config.json)')
@@ -82,7 +88,8 @@ export function registerAskCommand(program: Command): void {
         );
       const topK = Number(flags.topK);
       const maxSteps = Number(flags.maxSteps);
-      if (!Number.isInteger(topK) || topK < 1) throw new ApiaryError('USAGE', `--top-k must be an integer ≥ 1 (got "${flags.topK}")`);
+      if (!Number.isInteger(topK) || topK < 1)
+        throw new ApiaryError('USAGE', `--top-k must be an integer ≥ 1 (got "${flags.topK}")`);
       if (!Number.isInteger(maxSteps) || maxSteps < 1)
         throw new ApiaryError('USAGE', `--max-steps must be an integer ≥ 1 (got "${flags.maxSteps}")`);
       const setup = resolveModelSetup({
@@ -147,8 +154,12 @@ export function registerAskCommand(program: Command): void {
         process.stdout.write(`${pc.dim(`retrieved: ${result.retrieved.join(', ')}`)}\n`);
         for (const c of result.calls) process.stdout.write(`${callLine(c)}\n`);
         if (result.stopReason === 'final') process.stdout.write(`\n${result.answer}\n`);
-        else if (result.stopReason === 'ask-user') process.stdout.write(`\nthe agent asks: ${result.question}\n`);
-        else process.stdout.write(`\nstopped: ${result.stopReason}${result.detail ? ` (${result.detail})` : ''}\n`);
+        else if (result.stopReason === 'ask-user')
+          process.stdout.write(`\nthe agent asks: ${result.question}\n`);
+        else
+          process.stdout.write(
+            `\nstopped: ${result.stopReason}${result.detail ? ` (${result.detail})` : ''}\n`,
+          );
         process.stdout.write(
           pc.dim(
             `${result.steps} turn(s), ${result.calls.length} call(s), ${result.usage.inputTokens}+${result.usage.outputTokens} tokens\n`,
@@ -156,6 +167,7 @@ export function registerAskCommand(program: Command): void {
         );
       }
       if (result.stopReason === 'cancelled') process.exitCode = 130;
-      else if (result.stopReason !== 'final' && result.stopReason !== 'ask-user') process.exitCode = EXIT.runtime;
+      else if (result.stopReason !== 'final' && result.stopReason !== 'ask-user')
+        process.exitCode = EXIT.runtime;
     });
 }

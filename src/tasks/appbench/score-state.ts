@@ -29,7 +29,10 @@ export interface GoldState {
 }
 
 /** What the gold plan does on the simulated apps: its effects (transactional steps) and searches with rows. */
-export function goldStateOf(run: ExecutionResult, isTransactional: (app: string, api: string) => boolean): GoldState {
+export function goldStateOf(
+  run: ExecutionResult,
+  isTransactional: (app: string, api: string) => boolean,
+): GoldState {
   const executed = run.status === 'succeeded';
   const effects: GoldState['effects'] = [];
   const searches: GoldState['searches'] = [];
@@ -117,9 +120,18 @@ export function summarizeState(scores: readonly StateScore[]): StateSummary {
     scored: scores.length,
     goldExecuted: ran.length,
     success: ratio(ran.filter((s) => s.success).length, ran.length),
-    effectPrecision: ratio(sum((s) => s.effectsMatched), sum((s) => s.effectsMade)),
-    effectRecall: ratio(sum((s) => s.effectsMatched), sum((s) => s.effectsExpected)),
-    searchRecall: ratio(sum((s) => s.searchesFound), sum((s) => s.searchesExpected)),
+    effectPrecision: ratio(
+      sum((s) => s.effectsMatched),
+      sum((s) => s.effectsMade),
+    ),
+    effectRecall: ratio(
+      sum((s) => s.effectsMatched),
+      sum((s) => s.effectsExpected),
+    ),
+    searchRecall: ratio(
+      sum((s) => s.searchesFound),
+      sum((s) => s.searchesExpected),
+    ),
     unauthorised: scores.reduce((t, s) => t + s.unauthorised, 0),
   };
 }

@@ -7,7 +7,6 @@ import { NotFoundError } from '../../shared/index.js';
 import type { Task } from '../task.js';
 import { APPBENCH_CATEGORIES, type AppBenchCategory } from './record.js';
 import { formatAppBenchReport } from './report-format.js';
-import { type GoldState, scoreState } from './score-state.js';
 import { type AppBenchSample, type LoadSamplesOptions, loadAppBenchSamples } from './sample.js';
 import {
   type AppBenchReport,
@@ -15,6 +14,7 @@ import {
   scoreAppBenchSample,
   summarizeAppBench,
 } from './score-appbench.js';
+import { type GoldState, scoreState } from './score-state.js';
 
 /** Bump when prompting or scoring changes what a recorded AppBench result means. */
 export const APPBENCH_TASK_VERSION = '1';
