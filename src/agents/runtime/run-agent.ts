@@ -227,8 +227,8 @@ export async function runAgent(opts: RunAgentOptions): Promise<AgentResult> {
     }
 
     const tCalls = now();
-    const observations = await Promise.all(
-      decision.calls.map(async (call): Promise<Observation> => {
+    const settled = await Promise.all(
+      decision.calls.map(async (call): Promise<{ observation: Observation; record: CallRecord }> => {
         const tool = toolByName.get(call.tool);
         const t = now();
         let outcome: CallOutcome;
@@ -245,7 +245,7 @@ export async function runAgent(opts: RunAgentOptions): Promise<AgentResult> {
           outcome = await opts.toolset!.run({ id: call.id, tool, args: call.args }, signal);
         }
         const text = observationText(outcome);
-        calls.push({
+        const record: CallRecord = {
           step: steps,
           id: call.id,
           tool: call.tool,
@@ -253,7 +253,7 @@ export async function runAgent(opts: RunAgentOptions): Promise<AgentResult> {
           api: tool?.api ?? null,
           args: call.args ?? call.rawInput ?? null,
           outcome,
-        });
+        };
         trace?.write({
           type: 'call',
           step: steps,
@@ -266,10 +266,13 @@ export async function runAgent(opts: RunAgentOptions): Promise<AgentResult> {
           ...(outcome.ok ? { result: text } : { error: outcome.error }),
           durationMs: now() - t,
         });
-        return { call, outcome, text };
+        return { observation: { call, outcome, text }, record };
       }),
     );
     toolMs += now() - tCalls;
+    // Records in the order the model proposed the calls (the trace has them in the order they settled).
+    for (const s of settled) calls.push(s.record);
+    const observations = settled.map((s) => s.observation);
 
     for (const { call, outcome } of observations) {
       if (outcome.ok) {
