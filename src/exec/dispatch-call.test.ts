@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AppCallContext, AppCallResult, AppHandler, ContentPart } from '../apps/index.js';
@@ -373,13 +374,12 @@ describe('dispatchCall: the handler call', () => {
       failure('CANCELLED', 'Weather.getweather was cancelled during the call', false, true),
     );
     expect(handlerSawAbort).toBe(true);
-    const { getEventListeners } = await import('node:events');
     const idle = new AbortController();
     await dispatchCall(
       weatherCall(),
       ctxWith(appRegistry([recorder('Weather').handler]), { signal: idle.signal }),
     );
-    expect(getEventListeners(idle.signal, 'abort')).toHaveLength(0);
+    expect(EventEmitter.getEventListeners(idle.signal, 'abort')).toHaveLength(0);
   });
 
   it('maps what the handler throws: its refusal, its input error, anything else', async () => {

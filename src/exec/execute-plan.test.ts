@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import type { AppCallContext, AppHandler } from '../apps/index.js';
 import { loadCatalog } from '../catalog/index.js';
@@ -599,7 +600,10 @@ describe('executePlan over dispatchCall', () => {
           : [{ ...args, attraction_name: 'Vigeland Park' }],
     });
     const plan: Plan = {
-      steps: [weather('w', 'Oslo'), step('t', 'Travel', 'findattractions', { location: ref('w', 'city') }, [])],
+      steps: [
+        weather('w', 'Oslo'),
+        step('t', 'Travel', 'findattractions', { location: ref('w', 'city') }, []),
+      ],
     };
     const res = await executePlan(plan, { catalog, handlers });
     expect(res.status).toBe('succeeded');
@@ -614,13 +618,12 @@ describe('executePlan over dispatchCall', () => {
   });
 
   it("puts one listener on the caller's signal however many steps run at once, and removes it", async () => {
-    const { getEventListeners } = await import('node:events');
     const ctrl = new AbortController();
     let peakListeners = 0;
     const { handlers } = fakeHandlers(catalog, {
       latencyMs: 5,
       respond: (_app, _api, args) => {
-        peakListeners = Math.max(peakListeners, getEventListeners(ctrl.signal, 'abort').length);
+        peakListeners = Math.max(peakListeners, EventEmitter.getEventListeners(ctrl.signal, 'abort').length);
         return [{ ...args }];
       },
     });
@@ -628,6 +631,6 @@ describe('executePlan over dispatchCall', () => {
     const res = await executePlan(plan, { catalog, handlers, signal: ctrl.signal, concurrency: Infinity });
     expect(res.status).toBe('succeeded');
     expect(peakListeners).toBe(1);
-    expect(getEventListeners(ctrl.signal, 'abort')).toHaveLength(0);
+    expect(EventEmitter.getEventListeners(ctrl.signal, 'abort')).toHaveLength(0);
   });
 });
