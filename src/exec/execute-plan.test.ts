@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import type { AppCallContext, AppHandler } from '../apps/index.js';
 import { loadCatalog } from '../catalog/index.js';
@@ -582,5 +583,54 @@ describe('executePlan: resume from a trace', () => {
       'an earlier attempt of transactional call Payment.makepayment (run r1) never finished, so whether it took effect is unknown; it is not repeated on resume',
     );
     expect(calls.map((c) => c.api)).toEqual(['getweather', 'findattractions']);
+  });
+});
+
+describe('executePlan over dispatchCall', () => {
+  it('gives each step its result as content parts; content results feed named outputs', async () => {
+    const { handlers } = fakeHandlers(catalog, {
+      respond: (_app, api, args) =>
+        api === 'getweather'
+          ? {
+              content: [
+                { type: 'image', path: '/tmp/forecast.png', mediaType: 'image/png' },
+                { type: 'json', value: { city: 'Oslo', temperature: '-3' } },
+              ],
+            }
+          : [{ ...args, attraction_name: 'Vigeland Park' }],
+    });
+    const plan: Plan = {
+      steps: [
+        weather('w', 'Oslo'),
+        step('t', 'Travel', 'findattractions', { location: ref('w', 'city') }, []),
+      ],
+    };
+    const res = await executePlan(plan, { catalog, handlers });
+    expect(res.status).toBe('succeeded');
+    expect(res.outputs.w).toEqual({ temperature: '-3', city: 'Oslo' });
+    expect(res.steps[0]!.content).toEqual([
+      { type: 'image', path: '/tmp/forecast.png', mediaType: 'image/png' },
+      { type: 'json', value: { city: 'Oslo', temperature: '-3' } },
+    ]);
+    expect(res.steps[1]!.content).toEqual([
+      { type: 'rows', rows: [{ location: 'Oslo', attraction_name: 'Vigeland Park' }] },
+    ]);
+  });
+
+  it("puts one listener on the caller's signal however many steps run at once, and removes it", async () => {
+    const ctrl = new AbortController();
+    let peakListeners = 0;
+    const { handlers } = fakeHandlers(catalog, {
+      latencyMs: 5,
+      respond: (_app, _api, args) => {
+        peakListeners = Math.max(peakListeners, EventEmitter.getEventListeners(ctrl.signal, 'abort').length);
+        return [{ ...args }];
+      },
+    });
+    const plan: Plan = { steps: Array.from({ length: 40 }, (_, i) => weather(`w${i}`, `city ${i}`)) };
+    const res = await executePlan(plan, { catalog, handlers, signal: ctrl.signal, concurrency: Infinity });
+    expect(res.status).toBe('succeeded');
+    expect(peakListeners).toBe(1);
+    expect(EventEmitter.getEventListeners(ctrl.signal, 'abort')).toHaveLength(0);
   });
 });
