@@ -1,0 +1,157 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  type ScriptedOpenAiServer,
+  type ScriptedReply,
+  startScriptedOpenAiServer,
+} from '../../test/index.js';
+
+const exec = promisify(execFile);
+const root = join(import.meta.dirname, '../../..');
+const main = join(root, 'src/cli/main.ts');
+
+async function apiary(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const home = mkdtempSync(join(tmpdir(), 'apiary-home-'));
+  const env = { ...process.env, APIARY_DATA: '', HOME: home, XDG_DATA_HOME: join(home, 'data') };
+  for (const k of ['APIARY_BASE_URL', 'APIARY_MODEL', 'APIARY_CONFIG']) delete env[k];
+  try {
+    const { stdout, stderr } = await exec(process.execPath, ['--import', 'tsx', main, ...args], {
+      cwd: root,
+      env,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+let server: ScriptedOpenAiServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const REQUEST = 'Find an American restaurant in San Francisco and reserve a table for 2 at 19:00';
+
+/** The model a person would hope for: search, book the first result, confirm. */
+async function bookingModel(): Promise<string> {
+  let turn = 0;
+  server = await startScriptedOpenAiServer({
+    respond: (): ScriptedReply => {
+      const t = turn++;
+      if (t === 0)
+        return {
+          toolCalls: [
+            {
+              id: 'c1',
+              name: 'Restaurants_findrestaurants',
+              arguments: { category: 'American', location: 'San Francisco' },
+            },
+          ],
+        };
+      if (t === 1)
+        return {
+          toolCalls: [
+            {
+              id: 'c2',
+              name: 'Restaurants_reserverestaurant',
+              arguments: {
+                restaurant_name: 'Acquerello',
+                location: 'San Francisco',
+                time: '19:00',
+                number_of_seats: '2',
+              },
+            },
+          ],
+        };
+      return 'Your table for 2 at Acquerello is booked for 19:00.';
+    },
+  });
+  return server.url;
+}
+
+describe('apiary ask', () => {
+  it('retrieves the APIs, runs the loop on the AppBench apps, approves the booking, prints the answer (--json)', async () => {
+    const url = await bookingModel();
+    const trace = join(mkdtempSync(join(tmpdir(), 'apiary-ask-')), 'trace.jsonl');
+    const r = await apiary(
+      'ask',
+      REQUEST,
+      '--catalog',
+      'appbench',
+      '--base-url',
+      url,
+      '--model',
+      'm',
+      '--approve',
+      'auto',
+      '--date',
+      '2019-03-01',
+      '--trace',
+      trace,
+      '--json',
+    );
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.answer).toBe('Your table for 2 at Acquerello is booked for 19:00.');
+    expect(out.stopReason).toBe('final');
+    expect(out.retrieved).toHaveLength(8);
+    expect(out.retrieved.slice(0, 2).sort()).toEqual([
+      'Restaurants.findrestaurants',
+      'Restaurants.reserverestaurant',
+    ]);
+    expect(out.calls.map((c: { api: string; ok: boolean }) => [c.api, c.ok])).toEqual([
+      ['findrestaurants', true],
+      ['reserverestaurant', true],
+    ]);
+    expect(out.calls[1].result).toMatchObject({ restaurant_name: 'Acquerello', number_of_seats: '2' });
+    // only the retrieved APIs are offered, and the date reaches the system prompt
+    const first = server!.requests[0]!;
+    expect(first.body.tools).toHaveLength(9); // 8 retrieved + ask_user
+    expect(first.messages[0]!.content).toContain('Today is 2019-03-01.');
+    const events = readFileSync(trace, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l).type);
+    expect(events).toEqual(['turn', 'call', 'turn', 'call', 'turn', 'stop']);
+  });
+
+  it('with --approve deny the booking is refused and the trace line says so', async () => {
+    const url = await bookingModel();
+    const r = await apiary('ask', REQUEST, '--base-url', url, '--model', 'm', '--approve', 'deny');
+    expect(r.code).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines[1]).toBe(
+      '  ✓ step 1 Restaurants.findrestaurants({"category":"American","location":"San Francisco"}) → 10 row(s)',
+    );
+    expect(lines[2]).toContain('✗ step 2 Restaurants.reserverestaurant(');
+    expect(lines[2]).toContain('[APPROVAL_DENIED]');
+  });
+
+  it('without a model it says how to configure one (exit 2)', async () => {
+    const r = await apiary('ask', REQUEST);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('apiary ask needs a model: pass --base-url URL --model NAME');
+  });
+
+  it('refuses a catalog without executable apps', async () => {
+    const r = await apiary(
+      'ask',
+      REQUEST,
+      '--catalog',
+      'gta',
+      '--base-url',
+      'http://127.0.0.1:9/v1',
+      '--model',
+      'm',
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('catalog "gta" has no executable apps here (executable: appbench, sgd)');
+  });
+});
