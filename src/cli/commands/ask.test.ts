@@ -16,7 +16,12 @@ const main = join(root, 'src/cli/main.ts');
 
 async function apiary(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const home = mkdtempSync(join(tmpdir(), 'apiary-home-'));
-  const env: NodeJS.ProcessEnv = { ...process.env, APIARY_DATA: '', HOME: home, XDG_DATA_HOME: join(home, 'data') };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    APIARY_DATA: '',
+    HOME: home,
+    XDG_DATA_HOME: join(home, 'data'),
+  };
   for (const k of ['APIARY_BASE_URL', 'APIARY_MODEL', 'APIARY_CONFIG']) delete env[k];
   try {
     const { stdout, stderr } = await exec(process.execPath, ['--import', 'tsx', main, ...args], {

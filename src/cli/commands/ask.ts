@@ -12,7 +12,15 @@ import { createSgdApps, openSgdDatabase } from '../../apps/index.js';
 import { indexCatalog, loadCatalog } from '../../catalog/index.js';
 import { type ApprovalHandler, appRegistry, askOnTerminal, autoApprove, denyAll } from '../../exec/index.js';
 import { resolveModelSetup } from '../../models/index.js';
-import { Bm25Index, catalogCorpus } from '../../retrieval/index.js';
+import {
+  Bm25Index,
+  catalogCorpus,
+  createDemoSelector,
+  type DemoSelector,
+  loadWordVectors,
+  WordVectorEmbedder,
+} from '../../retrieval/index.js';
+import { appBenchDemoKnowledgeBase, loadAppBenchGoldTasks } from '../../sft/index.js';
 import { ApiaryError } from '../../shared/index.js';
 import { EXIT, printJson } from '../output.js';
 
@@ -29,7 +37,20 @@ interface AskFlags {
   apiKeyEnv?: string;
   config?: string;
   date?: string;
+  demos?: string;
+  demoThreshold: string;
   json?: boolean;
+}
+
+/** TPTU-v2's demo selector over AppBench gold plans (offline word vectors; task demos above Δ, else API demos). */
+function demoSelectorFrom(
+  dir: string,
+  threshold: number,
+  catalog: ReturnType<typeof loadCatalog>,
+): DemoSelector {
+  const tasks = loadAppBenchGoldTasks(dir, catalog);
+  const embedder = new WordVectorEmbedder(loadWordVectors().table);
+  return createDemoSelector({ embedder, ...appBenchDemoKnowledgeBase(tasks, catalog), threshold, k: 3 });
 }
 
 /** Catalogs whose APIs Apiary can execute (simulated SGD apps behind the AppBench and SGD catalogs). */
@@ -74,6 +95,15 @@ export function registerAskCommand(program: Command): void {
       'transactional calls: ask (on a terminal) | auto | deny (default: ask on a TTY, else deny)',
     )
     .option('--date <yyyy-mm-dd>', 'the current date given to the model (default: today)')
+    .option(
+      '--demos <dir>',
+      'AppBench data folder whose gold plans serve as worked examples (TPTU-v2 demo selector)',
+    )
+    .option(
+      '--demo-threshold <Δ>',
+      'cosine similarity a task demo needs; below it API-level demos are used',
+      '0.8',
+    )
     .option('--trace <file>', 'append the run trace (turns, calls, stop) as JSON lines')
     .option('--model <id>', 'model name (or APIARY_MODEL / apiary.config.json)')
     .option('--base-url <url>', 'OpenAI-compatible endpoint ending in /v1 (or APIARY_BASE_URL)')
@@ -108,6 +138,13 @@ export function registerAskCommand(program: Command): void {
       const apps = appRegistry(createSgdApps({ db, catalog }));
       const index = indexCatalog(catalog);
       const approve = approverFor(flags.approve);
+      const threshold = Number(flags.demoThreshold);
+      if (!Number.isFinite(threshold) || threshold < -1 || threshold > 1)
+        throw new ApiaryError(
+          'USAGE',
+          `--demo-threshold must be a number from -1 to 1 (got "${flags.demoThreshold}")`,
+        );
+      const demos = flags.demos ? demoSelectorFrom(flags.demos, threshold, catalog) : undefined;
       const ac = new AbortController();
       const onSigint = () => {
         if (ac.signal.aborted) process.exit(130);
@@ -122,6 +159,7 @@ export function registerAskCommand(program: Command): void {
           catalog,
           retriever: new Bm25Index(catalogCorpus(catalog).texts),
           topK,
+          ...(demos ? { demos } : {}),
           toolset: (apis) => catalogToolset(apis, { catalog: index, apps, approve }),
           turn: modelTurns(setup.model, { settings: setup.sampling }),
           context: `Today is ${flags.date ?? new Date().toISOString().slice(0, 10)}.`,
@@ -139,6 +177,7 @@ export function registerAskCommand(program: Command): void {
           ...(result.question ? { question: result.question } : {}),
           ...(result.detail ? { detail: result.detail } : {}),
           retrieved: result.retrieved,
+          ...(result.demoLevel ? { demos: result.demoLevel } : {}),
           calls: result.calls.map((c) => ({
             step: c.step,
             app: c.app,
