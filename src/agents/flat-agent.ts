@@ -2,6 +2,7 @@ import { agentTurns, demoTurns, type LlmAgentOptions, runSingleTurn } from './ll
 import { planPrompt } from './prompts.js';
 import { planLinesProtocol } from './protocols/plan-lines.js';
 import { renderAppApiList } from './render-catalog.js';
+import { memoryAgentTrace } from './runtime/agent-trace.js';
 import type { PlanningAgent } from './types.js';
 
 /**
@@ -14,10 +15,12 @@ export function flatAgent(opts: LlmAgentOptions = {}): PlanningAgent {
     async plan(request, ctx) {
       const system = planPrompt(renderAppApiList(ctx.catalog), request.currentDate);
       const demos = opts.demos ? await opts.demos(request.instruction) : [];
+      const trace = memoryAgentTrace();
       const r = await runSingleTurn(agentTurns(opts, ctx), planLinesProtocol({ system }), {
         instruction: request.instruction,
         history: demoTurns(demos),
         ...(ctx.signal ? { signal: ctx.signal } : {}),
+        trace,
       });
       return {
         reply: r.answer ?? '',
@@ -27,6 +30,7 @@ export function flatAgent(opts: LlmAgentOptions = {}): PlanningAgent {
         attempts: r.attempts,
         faults: r.faults,
         prompts: [{ system, user: request.instruction }],
+        trace: trace.events,
       };
     },
   };

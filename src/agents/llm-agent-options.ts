@@ -2,6 +2,7 @@ import type { LanguageModel, ModelMessage } from 'ai';
 import type { SamplingSettings } from '../models/index.js';
 import type { AgentDemo } from '../retrieval/index.js';
 import { ApiaryError } from '../shared/index.js';
+import type { AgentTraceSink } from './runtime/agent-trace.js';
 import { modelTurns } from './runtime/model-turns.js';
 import { runAgent } from './runtime/run-agent.js';
 import type { AgentProtocol, AgentResult, TurnTaker } from './runtime/types.js';
@@ -62,7 +63,12 @@ export function agentTurns(opts: LlmAgentOptions, ctx: PlanContext): TurnTaker {
 export async function runSingleTurn(
   turn: TurnTaker,
   protocol: AgentProtocol,
-  call: { instruction: string; history?: readonly ModelMessage[]; signal?: AbortSignal },
+  call: {
+    instruction: string;
+    history?: readonly ModelMessage[];
+    signal?: AbortSignal;
+    trace?: AgentTraceSink;
+  },
 ): Promise<AgentResult> {
   const r = await runAgent({
     turn,
@@ -71,6 +77,7 @@ export async function runSingleTurn(
     ...(call.history ? { history: call.history } : {}),
     budget: { maxSteps: 1, maxDecodeFailures: 0 },
     ...(call.signal ? { signal: call.signal } : {}),
+    ...(call.trace ? { trace: call.trace } : {}),
   });
   if (r.stopReason === 'model-error') throw r.error;
   if (r.stopReason === 'cancelled') throw call.signal?.reason ?? new Error('cancelled');

@@ -1,7 +1,6 @@
 import type { Catalog } from '../catalog/index.js';
 import { agentTurns, demoTurns, type LlmAgentOptions } from './llm-agent-options.js';
 import { nativeToolsProtocol } from './protocols/native-tools.js';
-import type { AgentTraceEvent } from './runtime/agent-trace.js';
 import { memoryAgentTrace } from './runtime/agent-trace.js';
 import { type AgentBudget, runAgent } from './runtime/run-agent.js';
 import type { AgentResult, CallRecord, Toolset } from './runtime/types.js';
@@ -37,7 +36,6 @@ export interface AgentRunSummary {
   callErrors: number;
   repairs: number;
   calls: ExecutedCall[];
-  trace: AgentTraceEvent[];
 }
 
 export function executedCall(c: CallRecord): ExecutedCall {
@@ -101,7 +99,6 @@ export function toolLoopAgent(opts: ToolLoopAgentOptions): PlanningAgent {
         callErrors: r.callErrors,
         repairs: r.repairs,
         calls: r.calls.map(executedCall),
-        trace: trace.events,
       };
       return {
         reply: callsAsPlanLines(r.calls, ctx.catalog),
@@ -111,6 +108,7 @@ export function toolLoopAgent(opts: ToolLoopAgentOptions): PlanningAgent {
         attempts: r.attempts,
         faults: r.faults,
         agent,
+        trace: trace.events,
       };
     },
   };

@@ -1,5 +1,6 @@
 import type { LanguageModel } from 'ai';
 import type { Catalog } from '../catalog/index.js';
+import type { AgentTraceEvent } from './runtime/agent-trace.js';
 import type { AgentRunSummary } from './tool-loop-agent.js';
 
 /** Token usage of one sample (summed over all model calls made for it). */
@@ -32,6 +33,8 @@ export interface PlanResult {
   selectedApps?: string[];
   /** What a tool-loop agent did: calls made, their outcomes, stop reason and trace. */
   agent?: AgentRunSummary;
+  /** The runtime's trace of the run: every turn (messages sent, reply, tokens, timing), call and the stop. */
+  trace?: AgentTraceEvent[];
 }
 
 export interface PlanContext {

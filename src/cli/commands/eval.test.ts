@@ -149,10 +149,24 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
       /^MODEL_CALL_FAILED: model call failed after 2 attempt\(s\) \[http5xx, http5xx\]/,
     );
     expect(mm0.score).toMatchObject({ id: 'mm-0', failed: true, official: null });
-    expect(lines.get('ss-1')!.output).toEqual({
+    const { trace, ...ss1 } = lines.get('ss-1')!.output as { trace: Array<Record<string, unknown>> };
+    expect(ss1).toEqual({
       reply: WRONG_SS1,
       rawReply: `Sure! Here is the plan:\n${WRONG_SS1}`,
       attempts: 1,
+    });
+    // the runtime's trace of the one turn: what was sent, the reply, the decision, then the stop
+    expect(trace.map((e) => [e.type, e.decision ?? e.reason])).toEqual([
+      ['turn', 'final'],
+      ['stop', 'final'],
+    ]);
+    expect(trace[0]).toMatchObject({
+      sent: {
+        messages: [
+          { role: 'user', content: 'Find me a Thai place to eat in Oakland that has seats outside.' },
+        ],
+      },
+      reply: { text: `Sure! Here is the plan:\n${WRONG_SS1}`, toolCalls: [] },
     });
     expect(lines.get('ss-0')).toMatchObject({ category: 'ss', error: null, modelCalls: 1 });
     expect(lines.get('ss-0')!.usage!.inputTokens).toBeGreaterThan(100); // the system prompt lists all apps

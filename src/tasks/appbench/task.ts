@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LanguageModel } from 'ai';
-import type { AgentRunSummary, PlanningAgent } from '../../agents/index.js';
+import type { AgentRunSummary, AgentTraceEvent, PlanningAgent } from '../../agents/index.js';
 import type { Catalog } from '../../catalog/index.js';
 import { NotFoundError } from '../../shared/index.js';
 import type { Task } from '../task.js';
@@ -35,6 +35,8 @@ export interface AppBenchOutput {
   selectedApps?: string[];
   /** What a tool-loop solver did (calls, outcomes, stop reason, trace): read by the state score. */
   agent?: AgentRunSummary;
+  /** The agent runtime's trace: turns (messages sent, reply, tokens, timing), calls and the stop. */
+  trace?: AgentTraceEvent[];
 }
 
 /** Executes a sample's gold plan on the simulated apps the solver used (for the state score). */
@@ -75,6 +77,7 @@ export function appBenchTask(opts: AppBenchTaskOptions): AppBenchTask {
       if (r.faults?.length) output.faults = r.faults;
       if (r.selectedApps) output.selectedApps = r.selectedApps;
       if (r.agent) output.agent = r.agent;
+      if (r.trace) output.trace = r.trace;
       return { output, usage: r.usage, modelCalls: r.modelCalls };
     },
     async score(sample, outcome) {
