@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type LanguageModelMiddleware, wrapLanguageModel } from 'ai';
 import envPaths from 'env-paths';
+import { sha256Hex } from '../shared/index.js';
 import type { LanguageModelV3 } from './sampling.js';
 
 type CallOptions = Parameters<NonNullable<LanguageModelMiddleware['wrapGenerate']>>[0]['params'];
@@ -48,7 +48,7 @@ export function responseCacheKey(model: { provider: string; modelId: string }, p
       tools: params.tools ?? null,
     },
   };
-  return createHash('sha256').update(JSON.stringify(material)).digest('hex');
+  return sha256Hex(JSON.stringify(material));
 }
 
 interface CacheEntry {
