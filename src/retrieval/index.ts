@@ -1,5 +1,6 @@
 export * from './api-text.js';
 export * from './bm25.js';
+export * from './build-retriever.js';
 export * from './demo-selector.js';
 export * from './demo-selector-kb.js';
 export * from './embedding-retriever.js';
@@ -11,6 +12,8 @@ export * from './linear-ranker.js';
 export * from './metrics.js';
 export * from './mnr.js';
 export * from './openai-embedder.js';
+export * from './rank-features.js';
+export * from './retriever-weights.js';
 export * from './sparse.js';
 export * from './tokenize.js';
 export * from './top-k.js';
