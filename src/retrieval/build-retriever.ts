@@ -7,6 +7,7 @@ import { HybridRetriever, LinearSumRetriever, WeightedFusionRetriever } from './
 import { LinearRankRetriever, type RankerModel } from './linear-ranker.js';
 import { rankFeatureSource } from './rank-features.js';
 import { BM25_FIELDS, TRAINED_FUSION_WEIGHT } from './retriever-weights.js';
+import { type TokenizeOptions, tokenize } from './tokenize.js';
 import { contextFeatures, type TrainedModel, TrainedRetriever } from './trained-retriever.js';
 import type { Retriever } from './types.js';
 import { WordVectorEmbedder } from './word-vector-embedder.js';
@@ -49,12 +50,10 @@ export interface RetrieverDeps {
   ranker?: RankerModel;
 }
 
+const PLAIN_WORDS: TokenizeOptions = { splitCamelCase: false, keepStopwords: true, minLength: 1 };
+
 /** The calibration analyzer of `bm25-plain`: lower-case, split on non-letters/digits, nothing else. */
-export const plainAnalyze = (text: string): string[] =>
-  text
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter(Boolean);
+export const plainAnalyze = (text: string): string[] => tokenize(text, PLAIN_WORDS);
 
 /**
  * Builds a retriever over a corpus: `bm25-plain` (a textbook BM25 for calibration: no stemming,
