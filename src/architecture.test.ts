@@ -74,3 +74,65 @@ describe('architecture', () => {
     expect(violations).toEqual([]);
   });
 });
+
+/** Names each `index.ts` exports, read from its `export { … } from` lists (`type` markers dropped). */
+function exportedNames(indexFile: string): Set<string> {
+  const text = readFileSync(join(root, indexFile), 'utf8');
+  const names = new Set<string>();
+  for (const m of text.matchAll(/export (?:type )?\{([^}]*)\}/g))
+    for (const item of m[1]!.split(',')) {
+      const name = item.replace(/^\s*type\s+/, '').trim();
+      if (name) names.add(name);
+    }
+  return names;
+}
+
+const indexFiles = (dir: string): string[] =>
+  readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) return name === '__fixtures__' ? [] : indexFiles(p);
+    return name === 'index.ts' ? [relative(root, p)] : [];
+  });
+
+describe('package entries', () => {
+  it('list their names: no `export *` in any index.ts', () => {
+    const star = indexFiles(root).filter((f) => /export \*/.test(readFileSync(join(root, f), 'utf8')));
+    expect(star).toEqual([]);
+  });
+
+  it('apiary re-exports every name of every domain entry but test (and a curated part of shared)', () => {
+    const main = exportedNames('index.ts');
+    const missing = Object.keys(ALLOWED)
+      .filter((d) => d !== 'shared' && d !== 'test' && d !== 'cli')
+      .flatMap((d) =>
+        [...exportedNames(`${d}/index.ts`)].filter((n) => !main.has(n)).map((n) => `${d}: ${n}`),
+      );
+    expect(missing).toEqual([]);
+    const shared = exportedNames('shared/index.ts');
+    expect([...main].filter((n) => shared.has(n)).sort()).toEqual(
+      [
+        'ApiaryError',
+        'ErrorCode',
+        'fnv1a32',
+        'InputInvalidError',
+        'InputLocation',
+        'mulberry32',
+        'NotFoundError',
+        'Rand',
+        'sampleWithoutReplacement',
+        'sha256Hex',
+        'shuffled',
+      ].sort(),
+    );
+  });
+
+  it('a domain entry re-exports every name of its sub-entries (agents/baseline, tasks/appbench, tasks/toolbench)', () => {
+    const missing = indexFiles(root)
+      .filter((f) => f.split('/').length === 3)
+      .flatMap((sub) => {
+        const parent = exportedNames(`${sub.split('/')[0]}/index.ts`);
+        return [...exportedNames(sub)].filter((n) => !parent.has(n)).map((n) => `${sub}: ${n}`);
+      });
+    expect(missing).toEqual([]);
+  });
+});

@@ -1,6 +1,35 @@
-export * from './download.js';
-export * from './errors.js';
-export * from './hash.js';
-export * from './json-file.js';
-export * from './random.js';
-export * from './zod-issues.js';
+/**
+ * Plumbing every domain shares: errors, JSON reading, seeded randomness, hashes, downloads.
+ * Internal to the package (no subpath); `apiary` re-exports the errors, randomness and hashes.
+ * @module
+ */
+
+// Downloads with checksum and atomic writes
+export {
+  type DownloadDeps,
+  type DownloadOptions,
+  type DownloadResult,
+  downloadFile,
+  writeFileAtomic,
+} from './download.js';
+
+// Errors: one base class, a code for programs, a message naming file, record and field
+export {
+  ApiaryError,
+  type ErrorCode,
+  InputInvalidError,
+  type InputLocation,
+  NotFoundError,
+} from './errors.js';
+
+// Hashes: FNV-1a for stable bucketing, sha256 for content identity
+export { fnv1a32, fnv1a32Bytes, sha256Hex } from './hash.js';
+
+// Reading JSON files with errors that name the file
+export { parseJsonText, readJsonFile, readTextFile } from './json-file.js';
+
+// Seeded randomness (mulberry32)
+export { mulberry32, type Rand, sampleWithoutReplacement, shuffled } from './random.js';
+
+// zod validation with file/record/field locations
+export { parseWith } from './zod-issues.js';
