@@ -9,10 +9,14 @@
 import { resolve } from 'node:path';
 import { loadCatalog } from '../src/catalog/index.js';
 import {
+  buildRetriever,
   catalogCorpus,
   FIELD_FEATURES,
   loadWordVectors,
+  RANKER_INITIAL,
+  type RetrieverKind,
   rankExample,
+  rankFeatureSource,
   type TrainedModel,
   trainLinearRanker,
 } from '../src/retrieval/index.js';
@@ -22,12 +26,8 @@ import {
   loadAppBenchSamples,
 } from '../src/tasks/appbench/index.js';
 import {
-  buildRetriever,
   evaluateRetriever,
   loadToolBenchSuite,
-  RANKER_INITIAL,
-  type RetrieverKind,
-  rankFeatureSource,
   TOOLBENCH_GROUPS,
   toolBenchCorpus,
   trainToolBenchModel,

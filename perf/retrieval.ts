@@ -24,12 +24,13 @@ import {
   FIELD_FEATURES,
   FieldFeatures,
   loadWordVectors,
+  RANKER_SCALED,
   scaleFeatures,
   tokenize,
   tokenizeRegex,
   WordVectorEmbedder,
 } from '../src/retrieval/index.js';
-import { loadToolBenchSuite, RANKER_SCALED, toolBenchCorpus } from '../src/tasks/toolbench/index.js';
+import { loadToolBenchSuite, toolBenchCorpus } from '../src/tasks/toolbench/index.js';
 
 const dataDir = process.argv[2] ?? process.env.APIARY_DATA ?? resolve(process.cwd(), '../shared/data');
 const median = (xs: number[]) => {

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 /**
@@ -72,5 +72,75 @@ describe('architecture', () => {
       }
     }
     expect(violations).toEqual([]);
+  });
+});
+
+/** Names each `index.ts` exports, read from its `export { … } from` lists (`type` markers dropped). */
+function exportedNames(indexFile: string): Set<string> {
+  const text = readFileSync(join(root, indexFile), 'utf8');
+  const names = new Set<string>();
+  // `export * from './x/index.js'` gathers another curated entry as it is
+  for (const m of text.matchAll(/export \* from '\.\/(.*)\.js'/g))
+    for (const n of exportedNames(join(dirname(indexFile), `${m[1]}.ts`))) names.add(n);
+  for (const m of text.matchAll(/export (?:type )?\{([^}]*)\}/g))
+    for (const item of m[1]!.split(',')) {
+      const name = item.replace(/^\s*type\s+/, '').trim();
+      if (name) names.add(name);
+    }
+  return names;
+}
+
+const indexFiles = (dir: string): string[] =>
+  readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) return name === '__fixtures__' ? [] : indexFiles(p);
+    return name === 'index.ts' ? [relative(root, p)] : [];
+  });
+
+describe('package entries', () => {
+  it('list their names: `export *` only gathers a curated child entry (a domain or a sub-entry index)', () => {
+    const star = indexFiles(root).flatMap((f) =>
+      [...readFileSync(join(root, f), 'utf8').matchAll(/export \* from '([^']*)'/g)]
+        .map((m) => m[1]!)
+        .filter((target) => !/^\.\/[a-z-]+\/index\.js$/.test(target))
+        .map((target) => `${f}: export * from '${target}'`),
+    );
+    expect(star).toEqual([]);
+  });
+
+  it('apiary re-exports every name of every domain entry but test (and a curated part of shared)', () => {
+    const main = exportedNames('index.ts');
+    const missing = Object.keys(ALLOWED)
+      .filter((d) => d !== 'shared' && d !== 'test' && d !== 'cli')
+      .flatMap((d) =>
+        [...exportedNames(`${d}/index.ts`)].filter((n) => !main.has(n)).map((n) => `${d}: ${n}`),
+      );
+    expect(missing).toEqual([]);
+    const shared = exportedNames('shared/index.ts');
+    expect([...main].filter((n) => shared.has(n)).sort()).toEqual(
+      [
+        'ApiaryError',
+        'ErrorCode',
+        'fnv1a32',
+        'InputInvalidError',
+        'InputLocation',
+        'mulberry32',
+        'NotFoundError',
+        'Rand',
+        'sampleWithoutReplacement',
+        'sha256Hex',
+        'shuffled',
+      ].sort(),
+    );
+  });
+
+  it('a domain entry re-exports every name of its sub-entries (agents/baseline, tasks/appbench, tasks/toolbench)', () => {
+    const missing = indexFiles(root)
+      .filter((f) => f.split('/').length === 3)
+      .flatMap((sub) => {
+        const parent = exportedNames(`${sub.split('/')[0]}/index.ts`);
+        return [...exportedNames(sub)].filter((n) => !parent.has(n)).map((n) => `${sub}: ${n}`);
+      });
+    expect(missing).toEqual([]);
   });
 });

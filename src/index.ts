@@ -1,8 +1,12 @@
 /**
- * Apiary's public API: every domain's index. Subpaths (`apiary/catalog`, `apiary/plan`, …) give the
- * same exports one domain at a time.
+ * Apiary's main entry: every public name of every domain. Each domain is also a subpath with
+ * the same names (`apiary/catalog`, `apiary/plan`, `apiary/apps`, `apiary/exec`, `apiary/models`,
+ * `apiary/retrieval`, `apiary/agents`, `apiary/tasks`, `apiary/harness`, `apiary/sft`); test helpers
+ * are only in `apiary/test`.
  * @module
  */
+
+// Each domain entry is a curated list (see its index.ts); here they are gathered as they are.
 export * from './agents/index.js';
 export * from './apps/index.js';
 export * from './catalog/index.js';
@@ -12,5 +16,18 @@ export * from './models/index.js';
 export * from './plan/index.js';
 export * from './retrieval/index.js';
 export * from './sft/index.js';
-export * from './shared/index.js';
+// Errors, seeded randomness and hashes
+export {
+  ApiaryError,
+  type ErrorCode,
+  fnv1a32,
+  InputInvalidError,
+  type InputLocation,
+  mulberry32,
+  NotFoundError,
+  type Rand,
+  sampleWithoutReplacement,
+  sha256Hex,
+  shuffled,
+} from './shared/index.js';
 export * from './tasks/index.js';

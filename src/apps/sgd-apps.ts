@@ -1,4 +1,3 @@
-import type { Statement } from 'better-sqlite3';
 import {
   type Api,
   type App,
@@ -11,7 +10,7 @@ import {
 import { ApiaryError, NotFoundError } from '../shared/index.js';
 import type { AppCallContext, AppCallResult, AppHandler } from './app.js';
 import { normalizeSlotValue } from './normalize-slot-value.js';
-import { normalizedParamsKey, type SqliteDatabase } from './sgd-database.js';
+import { normalizedParamsKey, type SqliteDatabase, type SqliteStatement } from './sgd-database.js';
 
 export interface CreateSgdAppsOptions {
   db: SqliteDatabase;
@@ -302,10 +301,10 @@ function checkArguments(
 
 /** The prepared statements the handlers share (one set per database). */
 class SgdQueries {
-  private readonly searchStatements = new Map<string, Statement>();
-  private readonly consistentStatements = new Map<number, Statement>();
-  private readonly insertSideEffect: Statement;
-  private readonly replayStatement: Statement;
+  private readonly searchStatements = new Map<string, SqliteStatement>();
+  private readonly consistentStatements = new Map<number, SqliteStatement>();
+  private readonly insertSideEffect: SqliteStatement;
+  private readonly replayStatement: SqliteStatement;
 
   constructor(private readonly db: SqliteDatabase) {
     this.replayStatement = db.prepare(

@@ -10,7 +10,25 @@ import { normalizeSlotValue } from './normalize-slot-value.js';
 /** Bumped whenever the schema or the build rules change; stored in `meta.build_version`. */
 export const SGD_DB_BUILD_VERSION = '2';
 
-export type SqliteDatabase = Database.Database;
+/** A prepared statement, as far as the apps use one (a better-sqlite3 `Statement` fits). */
+export interface SqliteStatement {
+  run(...params: unknown[]): unknown;
+  get(...params: unknown[]): unknown;
+  all(...params: unknown[]): unknown[];
+}
+
+/**
+ * The part of a better-sqlite3 `Database` the apps use. Our own type rather than better-sqlite3's,
+ * so the package's public signatures compile without `@types/better-sqlite3` (a development
+ * dependency); any better-sqlite3 database fits it.
+ */
+export interface SqliteDatabase {
+  prepare(sql: string): SqliteStatement;
+  exec(sql: string): unknown;
+  /** Wraps `fn` so that each call runs in one transaction. */
+  transaction<T>(fn: () => T): () => T;
+  close(): unknown;
+}
 
 /**
  * The database behind the simulated apps (docs/simulated-apps.md):

@@ -1,12 +1,58 @@
-export * from './catalog-index.js';
-export * from './data-paths.js';
-export * from './export/json-schema.js';
-export * from './export/render-text.js';
-export * from './export/tool-definitions.js';
-export * from './load-catalog.js';
-export * from './loaders/appbench.js';
-export * from './loaders/gta.js';
-export * from './loaders/sgd.js';
-export * from './loaders/shortcutsbench.js';
-export * from './loaders/toolbench.js';
-export * from './schema.js';
+/**
+ * API catalogs: the zod model of apps and APIs, loaders for the built-in benchmarks
+ * (AppBench, SGD, ShortcutsBench, GTA, ToolBench) and exports to JSON Schema, OpenAI tools, AI SDK
+ * tools and prompt text. Subpath `apiary/catalog`.
+ * @module
+ */
+
+// Lookups by app and API id
+export { type CatalogIndex, indexCatalog } from './catalog-index.js';
+
+// Where benchmark data lives (bundled data/, $APIARY_DATA, --data)
+export { bundledDataDir, resolveDataDir } from './data-paths.js';
+
+// Exports: JSON Schema of an API's inputs
+export { apiInputJsonSchema, type JsonSchema } from './export/json-schema.js';
+
+// Exports: prompt text of a catalog or an API
+export { type RenderCatalogOptions, renderApiText, renderCatalogText } from './export/render-text.js';
+
+// Exports: OpenAI tool definitions and AI SDK tools
+export {
+  type OpenAiToolDefinition,
+  toAiSdkTools,
+  toOpenAiTools,
+  toolNameOf,
+} from './export/tool-definitions.js';
+
+// Loading a built-in catalog (appbench, sgd, shortcuts, gta, toolbench) or a catalog file
+export { type LoadCatalogOptions, loadCatalog, loadSgdServices } from './load-catalog.js';
+
+// The SGD services behind the AppBench apps
+export { appBenchSgdSource } from './loaders/appbench.js';
+
+// SGD service schemas
+export { type SgdService, SgdServiceSchema } from './loaders/sgd.js';
+
+// The catalog model (zod schemas are the source of the types)
+export {
+  type Api,
+  ApiSchema,
+  type App,
+  AppSchema,
+  type ArrayType,
+  type Catalog,
+  CatalogSchema,
+  type EntityType,
+  type EnumType,
+  type EnumValue,
+  EnumValueSchema,
+  type Output,
+  OutputSchema,
+  type Parameter,
+  type ParamType,
+  type PrimitiveType,
+  type PrimitiveTypeName,
+  PrimitiveTypeNameSchema,
+  primitive,
+} from './schema.js';

@@ -1,8 +1,55 @@
-export * from './generate.js';
-export * from './generate-with-retry.js';
-export * from './model-config.js';
-export * from './model-faults.js';
-export * from './resolve-model.js';
-export * from './response-cache.js';
-export * from './sampling.js';
-export * from './token-usage.js';
+/**
+ * Model access through the Vercel AI SDK: setup from flags/env/config, calls with retries
+ * and fault classes, a response cache and sampling settings. Subpath `apiary/models`.
+ * @module
+ */
+
+// The one model call of the agent runtime: messages, tools, tool choice, retries, usage, cache hits
+export {
+  DEFAULT_RETRY_POLICY,
+  type GenerateDeps,
+  type GenerateRequest,
+  type GenerateResponse,
+  generate,
+  type ModelToolChoice,
+  type ModelToolSpec,
+  type ProposedToolCall,
+  type RetryPolicy,
+} from './generate.js';
+// One model call with timeouts, retries and fault classes
+export {
+  type ChatTurn,
+  type GenerateResult,
+  type GenerateWithRetryDeps,
+  type GenerateWithRetryOptions,
+  generateWithRetry,
+  type ModelFaultClass,
+} from './generate-with-retry.js';
+// Why an attempt failed, and how long a server asked us to wait
+export { classifyModelError, retryAfterMs } from './model-faults.js';
+// Model setup from flags, environment and apiary.config.json
+export {
+  type ResolvedModel,
+  type ResolveModelDeps,
+  type ResolveModelOptions,
+  resolveModel,
+  resolveModelSetup,
+} from './resolve-model.js';
+// A disk cache of model responses
+export {
+  createResponseCache,
+  type ResponseCache,
+  type ResponseCacheStats,
+  wasCacheHit,
+} from './response-cache.js';
+// Sampling settings (no defaults here: each task brings its own) and the AI SDK model type
+export {
+  APPBENCH_SAMPLING,
+  type FilledSamplingSettings,
+  type LanguageModelV3,
+  type SamplingSettings,
+  withSamplingDefaults,
+} from './sampling.js';
+
+// Token accounting and cost
+export { addUsage, costOf, type ModelPrice, type TokenUsage, ZERO_USAGE } from './token-usage.js';

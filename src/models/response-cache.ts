@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type LanguageModelMiddleware, wrapLanguageModel } from 'ai';
 import envPaths from 'env-paths';
+import { sha256Hex } from '../shared/index.js';
 import type { LanguageModelV3 } from './sampling.js';
 
 type CallOptions = Parameters<NonNullable<LanguageModelMiddleware['wrapGenerate']>>[0]['params'];
@@ -53,7 +53,7 @@ export function responseCacheKey(model: { provider: string; modelId: string }, p
       ...(params.providerOptions === undefined ? {} : { providerOptions: params.providerOptions }),
     },
   };
-  return createHash('sha256').update(JSON.stringify(material)).digest('hex');
+  return sha256Hex(JSON.stringify(material));
 }
 
 /** Whether a call's provider metadata says the answer came from the response cache. */

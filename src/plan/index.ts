@@ -1,7 +1,47 @@
-export * from './graph.js';
-export * from './metabench-format.js';
-export * from './plan-json.js';
-export * from './plan-parse-error.js';
-export * from './render-dag.js';
-export * from './schema.js';
-export * from './validate-plan.js';
+/**
+ * Plan graphs: the model (steps whose arguments are literals, references, questions or system
+ * inputs), the MetaBench text format, JSON files, validation against a catalog and dependency
+ * analysis. Subpath `apiary/plan`.
+ * @module
+ */
+
+// Dependency analysis: levels, parallel and sequential scale
+export { analyzePlan, type PlanAnalysis } from './graph.js';
+
+// MetaBench call-list text: parse and print
+export {
+  type ParsedPlanText,
+  type ParsePlanOptions,
+  parseMetabenchPlan,
+  printMetabenchPlan,
+  type SkippedLine,
+} from './metabench-format.js';
+
+// Plan JSON: parse, print, read a plan file (JSON or text)
+export { parsePlanJson, printPlanJson, readPlanFile } from './plan-json.js';
+
+// The error of unparsable plan text (source, line, column)
+export { PlanParseError } from './plan-parse-error.js';
+
+// Drawing a plan as a dependency graph
+export { renderPlanDag } from './render-dag.js';
+
+// The plan graph model and builders for argument values
+export {
+  type ArgValue,
+  ArgValueSchema,
+  ask,
+  dependenciesOf,
+  literal,
+  type Plan,
+  PlanSchema,
+  ref,
+  type Step,
+  StepSchema,
+  type SystemInput,
+  SystemInputSchema,
+  system,
+} from './schema.js';
+
+// Validation against a catalog, one issue per problem
+export { literalFits, type PlanIssue, type PlanIssueCode, typeLabel, validatePlan } from './validate-plan.js';

@@ -51,4 +51,26 @@ describe('Bm25Index', () => {
     expect(hits.map((h) => h.doc)).toEqual([1, 0]);
     expect(index.searchSync('unknownword', 3).every((h) => h.score === 0)).toBe(true);
   });
+
+  it('scores pre-analyzed terms: each occurrence counts, terms are not analyzed again', () => {
+    expect([...index.scoreTermsSync(['durian'])]).toEqual([...index.scoreAllSync('durian')]);
+    expect([...index.scoreTermsSync(new Set(['durian', 'durian']))]).toEqual([
+      ...index.scoreAllSync('durian'),
+    ]);
+    expect([...index.scoreTermsSync(['durian', 'durian'])]).toEqual([...index.scoreAllSync('durian durian')]);
+    // "Durian" would be lower-cased by the analyzer; as a term it matches nothing
+    expect([...index.scoreTermsSync(['Durian'])]).toEqual([0, 0, 0]);
+  });
+
+  it('takes its analyzer and parameters from the options', () => {
+    // whole lower-cased words only: "apples" no longer meets "apple"
+    const exact = new Bm25Index(['apple banana', 'apples'], {
+      analyze: (t) => t.toLowerCase().split(' '),
+      b: 0,
+    });
+    const s = exact.scoreAllSync('Apples');
+    // N = 2, df = 1: idf = ln(1 + 1.5/1.5) = ln 2; b = 0: tf·2.2 / (tf + 1.2) = 1
+    expect(s[0]).toBe(0);
+    expect(s[1]).toBeCloseTo(Math.log(2), 6);
+  });
 });

@@ -7,7 +7,7 @@ export interface Bm25Options {
   k1?: number;
   /** Document-length normalisation, 0..1 (default 0.75). */
   b?: number;
-  /** Tokenizer; default `tokenize` + `stem` (docs/retrieval.md). */
+  /** Analyzer of documents and text queries; default `bm25Analyze` (`tokenize` + `stem`, docs/retrieval.md). */
   analyze?: (text: string) => string[];
 }
 
@@ -98,9 +98,9 @@ export class Bm25Index implements Retriever {
     return this.termIds.size;
   }
 
-  /** Adds the query's BM25 scores into `out` (length = corpus size). */
-  private accumulate(query: string, out: Float32Array): void {
-    for (const t of this.analyze(query)) {
+  /** Adds the BM25 scores of already-analyzed query terms into `out` (length = corpus size). */
+  private accumulate(terms: Iterable<string>, out: Float32Array): void {
+    for (const t of terms) {
       const id = this.termIds.get(t);
       if (id === undefined) continue;
       const w = this.idf[id] as number;
@@ -113,8 +113,16 @@ export class Bm25Index implements Retriever {
   }
 
   scoreAllSync(query: string): Float32Array {
+    return this.scoreTermsSync(this.analyze(query));
+  }
+
+  /**
+   * Scores of query terms the caller analyzed itself (e.g. with synonyms added), each occurrence
+   * counting; pass distinct terms to count each once.
+   */
+  scoreTermsSync(terms: Iterable<string>): Float32Array {
     const out = new Float32Array(this.size);
-    this.accumulate(query, out);
+    this.accumulate(terms, out);
     return out;
   }
 

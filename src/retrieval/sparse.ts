@@ -14,16 +14,6 @@ export function shuffleInPlace<T>(items: T[], rand: () => number): T[] {
   return items;
 }
 
-/** FNV-1a 32-bit hash of a string's UTF-16 code units. */
-export function fnv1aString(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
-
 /** wa·a + wb·b as a sparse vector (indices merged). */
 export function mixSparse(a: SparseVector, wa: number, b: SparseVector, wb: number): SparseVector {
   const m = new Map<number, number>();

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ApiaryError, mulberry32, parseWith } from '../shared/index.js';
 import { type FeatureConfig, FeatureExtractor } from './features.js';
 import { Adam, identityProjection, mnrLossAndGrad, type Projection, project } from './mnr.js';
-import { type SparseVector, shuffleInPlace } from './sparse.js';
+import { mixSparse, type SparseVector, shuffleInPlace } from './sparse.js';
 import type { RetrievalHit, Retriever } from './types.js';
 import { VectorIndex } from './vector-index.js';
 import type { WordVectors } from './word-vectors.js';
@@ -290,4 +290,25 @@ export function saveTrainedModel(path: string, model: TrainedModel): void {
 
 export function loadTrainedModel(path: string): TrainedModel {
   return decodeTrainedModel(readFileSync(path), path);
+}
+
+/**
+ * Document features with group context: x(doc) = x(API text) + γ · x(text of its tool), so the
+ * trained retriever, like `bm25-tool`, sees what the whole tool offers. Tool features are cached.
+ */
+export function contextFeatures(
+  texts: readonly string[],
+  groups: { texts: readonly string[]; groupOf: Uint32Array },
+  gamma: number,
+): (extractor: FeatureExtractor, doc: number) => SparseVector {
+  const cache = new Map<number, SparseVector>();
+  return (extractor, doc) => {
+    const g = groups.groupOf[doc] as number;
+    let t = cache.get(g);
+    if (!t) {
+      t = extractor.extract(groups.texts[g] as string);
+      cache.set(g, t);
+    }
+    return mixSparse(extractor.extract(texts[doc] as string), 1, t, gamma);
+  };
 }

@@ -12,7 +12,7 @@ import {
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import envPaths from 'env-paths';
-import { ApiaryError, NotFoundError } from '../shared/index.js';
+import { ApiaryError, fnv1a32Bytes, NotFoundError } from '../shared/index.js';
 
 /** A word-embedding table: one contiguous Float32Array, row `i` is the vector of `word(i)`. */
 export interface WordVectors {
@@ -44,16 +44,6 @@ class MapWordVectors implements WordVectors {
   }
 }
 
-/** FNV-1a over bytes. */
-function fnv1a(bytes: Uint8Array, start: number, end: number): number {
-  let h = 0x811c9dc5;
-  for (let i = start; i < end; i++) {
-    h ^= bytes[i] as number;
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
-
 /**
  * The cached table: words are looked up in an open-addressing hash table stored in the file
  * (FNV-1a of the UTF-8 bytes, linear probing), so loading needs no per-word JS string or Map.
@@ -70,7 +60,7 @@ class CachedWordVectors implements WordVectors {
   lookup(word: string): number {
     const bytes = Buffer.from(word, 'utf8');
     const mask = this.slots.length - 1;
-    let s = fnv1a(bytes, 0, bytes.length) & mask;
+    let s = fnv1a32Bytes(bytes) & mask;
     for (;;) {
       const row = (this.slots[s] as number) - 1;
       if (row < 0) return -1;
@@ -122,7 +112,7 @@ export function writeWordVectorCache(path: string, table: WordVectors, sourceSiz
   while (nSlots < n * 2) nSlots *= 2;
   const slots = new Int32Array(nSlots);
   for (let i = 0; i < n; i++) {
-    let s = fnv1a(vocab, offsets[i] as number, offsets[i + 1] as number) & (nSlots - 1);
+    let s = fnv1a32Bytes(vocab, offsets[i] as number, offsets[i + 1] as number) & (nSlots - 1);
     let dup = false;
     while (slots[s] !== 0) {
       const r = (slots[s] as number) - 1;

@@ -7,7 +7,7 @@ import { loadCatalog } from '../catalog/index.js';
 import { bagOfWordsEmbedder } from '../retrieval/__fixtures__/demo-selector-bow-embedder.js';
 import { asAgentDemos, createDemoSelector } from '../retrieval/index.js';
 import { scriptedLanguageModel } from '../test/index.js';
-import { appBenchDemoKnowledgeBase, loadAppBenchGoldTasks, locateAppBench } from './index.js';
+import { appBenchDemoKnowledgeBase, loadAppBenchGoldTasks, locateAppBench } from './appbench-source.js';
 
 const FIXTURES = resolve(import.meta.dirname, '__fixtures__');
 const catalog = loadCatalog(resolve(FIXTURES, 'mini-catalog.json'));

@@ -2,13 +2,9 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { planPrompt } from '../agents/index.js';
 import { loadCatalog } from '../catalog/index.js';
-import {
-  buildSftSamples,
-  formatSftJsonl,
-  formatSftLine,
-  loadAppBenchGoldTasks,
-  type SftChat,
-} from './index.js';
+import { loadAppBenchGoldTasks } from './appbench-source.js';
+import { buildSftSamples } from './build-sft.js';
+import { formatSftJsonl, formatSftLine, type SftChat } from './sft-format.js';
 import { renderSftSystemPrompt, SFT_PLANNER_RULES } from './system-prompt.js';
 
 const FIXTURES = resolve(import.meta.dirname, '__fixtures__');

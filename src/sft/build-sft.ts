@@ -21,7 +21,8 @@ export interface SftSource extends GoldTask {
  * When one group is empty no balancing is possible and every task is used once.
  * Samples then alternate single, multi, single, … (the remainder of the larger group last).
  */
-export type SftBalance = 'upsample' | 'downsample' | 'none';
+export const SFT_BALANCES = ['upsample', 'downsample', 'none'] as const;
+export type SftBalance = (typeof SFT_BALANCES)[number];
 
 export interface BuildSftOptions {
   /** Seed of the PRNG (mulberry32); same seed and inputs → same samples. Default 0. */

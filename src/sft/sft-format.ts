@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { ApiaryError } from '../shared/index.js';
 
 /** The OpenAI chat fine-tuning line: `{"messages":[{role, content}, …]}`. */
 export const OpenAiChatLineSchema = z.object({
@@ -41,11 +40,6 @@ export function toShareGptLine(chat: SftChat): ShareGptLine {
       { from: 'gpt', value: chat.assistant },
     ],
   };
-}
-
-export function parseSftFormat(name: string): SftFormat {
-  if ((SFT_FORMATS as readonly string[]).includes(name)) return name as SftFormat;
-  throw new ApiaryError('USAGE', `unknown SFT format "${name}" (${SFT_FORMATS.join(' | ')})`);
 }
 
 /** One JSON line (no trailing newline) in the given format. */

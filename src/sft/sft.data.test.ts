@@ -3,14 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { indexCatalog, loadCatalog } from '../catalog/index.js';
 import { parseMetabenchPlan, printMetabenchPlan, validatePlan } from '../plan/index.js';
 import { printAppPrefixedPlan } from '../retrieval/index.js';
-import {
-  appBenchDemoKnowledgeBase,
-  buildSftSamples,
-  formatSftJsonl,
-  loadAppBenchGoldTasks,
-  OpenAiChatLineSchema,
-  ShareGptLineSchema,
-} from './index.js';
+import { appBenchDemoKnowledgeBase, loadAppBenchGoldTasks } from './appbench-source.js';
+import { buildSftSamples } from './build-sft.js';
+import { formatSftJsonl, OpenAiChatLineSchema, ShareGptLineSchema } from './sft-format.js';
 
 const DATA = resolve(process.cwd(), '../shared/data');
 const catalog = loadCatalog('appbench', { dataDir: DATA });

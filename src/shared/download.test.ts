@@ -4,8 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { downloadFile, sha256Hex, writeFileAtomic } from './download.js';
+import { downloadFile, writeFileAtomic } from './download.js';
 import { ApiaryError } from './errors.js';
+import { sha256Hex } from './hash.js';
 
 const BODY = Buffer.from('{"hello": "world"}\n'.repeat(50));
 

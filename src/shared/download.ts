@@ -134,7 +134,3 @@ export async function downloadFile(
     throw error;
   }
 }
-
-export function sha256Hex(content: string | Buffer): string {
-  return createHash('sha256').update(content).digest('hex');
-}

@@ -1,7 +1,37 @@
-export * from './download.js';
-export * from './errors.js';
-export * from './json-file.js';
-export * from './python-text.js';
-export * from './random.js';
-export * from './stable-json.js';
-export * from './zod-issues.js';
+/**
+ * Plumbing every domain shares: errors, JSON reading, seeded randomness, hashes, downloads.
+ * Internal to the package (no subpath); `apiary` re-exports the errors, randomness and hashes.
+ * @module
+ */
+
+// Downloads with checksum and atomic writes
+export {
+  type DownloadDeps,
+  type DownloadOptions,
+  type DownloadResult,
+  downloadFile,
+  writeFileAtomic,
+} from './download.js';
+
+// Errors: one base class, a code for programs, a message naming file, record and field
+export {
+  ApiaryError,
+  type ErrorCode,
+  InputInvalidError,
+  type InputLocation,
+  NotFoundError,
+} from './errors.js';
+
+// Hashes: FNV-1a for stable bucketing, sha256 for content identity
+export { fnv1a32, fnv1a32Bytes, sha256Hex } from './hash.js';
+
+// Reading JSON files with errors that name the file
+export { parseJsonText, readJsonFile, readTextFile } from './json-file.js';
+// Python's text conventions (repr, strip) where official Python harnesses must be matched exactly
+export { PY_WHITESPACE, pyRepr, pyReprString, pyStrip, pyStripChars } from './python-text.js';
+// Seeded randomness (mulberry32)
+export { mulberry32, type Rand, sampleWithoutReplacement, shuffled } from './random.js';
+// JSON with sorted keys (equality independent of key order)
+export { stableJson } from './stable-json.js';
+// zod validation with file/record/field locations
+export { parseWith } from './zod-issues.js';

@@ -1,6 +1,14 @@
+/**
+ * Test helpers for code built on Apiary (and Apiary's own tests): a scripted
+ * OpenAI-compatible HTTP server and a scripted AI SDK model. Subpath `apiary/test`.
+ * @module
+ */
+
+// A scripted AI SDK model (no HTTP)
 export { type ScriptedModel, scriptedLanguageModel } from './scripted-model.js';
+
+// A scripted OpenAI-compatible HTTP server with fault injection
 export {
-  hashedBagOfWords,
   type RecordedRequest,
   type ScriptedChatMessage,
   type ScriptedChatRequest,

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { fnv1a32 } from '../shared/index.js';
 
 /** A fault the scripted server can inject instead of a normal completion. */
 export type ScriptedFault = 'timeout' | 'http429' | 'http500' | 'invalid-json' | 'empty-choices';
@@ -114,16 +115,6 @@ function wordCount(text: string): number {
   return words.length;
 }
 
-/** FNV-1a 32-bit hash. */
-function fnv1a(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h >>> 0;
-}
-
 /**
  * Deterministic hashed bag-of-words embedding: lowercase word tokens hashed into `dimension`
  * buckets with a hash-derived sign, then L2-normalised (all-zero for text without words).
@@ -131,7 +122,7 @@ function fnv1a(text: string): number {
 export function hashedBagOfWords(text: string, dimension: number): number[] {
   const vec = new Array<number>(dimension).fill(0);
   for (const token of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
-    const h = fnv1a(token);
+    const h = fnv1a32(token);
     const idx = h % dimension;
     vec[idx] = (vec[idx] ?? 0) + ((h >>> 31) & 1 ? -1 : 1);
   }

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type Catalog, loadCatalog } from '../../catalog/index.js';
+import { stemInflections as stem } from '../../retrieval/index.js';
 import { baselineAgent } from './baseline-agent.js';
-import { stem } from './bm25.js';
 import { assignDates, cityOf, fillSlots, findBoolean, findEnum, findRating } from './fill-slots.js';
 import { expandQuery, splitClauses } from './select-apis.js';
 import {

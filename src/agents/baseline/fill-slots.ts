@@ -1,5 +1,5 @@
 import type { Api, Parameter } from '../../catalog/index.js';
-import { stem } from './bm25.js';
+import { stemInflections as stem } from '../../retrieval/index.js';
 import {
   type Found,
   findAmounts,

@@ -1,4 +1,11 @@
-export * from './baseline-agent.js';
-export * from './fill-slots.js';
-export * from './select-apis.js';
-export * from './slot-patterns.js';
+/**
+ * The no-LLM baseline agent (docs/baseline.md): BM25 API selection per clause and rule-based
+ * slot filling. Re-exported by `apiary/agents`.
+ * @module
+ */
+
+// The agent and its options
+export { type BaselineAgentOptions, baselineAgent, baselinePolicy } from './baseline-agent.js';
+
+// Options of its API selection (BM25 per clause)
+export type { SelectApisOptions } from './select-apis.js';

@@ -1,5 +1,5 @@
 import type { Api, Catalog } from '../../catalog/index.js';
-import { Bm25, stem, tokenize } from './bm25.js';
+import { Bm25Index, stemInflections as stem, type TokenizeOptions, tokenize } from '../../retrieval/index.js';
 
 /**
  * API selection of the baseline agent (docs/baseline.md):
@@ -17,6 +17,22 @@ import { Bm25, stem, tokenize } from './bm25.js';
  *    required parameters), when the app has one.
  * 4. APIs are deduplicated, keeping the first occurrence.
  */
+
+/**
+ * How the baseline reads text (fixed when it was tuned, so its output does not move): ASCII words,
+ * no camelCase split, its own stopword list, and readable stems (`stemInflections`).
+ */
+const WORDS: TokenizeOptions = {
+  letters: 'ascii',
+  splitCamelCase: false,
+  stopwords: new Set(
+    'a an the and or of to in on at for from with by is are be me my i you your we our us it its this that these those as into onto about please can could would like need want some any all also then will just do does get'.split(
+      ' ',
+    ),
+  ),
+};
+
+const analyze = (text: string): string[] => tokenize(text, WORDS).map(stem);
 
 const SYNONYMS: Record<string, string[]> = {
   cab: ['ride'],
@@ -108,7 +124,7 @@ export function asksForAction(clause: string): boolean {
 /** Query tokens of a clause: quoted titles removed, synonyms added. */
 export function expandQuery(clause: string): string[] {
   const text = clause.replace(/["“”][^"“”]*["“”]/g, ' ');
-  const tokens = tokenize(text);
+  const tokens = analyze(text);
   const out = [...tokens];
   // no synonyms for Titlecase words inside a sentence: they name things ("Broadway Street");
   // sentence-initial words and ALL-CAPS words (SUV) are expanded
@@ -190,7 +206,10 @@ export function createApiSelector(catalog: Catalog, opts: SelectApisOptions = {}
   const minScore = opts.minScore ?? 2;
   const minShare = opts.minShare ?? 0.5;
   const apis = catalog.apis;
-  const bm25 = new Bm25(apis.map((a) => apiText(a, catalog)));
+  const bm25 = new Bm25Index(
+    apis.map((a) => apiText(a, catalog)),
+    { analyze },
+  );
   const appStem = new Map(catalog.apps.map((a) => [a.id, stem(a.name.toLowerCase())]));
 
   const pick = (instruction: string): ApiSelection => {
@@ -198,9 +217,11 @@ export function createApiSelector(catalog: Catalog, opts: SelectApisOptions = {}
     const clauses = clauseTexts.map((clause) => {
       const query = expandQuery(clause);
       const mentioned = new Set(query);
-      const scores = bm25
-        .scores(query)
-        .map((s, i) => s + (mentioned.has(appStem.get(apis[i]!.app) ?? '') ? APP_NAME_BONUS : 0));
+      // each query term counts once, however often the clause and its synonyms repeat it
+      const scores = Array.from(
+        bm25.scoreTermsSync(mentioned),
+        (s, i) => s + (mentioned.has(appStem.get(apis[i]!.app) ?? '') ? APP_NAME_BONUS : 0),
+      );
       let best = 0;
       for (let i = 1; i < scores.length; i++) if ((scores[i] ?? 0) > (scores[best] ?? 0)) best = i;
       const named = mentioned.has(appStem.get(apis[best]!.app) ?? '');

@@ -9,7 +9,8 @@ import {
   sgdDatabaseMeta,
 } from '../../apps/index.js';
 import { loadCatalog, resolveDataDir } from '../../catalog/index.js';
-import { ApiaryError, NotFoundError, parseJsonText } from '../../shared/index.js';
+import { NotFoundError, parseJsonText } from '../../shared/index.js';
+import { parseChoice, parseOutputPath, usageError } from '../options.js';
 import { printJson } from '../output.js';
 
 interface BuildFlags {
@@ -46,7 +47,7 @@ export function registerAppsCommands(program: Command): void {
     .option('--json', 'machine-readable output')
     .action((flags: BuildFlags) => {
       const dataDir = resolveDataDir(flags.data ? resolve(flags.data) : undefined);
-      const out = resolve(flags.out ?? defaultSgdDatabasePath());
+      const out = resolve(parseOutputPath('--out', flags.out) ?? defaultSgdDatabasePath());
       const report = buildSgdDatabaseFile(dataDir, out);
       if (flags.json) {
         printJson(report);
@@ -95,17 +96,14 @@ export function registerAppsCommands(program: Command): void {
     .option('--data <dir>', 'benchmark data folder for the catalog')
     .option('--db <file>', 'database file (default: the built one, else the bundled subset)')
     .action(async (appId: string, api: string, flags: CallFlags) => {
-      if (flags.catalog !== 'appbench' && flags.catalog !== 'sgd')
-        throw new ApiaryError('USAGE', `--catalog must be appbench or sgd, not "${flags.catalog}"`);
+      const kind = parseChoice('--catalog', flags.catalog, ['appbench', 'sgd'] as const);
       const args = parseJsonText(flags.args, '--args');
       if (args === null || typeof args !== 'object' || Array.isArray(args))
-        throw new ApiaryError('USAGE', '--args must be a JSON object');
-      const catalog = loadCatalog(flags.catalog, { dataDir: flags.data });
+        throw usageError('--args', 'a JSON object', flags.args);
+      const catalog = loadCatalog(kind, { dataDir: flags.data });
       const handle = openSgdDatabase(flags.db);
       try {
-        const handler = createSgdApps({ db: handle.db, catalog, kind: flags.catalog }).find(
-          (h) => h.appId === appId,
-        );
+        const handler = createSgdApps({ db: handle.db, catalog, kind }).find((h) => h.appId === appId);
         if (!handler)
           throw new NotFoundError(
             'app',

@@ -8,7 +8,8 @@ import {
   renderCatalogText,
   toOpenAiTools,
 } from '../../catalog/index.js';
-import { ApiaryError, NotFoundError } from '../../shared/index.js';
+import { NotFoundError } from '../../shared/index.js';
+import { parseChoice } from '../options.js';
 import { printJson } from '../output.js';
 
 interface CatalogFlags {
@@ -101,7 +102,7 @@ export function registerCatalogCommands(program: Command): void {
     .action((flags: CatalogFlags) => {
       const c = load(flags);
       const apis = flags.app ? c.apis.filter((a) => a.app === flags.app) : c.apis;
-      switch (flags.format) {
+      switch (parseChoice('--format', flags.format, ['json', 'openai', 'text'] as const)) {
         case 'json':
           printJson(flags.app ? { ...c, apps: c.apps.filter((a) => a.id === flags.app), apis } : c);
           return;
@@ -111,8 +112,6 @@ export function registerCatalogCommands(program: Command): void {
         case 'text':
           process.stdout.write(`${renderCatalogText(c, flags.app ? { apps: [flags.app] } : {})}\n`);
           return;
-        default:
-          throw new ApiaryError('USAGE', `unknown --format "${flags.format}" (json | openai | text)`);
       }
     });
 }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { ApiaryError } from '../../shared/index.js';
 import { APPBENCH_CATEGORIES, appBenchFileName, pullAppBench } from '../../tasks/appbench/index.js';
+import { parseChoice, parseKeyValues } from '../options.js';
 import { printJson } from '../output.js';
 
 interface PullFlags {
@@ -12,18 +12,14 @@ interface PullFlags {
 
 const FILES: readonly string[] = APPBENCH_CATEGORIES.map(appBenchFileName);
 
-/** `--sha256 FILE=HASH` (repeatable) → { FILE: hash }. */
+/** `--sha256 FILE=HASH` (repeatable) → { FILE: lower-case hash }. */
 function pins(values: readonly string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const v of values) {
-    const m = /^([^=]+)=([0-9a-fA-F]{64})$/.exec(v.trim());
-    if (!m)
-      throw new ApiaryError('USAGE', `--sha256 expects FILE=HASH with a 64-hex-digit sha256 (got "${v}")`);
-    if (!FILES.includes(m[1]!))
-      throw new ApiaryError('USAGE', `--sha256: unknown file "${m[1]}" (${FILES.join(', ')})`);
-    out[m[1]!] = m[2]!.toLowerCase();
-  }
-  return out;
+  const pinned = parseKeyValues('--sha256', values, {
+    shape: 'FILE=HASH',
+    keys: FILES,
+    value: { pattern: /^[0-9a-fA-F]{64}$/, meaning: 'a 64-hex-digit sha256' },
+  });
+  return Object.fromEntries(Object.entries(pinned).map(([file, hash]) => [file, hash.toLowerCase()]));
 }
 
 export function registerDataCommands(program: Command): void {
@@ -42,8 +38,7 @@ export function registerDataCommands(program: Command): void {
     )
     .option('--json', 'machine-readable output')
     .action(async (benchmark: string, flags: PullFlags) => {
-      if (benchmark !== 'appbench')
-        throw new ApiaryError('USAGE', `unknown benchmark "${benchmark}" (available: appbench)`);
+      parseChoice('<benchmark>', benchmark, ['appbench']);
       const r = await pullAppBench({ dir: flags.dir, force: flags.force, sha256: pins(flags.sha256) });
       if (flags.json) {
         printJson(r);

@@ -8,7 +8,7 @@ import {
   renderPlanDag,
   validatePlan,
 } from '../../plan/index.js';
-import { ApiaryError } from '../../shared/index.js';
+import { parseChoice } from '../options.js';
 import { EXIT, printJson } from '../output.js';
 
 interface PlanFlags {
@@ -50,14 +50,14 @@ export function registerPlanCommands(program: Command): void {
     .option('-f, --format <format>', 'dag | text | json', 'dag')
     .option('--json', 'machine-readable output (plan + analysis)')
     .action((file: string, flags: PlanFlags) => {
+      const format = parseChoice('--format', flags.format ?? 'dag', ['dag', 'text', 'json'] as const);
       const p = readPlanFile(file);
       if (flags.json) {
         printJson({ plan: p, analysis: analyzePlan(p) });
         return;
       }
-      if (flags.format === 'dag') process.stdout.write(`${renderPlanDag(p)}\n`);
-      else if (flags.format === 'text') process.stdout.write(`${printMetabenchPlan(p)}\n`);
-      else if (flags.format === 'json') process.stdout.write(printPlanJson(p));
-      else throw new ApiaryError('USAGE', `unknown --format "${flags.format}" (dag | text | json)`);
+      if (format === 'dag') process.stdout.write(`${renderPlanDag(p)}\n`);
+      else if (format === 'text') process.stdout.write(`${printMetabenchPlan(p)}\n`);
+      else process.stdout.write(printPlanJson(p));
     });
 }

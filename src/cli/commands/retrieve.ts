@@ -3,9 +3,13 @@ import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { loadCatalog, resolveDataDir } from '../../catalog/index.js';
 import {
+  buildRetriever,
   catalogCorpus,
+  type FieldedCorpus,
   loadTrainedModel,
   loadWordVectors,
+  RETRIEVER_KINDS,
+  type RetrievalQuery,
   saveTrainedModel,
   type TrainedModel,
 } from '../../retrieval/index.js';
@@ -18,18 +22,14 @@ import {
   loadAppBenchSamples,
 } from '../../tasks/appbench/index.js';
 import {
-  buildRetriever,
-  type CorpusForRetrieval,
   evaluateRetriever,
   loadToolBenchSuite,
-  RETRIEVER_KINDS,
-  type RetrievalQuery,
-  type RetrieverKind,
   TOOLBENCH_GROUPS,
   toolBenchCorpus,
   trainToolBenchModel,
   trainToolBenchRanker,
 } from '../../tasks/toolbench/index.js';
+import { parseChoice, parseExistingFile, parseInteger, parseList, parseOutputPath } from '../options.js';
 import { printJson } from '../output.js';
 
 interface CommonFlags {
@@ -40,12 +40,6 @@ interface CommonFlags {
 }
 
 const log = (msg: string) => process.stderr.write(`${msg}\n`);
-
-function retrieverKind(name: string): RetrieverKind {
-  if (!(RETRIEVER_KINDS as readonly string[]).includes(name))
-    throw new ApiaryError('USAGE', `unknown --retriever "${name}" (${RETRIEVER_KINDS.join(' | ')})`);
-  return name as RetrieverKind;
-}
 
 function deps(flags: CommonFlags) {
   let model: TrainedModel | undefined;
@@ -59,7 +53,7 @@ function deps(flags: CommonFlags) {
     model: () => {
       if (!flags.model)
         throw new ApiaryError('USAGE', 'this retriever needs --model FILE (from `apiary retrieve train`)');
-      model ??= loadTrainedModel(flags.model);
+      model ??= loadTrainedModel(parseExistingFile('--model', flags.model));
       return model;
     },
   };
@@ -85,7 +79,7 @@ function appBenchSamples(dir: string): AppBenchSample[] {
 
 function appBenchCorpus(data?: string) {
   const catalog = loadCatalog('appbench', data ? { dataDir: data } : {});
-  const corpus: CorpusForRetrieval = catalogCorpus(catalog);
+  const corpus: FieldedCorpus = catalogCorpus(catalog);
   return { catalog, corpus, labels: catalog.apis.map((a) => a.id) };
 }
 
@@ -109,7 +103,9 @@ export function registerRetrieveCommands(program: Command): void {
     )
     .option('--json', 'machine-readable output')
     .action(async (flags: CommonFlags & { dataset: string; files?: string }) => {
-      const kind = retrieverKind(flags.retriever);
+      const kind = parseChoice('--retriever', flags.retriever, RETRIEVER_KINDS);
+      const dataset = parseChoice('--dataset', flags.dataset, ['toolbench', 'appbench'] as const);
+      const files = parseList('--files', flags.files) ?? [...TOOLBENCH_GROUPS];
       const d = deps(flags);
       const rows: Array<Record<string, unknown>> = [];
       const evaluate = async (
@@ -127,9 +123,8 @@ export function registerRetrieveCommands(program: Command): void {
         rows.push({ file, total, ...means, trainedOnThisFile: trainOn.includes(file) });
       };
       const t0 = performance.now();
-      if (flags.dataset === 'toolbench') {
+      if (dataset === 'toolbench') {
         const dataDir = resolveDataDir(flags.data);
-        const files = flags.files ? flags.files.split(',') : [...TOOLBENCH_GROUPS];
         log(`loading ToolBench corpus from ${dataDir}/toolbench …`);
         const suite = loadToolBenchSuite(dataDir, files);
         if (!suite.sets.size)
@@ -137,7 +132,7 @@ export function registerRetrieveCommands(program: Command): void {
         const r = await buildRetriever(kind, toolBenchCorpus(suite), d);
         log(`${suite.docs.length} APIs indexed (${r.name}) in ${Math.round(performance.now() - t0)} ms`);
         for (const [file, set] of suite.sets) await evaluate(file, set.queries, set.total, r);
-      } else if (flags.dataset === 'appbench') {
+      } else {
         const dir = appBenchDir(flags.data);
         const { corpus, catalog } = appBenchCorpus(flags.data);
         const samples = appBenchSamples(dir);
@@ -147,14 +142,12 @@ export function registerRetrieveCommands(program: Command): void {
           if (s.length) await evaluate(cat, appBenchRetrievalQueries(s, catalog), s.length, r);
         }
         await evaluate('all', appBenchRetrievalQueries(samples, catalog), samples.length, r);
-      } else throw new ApiaryError('USAGE', `unknown --dataset "${flags.dataset}" (toolbench | appbench)`);
+      }
       if (flags.json) {
-        printJson({ dataset: flags.dataset, retriever: kind, model: flags.model ?? null, results: rows });
+        printJson({ dataset, retriever: kind, model: flags.model ?? null, results: rows });
         return;
       }
-      process.stdout.write(
-        `${flags.dataset} / ${kind}${flags.model ? ` (${flags.model})` : ''}: metrics ×100\n`,
-      );
+      process.stdout.write(`${dataset} / ${kind}${flags.model ? ` (${flags.model})` : ''}: metrics ×100\n`);
       process.stdout.write('file               queries  NDCG@1 NDCG@3 NDCG@5    R@5   R@10\n');
       for (const r of rows)
         process.stdout.write(
@@ -192,15 +185,14 @@ export function registerRetrieveCommands(program: Command): void {
         ranker: boolean;
         json?: boolean;
       }) => {
-        const num = (v: string, name: string) => {
-          const n = Number(v);
-          if (!Number.isInteger(n) || n < 0)
-            throw new ApiaryError('USAGE', `--${name} must be a non-negative integer`);
-          return n;
-        };
+        const epochs = parseInteger('--epochs', flags.epochs, { min: 0 });
+        const synthetic = parseInteger('--synthetic', flags.synthetic, { min: 0 });
+        const seed = parseInteger('--seed', flags.seed, { min: 0 });
+        const out = parseOutputPath('--out', flags.out);
         const dataDir = resolveDataDir(flags.data);
         const suite = loadToolBenchSuite(dataDir);
-        const holdout = flags.holdout === 'all' ? [...suite.sets.keys()] : flags.holdout.split(',');
+        const holdout =
+          flags.holdout === 'all' ? [...suite.sets.keys()] : parseList('--holdout', flags.holdout);
         for (const h of holdout)
           if (!suite.sets.has(h)) throw new NotFoundError('query file', h, [...suite.sets.keys(), 'all']);
         const trainOn = [...suite.sets.keys()].filter((g) => !holdout.includes(g));
@@ -213,10 +205,9 @@ export function registerRetrieveCommands(program: Command): void {
         const train = (files: readonly string[]) =>
           trainToolBenchModel(suite, {
             trainOn: files,
-            epochs: num(flags.epochs, 'epochs'),
-            synthetic:
-              flags.synthetic !== undefined ? num(flags.synthetic, 'synthetic') : files.length ? 0 : 8000,
-            seed: num(flags.seed, 'seed'),
+            epochs,
+            synthetic: synthetic ?? (files.length ? 0 : 8000),
+            seed,
             ...(table ? { table } : {}),
             onBatch: ({ epoch, batch, batches, loss }) => {
               const now = performance.now();
@@ -247,13 +238,12 @@ export function registerRetrieveCommands(program: Command): void {
           });
         }
         model.info.seconds = Math.round((performance.now() - t0) / 1000);
-        mkdirSync(dirname(flags.out) || '.', { recursive: true });
-        saveTrainedModel(flags.out, model);
-        if (flags.json)
-          printJson({ out: flags.out, ...model.info, ...(model.ranker ? { ranker: model.ranker } : {}) });
+        mkdirSync(dirname(out) || '.', { recursive: true });
+        saveTrainedModel(out, model);
+        if (flags.json) printJson({ out, ...model.info, ...(model.ranker ? { ranker: model.ranker } : {}) });
         else
           process.stdout.write(
-            `wrote ${flags.out}: ${model.projection.dIn}→${model.projection.dOut}, ${model.info.pairs} pairs, epoch losses ${(model.info.epochLosses as number[]).map((l) => l.toFixed(4)).join(' ')}${model.ranker ? `, ranker NDCG@5 on training queries ${(model.ranker.info.trainNdcg5 as number).toFixed(2)}` : ''}, ${model.info.seconds} s\n`,
+            `wrote ${out}: ${model.projection.dIn}→${model.projection.dOut}, ${model.info.pairs} pairs, epoch losses ${(model.info.epochLosses as number[]).map((l) => l.toFixed(4)).join(' ')}${model.ranker ? `, ranker NDCG@5 on training queries ${(model.ranker.info.trainNdcg5 as number).toFixed(2)}` : ''}, ${model.info.seconds} s\n`,
           );
       },
     );
@@ -269,23 +259,23 @@ export function registerRetrieveCommands(program: Command): void {
     .option('--model <file>', 'trained model (for trained, trained-hybrid, trained-fusion, ranked)')
     .option('--json', 'machine-readable output')
     .action(async (text: string, flags: CommonFlags & { catalog: string; k: string }) => {
-      const kind = retrieverKind(flags.retriever);
-      const k = Number(flags.k);
-      if (!Number.isInteger(k) || k < 1) throw new ApiaryError('USAGE', '-k must be a positive integer');
-      let corpus: CorpusForRetrieval;
+      const kind = parseChoice('--retriever', flags.retriever, RETRIEVER_KINDS);
+      const k = parseInteger('-k', flags.k, { min: 1 });
+      const catalogName = parseChoice('--catalog', flags.catalog, ['appbench', 'toolbench'] as const);
+      let corpus: FieldedCorpus;
       let labels: string[];
       let details: string[];
-      if (flags.catalog === 'toolbench') {
+      if (catalogName === 'toolbench') {
         const suite = loadToolBenchSuite(resolveDataDir(flags.data), []);
         corpus = toolBenchCorpus(suite);
         labels = suite.docs.map((d) => `${d.category}/${d.tool}/${d.api}`);
         details = suite.docs.map((d) => d.description);
-      } else if (flags.catalog === 'appbench') {
+      } else {
         const ab = appBenchCorpus(flags.data);
         corpus = ab.corpus;
         labels = ab.labels;
         details = ab.catalog.apis.map((a) => a.description);
-      } else throw new ApiaryError('USAGE', `unknown --catalog "${flags.catalog}" (appbench | toolbench)`);
+      }
       const r = await buildRetriever(kind, corpus, deps(flags));
       const hits = await r.search(text, k);
       if (flags.json) {

@@ -108,7 +108,7 @@ describe('apiary run', () => {
   it('rejects a bad --approve value (exit 2)', async () => {
     const r = await apiary('run', fx('run-payment.plan.txt'), '--approve', 'maybe');
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('unknown --approve "maybe" (auto | ask | deny)');
+    expect(r.stderr).toContain('[USAGE] --approve must be one of auto | ask | deny (got "maybe")');
   });
 });
 

@@ -22,6 +22,7 @@ import {
 } from '../../exec/index.js';
 import { readPlanFile } from '../../plan/index.js';
 import { ApiaryError, NotFoundError, readJsonFile } from '../../shared/index.js';
+import { parseChoice, parseExistingFile, parseInteger, parseList } from '../options.js';
 import { EXIT, printJson } from '../output.js';
 
 interface RunFlags {
@@ -40,12 +41,13 @@ interface RunFlags {
   json?: boolean;
 }
 
+const APPROVE_MODES = ['auto', 'ask', 'deny'] as const;
+
 function approverFor(mode: string | undefined): ApprovalHandler {
-  const m = mode ?? (process.stdin.isTTY ? 'ask' : 'deny');
+  const m = parseChoice('--approve', mode, APPROVE_MODES) ?? (process.stdin.isTTY ? 'ask' : 'deny');
   if (m === 'auto') return autoApprove;
   if (m === 'deny') return denyAll;
-  if (m === 'ask') return askOnTerminal();
-  throw new ApiaryError('USAGE', `unknown --approve "${m}" (auto | ask | deny)`);
+  return askOnTerminal();
 }
 
 /** `--answers FILE`: a JSON object (keys "<step>.<arg>", "<app>.<api>.<arg>", "<arg>" or the prompt) or a list. */
@@ -55,13 +57,6 @@ function answersFrom(file: string): AskProvider {
   if (json && typeof json === 'object')
     return scriptedAnswers(Object.fromEntries(Object.entries(json).map(([k, v]) => [k, String(v)])));
   throw new ApiaryError('INPUT_INVALID', `${file}: answers must be a JSON object or a list of strings`);
-}
-
-function positiveInt(value: string, flag: string, min = 0): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min)
-    throw new ApiaryError('USAGE', `${flag} must be an integer ≥ ${min} (got "${value}")`);
-  return n;
 }
 
 function stepLine(s: StepResult): string {
@@ -105,10 +100,7 @@ export function registerRunCommands(program: Command): void {
     .action(async (file: string, flags: RunFlags) => {
       const plan = readPlanFile(file);
       const catalog = loadCatalog(flags.catalog, { dataDir: flags.data });
-      const grant = flags.grant
-        ?.split(',')
-        .map((s) => s.trim())
-        .filter(Boolean);
+      const grant = parseList('--grant', flags.grant);
       const unknown = grant?.filter((id) => !catalog.apps.some((a) => a.id === id)) ?? [];
       if (unknown.length)
         throw new NotFoundError(
@@ -118,13 +110,13 @@ export function registerRunCommands(program: Command): void {
         );
       const approve = approverFor(flags.approve);
       const ask = flags.answers
-        ? answersFrom(flags.answers)
+        ? answersFrom(parseExistingFile('--answers', flags.answers))
         : process.stdin.isTTY
           ? askUserOnTerminal()
           : undefined;
-      const concurrency = positiveInt(flags.concurrency, '--concurrency', 1);
-      const stepTimeoutMs = positiveInt(flags.timeout, '--timeout', 1);
-      const retries = positiveInt(flags.retries, '--retries');
+      const concurrency = parseInteger('--concurrency', flags.concurrency, { min: 1 });
+      const stepTimeoutMs = parseInteger('--timeout', flags.timeout, { min: 1 });
+      const retries = parseInteger('--retries', flags.retries, { min: 0 });
       if (flags.resume && !flags.trace) throw new ApiaryError('USAGE', '--resume needs --trace FILE');
       let repaired = 0;
       if (flags.trace && existsSync(flags.trace)) repaired = repairTrace(flags.trace).appended.length;

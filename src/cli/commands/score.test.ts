@@ -87,6 +87,8 @@ describe('apiary score appbench', () => {
   it('data pull rejects a malformed --sha256 before any download', async () => {
     const r = await apiary('data', 'pull', 'appbench', '--sha256', 'test_ss.json=xyz', '--dir', tmpdir());
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('--sha256 expects FILE=HASH');
+    expect(r.stderr).toContain(
+      '[USAGE] --sha256 must be FILE=HASH with HASH a 64-hex-digit sha256 (got "test_ss.json=xyz")',
+    );
   });
 });

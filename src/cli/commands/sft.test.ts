@@ -166,9 +166,9 @@ describe('apiary sft build', () => {
       apiary('sft', 'build', ...FIX, '--out', 'no/such/dir/x.jsonl'),
     ]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('[USAGE] unknown SFT format "xml" (openai | sharegpt)');
+    expect(bad.stderr).toContain('[USAGE] --format must be one of openai | sharegpt (got "xml")');
     expect(noFlags.stderr).toContain('[USAGE] --data <dir> is required');
-    expect(seed.stderr).toContain('--seed must be an integer');
+    expect(seed.stderr).toContain('[USAGE] --seed must be an integer ≥ 0 (got "x")');
     expect(model.stderr).toContain('only used with --paraphrase');
     expect(noData.code).toBe(2);
     expect(noData.stderr).toContain('[NOT_FOUND] unknown AppBench data folder "no/such/dir"');

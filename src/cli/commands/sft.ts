@@ -7,13 +7,13 @@ import {
   formatSftJsonl,
   loadAppBenchGoldTasks,
   type ParaphraseOptions,
-  parseSftFormat,
+  SFT_BALANCES,
+  SFT_FORMATS,
   SFT_PROMPT_STYLES,
-  type SftBalance,
-  type SftPromptStyle,
   type SftStats,
 } from '../../sft/index.js';
 import { ApiaryError } from '../../shared/index.js';
+import { parseChoice, parseInteger, parseOutputPath } from '../options.js';
 import { printJson } from '../output.js';
 
 interface SftBuildFlags {
@@ -34,13 +34,6 @@ interface SftBuildFlags {
   apiKeyEnv?: string;
   concurrency: string;
   json?: boolean;
-}
-
-function intFlag(name: string, value: string, min = 0): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min)
-    throw new ApiaryError('USAGE', `--${name} must be an integer ≥ ${min} (got "${value}")`);
-  return n;
 }
 
 function writeOut(path: string, text: string): void {
@@ -108,20 +101,17 @@ export function registerSftCommands(program: Command): void {
     .option('--concurrency <n>', 'paraphrase calls in flight at once', '4')
     .option('--json', 'print the counts as JSON')
     .action(async (flags: SftBuildFlags) => {
-      if (flags.source !== 'appbench')
-        throw new ApiaryError('USAGE', `unknown --source "${flags.source}" (supported: appbench)`);
+      parseChoice('--source', flags.source, ['appbench']);
       if (!flags.data)
         throw new ApiaryError('USAGE', '--data <dir> is required (folder with the AppBench files)');
-      const format = parseSftFormat(flags.format);
-      const balance = flags.balance as SftBalance;
-      if (!['upsample', 'downsample', 'none'].includes(balance))
-        throw new ApiaryError('USAGE', `unknown --balance "${flags.balance}" (upsample | downsample | none)`);
-      if (!(SFT_PROMPT_STYLES as readonly string[]).includes(flags.style))
-        throw new ApiaryError('USAGE', `unknown --style "${flags.style}" (${SFT_PROMPT_STYLES.join(' | ')})`);
-      const seed = intFlag('seed', flags.seed);
-      const distractors = intFlag('distractors', flags.distractors);
-      const limit = flags.limit === undefined ? undefined : intFlag('limit', flags.limit);
-      const concurrency = intFlag('concurrency', flags.concurrency, 1);
+      const format = parseChoice('--format', flags.format, SFT_FORMATS);
+      const balance = parseChoice('--balance', flags.balance, SFT_BALANCES);
+      const style = parseChoice('--style', flags.style, SFT_PROMPT_STYLES);
+      const seed = parseInteger('--seed', flags.seed, { min: 0 });
+      const distractors = parseInteger('--distractors', flags.distractors, { min: 0 });
+      const limit = parseInteger('--limit', flags.limit, { min: 0 });
+      const concurrency = parseInteger('--concurrency', flags.concurrency, { min: 1 });
+      const out = parseOutputPath('--out', flags.out);
       if (!flags.paraphrase && (flags.model || flags.baseUrl))
         throw new ApiaryError('USAGE', '--model/--base-url are only used with --paraphrase');
       let paraphrase: ParaphraseOptions | undefined;
@@ -139,14 +129,14 @@ export function registerSftCommands(program: Command): void {
       const catalog = loadCatalog(flags.catalog, { dataDir: flags.data });
       const tasks = loadAppBenchGoldTasks(flags.data, catalog);
       // Fail before the (possibly paid) paraphrasing when the output cannot be written.
-      if (flags.out) writeOut(flags.out, '');
+      if (out) writeOut(out, '');
       const { samples, stats } = await buildSftSamples(tasks, catalog, {
         seed,
         distractors,
         balance,
         limit,
         shuffleApis: flags.shuffle !== false,
-        style: flags.style as SftPromptStyle,
+        style,
         currentDate: '2019-03-01',
         paraphrase,
         concurrency,
@@ -156,11 +146,11 @@ export function registerSftCommands(program: Command): void {
         },
       });
       const jsonl = formatSftJsonl(samples, format);
-      if (flags.out) writeOut(flags.out, jsonl);
+      if (out) writeOut(out, jsonl);
       else process.stdout.write(jsonl);
       if (flags.json) {
-        if (flags.out) printJson({ format, out: flags.out, ...stats });
+        if (out) printJson({ format, out, ...stats });
         else process.stderr.write(`${JSON.stringify({ format, ...stats }, null, 2)}\n`);
-      } else (flags.out ? process.stdout : process.stderr).write(summary(stats, format, flags.out));
+      } else (out ? process.stdout : process.stderr).write(summary(stats, format, out));
     });
 }

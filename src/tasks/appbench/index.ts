@@ -1,15 +1,89 @@
-export * from './error-analysis.js';
-export * from './gold-plan.js';
-export * from './pull-appbench.js';
-export * from './record.js';
-export * from './report-format.js';
-export * from './retrieval-queries.js';
-export * from './sample.js';
-export * from './score-appbench.js';
-export * from './score-corrected.js';
-export * from './score-corrected-align.js';
-export * from './score-official.js';
-export * from './score-official-parse.js';
-export * from './score-predictions.js';
-export * from './score-state.js';
-export * from './tool-loop.js';
+/**
+ * AppBench (MetaBench): records, data download, gold plans, official and corrected scoring,
+ * and the task the harness runs. Re-exported by `apiary/tasks`.
+ * @module
+ */
+
+// argument error counts in the report
+export { type ErrorCounts, ErrorCountsSchema, type ErrorSummary } from './error-analysis.js';
+
+// gold plans from records (with repairs of noisy data)
+export { appBenchGoldPlan, type GoldPlan, type GoldRepair } from './gold-plan.js';
+
+// fetching the data (`apiary data pull appbench`)
+export {
+  appBenchFileName,
+  findAppBenchData,
+  type PullAppBenchOptions,
+  type PullAppBenchResult,
+  type PulledFile,
+  pullAppBench,
+} from './pull-appbench.js';
+
+// records and categories
+export {
+  APPBENCH_CATEGORIES,
+  type AppBenchCategory,
+  type AppBenchRecord,
+  AppBenchRecordSchema,
+  parseAppBenchFile,
+  readAppBenchFile,
+} from './record.js';
+
+// printing a report
+export { type AppBenchReportMode, formatAppBenchReport } from './report-format.js';
+
+// retrieval queries (gold APIs per instruction)
+export { appBenchRetrievalQueries } from './retrieval-queries.js';
+
+// samples and predictions
+export {
+  type AppBenchPrediction,
+  type AppBenchSample,
+  type LoadSamplesOptions,
+  loadAppBenchSamples,
+} from './sample.js';
+
+// scoring replies in official and corrected mode, per sample and per group
+export {
+  type AgentOutcomeSummary,
+  type AppBenchGroupReport,
+  type AppBenchReport,
+  type AppBenchSampleScore,
+  AppBenchSampleScoreSchema,
+  scoreAppBench,
+  summarizeAppBench,
+} from './score-appbench.js';
+
+// metrics of the corrected scorer (calls aligned by App+API)
+export type { CorrectedMetrics } from './score-corrected.js';
+
+// metrics of the official scorer (as upstream computes them)
+export type { OfficialMetrics } from './score-official.js';
+
+// predictions files (`apiary score appbench`)
+export { type PredictionLine, type PredictionsFile, readAppBenchPredictions } from './score-predictions.js';
+// the state-based score of tool-loop runs (effects, searches, unauthorised calls)
+export {
+  type GoldState,
+  goldStateOf,
+  type StateScore,
+  StateScoreSchema,
+  type StateSummary,
+  scoreState,
+  summarizeState,
+} from './score-state.js';
+// the task (dataset, solver, scoring) and its demonstrations
+export {
+  type AppBenchOutput,
+  type AppBenchTask,
+  type AppBenchTaskOptions,
+  appBenchGoldReply,
+  appBenchTask,
+  type GoldStateProvider,
+  loadAppBenchDataset,
+  seededDemoPicker,
+} from './task.js';
+
+// the simulated world of a tool-loop run: toolset on the SGD apps and the gold state
+export { type AppBenchWorld, appBenchWorld } from './tool-loop.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { LanguageModel } from 'ai';
 import type { AgentRunSummary, AgentTraceEvent, PlanningAgent } from '../../agents/index.js';
 import type { Catalog } from '../../catalog/index.js';
-import { NotFoundError } from '../../shared/index.js';
+import { fnv1a32, NotFoundError } from '../../shared/index.js';
 import type { Task } from '../task.js';
 import { APPBENCH_CATEGORIES, type AppBenchCategory } from './record.js';
 import { formatAppBenchReport } from './report-format.js';
@@ -151,15 +151,6 @@ export function appBenchGoldReply(record: AppBenchSample['record']): string {
     .join('\n');
 }
 
-function fnv1a(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h;
-}
-
 /**
  * k-shot demonstrations drawn from a pool of solved samples (AppBench's training split is not
  * released): for each instruction, the k pool samples with the smallest seeded hash, never the
@@ -176,7 +167,7 @@ export function seededDemoPicker(
     const self = norm(instruction);
     return pool
       .filter((s) => norm(s.record.input) !== self)
-      .map((s) => ({ s, h: fnv1a(`${seed}\u0000${self}\u0000${s.id}`) }))
+      .map((s) => ({ s, h: fnv1a32(`${seed}\u0000${self}\u0000${s.id}`) }))
       .sort((a, b) => a.h - b.h || a.s.id.localeCompare(b.s.id))
       .slice(0, k)
       .map(({ s }) => ({ instruction: s.record.input, reply: appBenchGoldReply(s.record) }));

@@ -1,7 +1,30 @@
-export * from './corpus.js';
-export * from './dataset.js';
-export * from './doc-text.js';
-export * from './evaluate.js';
-export * from './py-json.js';
-export * from './queries.js';
-export * from './suite.js';
+/**
+ * ToolBench API retrieval (G1 queries over 46,802 APIs): the suite, training the retrievers on
+ * it and evaluation. Re-exported by `apiary/tasks`.
+ * @module
+ */
+
+// corpus documents
+export type { ToolBenchDoc } from './corpus.js';
+
+// query sets mapped to the corpus
+export type { RetrievalSet } from './dataset.js';
+
+// evaluation (NDCG@1/3/5, Recall@5/10)
+export { evaluateRetriever, type QueryScores, type RetrievalReport } from './evaluate.js';
+
+// Python-compatible JSON values
+export type { PyJson, PyNumber, PyObject } from './py-json.js';
+
+// the suite, training on it
+export {
+  loadToolBenchSuite,
+  type PairOptions,
+  type RankerTrainingOptions,
+  TOOLBENCH_GROUPS,
+  type ToolBenchSuite,
+  type TrainSuiteOptions,
+  toolBenchCorpus,
+  trainToolBenchModel,
+  trainToolBenchRanker,
+} from './suite.js';

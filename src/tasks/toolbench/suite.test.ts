@@ -2,14 +2,8 @@ import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Bm25Index, FIELD_FEATURES } from '../../retrieval/index.js';
-import {
-  buildRetriever,
-  loadToolBenchSuite,
-  RANKER_INITIAL,
-  toolBenchCorpus,
-  trainToolBenchRanker,
-} from './suite.js';
+import { Bm25Index, buildRetriever, FIELD_FEATURES, RANKER_INITIAL } from '../../retrieval/index.js';
+import { loadToolBenchSuite, toolBenchCorpus, trainToolBenchRanker } from './suite.js';
 
 const fixtures = join(import.meta.dirname, '__fixtures__');
 

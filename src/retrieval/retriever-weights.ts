@@ -1,0 +1,25 @@
+/** The tuned constants of the combined retriever kinds (`buildRetriever`), chosen on ToolBench G1. */
+import { UNBOUNDED_FIELD_FEATURES } from './field-features.js';
+import type { RankerModel } from './linear-ranker.js';
+
+/**
+ * Weights of `bm25-fields`: BM25(lexical view) + μ·BM25(second view) + λ·BM25(tool text).
+ * Chosen by leave-one-file-out cross-validation over the G1 files on the grid λ ∈ {0.5,1,1.5,2,3},
+ * μ ∈ {0,0.5,1} (λ=3, μ=1 won on two folds, λ=3, μ=0.5 on the third); see docs/retrieval.md.
+ */
+export const BM25_FIELDS = { lambda: 3, mu: 1 } as const;
+
+/** Weight of the trained retriever in `trained-fusion` (z-scores; bm25-fields has weight 1). */
+export const TRAINED_FUSION_WEIGHT = 0.5;
+
+/**
+ * Features the ranker divides by their per-query maximum (unbounded scores: BM25, tool top-2,
+ * trained cosine); coverage, sentence, name-coverage and size features are already comparable.
+ */
+export const RANKER_SCALED: readonly string[] = [...UNBOUNDED_FIELD_FEATURES, 'trained'];
+
+/** Training starts from the shape of `bm25-fields` (on scaled features). */
+export const RANKER_INITIAL: RankerModel = {
+  weights: { 'doc.text': 1, 'doc.second': BM25_FIELDS.mu, 'group.text': BM25_FIELDS.lambda },
+  scaled: RANKER_SCALED,
+};
