@@ -4,4 +4,7 @@ export * from './doc-text.js';
 export * from './evaluate.js';
 export * from './py-json.js';
 export * from './queries.js';
+export * from './ranking-summary.js';
+export * from './register.js';
+export * from './retrieval-task.js';
 export * from './suite.js';
