@@ -74,7 +74,13 @@ const HALF_WIDTH = (0.95 * Math.sqrt(2 / (4 * 0.975 * 0.025))) / 12;
 describe('epochs', () => {
   it('runs every sample k times and reports mean ± CI, pass^k and pass@k (hand-computed)', async () => {
     const out = tmp();
-    const r = await runEval({ task: scriptedTask(), spec: spec({ epochs: 3 }), outFile: out, metrics, passed });
+    const r = await runEval({
+      task: scriptedTask(),
+      spec: spec({ epochs: 3 }),
+      outFile: out,
+      metrics,
+      passed,
+    });
     const lines = readResultsFile(out).samples;
     expect(lines.map((l) => `${l.id}@${l.epoch}`).sort()).toEqual(
       ['s0', 's1', 's2', 's3'].flatMap((id) => [1, 2, 3].map((e) => `${id}@${e}`)).sort(),

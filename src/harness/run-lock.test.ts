@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Task, TaskSample } from '../tasks/index.js';
+import { runEval } from './run-eval.js';
 import { createRunFolder, latestRunFolder, runFolderPrefix, runTimestamp } from './run-folder.js';
 import { acquireRunLock, processIsAlive, RUN_LOCK_FILE } from './run-lock.js';
-import { runEval } from './run-eval.js';
 import { buildRunSpec } from './run-spec.js';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'apiary-lock-'));
@@ -24,7 +24,9 @@ describe('run-folder lock', () => {
       `${d} is in use by another run (pid 4242 on box, started 2026-01-01T00:00:00.000Z)`,
     );
     // another host's lock is never judged stale from here
-    expect(() => acquireRunLock(d, { pid: 7, hostname: 'other', isAlive: () => false })).toThrow(/pid 4242 on box/);
+    expect(() => acquireRunLock(d, { pid: 7, hostname: 'other', isAlive: () => false })).toThrow(
+      /pid 4242 on box/,
+    );
     first.release();
     expect(existsSync(join(d, RUN_LOCK_FILE))).toBe(false);
     const second = acquireRunLock(d, { pid: 7, hostname: 'box' });

@@ -48,8 +48,14 @@ describe('run spec v2', () => {
   it('names each differing field down to the leaf, the data hash included', () => {
     const a = spec();
     const cases: Array<[Partial<RunSpec>, string]> = [
-      [{ solver: { name: 'flat', options: { shots: 3, demos: 'random' } } }, 'solver.options.shots: 2 there, 3 now'],
-      [{ solver: { name: 'hierarchical', options: a.solver.options } }, 'solver.name: "flat" there, "hierarchical" now'],
+      [
+        { solver: { name: 'flat', options: { shots: 3, demos: 'random' } } },
+        'solver.options.shots: 2 there, 3 now',
+      ],
+      [
+        { solver: { name: 'hierarchical', options: a.solver.options } },
+        'solver.name: "flat" there, "hierarchical" now',
+      ],
       [{ task: { ...a.task, options: { split: 'test' } } }, 'task.options.split: "dev" there, "test" now'],
       [{ task: { ...a.task, version: '2' } }, 'task.version: "1" there, "2" now'],
       [{ model: { id: 'm-2', baseUrl: a.model!.baseUrl } }, 'model.id: "m-1" there, "m-2" now'],
@@ -59,9 +65,13 @@ describe('run spec v2', () => {
       [{ limit: 5 }, 'limit: null there, 5 now'],
       [{ seed: 2 }, 'seed: 1 there, 2 now'],
       [{ epochs: 3 }, 'epochs: 1 there, 3 now'],
-      [{ price: { inputPerMTok: 1, outputPerMTok: 2 } }, 'price: null there, {"inputPerMTok":1,"outputPerMTok":2} now'],
+      [
+        { price: { inputPerMTok: 1, outputPerMTok: 2 } },
+        'price: null there, {"inputPerMTok":1,"outputPerMTok":2} now',
+      ],
     ];
-    for (const [change, message] of cases) expect(formatSpecConflicts(runSpecConflicts(a, spec(change)))).toBe(message);
+    for (const [change, message] of cases)
+      expect(formatSpecConflicts(runSpecConflicts(a, spec(change)))).toBe(message);
   });
 
   it('ignores where the data lies, concurrency, revision, version and start time', () => {
@@ -87,8 +97,15 @@ describe('run spec v2', () => {
     const out = join(mkdtempSync(join(tmpdir(), 'apiary-spec-')), 'results.jsonl');
     await runEval({ task, spec: spec(), outFile: out });
     await expect(
-      runEval({ task, spec: spec({ data: { path: '/data/toy', sha256: 'cccc' } }), outFile: out, resume: true }),
-    ).rejects.toThrow(`cannot resume ${out}: it was run with different settings (data.sha256: "aaaa" there, "cccc" now)`);
+      runEval({
+        task,
+        spec: spec({ data: { path: '/data/toy', sha256: 'cccc' } }),
+        outFile: out,
+        resume: true,
+      }),
+    ).rejects.toThrow(
+      `cannot resume ${out}: it was run with different settings (data.sha256: "aaaa" there, "cccc" now)`,
+    );
   });
 });
 

@@ -26,9 +26,27 @@ describe('Student t', () => {
 
   it('pass^k and pass@k count only samples run in all k epochs', () => {
     const runs = new Map([
-      ['a', new Map([[1, true], [2, true]])],
-      ['b', new Map([[1, true], [2, false]])],
-      ['c', new Map([[1, false], [2, false]])],
+      [
+        'a',
+        new Map([
+          [1, true],
+          [2, true],
+        ]),
+      ],
+      [
+        'b',
+        new Map([
+          [1, true],
+          [2, false],
+        ]),
+      ],
+      [
+        'c',
+        new Map([
+          [1, false],
+          [2, false],
+        ]),
+      ],
       ['d', new Map([[1, true]])],
     ]);
     expect(passRates(runs, 2)).toEqual({ k: 2, samples: 3, passHatK: 1 / 3, passAtK: 2 / 3 });

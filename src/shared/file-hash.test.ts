@@ -10,7 +10,10 @@ describe('sha256OfFiles', () => {
     const dir = mkdtempSync(join(tmpdir(), 'apiary-hash-'));
     writeFileSync(join(dir, 'a.json'), 'ab');
     writeFileSync(join(dir, 'b.json'), 'c');
-    const expected = createHash('sha256').update('a.json\u00002\u0000ab').update('b.json\u00001\u0000c').digest('hex');
+    const expected = createHash('sha256')
+      .update('a.json\u00002\u0000ab')
+      .update('b.json\u00001\u0000c')
+      .digest('hex');
     expect(sha256OfFiles([join(dir, 'a.json'), join(dir, 'b.json')])).toBe(expected);
     // the same bytes split differently across the files give another hash
     writeFileSync(join(dir, 'a.json'), 'a');

@@ -98,9 +98,9 @@ describe('task options', () => {
       groups: ['a', 'b'],
     });
     expect(validateOptions(d.options, { groups: 'null' }, 'alpha')).toEqual({ split: 'dev', groups: null });
-    expect(validateOptions(d.solvers.greedy!.options, { shots: '3', verbose: 'true' }, 'alpha solver greedy')).toEqual(
-      { shots: 3, verbose: true },
-    );
+    expect(
+      validateOptions(d.solvers.greedy!.options, { shots: '3', verbose: 'true' }, 'alpha solver greedy'),
+    ).toEqual({ shots: 3, verbose: true });
   });
 
   it('a bad value names the option; an unknown key lists the options', () => {
@@ -132,7 +132,13 @@ describe('task options', () => {
 
   it('describes options for `apiary tasks`', () => {
     expect(describeOptions(d.options)).toEqual([
-      { name: 'split', type: 'one of dev | test', description: 'which split', default: 'dev', required: false },
+      {
+        name: 'split',
+        type: 'one of dev | test',
+        description: 'which split',
+        default: 'dev',
+        required: false,
+      },
       { name: 'groups', type: 'list of string (comma-separated) | null', default: null, required: false },
     ]);
     expect(describeOptions(z.object({ file: z.string().min(1) }))).toEqual([

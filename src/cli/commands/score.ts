@@ -162,9 +162,10 @@ async function scoreTaskPredictions(def: TaskDefinition, flags: ScoreFlags): Pro
   });
   const task: AnyTask = loaded.task;
   const samples = new Map(task.dataset.map((s) => [s.id, s]));
+  const position = new Map(task.dataset.map((s, i) => [s.id, i]));
   const seen = new Set<string>();
   let duplicates = 0;
-  const scores: unknown[] = [];
+  const scored: Array<{ epoch: number; at: number; score: unknown }> = [];
   for (const p of readPredictions(flags.predictions)) {
     const sample = samples.get(p.id);
     if (!sample)
@@ -178,15 +179,14 @@ async function scoreTaskPredictions(def: TaskDefinition, flags: ScoreFlags): Pro
       continue;
     }
     seen.add(key);
-    scores.push(
-      await task.score(
-        sample,
-        p.error !== null || p.output === null
-          ? { output: null, error: p.error ?? 'no output' }
-          : { output: p.output },
-      ),
-    );
+    const outcome =
+      p.error !== null || p.output === null
+        ? { output: null, error: p.error ?? 'no output' }
+        : { output: p.output };
+    scored.push({ epoch: p.epoch, at: position.get(p.id)!, score: await task.score(sample, outcome) });
   }
+  // dataset order (then epoch), whatever the order of the file
+  const scores = scored.sort((a, b) => a.epoch - b.epoch || a.at - b.at).map((x) => x.score);
   const report = task.summarize(scores);
   if (flags.json) {
     printJson({

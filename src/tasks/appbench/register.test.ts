@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { sha256OfFiles } from '../../shared/index.js';
 import { scriptedLanguageModel } from '../../test/index.js';
 import { APPBENCH_SOLVERS, appBenchDefinition } from './register.js';
+import type { AppBenchSample } from './sample.js';
 import { appBenchGoldReply, loadAppBenchDataset } from './task.js';
 
 const MINI = resolve(__dirname, '../../../examples/appbench-mini');
@@ -54,9 +55,9 @@ describe('appbench task definition', () => {
     expect(appBenchDefinition.passed!(score)).toBe(true);
     const [req] = model.scriptedRequests;
     // the one other sample of the limited pool (mm-0) is the demonstration
-    const mm0 = loaded.task.dataset[1]!;
+    const mm0 = loaded.task.dataset[1] as AppBenchSample;
     expect(req!.messages.slice(1).map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
-    expect(req!.messages[1]!.content).toBe((mm0 as typeof sm0).record.input);
+    expect(req!.messages[1]!.content).toBe(mm0.record.input);
     expect(req!.body).toMatchObject({ temperature: 0.5, maxOutputTokens: 64 });
     expect((req!.body as { topP?: number }).topP).toBeUndefined();
   });
@@ -70,7 +71,7 @@ describe('appbench task definition', () => {
       dataDir: MINI,
       seed: 0,
     });
-    const [ss0, ss1] = loaded.task.dataset;
+    const [ss0, ss1] = loaded.task.dataset as AppBenchSample[];
     const good = await loaded.task.score(ss0!, { output: { reply: appBenchGoldReply(ss0!.record) } });
     const failed = await loaded.task.score(ss1!, { output: null, error: 'timeout' });
     expect([appBenchDefinition.passed!(good), appBenchDefinition.passed!(failed)]).toEqual([true, false]);
