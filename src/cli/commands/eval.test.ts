@@ -365,8 +365,33 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
       expect(n).toBeGreaterThanOrEqual(1);
       expect(n).toBeLessThan(8);
       expect(readResultsFile(file).truncatedTail).toBe(false);
+      expect(existsSync(join(out, 'run.lock'))).toBe(false);
+      expect(existsSync(join(out, 'summary.json'))).toBe(true);
       const resumed = await runCli([...args, '--resume', '--json']);
       expect(JSON.parse(resumed.stdout)).toMatchObject({ skipped: n, ran: 8 - n });
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('a second Ctrl-C exits at once (130), leaving whole lines and no lock', async () => {
+    const slow = await startScriptedOpenAiServer({ respond: scenario, latencyMs: 300 });
+    try {
+      const out = outDir();
+      const file = join(out, 'results.jsonl');
+      const args = ['eval', 'appbench', '--data', MINI, ...modelArgs(slow), '--out', out, ...FAST_RETRY];
+      const { child, done } = startCli(args, mkdtempSync(join(tmpdir(), 'apiary-eval-cwd-')));
+      const t0 = Date.now();
+      while (!(existsSync(file) && sampleLines(file).length >= 1)) {
+        if (Date.now() - t0 > 20_000) throw new Error('run made no progress');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      child.kill('SIGINT');
+      child.kill('SIGINT');
+      const r = await done;
+      expect(r.code).toBe(130);
+      expect(readResultsFile(file).truncatedTail).toBe(false);
+      expect(existsSync(join(out, 'run.lock'))).toBe(false);
     } finally {
       await slow.close();
     }
