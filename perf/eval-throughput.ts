@@ -52,9 +52,12 @@ async function timeRun(task: AppBenchTask, samples: AppBenchSample[], label: str
   const dir = mkdtempSync(join(tmpdir(), 'apiary-eval-bench-'));
   const spec = buildRunSpec(
     {
-      task: { name: task.name, version: task.version },
-      solver: { agent: label, model: null, prompting: null, shots: 0 },
-      dataset: { source: 'bench', categories: null, limit: null, size: samples.length },
+      task: { name: task.name, version: task.version, options: {} },
+      solver: { name: label, options: {} },
+      model: null,
+      sampling: null,
+      data: { path: 'bench', sha256: 'bench' },
+      size: samples.length,
       seed: 0,
       concurrency: CONCURRENCY,
     },

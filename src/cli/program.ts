@@ -5,10 +5,12 @@ import { registerCatalogCommands } from './commands/catalog.js';
 import { registerDataCommands } from './commands/data.js';
 import { registerEvalCommands } from './commands/eval.js';
 import { registerPlanCommands } from './commands/plan.js';
+import { registerReportCommands } from './commands/report.js';
 import { registerRetrieveCommands } from './commands/retrieve.js';
 import { registerRunCommands } from './commands/run.js';
 import { registerScoreCommands } from './commands/score.js';
 import { registerSftCommands } from './commands/sft.js';
+import { registerTasksCommands } from './commands/tasks.js';
 
 /**
  * Builds the `apiary` command tree. Each domain registers its commands from its own file in
@@ -23,7 +25,9 @@ export function buildProgram(): Command {
     .exitOverride();
   registerCatalogCommands(program);
   registerPlanCommands(program);
+  registerTasksCommands(program);
   registerEvalCommands(program);
+  registerReportCommands(program);
   registerRunCommands(program);
   registerAppsCommands(program);
   registerSftCommands(program);

@@ -6,7 +6,8 @@
 
 // Package and git facts for the run spec
 export { gitRevision, packageRoot, packageVersion } from './environment.js';
-
+// Epochs: mean ± 95% confidence interval (Student t) and pass^k / pass@k
+export { type MetricEstimate, meanWithCi, type PassRates, passRates } from './epoch-stats.js';
 // Progress display
 export {
   createProgressReporter,
@@ -15,17 +16,19 @@ export {
   type ProgressReporterOptions,
   progressModeFor,
 } from './progress.js';
-
 // The results file
 export {
   type HeaderLine,
   HeaderLineSchema,
+  headerLine,
+  parseResultsText,
   type ResultsFileContents,
+  ResultsWriter,
   readResultsFile,
   type SampleLine,
   SampleLineSchema,
+  UsageSchema,
 } from './results-file.js';
-
 // Running a task: concurrency, resumable JSONL results, progress
 export {
   type EvalProgress,
@@ -35,14 +38,56 @@ export {
   runEval,
 } from './run-eval.js';
 
+// Run folders: unique per run by default, the latest one for --resume
+export {
+  createRunFolder,
+  DEFAULT_RUNS_DIR,
+  latestRunFolder,
+  runFolderPrefix,
+  runTimestamp,
+} from './run-folder.js';
+
+// A run folder is locked while a run writes it
+export {
+  acquireRunLock,
+  processIsAlive,
+  RUN_LOCK_FILE,
+  type RunLock,
+  type RunLockDeps,
+  type RunLockHolder,
+} from './run-lock.js';
 // The run spec recorded in the results header
 export {
   buildRunSpec,
+  formatSpecConflicts,
+  type Price,
+  PriceSchema,
+  RUN_SPEC_VERSION,
   type RunSpec,
   type RunSpecDeps,
   type RunSpecInput,
   RunSpecSchema,
+  type RunSpecV1,
+  RunSpecV1Schema,
+  runSpecConflicts,
+  type SamplingSpec,
+  SamplingSpecSchema,
+  type SpecConflict,
+  upgradeRunSpecV1,
 } from './run-spec.js';
+// The seeded order samples run in
+export { seededShuffle } from './seeded-random.js';
+export { regularizedIncompleteBeta, studentTCdf, studentTQuantile } from './student-t.js';
 
 // Summaries of a run
-export { type CategoryCounts, formatRunSummary, type RunSummary, summarizeResults } from './summary.js';
+export {
+  type CategoryCounts,
+  distinctSamples,
+  formatDollars,
+  formatOptions,
+  formatRunSummary,
+  type RunSummary,
+  type SummaryMetrics,
+  summarizeResults,
+  summarizeResultsFile,
+} from './summary.js';

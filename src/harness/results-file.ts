@@ -1,7 +1,7 @@
 import { closeSync, existsSync, fsyncSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { z } from 'zod';
 import { InputInvalidError, parseWith } from '../shared/index.js';
-import { type RunSpec, RunSpecSchema } from './run-spec.js';
+import { type RunSpec, RunSpecSchema, RunSpecV1Schema, upgradeRunSpecV1 } from './run-spec.js';
 
 export const UsageSchema = z.object({
   inputTokens: z.number().min(0),
@@ -16,12 +16,16 @@ export type HeaderLine = z.infer<typeof HeaderLineSchema>;
 export const SampleLineSchema = z.object({
   type: z.literal('sample'),
   id: z.string().min(1),
+  /** Which repetition of the sample (1-based); absent in files written before epochs existed. */
+  epoch: z.number().int().min(1).default(1),
   category: z.string().nullable(),
   /** The solver's output (for AppBench `{ reply }`), null when it failed. */
   output: z.unknown(),
   /** Why no output was produced (model error after retries, parse failure…), else null. */
   error: z.string().nullable(),
   usage: UsageSchema.nullable(),
+  /** Dollars this sample cost, when the run has a price. */
+  cost: z.number().min(0).optional(),
   modelCalls: z.number().int().min(0),
   /** ISO start time and wall duration of this sample. */
   startedAt: z.string(),
@@ -31,7 +35,10 @@ export const SampleLineSchema = z.object({
 export type SampleLine = z.infer<typeof SampleLineSchema>;
 
 export interface ResultsFileContents {
+  /** The header, its spec in the current version (older specs are mapped). */
   header: HeaderLine | null;
+  /** The spec version as written in the file (1 for mapped version-1 files). */
+  specVersion: number | null;
   samples: SampleLine[];
   /** Bytes of the file that hold complete, valid records (everything after is a torn tail). */
   validBytes: number;
@@ -44,7 +51,13 @@ export interface ResultsFileContents {
  * reported through `truncatedTail`/`validBytes`; a bad line anywhere else is an input error.
  */
 export function parseResultsText(text: string, file: string): ResultsFileContents {
-  const out: ResultsFileContents = { header: null, samples: [], validBytes: 0, truncatedTail: false };
+  const out: ResultsFileContents = {
+    header: null,
+    specVersion: null,
+    samples: [],
+    validBytes: 0,
+    truncatedTail: false,
+  };
   let pos = 0;
   let lineNo = 0;
   while (pos < text.length) {
@@ -83,7 +96,13 @@ export function parseResultsText(text: string, file: string): ResultsFileContent
     if (type === 'header') {
       if (out.header || out.samples.length)
         throw new InputInvalidError({ file, record: `line ${lineNo}` }, 'a second header record');
-      out.header = parseWith(HeaderLineSchema, json, { file, record: `line ${lineNo}` });
+      const loc = { file, record: `line ${lineNo}` };
+      const version = (json as { spec?: { version?: unknown } }).spec?.version;
+      if (version === 1) {
+        const v1 = parseWith(z.object({ spec: RunSpecV1Schema }), json, loc);
+        out.header = { type: 'header', spec: upgradeRunSpecV1(v1.spec) };
+      } else out.header = parseWith(HeaderLineSchema, json, loc);
+      out.specVersion = typeof version === 'number' ? version : null;
     } else {
       if (!out.header)
         throw new InputInvalidError({ file, record: `line ${lineNo}` }, 'sample record before the header');
@@ -95,7 +114,8 @@ export function parseResultsText(text: string, file: string): ResultsFileContent
 }
 
 export function readResultsFile(file: string): ResultsFileContents {
-  if (!existsSync(file)) return { header: null, samples: [], validBytes: 0, truncatedTail: false };
+  if (!existsSync(file))
+    return { header: null, specVersion: null, samples: [], validBytes: 0, truncatedTail: false };
   return parseResultsText(readFileSync(file, 'utf8'), file);
 }
 

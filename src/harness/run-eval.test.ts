@@ -68,9 +68,12 @@ function spec(overrides: Partial<RunSpec> = {}): RunSpec {
   return {
     ...buildRunSpec(
       {
-        task: { name: 'toy', version: '1' },
-        solver: { agent: 'toy', model: null, prompting: null, shots: 0 },
-        dataset: { source: 'memory', categories: null, limit: null, size: SAMPLES.length },
+        task: { name: 'toy', version: '1', options: {} },
+        solver: { name: 'toy', options: { shots: 0 } },
+        model: null,
+        sampling: null,
+        data: { path: 'memory', sha256: 'feed' },
+        size: SAMPLES.length,
         seed: 7,
         concurrency: 3,
       },
@@ -194,12 +197,9 @@ describe('runEval', () => {
     const out = tmp();
     await runEval({ task: toyTask(), spec: spec(), outFile: out });
     await expect(runEval({ task: toyTask(), spec: spec(), outFile: out })).rejects.toThrow(/--resume/);
-    const other = spec({
-      seed: 8,
-      solver: { agent: 'toy', model: null, prompting: 'flat', shots: 0, demos: null },
-    });
+    const other = spec({ seed: 8, solver: { name: 'toy', options: { shots: 2 } } });
     await expect(runEval({ task: toyTask(), spec: other, outFile: out, resume: true })).rejects.toThrow(
-      /solver\.prompting: null there, "flat" now; seed: 7 there, 8 now/,
+      /solver\.options\.shots: 0 there, 2 now; seed: 7 there, 8 now/,
     );
     const r = await runEval({ task: toyTask(), spec: other, outFile: out, overwrite: true });
     expect(r.ran).toBe(10);

@@ -3,16 +3,19 @@ import { dirname, join } from 'node:path';
 import pLimit from 'p-limit';
 import { ApiaryError } from '../shared/index.js';
 import type { Outcome, Solved, Task, TaskSample } from '../tasks/index.js';
+import { sampleCost } from './cost.js';
 import { headerLine, ResultsWriter, readResultsFile, type SampleLine } from './results-file.js';
-import { type RunSpec, runSpecConflicts } from './run-spec.js';
+import { acquireRunLock, type RunLock, type RunLockDeps, type RunLockHolder } from './run-lock.js';
+import { formatSpecConflicts, type RunSpec, runSpecConflicts } from './run-spec.js';
 import { seededShuffle } from './seeded-random.js';
-import { type RunSummary, summarizeResults } from './summary.js';
+import { type RunSummary, type SummaryMetrics, summarizeResults } from './summary.js';
 
 export interface EvalProgress {
-  /** Samples finished so far, counting those already in the file when resuming. */
+  /** Records (sample × epoch) finished so far, counting those already in the file when resuming. */
   done: number;
+  /** Samples × epochs. */
   total: number;
-  /** Samples found finished in the file at start (resume). */
+  /** Records found finished in the file at start (resume). */
   skipped: number;
   /** Samples recorded with an error, this invocation. */
   errors: number;
@@ -22,7 +25,9 @@ export interface EvalProgress {
   /** Estimated time left, null until a rate is known. */
   etaMs: number | null;
   /** The sample just finished (absent on the initial event). */
-  last?: { id: string; error: string | null };
+  last?: { id: string; epoch: number; error: string | null };
+  /** Dollars recorded in the whole file so far, when the run has a price. */
+  cost?: number;
 }
 
 export interface RunEvalDeps {
@@ -31,7 +36,7 @@ export interface RunEvalDeps {
   monotonic: () => number;
 }
 
-export interface RunEvalOptions<S extends TaskSample, O, Sc, R> {
+export interface RunEvalOptions<S extends TaskSample, O, Sc, R> extends SummaryMetrics {
   task: Task<S, O, Sc, R>;
   /** Samples to run (default: the whole task dataset), in dataset order. */
   samples?: readonly S[];
@@ -41,7 +46,7 @@ export interface RunEvalOptions<S extends TaskSample, O, Sc, R> {
   concurrency?: number;
   /** Results JSONL path; `summary.json` is written beside it. */
   outFile: string;
-  /** Continue an existing results file: skip the ids it holds, run the rest. */
+  /** Continue an existing results file: skip the (id, epoch) pairs it holds, run the rest. */
   resume?: boolean;
   /** Replace an existing results file instead of refusing. */
   overwrite?: boolean;
@@ -50,6 +55,13 @@ export interface RunEvalOptions<S extends TaskSample, O, Sc, R> {
   onProgress?: (p: EvalProgress) => void;
   /** Stops starting new samples; samples cut short by the abort are not recorded (a resume reruns them). */
   signal?: AbortSignal;
+  /**
+   * Dollar budget (needs `spec.price`): once the cost recorded in the file reaches it, no new
+   * sample starts; those in flight finish and are recorded.
+   */
+  maxCost?: number;
+  /** Lock the run folder while writing (default on; deps for tests). */
+  lock?: boolean | Partial<RunLockDeps>;
   deps?: Partial<RunEvalDeps>;
 }
 
@@ -57,14 +69,18 @@ export interface RunEvalResult<R> {
   summary: RunSummary & { report: R };
   resultsFile: string;
   summaryFile: string;
-  /** Samples run and recorded by this invocation. */
+  /** Records (sample × epoch) run and recorded by this invocation. */
   ran: number;
-  /** Samples found already finished (resume). */
+  /** Records found already finished (resume). */
   skipped: number;
-  /** The run was aborted before every sample finished. */
+  /** The run was aborted before every record finished. */
   aborted: boolean;
+  /** Why the run ended before every record finished: Ctrl-C (`signal`) or `--max-cost` (`budget`). */
+  stopReason: 'signal' | 'budget' | null;
   /** A torn last line from a killed run was dropped. */
   repairedTail: boolean;
+  /** The holder of a stale lock (its process was gone) that this run took over. */
+  lockTakenOver: RunLockHolder | null;
   elapsedMs: number;
 }
 
@@ -76,21 +92,46 @@ function errorMessage(error: unknown): string {
   return String(error);
 }
 
+const pairKey = (id: string, epoch: number) => `${epoch}\u0000${id}`;
+
 /**
- * Runs a task over its samples with bounded concurrency. Each finished sample is appended to the
- * results file at once (one JSON line, written before the next progress event), so a killed run
- * loses at most the samples in flight; `resume` continues such a file. A sample whose solver throws
- * is recorded with its error and scored as such; the run goes on. The summary is recomputed from
- * every record of the file and written to `summary.json` beside it.
+ * Runs a task over its samples, `spec.epochs` times each, with bounded concurrency. Each finished
+ * sample is appended to the results file at once (one JSON line, written before the next progress
+ * event), so a killed run loses at most the samples in flight; `resume` continues such a file. A
+ * sample whose solver throws is recorded with its error and scored as such; the run goes on. The
+ * run folder is locked while this runs. The summary is recomputed from every record of the file
+ * and written to `summary.json` beside it.
  */
 export async function runEval<S extends TaskSample, O, Sc, R>(
   opts: RunEvalOptions<S, O, Sc, R>,
 ): Promise<RunEvalResult<R>> {
   const deps = { ...defaultDeps, ...opts.deps };
+  const { spec, outFile } = opts;
+  if (opts.maxCost !== undefined && !spec.price)
+    throw new ApiaryError(
+      'USAGE',
+      'a cost budget (--max-cost) needs a price (--price-input, --price-output)',
+    );
+  mkdirSync(dirname(outFile), { recursive: true });
+  const lock: RunLock | null =
+    opts.lock === false
+      ? null
+      : acquireRunLock(dirname(outFile), typeof opts.lock === 'object' ? opts.lock : {});
+  try {
+    return await runLocked(opts, deps, lock?.tookOver ?? null);
+  } finally {
+    lock?.release();
+  }
+}
+
+async function runLocked<S extends TaskSample, O, Sc, R>(
+  opts: RunEvalOptions<S, O, Sc, R>,
+  deps: RunEvalDeps,
+  lockTakenOver: RunLockHolder | null,
+): Promise<RunEvalResult<R>> {
   const { task, spec, outFile } = opts;
   const samples = opts.samples ?? task.dataset;
   const concurrency = Math.max(1, Math.floor(opts.concurrency ?? 4));
-  mkdirSync(dirname(outFile), { recursive: true });
 
   // 1. Open the results file: new, overwritten, or resumed.
   const existing = opts.overwrite ? null : readResultsFile(outFile);
@@ -99,6 +140,12 @@ export async function runEval<S extends TaskSample, O, Sc, R>(
     throw new ApiaryError(
       'USAGE',
       `${outFile} already holds results; pass --resume to continue it or --overwrite to start again`,
+    );
+  if (existing?.header && existing.specVersion !== spec.version)
+    throw new ApiaryError(
+      'USAGE',
+      `cannot resume ${outFile}: it was written with run spec v${existing.specVersion} (this is v${spec.version}); ` +
+        '`apiary report` can still read it; start again with --overwrite or another --out',
     );
   let writer: ResultsWriter;
   const finished = new Set<string>();
@@ -111,11 +158,9 @@ export async function runEval<S extends TaskSample, O, Sc, R>(
     if (conflicts.length)
       throw new ApiaryError(
         'USAGE',
-        `cannot resume ${outFile}: it was run with different settings (${conflicts
-          .map((c) => `${c.field}: ${JSON.stringify(c.recorded)} there, ${JSON.stringify(c.requested)} now`)
-          .join('; ')})`,
+        `cannot resume ${outFile}: it was run with different settings (${formatSpecConflicts(conflicts)})`,
       );
-    for (const s of existing.samples) finished.add(s.id);
+    for (const s of existing.samples) finished.add(pairKey(s.id, s.epoch));
     repairedTail = existing.truncatedTail;
     writer = ResultsWriter.open(outFile, existing.validBytes);
   } else {
@@ -125,10 +170,23 @@ export async function runEval<S extends TaskSample, O, Sc, R>(
     writer.append(header);
   }
 
-  // 2. Run what is left.
-  const todo = samples.filter((s) => !finished.has(s.id));
-  const skipped = samples.length - todo.length;
-  const order = opts.shuffle === false ? todo : seededShuffle(todo, spec.seed);
+  // 2. Run what is left: epoch by epoch, samples in a seeded order.
+  const epochs = spec.epochs;
+  const order = opts.shuffle === false ? [...samples] : seededShuffle(samples, spec.seed);
+  const todo: Array<{ sample: S; epoch: number }> = [];
+  for (let epoch = 1; epoch <= epochs; epoch++)
+    for (const sample of order) if (!finished.has(pairKey(sample.id, epoch))) todo.push({ sample, epoch });
+  const total = samples.length * epochs;
+  const skipped = total - todo.length;
+  const price = spec.price;
+  const tokens = { inputTokens: 0, outputTokens: 0 };
+  for (const l of recorded) {
+    tokens.inputTokens += l.usage?.inputTokens ?? 0;
+    tokens.outputTokens += l.usage?.outputTokens ?? 0;
+  }
+  const costSoFar = () => (price ? sampleCost(tokens, price) : 0);
+  const overBudget = () => opts.maxCost !== undefined && costSoFar() >= opts.maxCost;
+  let budgetReached = overBudget();
   const t0 = deps.monotonic();
   let ran = 0;
   let errors = 0;
@@ -139,27 +197,29 @@ export async function runEval<S extends TaskSample, O, Sc, R>(
     const left = todo.length - ran;
     opts.onProgress({
       done: skipped + ran,
-      total: samples.length,
+      total,
       skipped,
       errors,
       elapsedMs,
       rate,
       etaMs: ran > 0 && rate > 0 ? (left / rate) * 1000 : null,
       ...(last ? { last } : {}),
+      ...(price ? { cost: costSoFar() } : {}),
     });
   };
   progress();
 
   const limit = pLimit(concurrency);
   const signal = opts.signal;
-  const runOne = async (sample: S): Promise<void> => {
-    if (signal?.aborted) return; // queued samples drain at once after an abort
+  const runOne = async (sample: S, epoch: number): Promise<void> => {
+    // queued samples drain at once after an abort or once the budget is spent
+    if (signal?.aborted || budgetReached) return;
     const startedAt = deps.now().toISOString();
     const start = deps.monotonic();
     let solved: Solved<O> | null = null;
     let error: string | null = null;
     try {
-      solved = await task.solve(sample, { seed: spec.seed, ...(signal ? { signal } : {}) });
+      solved = await task.solve(sample, { seed: spec.seed, epoch, ...(signal ? { signal } : {}) });
     } catch (e) {
       if (signal?.aborted) return; // cut short by the abort: leave it for a resume
       error = errorMessage(e);
@@ -175,13 +235,16 @@ export async function runEval<S extends TaskSample, O, Sc, R>(
       error = `scoring failed: ${errorMessage(e)}`;
       score = await task.score(sample, { output: null, error });
     }
+    const usage = solved?.usage ?? null;
     const line: SampleLine = {
       type: 'sample',
       id: sample.id,
+      epoch,
       category: sample.category ?? null,
       output: solved ? solved.output : null,
       error,
-      usage: solved?.usage ?? null,
+      usage,
+      ...(price ? { cost: sampleCost(usage, price) } : {}),
       modelCalls: solved?.modelCalls ?? 0,
       startedAt,
       durationMs: Math.round(durationMs * 1000) / 1000,
@@ -189,12 +252,15 @@ export async function runEval<S extends TaskSample, O, Sc, R>(
     };
     await writer.appendBatched(line);
     recorded.push(line);
+    tokens.inputTokens += usage?.inputTokens ?? 0;
+    tokens.outputTokens += usage?.outputTokens ?? 0;
+    if (overBudget()) budgetReached = true;
     ran++;
     if (error !== null) errors++;
-    progress({ id: sample.id, error });
+    progress({ id: sample.id, epoch, error });
   };
   // allSettled: a failing write must not close the file under the samples still in flight.
-  const settled = await Promise.allSettled(order.map((s) => limit(() => runOne(s))));
+  const settled = await Promise.allSettled(todo.map((t) => limit(() => runOne(t.sample, t.epoch))));
   writer.close();
   const failure = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failure) throw failure.reason;
@@ -203,19 +269,24 @@ export async function runEval<S extends TaskSample, O, Sc, R>(
   // 3. Summary from every record of the file (those read at start and those appended since).
   const summary = summarizeResults(
     task,
-    { header, samples: recorded, validBytes: 0, truncatedTail: false },
+    { header, specVersion: spec.version, samples: recorded, validBytes: 0, truncatedTail: false },
     outFile,
+    { ...(opts.metrics ? { metrics: opts.metrics } : {}), ...(opts.passed ? { passed: opts.passed } : {}) },
   ) as RunSummary & { report: R };
   const summaryFile = join(dirname(outFile), 'summary.json');
   writeFileSync(summaryFile, `${JSON.stringify(summary, null, 2)}\n`);
+  const incomplete = skipped + ran < total;
+  const aborted = signal?.aborted === true && incomplete;
   return {
     summary,
     resultsFile: outFile,
     summaryFile,
     ran,
     skipped,
-    aborted: signal?.aborted === true && skipped + ran < samples.length,
+    aborted,
+    stopReason: incomplete && budgetReached ? 'budget' : aborted ? 'signal' : null,
     repairedTail,
+    lockTakenOver,
     elapsedMs,
   };
 }

@@ -1,9 +1,12 @@
 import Table from 'cli-table3';
 import type { AnyTask } from '../tasks/index.js';
+import { sampleCost } from './cost.js';
+import { type MetricEstimate, meanWithCi, type PassRates, passRates } from './epoch-stats.js';
 import { type ResultsFileContents, readResultsFile, type SampleLine } from './results-file.js';
 import type { RunSpec } from './run-spec.js';
 
 export interface CategoryCounts {
+  /** Records of the category (samples × epochs run). */
   samples: number;
   errors: number;
 }
@@ -12,22 +15,47 @@ export interface CategoryCounts {
 export interface RunSummary {
   spec: RunSpec;
   resultsFile: string;
-  /** Distinct samples recorded (a repeated id counts once: its first record). */
+  /** Distinct samples recorded (in any epoch). */
   samples: number;
-  /** Samples recorded with an error (no output). */
+  /** Distinct (sample, epoch) records; equals `samples` with one epoch. */
+  records: number;
+  /** Records with an error (no output). */
   errors: number;
-  /** Repeated records of an id that were ignored. */
+  /** Repeated records of a (sample, epoch) pair that were ignored (the first one counts). */
   duplicates: number;
   byCategory: Record<string, CategoryCounts>;
   usage: { inputTokens: number; outputTokens: number };
   modelCalls: number;
-  /** Per-sample wall time (ms): mean, median and 95th percentile. */
+  /** Dollars, when the run has a price: the total and the mean per record. */
+  cost: { total: number; perSample: number } | null;
+  /** Per-record wall time (ms): mean, median and 95th percentile. */
   latencyMs: { mean: number; p50: number; p95: number };
-  /** The task's own report (`task.summarize` over the recorded scores). */
+  /**
+   * The task's headline metrics computed on each epoch, as mean ± 95% CI over `epochsUsed` (the
+   * epochs holding every sample; all epochs with records when none is complete).
+   */
+  headline: Record<string, MetricEstimate>;
+  epochsUsed: number[];
+  /** pass^k and pass@k over the k epochs of the spec, for tasks that define pass/fail. */
+  pass: PassRates | null;
+  /** The task's own report (`task.summarize` over every record, all epochs pooled). */
   report: unknown;
 }
 
-/** The distinct sample records of a file, ordered by the dataset (unknown ids last, in file order). */
+/** What the summary needs from a task definition beyond the task itself. */
+export interface SummaryMetrics {
+  // biome-ignore lint/suspicious/noExplicitAny: any task's report
+  metrics?: (report: any) => Record<string, number>;
+  // biome-ignore lint/suspicious/noExplicitAny: any task's score
+  passed?: (score: any) => boolean;
+}
+
+const recordKey = (l: Pick<SampleLine, 'id' | 'epoch'>) => `${l.epoch}\u0000${l.id}`;
+
+/**
+ * The distinct (sample, epoch) records of a file, ordered by epoch then by the dataset (unknown
+ * ids last, in file order). A repeated pair keeps its first record and counts as a duplicate.
+ */
 export function distinctSamples(
   samples: readonly SampleLine[],
   order?: readonly string[],
@@ -35,15 +63,15 @@ export function distinctSamples(
   const seen = new Map<string, SampleLine>();
   let duplicates = 0;
   for (const s of samples) {
-    if (seen.has(s.id)) duplicates++;
-    else seen.set(s.id, s);
+    const key = recordKey(s);
+    if (seen.has(key)) duplicates++;
+    else seen.set(key, s);
   }
   const lines = [...seen.values()];
-  if (order) {
-    const rank = new Map(order.map((id, i) => [id, i]));
-    const r = (id: string) => rank.get(id) ?? Number.MAX_SAFE_INTEGER;
-    lines.sort((a, b) => r(a.id) - r(b.id));
-  }
+  const rank = new Map((order ?? []).map((id, i) => [id, i]));
+  const r = (id: string) => rank.get(id) ?? Number.MAX_SAFE_INTEGER;
+  const fileOrder = new Map(lines.map((l, i) => [l, i]));
+  lines.sort((a, b) => a.epoch - b.epoch || r(a.id) - r(b.id) || fileOrder.get(a)! - fileOrder.get(b)!);
   return { lines, duplicates };
 }
 
@@ -53,12 +81,28 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.max(0, idx)]!;
 }
 
+/** Epochs that hold every sample seen in the file; all epochs with records when none does. */
+function epochsToUse(lines: readonly SampleLine[]): number[] {
+  const ids = new Set(lines.map((l) => l.id));
+  const perEpoch = new Map<number, Set<string>>();
+  for (const l of lines) {
+    const s = perEpoch.get(l.epoch) ?? new Set<string>();
+    perEpoch.set(l.epoch, s);
+    s.add(l.id);
+  }
+  const epochs = [...perEpoch.keys()].sort((a, b) => a - b);
+  const complete = epochs.filter((e) => perEpoch.get(e)!.size === ids.size);
+  return complete.length ? complete : epochs;
+}
+
 export function summarizeResults(
   task: Pick<AnyTask, 'summarize' | 'dataset'>,
   contents: ResultsFileContents,
   resultsFile: string,
+  extra: SummaryMetrics = {},
 ): RunSummary {
   if (!contents.header) throw new Error(`${resultsFile}: no header record`);
+  const spec = contents.header.spec;
   const { lines, duplicates } = distinctSamples(
     contents.samples,
     task.dataset.map((s) => s.id),
@@ -82,54 +126,121 @@ export function summarizeResults(
   }
   const durations = lines.map((l) => l.durationMs).sort((a, b) => a - b);
   const mean = durations.length ? durations.reduce((a, b) => a + b, 0) / durations.length : 0;
+  const total = spec.price ? sampleCost(usage, spec.price) : null;
+
+  const epochsUsed = epochsToUse(lines);
+  const headline: Record<string, MetricEstimate> = {};
+  if (extra.metrics) {
+    const perEpoch = epochsUsed.map((e) =>
+      extra.metrics!(task.summarize(lines.filter((l) => l.epoch === e).map((l) => l.score))),
+    );
+    for (const name of Object.keys(perEpoch[0] ?? {}))
+      headline[name] = meanWithCi(perEpoch.map((m) => m[name] ?? Number.NaN));
+  }
+  let pass: PassRates | null = null;
+  if (extra.passed) {
+    const results = new Map<string, Map<number, boolean>>();
+    for (const l of lines) {
+      const m = results.get(l.id) ?? new Map<number, boolean>();
+      results.set(l.id, m);
+      m.set(l.epoch, l.error === null && extra.passed(l.score));
+    }
+    pass = passRates(results, spec.epochs);
+  }
   return {
-    spec: contents.header.spec,
+    spec,
     resultsFile,
-    samples: lines.length,
+    samples: new Set(lines.map((l) => l.id)).size,
+    records: lines.length,
     errors,
     duplicates,
     byCategory,
     usage,
     modelCalls,
+    cost: total === null ? null : { total, perSample: lines.length ? total / lines.length : 0 },
     latencyMs: {
       mean: round(mean),
       p50: round(percentile(durations, 50)),
       p95: round(percentile(durations, 95)),
     },
+    headline,
+    epochsUsed,
+    pass,
     report: task.summarize(lines.map((l) => l.score)),
   };
 }
 
 const round = (x: number) => Math.round(x * 10) / 10;
 
-/** The run facts as a table, followed by the task's own report. */
+/** `$0.0135`: four significant digits. */
+export function formatDollars(x: number): string {
+  return `$${Number(x.toPrecision(4))}`;
+}
+
+/** `shots=2, demos=random` (null options left out). */
+export function formatOptions(options: Record<string, unknown>): string {
+  return Object.entries(options)
+    .filter(([, v]) => v !== null && v !== undefined)
+    .map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(',') : String(v)}`)
+    .join(', ');
+}
+
+const fmtMetric = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(4));
+
+/** The run facts as a table, the headline metrics over epochs, then the task's own report. */
 export function formatRunSummary(summary: RunSummary, formatReport?: (report: unknown) => string): string {
   const s = summary.spec;
   const table = new Table({
     style: { head: [], border: [] },
     chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
   });
-  const model = s.solver.model
-    ? `${s.solver.model.id}${s.solver.model.baseUrl ? ` @ ${s.solver.model.baseUrl}` : ''}`
-    : 'none';
-  table.push(
+  const model = s.model ? `${s.model.id}${s.model.baseUrl ? ` @ ${s.model.baseUrl}` : ''}` : 'none';
+  const options = formatOptions(s.solver.options);
+  const rows: Array<Record<string, string>> = [
     { task: `${s.task.name} v${s.task.version}` },
-    {
-      agent: `${s.solver.agent}${s.solver.prompting ? ` (${s.solver.prompting})` : ''}, ${s.solver.shots}-shot`,
-    },
+    { solver: `${s.solver.name}${options ? ` (${options})` : ''}` },
     { model },
-    { seed: String(s.seed) },
-    {
-      samples: `${summary.samples}${summary.duplicates ? ` (${summary.duplicates} duplicate records ignored)` : ''}`,
-    },
+  ];
+  if (s.sampling) {
+    const { temperature, topP, maxOutputTokens } = s.sampling;
+    rows.push({
+      sampling: `temperature ${temperature ?? '-'}, top_p ${topP ?? 'omitted'}, max tokens ${maxOutputTokens ?? '-'}`,
+    });
+  }
+  rows.push({ seed: String(s.seed) });
+  const dup = summary.duplicates ? ` (${summary.duplicates} duplicate records ignored)` : '';
+  if (s.epochs > 1) {
+    rows.push({ epochs: String(s.epochs) });
+    rows.push({ samples: `${summary.samples} × ${s.epochs} epochs: ${summary.records} records${dup}` });
+  } else rows.push({ samples: `${summary.samples}${dup}` });
+  rows.push(
     { errors: String(summary.errors) },
     { 'model calls': String(summary.modelCalls) },
     { tokens: `${summary.usage.inputTokens} in / ${summary.usage.outputTokens} out` },
-    {
-      'latency ms': `mean ${summary.latencyMs.mean}, p50 ${summary.latencyMs.p50}, p95 ${summary.latencyMs.p95}`,
-    },
   );
+  if (summary.cost)
+    rows.push({
+      cost: `${formatDollars(summary.cost.total)} (${formatDollars(summary.cost.perSample)} per sample)`,
+    });
+  rows.push({
+    'latency ms': `mean ${summary.latencyMs.mean}, p50 ${summary.latencyMs.p50}, p95 ${summary.latencyMs.p95}`,
+  });
+  table.push(...rows);
   let out = `${table.toString()}\n`;
+  if (s.epochs > 1 && Object.keys(summary.headline).length) {
+    const names = Object.keys(summary.headline);
+    const width = Math.max(6, ...names.map((n) => n.length));
+    out += `\nHeadline metrics over epochs ${summary.epochsUsed.join(', ')} (mean ± 95% CI, Student t)\n`;
+    for (const n of names) {
+      const m = summary.headline[n]!;
+      const ci = m.ci95 === null ? '' : ` ± ${fmtMetric(m.ci95)}`;
+      out += `${n.padEnd(width)}  ${fmtMetric(m.mean)}${ci}   (per epoch: ${m.perEpoch.map(fmtMetric).join(', ')})\n`;
+    }
+  }
+  if (summary.pass && s.epochs > 1)
+    out += `pass^${summary.pass.k} ${fmtMetric(summary.pass.passHatK)}, pass@${summary.pass.k} ${fmtMetric(
+      summary.pass.passAtK,
+    )} (over ${summary.pass.samples} samples run in all ${summary.pass.k} epochs)\n`;
   if (formatReport) out += `${formatReport(summary.report)}\n`;
   return out;
 }
@@ -138,6 +249,7 @@ export function formatRunSummary(summary: RunSummary, formatReport?: (report: un
 export function summarizeResultsFile(
   task: Pick<AnyTask, 'summarize' | 'dataset'>,
   resultsFile: string,
+  extra: SummaryMetrics = {},
 ): RunSummary {
-  return summarizeResults(task, readResultsFile(resultsFile), resultsFile);
+  return summarizeResults(task, readResultsFile(resultsFile), resultsFile, extra);
 }

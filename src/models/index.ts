@@ -25,8 +25,11 @@ export {
   generateWithRetry,
   type ModelFaultClass,
 } from './generate-with-retry.js';
+// apiary.config.json
+export { type ModelConfigFile, ModelConfigFileSchema, readModelConfigFile } from './model-config.js';
 // Why an attempt failed, and how long a server asked us to wait
 export { classifyModelError, retryAfterMs } from './model-faults.js';
+
 // Model setup from flags, environment and apiary.config.json
 export {
   type ResolvedModel,

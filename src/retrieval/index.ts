@@ -78,7 +78,7 @@ export {
 } from './linear-ranker.js';
 
 // Ranking metrics (NDCG with tie averaging, recall)
-export { ndcgAtK, recallAtK } from './metrics.js';
+export { ndcgAtK, recallAtK, topKIndices } from './metrics.js';
 
 // Projection training (MNR loss, Adam)
 export { Adam, type Projection, project } from './mnr.js';

@@ -21,10 +21,10 @@ export {
   type InputLocation,
   NotFoundError,
 } from './errors.js';
-
+// Content hash of a set of data files (run specs record it)
+export { sha256OfFiles } from './file-hash.js';
 // Hashes: FNV-1a for stable bucketing, sha256 for content identity
 export { fnv1a32, fnv1a32Bytes, sha256Hex } from './hash.js';
-
 // Reading JSON files with errors that name the file
 export { parseJsonText, readJsonFile, readTextFile } from './json-file.js';
 // Python's text conventions (repr, strip) where official Python harnesses must be matched exactly

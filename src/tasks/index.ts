@@ -6,6 +6,38 @@
 
 // AppBench / MetaBench and ToolBench retrieval (curated sub-entries, gathered as they are)
 export * from './appbench/index.js';
+export { registerBuiltinTasks } from './builtin.js';
+
+// The registry: tasks by name, with their options and solvers
+export {
+  defaultTaskRegistry,
+  getSolver,
+  getTask,
+  listTasks,
+  registerTask,
+  TaskRegistry,
+} from './registry.js';
 // The task contract the harness runs
-export type { AnyTask, Outcome, SolveContext, Solved, Task, TaskSample, TaskUsage } from './task.js';
+export type {
+  AnyTask,
+  LoadedTask,
+  ModelCallLimits,
+  OptionsSchema,
+  Outcome,
+  SolveContext,
+  Solved,
+  SolverDefinition,
+  Task,
+  TaskDefinition,
+  TaskLoadContext,
+  TaskSample,
+  TaskUsage,
+} from './task.js';
+export {
+  describeOptions,
+  type OptionInfo,
+  parseOptionAssignments,
+  routeOptions,
+  validateOptions,
+} from './task-options.js';
 export * from './toolbench/index.js';

@@ -1,9 +1,16 @@
 /**
  * The generic evaluation contract, in the spirit of Inspect AI: a task names a dataset, a solver
- * that turns one sample into an output, a pure scorer and a summary over all scores. The harness
+ * that turns one sample into an output, a scorer and a summary over all scores. The harness
  * (src/harness) runs any task with bounded concurrency, records each sample on one JSONL line and
  * recomputes the summary from the recorded scores, so scores must be JSON-serialisable.
+ *
+ * A `TaskDefinition` is what the registry (./registry.ts) holds: how to load a task by name from
+ * options, a solver choice and a model, plus the task's headline metrics.
  */
+
+import type { LanguageModel } from 'ai';
+import type { z } from 'zod';
+import type { SamplingSettings } from '../models/index.js';
 
 /** Anything a task evaluates: a stable id (used to resume) and an optional category for breakdowns. */
 export interface TaskSample {
@@ -20,6 +27,8 @@ export interface TaskUsage {
 export interface SolveContext {
   /** Run seed: drives any sampling the solver does (few-shot demos, tie breaks). */
   seed: number;
+  /** Which repetition of the sample this is (1-based; see `--epochs`). */
+  epoch?: number;
   /** Aborted when the run is cancelled (Ctrl-C); a solver should stop promptly. */
   signal?: AbortSignal;
 }
@@ -43,7 +52,10 @@ export interface Task<S extends TaskSample, Output, Score, Report = unknown> {
   /** The loaded samples, in dataset order. */
   readonly dataset: readonly S[];
   solve(sample: S, ctx: SolveContext): Promise<Solved<Output>>;
-  /** Pure: the same sample and outcome always give the same JSON-serialisable score. */
+  /**
+   * The same sample and outcome always give the same JSON-serialisable score. May be async (a
+   * scorer that runs code or asks a judge); the harness awaits it.
+   */
   score(sample: S, outcome: Outcome<Output>): Score | Promise<Score>;
   /** Aggregates per-sample scores (as read back from the results file) into a report. */
   summarize(scores: readonly Score[]): Report;
@@ -54,3 +66,71 @@ export interface Task<S extends TaskSample, Output, Score, Report = unknown> {
 /** Any task, for code that only moves samples and scores around. */
 // biome-ignore lint/suspicious/noExplicitAny: the harness is generic over every task's types
 export type AnyTask = Task<TaskSample, any, any, any>;
+
+/** Options are a zod object: its defaults are the task's defaults, its issues name the option. */
+// biome-ignore lint/suspicious/noExplicitAny: any object shape
+export type OptionsSchema = z.ZodObject<any>;
+
+export interface SolverDefinition {
+  description: string;
+  options: OptionsSchema;
+  /** true: refuses to run without a model; 'optional': uses one when configured; false: never. */
+  needsModel: boolean | 'optional';
+}
+
+/** Limits of each model call, passed through to LLM solvers (not part of the run spec). */
+export interface ModelCallLimits {
+  timeoutMs?: number;
+  maxRetries?: number;
+  baseDelayMs?: number;
+}
+
+export interface TaskLoadContext {
+  /** Validated task options (defaults filled in). */
+  options: Record<string, unknown>;
+  solver: string;
+  /** Validated options of that solver (defaults filled in). */
+  solverOptions: Record<string, unknown>;
+  /** The model, when the solver uses one and one is configured. */
+  model?: LanguageModel;
+  /** The effective sampling settings (flags > env/config > the task's defaults). */
+  sampling: SamplingSettings;
+  /** `--data`: the task decides what it means (a folder of benchmark files). */
+  dataDir?: string;
+  seed: number;
+  /** First N samples of each category (the task says what a category is), all when absent. */
+  limit?: number;
+  modelCalls?: ModelCallLimits;
+  signal?: AbortSignal;
+}
+
+export interface LoadedTask {
+  task: AnyTask;
+  /** What was read: a folder or file and the SHA-256 of the data files' content. */
+  dataSource: { path: string; sha256: string };
+  /** Lines worth showing the user (where the data came from, how many samples). */
+  notes?: string[];
+}
+
+/** A registered task: everything `apiary eval <name>` needs. */
+// biome-ignore lint/suspicious/noExplicitAny: each task has its own report and score types
+export interface TaskDefinition<Report = any, Score = any> {
+  name: string;
+  description: string;
+  version: string;
+  options: OptionsSchema;
+  solvers: Record<string, SolverDefinition>;
+  defaultSolver: string;
+  /** Solver used when none is asked for and no model is configured (AppBench: the baseline). */
+  noModelSolver?: string;
+  /** This task's default sampling (used where flags, env and config say nothing). */
+  sampling?: SamplingSettings;
+  load(ctx: TaskLoadContext): Promise<LoadedTask>;
+  /** Aggregates scores without loading data (for `apiary report` when the data is gone). */
+  summarize(scores: readonly Score[]): Report;
+  formatReport?(report: Report): string;
+  /** Headline numbers of a report, computed per epoch for mean ± CI. */
+  metrics(report: Report): Record<string, number>;
+  /** For pass/fail tasks: whether one sample passed (gives pass^k and pass@k over epochs). */
+  passed?(score: Score): boolean;
+}

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectScenarioReport, WRONG_SS1 } from '../../harness/__fixtures__/appbench-mini-scenario.js';
@@ -128,19 +128,21 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
 
     const contents = readResultsFile(join(out, 'results.jsonl'));
     expect(contents.header!.spec).toMatchObject({
-      version: 1,
-      task: { name: 'appbench', version: '1' },
-      solver: {
-        agent: 'flat',
-        model: { id: 'scripted-1', baseUrl: server.url },
-        prompting: 'flat',
-        shots: 0,
-      },
-      dataset: { source: MINI, categories: null, limit: null, size: 8 },
+      version: 2,
+      task: { name: 'appbench', version: '1', options: { categories: null } },
+      solver: { name: 'flat', options: { shots: 0, demos: 'same-app' } },
+      model: { id: 'scripted-1', baseUrl: server.url },
+      sampling: { temperature: 0, topP: 0, maxOutputTokens: 1024 },
+      data: { path: MINI },
+      limit: null,
+      size: 8,
       seed: 0,
+      epochs: 1,
       concurrency: 3,
+      price: null,
       packageVersion: '0.1.0',
     });
+    expect(contents.header!.spec.data.sha256).toMatch(/^[0-9a-f]{64}$/);
     const lines = new Map(contents.samples.map((l) => [l.id, l]));
     expect([...lines.keys()].sort()).toEqual(samples.map((s) => s.id).sort());
     const mm0 = lines.get('mm-0')!;
@@ -294,7 +296,7 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
       ['user', sm0.input],
     ]);
     const spec = readResultsFile(join(out, 'results.jsonl')).header!.spec;
-    expect(spec.solver).toMatchObject({ shots: 1, demos: 'random' });
+    expect(spec.solver).toEqual({ name: 'flat', options: { shots: 1, demos: 'random' } });
   });
 
   it('--prompting hierarchical selects Apps first, then plans with their APIs', async () => {
@@ -333,7 +335,10 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
         output: { selectedApps: ['Travel', 'Weather'], attempts: 2 },
       });
       const json = JSON.parse(r.stdout);
-      expect(json.summary.spec.solver).toMatchObject({ agent: 'hierarchical', prompting: 'hierarchical' });
+      expect(json.summary.spec.solver).toEqual({
+        name: 'hierarchical',
+        options: { shots: 0, demos: 'same-app' },
+      });
       expect(json.summary.modelCalls).toBe(8);
       // ss-0 and ms-1 gold, ss-1 wrong, ms-0 partial (as in the flat scenario)
       expect(json.summary.report.official.success).toBe(0.5);
@@ -367,15 +372,40 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
       }
       child.kill('SIGINT');
       const r = await done;
-      expect(r.code).toBe(3);
+      expect(r.code).toBe(130);
       expect(r.stderr).toContain('interrupted: finishing the samples in flight');
       expect(r.stderr).toMatch(/stopped early: \d of 8 samples recorded; rerun with --resume to finish/);
       const n = sampleLines(file).length;
       expect(n).toBeGreaterThanOrEqual(1);
       expect(n).toBeLessThan(8);
       expect(readResultsFile(file).truncatedTail).toBe(false);
+      expect(existsSync(join(out, 'run.lock'))).toBe(false);
+      expect(existsSync(join(out, 'summary.json'))).toBe(true);
       const resumed = await runCli([...args, '--resume', '--json']);
       expect(JSON.parse(resumed.stdout)).toMatchObject({ skipped: n, ran: 8 - n });
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('a second Ctrl-C exits at once (130), leaving whole lines and no lock', async () => {
+    const slow = await startScriptedOpenAiServer({ respond: scenario, latencyMs: 300 });
+    try {
+      const out = outDir();
+      const file = join(out, 'results.jsonl');
+      const args = ['eval', 'appbench', '--data', MINI, ...modelArgs(slow), '--out', out, ...FAST_RETRY];
+      const { child, done } = startCli(args, mkdtempSync(join(tmpdir(), 'apiary-eval-cwd-')));
+      const t0 = Date.now();
+      while (!(existsSync(file) && sampleLines(file).length >= 1)) {
+        if (Date.now() - t0 > 20_000) throw new Error('run made no progress');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      child.kill('SIGINT');
+      child.kill('SIGINT');
+      const r = await done;
+      expect(r.code).toBe(130);
+      expect(readResultsFile(file).truncatedTail).toBe(false);
+      expect(existsSync(join(out, 'run.lock'))).toBe(false);
     } finally {
       await slow.close();
     }
@@ -479,27 +509,35 @@ describe('apiary eval appbench without a model', { timeout: 60_000 }, () => {
     expect(r.stderr).toContain('no model configured: running the baseline agent');
     expect(r.stdout).toContain('agent: baseline (no model configured)');
     const contents = readResultsFile(join(out, 'results.jsonl'));
-    expect(contents.header!.spec.solver).toEqual({
-      agent: 'baseline',
+    expect(contents.header!.spec).toMatchObject({
+      solver: { name: 'baseline', options: {} },
       model: null,
-      prompting: null,
-      shots: 0,
-      demos: null,
+      sampling: null,
+      task: { options: { categories: ['ss', 'mm'] } },
+      limit: 1,
+      size: 2,
     });
-    expect(contents.header!.spec.dataset).toMatchObject({ categories: ['ss', 'mm'], limit: 1, size: 2 });
     expect(contents.samples.map((l) => l.id).sort()).toEqual(['mm-0', 'ss-0']);
     for (const l of contents.samples) expect(l).toMatchObject({ modelCalls: 0, error: null });
   });
 
-  it('defaults the run folder from the settings, so --resume alone finds it', async () => {
+  it('gives every run its own default folder, and --resume alone finds the latest one', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'apiary-eval-cwd-'));
     const args = ['eval', 'appbench', '--data', MINI, '--categories', 'ss', '--json'];
+    const nothing = await runCli([...args, '--resume'], cwd);
+    expect(nothing.code).toBe(2);
+    expect(nothing.stderr).toContain('nothing to resume: no earlier run appbench-baseline-nomodel-*');
     const first = JSON.parse((await runCli(args, cwd)).stdout);
-    expect(first.resultsFile).toBe(
-      join(cwd, '.apiary', 'runs', 'appbench-baseline-nomodel-k0-s0', 'results.jsonl'),
-    );
+    const second = JSON.parse((await runCli(args, cwd)).stdout);
+    const folder = /^appbench-baseline-nomodel-\d{8}T\d{6}Z(-\d+)?$/;
+    for (const r of [first, second]) {
+      expect(dirname(dirname(r.resultsFile))).toBe(join(cwd, '.apiary', 'runs'));
+      expect(basename(dirname(r.resultsFile))).toMatch(folder);
+      expect(r.ran).toBe(2);
+    }
+    expect(second.resultsFile).not.toBe(first.resultsFile);
     const again = JSON.parse((await runCli([...args, '--resume'], cwd)).stdout);
-    expect(again).toMatchObject({ resultsFile: first.resultsFile, ran: 0, skipped: 2 });
+    expect(again).toMatchObject({ resultsFile: second.resultsFile, ran: 0, skipped: 2 });
     expect(again.summary.report).toEqual(first.summary.report);
   });
 

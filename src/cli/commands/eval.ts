@@ -1,55 +1,68 @@
-import { existsSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import {
-  baselineAgent,
-  flatAgent,
-  hierarchicalAgent,
-  type PlanningAgent,
-  sameAppDemos,
-} from '../../agents/index.js';
-import { loadCatalog } from '../../catalog/index.js';
 import {
   buildRunSpec,
   createProgressReporter,
+  createRunFolder,
+  DEFAULT_RUNS_DIR,
+  formatDollars,
   formatRunSummary,
   gitRevision,
-  packageRoot,
+  latestRunFolder,
   packageVersion,
   progressModeFor,
-  readResultsFile,
   runEval,
-  summarizeResults,
+  runFolderPrefix,
 } from '../../harness/index.js';
-import { createResponseCache, resolveModelSetup } from '../../models/index.js';
+import {
+  createResponseCache,
+  readModelConfigFile,
+  resolveModelSetup,
+  type SamplingSettings,
+} from '../../models/index.js';
 import { ApiaryError } from '../../shared/index.js';
 import {
-  APPBENCH_CATEGORIES,
-  type AppBenchCategory,
-  type AppBenchSample,
-  appBenchGoldReply,
-  appBenchTask,
-  findAppBenchData,
-  loadAppBenchDataset,
-  seededDemoPicker,
+  getSolver,
+  getTask,
+  parseOptionAssignments,
+  registerBuiltinTasks,
+  routeOptions,
+  validateOptions,
 } from '../../tasks/index.js';
 import { EXIT, printJson } from '../output.js';
+import {
+  chooseSolver,
+  intFlag,
+  type LegacyAppBenchFlags,
+  layeredSampling,
+  mapLegacyAppBenchFlags,
+  modelRequiredError,
+  numberFlag,
+  parsePrice,
+  parseTopPFlag,
+} from './eval-settings.js';
+import { reportRun } from './report.js';
 
-interface EvalAppBenchFlags {
+export interface EvalFlags extends LegacyAppBenchFlags {
+  solver?: string;
+  option?: string[];
+  epochs?: string;
+  priceInput?: string;
+  priceOutput?: string;
+  maxCost?: string;
   data?: string;
   model?: string;
   baseUrl?: string;
   apiKeyEnv?: string;
   config?: string;
-  prompting: string;
-  shots: string;
-  demos: string;
+  temperature?: string;
+  topP?: string;
+  maxTokens?: string;
   out?: string;
   concurrency: string;
   resume?: boolean;
   overwrite?: boolean;
   limit?: string;
-  categories?: string;
   seed: string;
   timeoutMs?: string;
   retries?: string;
@@ -58,302 +71,274 @@ interface EvalAppBenchFlags {
   json?: boolean;
 }
 
-function intFlag(name: string, value: string | undefined, min: number): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min)
-    throw new ApiaryError('USAGE', `--${name} must be an integer ≥ ${min}, got "${value}"`);
-  return n;
-}
+const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-function parseCategories(value: string | undefined): AppBenchCategory[] | undefined {
-  if (!value) return undefined;
-  const cats = value
-    .split(',')
-    .map((c) => c.trim().toLowerCase())
-    .filter(Boolean);
-  for (const c of cats)
-    if (!(APPBENCH_CATEGORIES as readonly string[]).includes(c))
-      throw new ApiaryError('USAGE', `unknown category "${c}" in --categories (ss, sm, ms, mm)`);
-  return [...new Set(cats)] as AppBenchCategory[];
-}
+/** Exit status of a run stopped by Ctrl-C (128 + SIGINT). */
+const EXIT_INTERRUPTED = 130;
 
-/** The bundled hand-written sample set (examples/appbench-mini), so a fresh clone can run. */
-export function bundledAppBenchMini(): string | undefined {
-  const root = packageRoot();
-  const dir = root ? join(root, 'examples', 'appbench-mini') : undefined;
-  return dir && existsSync(dir) ? dir : undefined;
-}
+export async function runEvalCommand(taskName: string, flags: EvalFlags): Promise<void> {
+  registerBuiltinTasks();
+  const def = getTask(taskName);
+  if (flags.resume && flags.overwrite)
+    throw new ApiaryError('USAGE', '--resume and --overwrite exclude each other');
+  const legacy = mapLegacyAppBenchFlags(def.name, flags);
+  const concurrency = intFlag('concurrency', flags.concurrency, 1) ?? 4;
+  const limit = intFlag('limit', flags.limit, 0);
+  const seed = intFlag('seed', flags.seed, 0) ?? 0;
+  const epochs = intFlag('epochs', flags.epochs, 1) ?? 1;
+  const price = parsePrice(flags.priceInput, flags.priceOutput);
+  const maxCost = numberFlag('max-cost', flags.maxCost, 0);
+  if (maxCost !== undefined && !price)
+    throw new ApiaryError(
+      'USAGE',
+      '--max-cost needs --price-input and --price-output (dollars per million tokens)',
+    );
+  const modelCalls = {
+    ...(flags.timeoutMs !== undefined ? { timeoutMs: intFlag('timeout-ms', flags.timeoutMs, 1)! } : {}),
+    ...(flags.retries !== undefined ? { maxRetries: intFlag('retries', flags.retries, 0)! } : {}),
+    ...(flags.retryDelayMs !== undefined
+      ? { baseDelayMs: intFlag('retry-delay-ms', flags.retryDelayMs, 0)! }
+      : {}),
+  };
+  const flagSampling: SamplingSettings = {};
+  const temperature = numberFlag('temperature', flags.temperature, 0, 2);
+  if (temperature !== undefined) flagSampling.temperature = temperature;
+  const topP = parseTopPFlag(flags.topP);
+  if (topP !== undefined) flagSampling.topP = topP;
+  const maxTokens = intFlag('max-tokens', flags.maxTokens, 1);
+  if (maxTokens !== undefined) flagSampling.maxOutputTokens = maxTokens;
+  const note = (msg: string) => {
+    if (!flags.json) process.stderr.write(`${msg}\n`);
+  };
 
-/** --data, else the data `apiary data pull appbench` stored, else the bundled appbench-mini. */
-function resolveAppBenchData(explicit: string | undefined): { dir: string; origin: string } {
-  if (explicit) return { dir: resolve(explicit), origin: 'given with --data' };
-  const pulled = findAppBenchData();
-  if (pulled) return { dir: pulled, origin: 'pulled official data' };
-  const mini = bundledAppBenchMini();
-  if (mini)
-    return {
-      dir: mini,
-      origin: 'bundled examples/appbench-mini (8 hand-written records; pass --data for the real set)',
-    };
-  throw new ApiaryError(
-    'NOT_FOUND',
-    'no AppBench data: pass --data DIR (a folder with test_*.json or dev_*.json)',
+  // The model (if any), with the task's default sampling under flags, env and config.
+  const configFile = flags.config ?? process.env.APIARY_CONFIG;
+  const sampling = layeredSampling(
+    flagSampling,
+    process.env,
+    readModelConfigFile(configFile, process.cwd()),
+    def.sampling,
   );
+  const setup = resolveModelSetup({
+    ...(flags.baseUrl ? { baseURL: flags.baseUrl } : {}),
+    ...(flags.model ? { model: flags.model } : {}),
+    ...(flags.apiKeyEnv ? { apiKeyEnv: flags.apiKeyEnv } : {}),
+    ...(flags.config ? { configFile: flags.config } : {}),
+    sampling,
+  });
+  const { solver: solverName, fallback } = chooseSolver(def, {
+    ...(flags.solver ? { solver: flags.solver } : {}),
+    ...(legacy.prompting ? { prompting: legacy.prompting } : {}),
+    hasModel: Boolean(setup),
+  });
+  const solver = getSolver(def, solverName);
+  if (solver.needsModel === true && !setup) throw modelRequiredError(def.name, solverName);
+  const model = solver.needsModel !== false ? setup : undefined;
+  if (setup && !model)
+    note(`solver ${solverName} uses no model: the configured model ${setup.modelId} is not called`);
+  if (fallback)
+    note(
+      `no model configured: running the ${solverName} agent (no LLM calls). Pass --model/--base-url, or set APIARY_MODEL/APIARY_BASE_URL, for a model run.`,
+    );
+
+  // Options: today's AppBench flags first, then --option key=value.
+  const routed = routeOptions(def, solverName, parseOptionAssignments(flags.option ?? []));
+  const solverUsesLegacy = (k: string) => k in solver.options.shape;
+  const legacySolverOptions = Object.fromEntries(
+    Object.entries(legacy.solverOptions).filter(([k]) => model && solverUsesLegacy(k)),
+  );
+  const taskOptions = validateOptions(def.options, { ...legacy.taskOptions, ...routed.task }, def.name);
+  const solverOptions = validateOptions(
+    solver.options,
+    { ...legacySolverOptions, ...routed.solver },
+    `${def.name} solver ${solverName}`,
+  );
+
+  const cache =
+    model && flags.cache
+      ? createResponseCache(typeof flags.cache === 'string' ? { dir: resolve(flags.cache) } : {})
+      : undefined;
+  const ac = new AbortController();
+  const loaded = await def.load({
+    options: taskOptions,
+    solver: solverName,
+    solverOptions,
+    ...(model ? { model: cache ? cache.wrap(model.model) : model.model } : {}),
+    sampling: model ? model.sampling : sampling,
+    ...(flags.data ? { dataDir: flags.data } : {}),
+    seed,
+    ...(limit !== undefined ? { limit } : {}),
+    modelCalls,
+    signal: ac.signal,
+  });
+  const { task } = loaded;
+  for (const n of loaded.notes ?? []) note(n);
+  const spec = buildRunSpec(
+    {
+      task: { name: def.name, version: task.version, options: taskOptions },
+      solver: { name: solverName, options: solverOptions },
+      model: model ? { id: model.modelId, baseUrl: model.baseURL } : null,
+      sampling: model ? { ...model.sampling } : null,
+      data: loaded.dataSource,
+      limit: limit ?? null,
+      size: task.dataset.length,
+      seed,
+      epochs,
+      concurrency,
+      price,
+    },
+    { now: () => new Date(), gitRevision, packageVersion },
+  );
+
+  const prefix = runFolderPrefix(def.name, solverName, model?.modelId ?? null);
+  const runsDir = resolve(DEFAULT_RUNS_DIR);
+  let outDir: string;
+  if (flags.out) outDir = resolve(flags.out);
+  else if (flags.resume) {
+    const latest = latestRunFolder(runsDir, prefix);
+    if (!latest)
+      throw new ApiaryError(
+        'USAGE',
+        `nothing to resume: no earlier run ${prefix}-* in ${runsDir}; pass --out DIR to name the run folder`,
+      );
+    outDir = latest;
+  } else outDir = createRunFolder(runsDir, prefix, new Date());
+  const outFile = resolve(outDir, 'results.jsonl');
+  note(`results: ${outFile}${flags.resume ? ' (resuming)' : ''}`);
+
+  const onSigint = () => {
+    if (ac.signal.aborted) process.exit(EXIT_INTERRUPTED); // the lock is removed on exit
+    process.stderr.write('\ninterrupted: finishing the samples in flight (Ctrl-C again to quit now)\n');
+    ac.abort();
+  };
+  process.on('SIGINT', onSigint);
+  const reporter = createProgressReporter({
+    label: def.name,
+    mode: progressModeFor(process.stderr, Boolean(flags.json)),
+  });
+  let result: Awaited<ReturnType<typeof runEval>>;
+  try {
+    result = await runEval({
+      task,
+      spec,
+      concurrency,
+      outFile,
+      resume: Boolean(flags.resume),
+      overwrite: Boolean(flags.overwrite),
+      onProgress: (p) => reporter.update(p),
+      signal: ac.signal,
+      ...(maxCost !== undefined ? { maxCost } : {}),
+      metrics: def.metrics,
+      ...(def.passed ? { passed: def.passed } : {}),
+    });
+  } finally {
+    reporter.stop();
+    process.off('SIGINT', onSigint);
+  }
+  const { summary } = result;
+  if (result.lockTakenOver)
+    note(
+      `note: took over a stale lock of pid ${result.lockTakenOver.pid} (started ${result.lockTakenOver.startedAt}; that process is gone)`,
+    );
+  if (flags.json) {
+    printJson({
+      resultsFile: result.resultsFile,
+      summaryFile: result.summaryFile,
+      ran: result.ran,
+      skipped: result.skipped,
+      aborted: result.aborted,
+      stopReason: result.stopReason,
+      repairedTail: result.repairedTail,
+      lockTakenOver: result.lockTakenOver,
+      elapsedMs: Math.round(result.elapsedMs),
+      ...(cache ? { cache: { dir: cache.dir, ...cache.stats } } : {}),
+      summary,
+    });
+  } else {
+    if (result.repairedTail) note('dropped a torn last line left by an interrupted run');
+    if (result.skipped)
+      note(`resumed: ${result.skipped} samples were already recorded, ${result.ran} run now`);
+    process.stdout.write(
+      formatRunSummary(summary, task.formatReport ? (r) => task.formatReport!(r) : undefined),
+    );
+    process.stdout.write(`results: ${result.resultsFile}\nsummary: ${result.summaryFile}\n`);
+    if (fallback) process.stdout.write(`agent: ${solverName} (no model configured)\n`);
+    if (cache)
+      process.stdout.write(
+        `response cache: ${cache.stats.hits} hits, ${cache.stats.misses} misses (${cache.dir})\n`,
+      );
+  }
+  const total = spec.size * spec.epochs;
+  if (result.stopReason === 'budget') {
+    process.stderr.write(
+      `budget reached: ${formatDollars(summary.cost?.total ?? 0)} recorded, --max-cost ${formatDollars(maxCost ?? 0)}; ` +
+        `${summary.records} of ${total} samples recorded. To go on, rerun the same command with --resume --out ${outDir} and a larger --max-cost\n`,
+    );
+    process.exitCode = EXIT.runtime;
+  } else if (result.stopReason === 'signal') {
+    process.stderr.write(
+      `stopped early: ${summary.records} of ${total} samples recorded; rerun with --resume to finish (--out ${outDir})\n`,
+    );
+    process.exitCode = EXIT_INTERRUPTED;
+  }
 }
 
-const slug = (s: string) => s.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '');
-
-export function registerEvalCommands(program: Command): void {
-  const evalCmd = program.command('eval').description('run benchmarks end to end (resumable, JSONL results)');
-
-  evalCmd
-    .command('appbench')
-    .description(
-      'plan every AppBench instruction with an agent and score it (official + corrected); ' +
-        'without a model the no-LLM baseline agent runs',
-    )
+/** The flags of `apiary eval <task>` (shared with nothing else; listed once here). */
+function evalOptions(cmd: Command): Command {
+  return cmd
+    .option('--solver <name>', 'solver of the task (apiary tasks lists them; default: the task default)')
+    .option('--option <key=value>', 'task or solver option, repeatable (apiary tasks lists them)', collect)
+    .option('--epochs <k>', 'run every sample k times (mean ± 95% CI, pass^k)', '1')
+    .option('--price-input <usd>', 'dollars per million input tokens (cost per sample and per run)')
+    .option('--price-output <usd>', 'dollars per million output tokens')
+    .option('--max-cost <usd>', 'stop starting samples once the recorded cost reaches this (exit 3)')
     .option(
       '--data <dir>',
-      'folder with test_{ss,sm,ms,mm}.json or dev_*.json (default: pulled data, else examples/appbench-mini)',
+      'data folder (appbench: test_*.json or dev_*.json; toolbench-retrieval: the data root)',
     )
     .option('--model <id>', 'model name (or APIARY_MODEL / apiary.config.json)')
     .option('--base-url <url>', 'OpenAI-compatible endpoint ending in /v1 (or APIARY_BASE_URL)')
     .option('--api-key-env <name>', 'environment variable holding the API key')
     .option('--config <file>', 'model config file (default ./apiary.config.json when present)')
-    .option('--prompting <mode>', 'flat | hierarchical', 'flat')
-    .option(
-      '--shots <k>',
-      'k demonstrations per instruction, taken from the other samples (gold replies)',
-      '0',
-    )
-    .option('--demos <how>', 'same-app (the paper: demos sharing a likely App) | random (seeded)', 'same-app')
-    .option(
-      '--out <dir>',
-      'run folder for results.jsonl and summary.json (default .apiary/runs/appbench-<agent>-<model>-k<shots>-s<seed>)',
-    )
+    .option('--temperature <t>', 'sampling temperature (default: the task default)')
+    .option('--top-p <p>', 'top_p in [0, 1], or omit (default: the task default)')
+    .option('--max-tokens <n>', 'max output tokens (default: the task default)')
+    .option('--out <dir>', 'run folder (default .apiary/runs/<task>-<solver>-<model>-<time>, new per run)')
     .option('--concurrency <n>', 'samples in flight', '4')
-    .option('--resume', 'continue the run folder: skip samples already recorded')
+    .option('--resume', 'continue the run folder (default: the latest run of these settings)')
     .option('--overwrite', 'discard existing results in the run folder')
-    .option('--limit <n>', 'first N records of each category')
-    .option('--categories <list>', 'comma-separated subset of ss,sm,ms,mm')
+    .option('--limit <n>', 'first N samples of each category (AppBench category, ToolBench query file)')
     .option('--seed <n>', 'seed for run order and demo sampling', '0')
     .option('--timeout-ms <ms>', 'per-attempt model timeout (default 120000)')
     .option('--retries <n>', 'retries per model call after the first attempt (default 4)')
     .option('--retry-delay-ms <ms>', 'first retry backoff, doubled per retry (default 1000)')
     .option('--cache [dir]', 'reuse identical model calls from a response cache (default dir: user cache)')
-    .option('--json', 'machine-readable output (no progress display)')
-    .action(async (flags: EvalAppBenchFlags) => {
-      const prompting = flags.prompting;
-      if (prompting !== 'flat' && prompting !== 'hierarchical')
-        throw new ApiaryError('USAGE', `--prompting must be flat or hierarchical, got "${prompting}"`);
-      if (flags.resume && flags.overwrite)
-        throw new ApiaryError('USAGE', '--resume and --overwrite exclude each other');
-      const shots = intFlag('shots', flags.shots, 0) ?? 0;
-      if (flags.demos !== 'same-app' && flags.demos !== 'random')
-        throw new ApiaryError('USAGE', `--demos must be same-app or random, got "${flags.demos}"`);
-      const concurrency = intFlag('concurrency', flags.concurrency, 1) ?? 4;
-      const limit = intFlag('limit', flags.limit, 0);
-      const seed = intFlag('seed', flags.seed, 0) ?? 0;
-      const categories = parseCategories(flags.categories);
-      const timeoutMs = intFlag('timeout-ms', flags.timeoutMs, 1);
-      const maxRetries = intFlag('retries', flags.retries, 0);
-      const baseDelayMs = intFlag('retry-delay-ms', flags.retryDelayMs, 0);
-      const note = (msg: string) => {
-        if (!flags.json) process.stderr.write(`${msg}\n`);
-      };
+    .option('--prompting <mode>', 'appbench: flat | hierarchical (same as --solver when a model is set)')
+    .option('--shots <k>', 'appbench: k demonstrations (same as --option shots=k)')
+    .option('--demos <how>', 'appbench: same-app | random (same as --option demos=…)')
+    .option('--categories <list>', 'appbench: comma-separated subset of ss,sm,ms,mm')
+    .option('--json', 'machine-readable output (no progress display)');
+}
 
-      const data = resolveAppBenchData(flags.data);
-      const dataset = loadAppBenchDataset(data.dir, {
-        ...(categories ? { categories } : {}),
-        ...(limit !== undefined ? { limit } : {}),
-      });
-      const catalog = loadCatalog('appbench');
-      const setup = resolveModelSetup({
-        ...(flags.baseUrl ? { baseURL: flags.baseUrl } : {}),
-        ...(flags.model ? { model: flags.model } : {}),
-        ...(flags.apiKeyEnv ? { apiKeyEnv: flags.apiKeyEnv } : {}),
-        ...(flags.config ? { configFile: flags.config } : {}),
-      });
-      const cache =
-        setup && flags.cache
-          ? createResponseCache(typeof flags.cache === 'string' ? { dir: resolve(flags.cache) } : {})
-          : undefined;
-      let agent: PlanningAgent;
-      if (!setup) {
-        agent = baselineAgent();
-        note(
-          'no model configured: running the baseline agent (no LLM calls). Pass --model/--base-url, or set APIARY_MODEL/APIARY_BASE_URL, for a model run.',
-        );
-      } else {
-        const llm = {
-          model: cache ? cache.wrap(setup.model) : setup.model,
-          settings: setup.sampling,
-          ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-          ...(maxRetries !== undefined ? { maxRetries } : {}),
-          ...(baseDelayMs !== undefined ? { baseDelayMs } : {}),
-          ...(shots > 0
-            ? {
-                demos:
-                  flags.demos === 'random'
-                    ? seededDemoPicker(dataset.samples, shots, seed)
-                    : sameAppDemos(
-                        dataset.samples.map((s) => ({
-                          id: s.id,
-                          instruction: s.record.input,
-                          reply: appBenchGoldReply(s.record),
-                          apps: s.record.output.used_app,
-                        })),
-                        shots,
-                        { catalog },
-                      ),
-              }
-            : {}),
-        };
-        agent = prompting === 'hierarchical' ? hierarchicalAgent(llm) : flatAgent(llm);
-      }
-      const task = appBenchTask({ samples: dataset.samples, catalog, agent });
-      const agentName = setup ? prompting : agent.name;
-      const spec = buildRunSpec(
-        {
-          task: { name: task.name, version: task.version },
-          solver: {
-            agent: agentName,
-            model: setup ? { id: setup.modelId, baseUrl: setup.baseURL, args: { ...setup.sampling } } : null,
-            prompting: setup ? prompting : null,
-            shots: setup ? shots : 0,
-            demos: setup && shots > 0 ? flags.demos : null,
-          },
-          dataset: {
-            source: data.dir,
-            categories: categories ?? null,
-            limit: limit ?? null,
-            size: dataset.samples.length,
-          },
-          seed,
-          concurrency,
-        },
-        { now: () => new Date(), gitRevision, packageVersion },
-      );
-      const outDir = resolve(
-        flags.out ??
-          join(
-            '.apiary',
-            'runs',
-            slug(`appbench-${agentName}-${setup ? setup.modelId : 'nomodel'}-k${spec.solver.shots}-s${seed}`),
-          ),
-      );
-      const outFile = join(outDir, 'results.jsonl');
-      note(
-        `data: ${data.dir} (${data.origin}; ${dataset.prefix}_*.json, ${dataset.samples.length} samples in ${dataset.categories.join(', ')})`,
-      );
-      note(`results: ${outFile}${flags.resume ? ' (resuming)' : ''}`);
-
-      const ac = new AbortController();
-      const onSigint = () => {
-        if (ac.signal.aborted) process.exit(130);
-        process.stderr.write('\ninterrupted: finishing the samples in flight (Ctrl-C again to quit now)\n');
-        ac.abort();
-      };
-      process.on('SIGINT', onSigint);
-      const reporter = createProgressReporter({
-        label: 'appbench',
-        mode: progressModeFor(process.stderr, Boolean(flags.json)),
-      });
-      let result: Awaited<ReturnType<typeof runEval>>;
-      try {
-        result = await runEval({
-          task,
-          spec,
-          concurrency,
-          outFile,
-          resume: Boolean(flags.resume),
-          overwrite: Boolean(flags.overwrite),
-          onProgress: (p) => reporter.update(p),
-          signal: ac.signal,
-        });
-      } finally {
-        reporter.stop();
-        process.off('SIGINT', onSigint);
-      }
-      const { summary } = result;
-      if (flags.json) {
-        printJson({
-          resultsFile: result.resultsFile,
-          summaryFile: result.summaryFile,
-          ran: result.ran,
-          skipped: result.skipped,
-          aborted: result.aborted,
-          repairedTail: result.repairedTail,
-          elapsedMs: Math.round(result.elapsedMs),
-          ...(cache ? { cache: { dir: cache.dir, ...cache.stats } } : {}),
-          summary,
-        });
-      } else {
-        if (result.repairedTail) note('dropped a torn last line left by an interrupted run');
-        if (result.skipped)
-          note(`resumed: ${result.skipped} samples were already recorded, ${result.ran} run now`);
-        process.stdout.write(formatRunSummary(summary, (r) => task.formatReport!(r as never)));
-        process.stdout.write(`results: ${result.resultsFile}\nsummary: ${result.summaryFile}\n`);
-        if (!setup) process.stdout.write('agent: baseline (no model configured)\n');
-        if (cache)
-          process.stdout.write(
-            `response cache: ${cache.stats.hits} hits, ${cache.stats.misses} misses (${cache.dir})\n`,
-          );
-      }
-      if (result.aborted) {
-        process.stderr.write(
-          `stopped early: ${summary.samples} of ${dataset.samples.length} samples recorded; rerun with --resume to finish\n`,
-        );
-        process.exitCode = EXIT.runtime;
-      }
-    });
+export function registerEvalCommands(program: Command): void {
+  const evalCmd = evalOptions(
+    program
+      .command('eval')
+      .description(
+        'run a registered task end to end (resumable JSONL results); `apiary tasks` lists tasks, ' +
+          'solvers and options. AppBench without a model runs the no-LLM baseline',
+      )
+      .argument('<task>', 'task name (appbench, toolbench-retrieval, …)'),
+  ).action((taskName: string, flags: EvalFlags) => runEvalCommand(taskName, flags));
 
   evalCmd
     .command('report')
-    .description(
-      'recompute and print the summary of a run from its results.jsonl (e.g. after an interruption)',
-    )
+    .description('same as `apiary report`: recompute and print the summary of a run from its results.jsonl')
     .argument('<run>', 'run folder (holding results.jsonl) or the results file itself')
     .option('--json', 'machine-readable output')
-    .action((run: string, flags: { json?: boolean }) => {
-      const file = run.endsWith('.jsonl') ? resolve(run) : join(resolve(run), 'results.jsonl');
-      if (!existsSync(file)) throw new ApiaryError('NOT_FOUND', `no results file at ${file}`);
-      const contents = readResultsFile(file);
-      const spec = contents.header?.spec;
-      if (!spec) throw new ApiaryError('INPUT_INVALID', `${file}: no header record`);
-      if (spec.task.name !== 'appbench')
-        throw new ApiaryError(
-          'USAGE',
-          `${file}: task "${spec.task.name}" has no report here (known: appbench)`,
-        );
-      // The dataset gives the sample order; without it the file order is used.
-      let samples: AppBenchSample[] = [];
-      if (existsSync(spec.dataset.source)) {
-        try {
-          samples = loadAppBenchDataset(spec.dataset.source, {
-            ...(spec.dataset.categories ? { categories: spec.dataset.categories as AppBenchCategory[] } : {}),
-            ...(spec.dataset.limit !== null ? { limit: spec.dataset.limit } : {}),
-          }).samples;
-        } catch {
-          samples = [];
-        }
-      }
-      const task = appBenchTask({ samples, catalog: loadCatalog('appbench'), agent: baselineAgent() });
-      const summary = summarizeResults(task, contents, file);
-      const summaryFile = join(dirname(file), 'summary.json');
-      writeFileSync(summaryFile, `${JSON.stringify(summary, null, 2)}\n`);
-      if (flags.json) printJson(summary);
-      else {
-        if (contents.truncatedTail)
-          process.stderr.write('note: ignored a torn last line (interrupted run)\n');
-        process.stdout.write(formatRunSummary(summary, (r) => task.formatReport!(r as never)));
-        const missing = spec.dataset.size - summary.samples;
-        if (missing > 0)
-          process.stdout.write(
-            `incomplete: ${missing} of ${spec.dataset.size} samples not recorded; continue with --resume\n`,
-          );
-        process.stdout.write(`summary: ${summaryFile}\n`);
-      }
+    .action(async (run: string, flags: { json?: boolean }, cmd: Command) => {
+      // `eval` has its own --json, which takes the flag when it comes after `report DIR`
+      const json = Boolean(flags.json || cmd.parent?.opts().json);
+      await reportRun(run, { json });
     });
 }

@@ -1,7 +1,8 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { loadCatalog } from '../../catalog/index.js';
+import { parseResultsText } from '../../harness/index.js';
 import { ApiaryError, InputInvalidError, NotFoundError } from '../../shared/index.js';
 import {
   APPBENCH_CATEGORIES,
@@ -14,12 +15,22 @@ import {
   readAppBenchPredictions,
   scoreAppBench,
 } from '../../tasks/appbench/index.js';
+import {
+  type AnyTask,
+  getTask,
+  parseOptionAssignments,
+  registerBuiltinTasks,
+  routeOptions,
+  type TaskDefinition,
+  validateOptions,
+} from '../../tasks/index.js';
 import { printJson } from '../output.js';
 
-interface ScoreAppBenchFlags {
+interface ScoreFlags {
   predictions: string;
   data?: string;
   mode: string;
+  option?: string[];
   json?: boolean;
 }
 
@@ -34,67 +45,189 @@ function loadSamplesFrom(dir: string): AppBenchSample[] {
   throw new NotFoundError('AppBench data folder (with test_{ss,sm,ms,mm}.json or dev_*.json)', dir);
 }
 
-export function registerScoreCommands(program: Command): void {
-  const score = program.command('score').description('re-score saved predictions without calling a model');
+/** `apiary score appbench`: the AppBench report in official and/or corrected mode (unchanged flags). */
+function scoreAppBenchPredictions(flags: ScoreFlags): void {
+  const mode = flags.mode as AppBenchReportMode;
+  if (!MODES.includes(mode))
+    throw new ApiaryError('USAGE', `unknown --mode "${flags.mode}" (${MODES.join(' | ')})`);
+  const dir = findAppBenchData(flags.data);
+  if (!dir)
+    throw new ApiaryError(
+      'NOT_FOUND',
+      'no AppBench data: run `apiary data pull appbench` or pass --data DIR (test_*.json or dev_*.json)',
+    );
+  const { lines, truncatedTail } = readAppBenchPredictions(flags.predictions);
+  const samples = new Map(loadSamplesFrom(dir).map((s) => [s.id, s]));
+  const byId = new Map<string, AppBenchPrediction>();
+  let duplicates = 0;
+  for (const { line, prediction } of lines) {
+    if (!samples.has(prediction.id))
+      throw new InputInvalidError(
+        { file: flags.predictions, record: `line ${line}`, field: 'id' },
+        `unknown sample id "${prediction.id}" (ids are <category>-<index> of the files in ${dir})`,
+      );
+    if (byId.has(prediction.id)) duplicates++;
+    byId.set(prediction.id, prediction); // the last line of an id wins (resumed runs)
+  }
+  const items = [...byId].map(([id, prediction]) => ({ sample: samples.get(id)!, prediction }));
+  const report = scoreAppBench(items, loadCatalog('appbench'));
+  report.notes.push(`data: ${dir}; ${items.length} of ${samples.size} samples have a prediction`);
+  if (truncatedTail) report.notes.push(`${flags.predictions}: torn last line (killed run) ignored`);
+  if (duplicates)
+    report.notes.push(`${duplicates} repeated id(s) in ${flags.predictions}: the last line wins`);
+  if (flags.json) {
+    const keep = <T extends { official: unknown; corrected: unknown }>({ official, corrected, ...g }: T) => ({
+      ...g,
+      ...(mode !== 'corrected' ? { official } : {}),
+      ...(mode !== 'official' ? { corrected } : {}),
+    });
+    const { errors, officialErrors, byCategory, byParallelScale, bySequentialScale, ...rest } = report;
+    printJson({
+      mode,
+      predictions: flags.predictions,
+      data: dir,
+      ...keep(rest),
+      ...(mode !== 'corrected' ? { officialErrors } : {}),
+      ...(mode !== 'official' ? { errors } : {}),
+      byCategory: byCategory.map(keep),
+      byParallelScale: byParallelScale.map(keep),
+      bySequentialScale: bySequentialScale.map(keep),
+    });
+  } else process.stdout.write(`${formatAppBenchReport(report, { mode })}\n`);
+}
 
-  score
-    .command('appbench')
-    .description('score AppBench replies (JSONL of {id, reply, error?}) in official and corrected mode')
-    .requiredOption('-p, --predictions <file>', 'JSONL predictions or a harness results file (id + reply)')
-    .option('--data <dir>', 'folder with test_*.json (official) or dev_*.json; default: pulled data')
-    .option('--mode <mode>', 'official | corrected | both', 'both')
+/** One prediction of the generic form: `{id, output, error?, epoch?}` (or a harness sample line). */
+interface Prediction {
+  line: number;
+  id: string;
+  epoch: number;
+  output: unknown;
+  error: string | null;
+}
+
+function readPredictions(file: string): Prediction[] {
+  if (!existsSync(file)) throw new NotFoundError('file', file);
+  const text = readFileSync(file, 'utf8');
+  if (text.trimStart().startsWith('{"type":"header"')) {
+    // a harness results file: its sample lines are predictions
+    return parseResultsText(text, file).samples.map((s, i) => ({
+      line: i + 2,
+      id: s.id,
+      epoch: s.epoch,
+      output: s.output,
+      error: s.error,
+    }));
+  }
+  const out: Prediction[] = [];
+  text.split('\n').forEach((raw, i) => {
+    if (!raw.trim()) return;
+    let v: { id?: unknown; output?: unknown; error?: unknown; epoch?: unknown };
+    try {
+      v = JSON.parse(raw);
+    } catch (e) {
+      throw new InputInvalidError(
+        { file, record: `line ${i + 1}` },
+        `not valid JSON (${(e as Error).message})`,
+      );
+    }
+    if (typeof v.id !== 'string' || !v.id)
+      throw new InputInvalidError({ file, record: `line ${i + 1}`, field: 'id' }, 'expected a sample id');
+    out.push({
+      line: i + 1,
+      id: v.id,
+      epoch: typeof v.epoch === 'number' ? v.epoch : 1,
+      output: v.output ?? null,
+      error: typeof v.error === 'string' ? v.error : null,
+    });
+  });
+  return out;
+}
+
+/** Any other task: load its data, score each prediction with the task's scorer, print its report. */
+async function scoreTaskPredictions(def: TaskDefinition, flags: ScoreFlags): Promise<void> {
+  const solver = def.noModelSolver ?? def.defaultSolver;
+  const routed = routeOptions(def, solver, parseOptionAssignments(flags.option ?? []));
+  const options = validateOptions(def.options, routed.task, def.name);
+  const loaded = await def.load({
+    options,
+    solver,
+    solverOptions: validateOptions(
+      def.solvers[solver]!.options,
+      routed.solver,
+      `${def.name} solver ${solver}`,
+    ),
+    sampling: {},
+    ...(flags.data ? { dataDir: flags.data } : {}),
+    seed: 0,
+  });
+  const task: AnyTask = loaded.task;
+  const samples = new Map(task.dataset.map((s) => [s.id, s]));
+  const position = new Map(task.dataset.map((s, i) => [s.id, i]));
+  const seen = new Set<string>();
+  let duplicates = 0;
+  const scored: Array<{ epoch: number; at: number; score: unknown }> = [];
+  for (const p of readPredictions(flags.predictions)) {
+    const sample = samples.get(p.id);
+    if (!sample)
+      throw new InputInvalidError(
+        { file: flags.predictions, record: `line ${p.line}`, field: 'id' },
+        `unknown sample id "${p.id}" (not in ${loaded.dataSource.path})`,
+      );
+    const key = `${p.epoch}\u0000${p.id}`;
+    if (seen.has(key)) {
+      duplicates++;
+      continue;
+    }
+    seen.add(key);
+    const outcome =
+      p.error !== null || p.output === null
+        ? { output: null, error: p.error ?? 'no output' }
+        : { output: p.output };
+    scored.push({ epoch: p.epoch, at: position.get(p.id)!, score: await task.score(sample, outcome) });
+  }
+  // dataset order (then epoch), whatever the order of the file
+  const scores = scored.sort((a, b) => a.epoch - b.epoch || a.at - b.at).map((x) => x.score);
+  const report = task.summarize(scores);
+  if (flags.json) {
+    printJson({
+      task: def.name,
+      predictions: flags.predictions,
+      data: loaded.dataSource.path,
+      scored: scores.length,
+      duplicates,
+      metrics: def.metrics(report),
+      report,
+    });
+    return;
+  }
+  process.stdout.write(
+    `${task.formatReport ? task.formatReport(report) : JSON.stringify(report, null, 2)}\n`,
+  );
+  process.stdout.write(
+    `${scores.length} of ${samples.size} samples scored (${loaded.dataSource.path})${duplicates ? `; ${duplicates} repeated (id, epoch) ignored: the first counts` : ''}\n`,
+  );
+}
+
+export function registerScoreCommands(program: Command): void {
+  program
+    .command('score')
+    .description('re-score saved predictions without calling a model (appbench: official and corrected)')
+    .argument('<task>', 'task name (apiary tasks lists them)')
+    .requiredOption(
+      '-p, --predictions <file>',
+      'JSONL predictions or a harness results file (appbench: {id, reply}; other tasks: {id, output})',
+    )
+    .option('--data <dir>', 'data folder (appbench: test_*.json or dev_*.json; default: pulled data)')
+    .option('--mode <mode>', 'appbench: official | corrected | both', 'both')
+    .option('--option <key=value>', 'task option, repeatable', (v: string, prev: string[] = []) => [
+      ...prev,
+      v,
+    ])
     .option('--json', 'machine-readable report')
-    .action((flags: ScoreAppBenchFlags) => {
-      const mode = flags.mode as AppBenchReportMode;
-      if (!MODES.includes(mode))
-        throw new ApiaryError('USAGE', `unknown --mode "${flags.mode}" (${MODES.join(' | ')})`);
-      const dir = findAppBenchData(flags.data);
-      if (!dir)
-        throw new ApiaryError(
-          'NOT_FOUND',
-          'no AppBench data: run `apiary data pull appbench` or pass --data DIR (test_*.json or dev_*.json)',
-        );
-      const { lines, truncatedTail } = readAppBenchPredictions(flags.predictions);
-      const samples = new Map(loadSamplesFrom(dir).map((s) => [s.id, s]));
-      const byId = new Map<string, AppBenchPrediction>();
-      let duplicates = 0;
-      for (const { line, prediction } of lines) {
-        if (!samples.has(prediction.id))
-          throw new InputInvalidError(
-            { file: flags.predictions, record: `line ${line}`, field: 'id' },
-            `unknown sample id "${prediction.id}" (ids are <category>-<index> of the files in ${dir})`,
-          );
-        if (byId.has(prediction.id)) duplicates++;
-        byId.set(prediction.id, prediction); // the last line of an id wins (resumed runs)
-      }
-      const items = [...byId].map(([id, prediction]) => ({ sample: samples.get(id)!, prediction }));
-      const report = scoreAppBench(items, loadCatalog('appbench'));
-      report.notes.push(`data: ${dir}; ${items.length} of ${samples.size} samples have a prediction`);
-      if (truncatedTail) report.notes.push(`${flags.predictions}: torn last line (killed run) ignored`);
-      if (duplicates)
-        report.notes.push(`${duplicates} repeated id(s) in ${flags.predictions}: the last line wins`);
-      if (flags.json) {
-        const keep = <T extends { official: unknown; corrected: unknown }>({
-          official,
-          corrected,
-          ...g
-        }: T) => ({
-          ...g,
-          ...(mode !== 'corrected' ? { official } : {}),
-          ...(mode !== 'official' ? { corrected } : {}),
-        });
-        const { errors, officialErrors, byCategory, byParallelScale, bySequentialScale, ...rest } = report;
-        printJson({
-          mode,
-          predictions: flags.predictions,
-          data: dir,
-          ...keep(rest),
-          ...(mode !== 'corrected' ? { officialErrors } : {}),
-          ...(mode !== 'official' ? { errors } : {}),
-          byCategory: byCategory.map(keep),
-          byParallelScale: byParallelScale.map(keep),
-          bySequentialScale: bySequentialScale.map(keep),
-        });
-      } else process.stdout.write(`${formatAppBenchReport(report, { mode })}\n`);
+    .action(async (taskName: string, flags: ScoreFlags) => {
+      registerBuiltinTasks();
+      const def = getTask(taskName);
+      if (def.name === 'appbench') scoreAppBenchPredictions(flags);
+      else await scoreTaskPredictions(def, flags);
     });
 }

@@ -4,12 +4,12 @@
  * @module
  */
 
+// where the data comes from: --data, pulled official data, else the bundled mini set
+export { bundledAppBenchMini, resolveAppBenchData } from './data-folder.js';
 // argument error counts in the report
 export { type ErrorCounts, ErrorCountsSchema, type ErrorSummary } from './error-analysis.js';
-
 // gold plans from records (with repairs of noisy data)
 export { appBenchGoldPlan, type GoldPlan, type GoldRepair } from './gold-plan.js';
-
 // fetching the data (`apiary data pull appbench`)
 export {
   appBenchFileName,
@@ -19,7 +19,6 @@ export {
   type PulledFile,
   pullAppBench,
 } from './pull-appbench.js';
-
 // records and categories
 export {
   APPBENCH_CATEGORIES,
@@ -29,13 +28,18 @@ export {
   parseAppBenchFile,
   readAppBenchFile,
 } from './record.js';
-
+// AppBench in the task registry: solvers, options, the definition
+export {
+  APPBENCH_SOLVERS,
+  AppBenchOptionsSchema,
+  type AppBenchSolver,
+  appBenchDefinition,
+  registerAppBenchTask,
+} from './register.js';
 // printing a report
 export { type AppBenchReportMode, formatAppBenchReport } from './report-format.js';
-
 // retrieval queries (gold APIs per instruction)
 export { appBenchRetrievalQueries } from './retrieval-queries.js';
-
 // samples and predictions
 export {
   type AppBenchPrediction,
@@ -43,7 +47,6 @@ export {
   type LoadSamplesOptions,
   loadAppBenchSamples,
 } from './sample.js';
-
 // scoring replies in official and corrected mode, per sample and per group
 export {
   type AgentOutcomeSummary,
@@ -54,13 +57,10 @@ export {
   scoreAppBench,
   summarizeAppBench,
 } from './score-appbench.js';
-
 // metrics of the corrected scorer (calls aligned by App+API)
 export type { CorrectedMetrics } from './score-corrected.js';
-
 // metrics of the official scorer (as upstream computes them)
 export type { OfficialMetrics } from './score-official.js';
-
 // predictions files (`apiary score appbench`)
 export { type PredictionLine, type PredictionsFile, readAppBenchPredictions } from './score-predictions.js';
 // the state-based score of tool-loop runs (effects, searches, unauthorised calls)
@@ -84,6 +84,5 @@ export {
   loadAppBenchDataset,
   seededDemoPicker,
 } from './task.js';
-
 // the simulated world of a tool-loop run: toolset on the SGD apps and the gold state
 export { type AppBenchWorld, appBenchWorld } from './tool-loop.js';

@@ -9,13 +9,40 @@ export type { ToolBenchDoc } from './corpus.js';
 
 // query sets mapped to the corpus
 export type { RetrievalSet } from './dataset.js';
-
+export { toolBenchDocText } from './doc-text.js';
 // evaluation (NDCG@1/3/5, Recall@5/10)
 export { evaluateRetriever, type QueryScores, type RetrievalReport } from './evaluate.js';
-
 // Python-compatible JSON values
 export type { PyJson, PyNumber, PyObject } from './py-json.js';
 
+// queries and corpus text
+export { parseToolBenchQueries, readToolBenchQueries, type ToolBenchQuery } from './queries.js';
+export {
+  ndcgFromSummary,
+  RANKING_DEPTH,
+  type RankingSummary,
+  recallFromSummary,
+  summarizeRanking,
+} from './ranking-summary.js';
+export { registerToolBenchRetrievalTask } from './register.js';
+// ToolBench retrieval as a registered task
+export {
+  formatToolBenchRetrievalReport,
+  type RetrievalMeans,
+  scoreToolBenchQuery,
+  summarizeToolBenchRetrieval,
+  TOOLBENCH_RETRIEVAL_SOLVERS,
+  TOOLBENCH_RETRIEVAL_TASK_VERSION,
+  type ToolBenchQuerySample,
+  type ToolBenchQueryScore,
+  ToolBenchRetrievalOptionsSchema,
+  type ToolBenchRetrievalOutput,
+  type ToolBenchRetrievalReport,
+  type ToolBenchRetrievalTask,
+  toolBenchQuerySamples,
+  toolBenchRetrievalDefinition,
+  toolBenchRetrievalTask,
+} from './retrieval-task.js';
 // the suite, training on it
 export {
   loadToolBenchSuite,

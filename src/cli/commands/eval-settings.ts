@@ -1,0 +1,169 @@
+/*
+ * Pure helpers of `apiary eval`: flag parsing, today's AppBench spellings mapped onto solver and
+ * options, solver choice, and the sampling settings layered over the task's defaults.
+ */
+
+import type { Price } from '../../harness/index.js';
+import type { ModelConfigFile, SamplingSettings } from '../../models/index.js';
+import { ApiaryError } from '../../shared/index.js';
+import { APPBENCH_CATEGORIES, type TaskDefinition } from '../../tasks/index.js';
+
+export function intFlag(name: string, value: string | undefined, min: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min)
+    throw new ApiaryError('USAGE', `--${name} must be an integer ≥ ${min}, got "${value}"`);
+  return n;
+}
+
+export function numberFlag(name: string, value: string | undefined, min: number, max = Infinity) {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max)
+    throw new ApiaryError(
+      'USAGE',
+      `--${name} must be a number ${max === Infinity ? `≥ ${min}` : `in [${min}, ${max}]`}, got "${value}"`,
+    );
+  return n;
+}
+
+/** `--price-input` and `--price-output` (dollars per million tokens) go together. */
+export function parsePrice(input: string | undefined, output: string | undefined): Price | null {
+  if (input === undefined && output === undefined) return null;
+  if (input === undefined || output === undefined)
+    throw new ApiaryError(
+      'USAGE',
+      '--price-input and --price-output go together (dollars per million tokens)',
+    );
+  return {
+    inputPerMTok: numberFlag('price-input', input, 0)!,
+    outputPerMTok: numberFlag('price-output', output, 0)!,
+  };
+}
+
+/** The AppBench flags of the first CLI: `--prompting`, `--shots`, `--demos`, `--categories`. */
+export interface LegacyAppBenchFlags {
+  prompting?: string;
+  shots?: string;
+  demos?: string;
+  categories?: string;
+}
+
+export function parseCategories(value: string | undefined): string[] | undefined {
+  if (!value) return undefined;
+  const cats = value
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter(Boolean);
+  for (const c of cats)
+    if (!(APPBENCH_CATEGORIES as readonly string[]).includes(c))
+      throw new ApiaryError('USAGE', `unknown category "${c}" in --categories (ss, sm, ms, mm)`);
+  return [...new Set(cats)];
+}
+
+/**
+ * Today's spellings as solver and options: `--prompting` names the solver used when a model is
+ * configured, `--shots`/`--demos` are that solver's options (ignored by the baseline, as before),
+ * `--categories` is the task option.
+ */
+export function mapLegacyAppBenchFlags(
+  taskName: string,
+  flags: LegacyAppBenchFlags,
+): {
+  prompting?: string;
+  solverOptions: Record<string, unknown>;
+  taskOptions: Record<string, unknown>;
+} {
+  const given = (['prompting', 'shots', 'demos', 'categories'] as const).filter(
+    (k) => flags[k] !== undefined,
+  );
+  if (!given.length) return { solverOptions: {}, taskOptions: {} };
+  if (taskName !== 'appbench')
+    throw new ApiaryError(
+      'USAGE',
+      `--${given[0]} is an appbench flag; for ${taskName} use --solver and --option key=value (see apiary tasks)`,
+    );
+  if (flags.prompting !== undefined && flags.prompting !== 'flat' && flags.prompting !== 'hierarchical')
+    throw new ApiaryError('USAGE', `--prompting must be flat or hierarchical, got "${flags.prompting}"`);
+  if (flags.demos !== undefined && flags.demos !== 'same-app' && flags.demos !== 'random')
+    throw new ApiaryError('USAGE', `--demos must be same-app or random, got "${flags.demos}"`);
+  const shots = intFlag('shots', flags.shots, 0);
+  const categories = parseCategories(flags.categories);
+  return {
+    ...(flags.prompting !== undefined ? { prompting: flags.prompting } : {}),
+    solverOptions: {
+      ...(shots !== undefined ? { shots } : {}),
+      ...(flags.demos !== undefined ? { demos: flags.demos } : {}),
+    },
+    taskOptions: categories ? { categories } : {},
+  };
+}
+
+/**
+ * `--solver` when given; otherwise, with a model, `--prompting` or the task's default solver;
+ * without one, the task's no-model solver (`fallback: true`) or its default.
+ */
+export function chooseSolver(
+  def: Pick<TaskDefinition, 'defaultSolver' | 'noModelSolver'>,
+  opts: { solver?: string; prompting?: string; hasModel: boolean },
+): { solver: string; fallback: boolean } {
+  if (opts.solver) return { solver: opts.solver, fallback: false };
+  if (opts.hasModel) return { solver: opts.prompting ?? def.defaultSolver, fallback: false };
+  if (def.noModelSolver && def.noModelSolver !== def.defaultSolver)
+    return { solver: def.noModelSolver, fallback: true };
+  return { solver: def.defaultSolver, fallback: false };
+}
+
+/** `APIARY_TOP_P`: a number in [0, 1], or omit/none/null to leave top_p out. */
+function envTopP(value: string | undefined): number | null | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (value === 'omit' || value === 'none' || value === 'null') return null;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || n > 1)
+    throw new ApiaryError('USAGE', `APIARY_TOP_P must be a number in [0, 1] or "omit", got "${value}"`);
+  return n;
+}
+
+/**
+ * The sampling settings to ask for, each field from the first source that sets it: flags, then
+ * env (`APIARY_TOP_P`), then the config file, then the task's defaults. Fields still unset get the
+ * models domain's defaults when the model is resolved.
+ */
+export function layeredSampling(
+  flags: SamplingSettings,
+  env: Record<string, string | undefined>,
+  file: ModelConfigFile | undefined,
+  task: SamplingSettings | undefined,
+): SamplingSettings {
+  const pick = <K extends keyof SamplingSettings>(...values: Array<SamplingSettings[K]>) =>
+    values.find((v) => v !== undefined);
+  const out: SamplingSettings = {};
+  const temperature = pick<'temperature'>(flags.temperature, file?.sampling?.temperature, task?.temperature);
+  if (temperature !== undefined) out.temperature = temperature;
+  const topP = pick<'topP'>(flags.topP, envTopP(env.APIARY_TOP_P), file?.sampling?.topP, task?.topP);
+  if (topP !== undefined) out.topP = topP;
+  const maxOutputTokens = pick<'maxOutputTokens'>(
+    flags.maxOutputTokens,
+    file?.sampling?.maxOutputTokens,
+    task?.maxOutputTokens,
+  );
+  if (maxOutputTokens !== undefined) out.maxOutputTokens = maxOutputTokens;
+  return out;
+}
+
+/** `--top-p`: a number in [0, 1], or `omit` to leave top_p out of requests. */
+export function parseTopPFlag(value: string | undefined): number | null | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'omit') return null;
+  return numberFlag('top-p', value, 0, 1);
+}
+
+/** The error for a solver that needs a model when none is configured. */
+export function modelRequiredError(task: string, solver: string): ApiaryError {
+  return new ApiaryError(
+    'USAGE',
+    `solver "${solver}" of ${task} needs a model: pass --base-url URL --model NAME, set APIARY_BASE_URL and ` +
+      'APIARY_MODEL, or put baseURL and model in apiary.config.json' +
+      ' (apiary tasks lists the solvers that need none)',
+  );
+}

@@ -1,0 +1,77 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { formatRunSummary, readResultsFile, summarizeResults } from '../../harness/index.js';
+import { ApiaryError } from '../../shared/index.js';
+import { type AnyTask, getTask, registerBuiltinTasks } from '../../tasks/index.js';
+import { printJson } from '../output.js';
+
+/**
+ * Recomputes a run's summary from its results file, for any registered task (and for results
+ * files of run spec v1). The task's data, when still there, gives the sample order; without it
+ * the file order is used.
+ */
+export async function reportRun(run: string, opts: { json?: boolean }): Promise<void> {
+  registerBuiltinTasks();
+  const file = run.endsWith('.jsonl') ? resolve(run) : join(resolve(run), 'results.jsonl');
+  if (!existsSync(file)) throw new ApiaryError('NOT_FOUND', `no results file at ${file}`);
+  const contents = readResultsFile(file);
+  const spec = contents.header?.spec;
+  if (!spec) throw new ApiaryError('INPUT_INVALID', `${file}: no header record`);
+  const def = getTask(spec.task.name);
+  const notes: string[] = [];
+  let task: Pick<AnyTask, 'summarize' | 'dataset' | 'formatReport'> = {
+    summarize: def.summarize,
+    dataset: [],
+    ...(def.formatReport ? { formatReport: def.formatReport } : {}),
+  };
+  if (existsSync(spec.data.path)) {
+    try {
+      const loaded = await def.load({
+        options: spec.task.options,
+        solver: spec.solver.name in def.solvers ? spec.solver.name : def.defaultSolver,
+        solverOptions: spec.solver.options,
+        sampling: {},
+        dataDir: spec.data.path,
+        seed: spec.seed,
+        ...(spec.limit !== null ? { limit: spec.limit } : {}),
+      });
+      task = loaded.task;
+      if (spec.data.sha256 && loaded.dataSource.sha256 !== spec.data.sha256)
+        notes.push(`note: the data in ${spec.data.path} changed since the run (its hash differs)`);
+    } catch {
+      // data unreadable now: report in file order
+    }
+  }
+  const summary = summarizeResults(task, contents, file, {
+    metrics: def.metrics,
+    ...(def.passed ? { passed: def.passed } : {}),
+  });
+  const summaryFile = join(dirname(file), 'summary.json');
+  writeFileSync(summaryFile, `${JSON.stringify(summary, null, 2)}\n`);
+  if (opts.json) {
+    printJson(summary);
+    return;
+  }
+  if (contents.truncatedTail) process.stderr.write('note: ignored a torn last line (interrupted run)\n');
+  if (contents.specVersion === 1)
+    process.stderr.write('note: results file of run spec v1 (read as v2; it cannot be resumed)\n');
+  for (const n of notes) process.stderr.write(`${n}\n`);
+  process.stdout.write(
+    formatRunSummary(summary, task.formatReport ? (r) => task.formatReport!(r) : undefined),
+  );
+  const total = spec.size * spec.epochs;
+  const missing = total - summary.records;
+  if (missing > 0)
+    process.stdout.write(`incomplete: ${missing} of ${total} samples not recorded; continue with --resume\n`);
+  process.stdout.write(`summary: ${summaryFile}\n`);
+}
+
+export function registerReportCommands(program: Command): void {
+  program
+    .command('report')
+    .description('recompute and print the summary of a run of any task from its results.jsonl')
+    .argument('<run>', 'run folder (holding results.jsonl) or the results file itself')
+    .option('--json', 'machine-readable output')
+    .action((run: string, flags: { json?: boolean }) => reportRun(run, flags));
+}

@@ -1,0 +1,93 @@
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { sha256OfFiles } from '../../shared/index.js';
+import { scriptedLanguageModel } from '../../test/index.js';
+import { APPBENCH_SOLVERS, appBenchDefinition } from './register.js';
+import type { AppBenchSample } from './sample.js';
+import { appBenchGoldReply, loadAppBenchDataset } from './task.js';
+
+const MINI = resolve(__dirname, '../../../examples/appbench-mini');
+const { samples } = loadAppBenchDataset(MINI);
+const byInput = new Map(samples.map((s) => [s.record.input, s]));
+const sampling = { temperature: 0, topP: 0, maxOutputTokens: 1024 };
+
+describe('appbench task definition', () => {
+  it('loads the asked categories, first N of each, and hashes exactly the files read', async () => {
+    const loaded = await appBenchDefinition.load({
+      options: { categories: ['ss', 'mm'] },
+      solver: 'baseline',
+      solverOptions: {},
+      sampling,
+      dataDir: MINI,
+      seed: 0,
+      limit: 1,
+    });
+    expect(loaded.task.dataset.map((s) => s.id)).toEqual(['ss-0', 'mm-0']);
+    expect(loaded.dataSource).toEqual({
+      path: MINI,
+      sha256: sha256OfFiles([join(MINI, 'test_ss.json'), join(MINI, 'test_mm.json')]),
+    });
+    expect(loaded.notes).toEqual([`data: ${MINI} (given with --data; test_*.json, 2 samples in ss, mm)`]);
+    const sample = loaded.task.dataset[1]!;
+    const solved = await loaded.task.solve(sample, { seed: 0 });
+    expect(solved.modelCalls).toBe(0);
+  });
+
+  it('flat: the model, sampling settings and seeded k-shot demos reach the agent', async () => {
+    const model = scriptedLanguageModel((req) => {
+      const s = byInput.get(req.messages.at(-1)!.content)!;
+      return { text: appBenchGoldReply(s.record), usage: { prompt_tokens: 100, completion_tokens: 10 } };
+    });
+    const loaded = await appBenchDefinition.load({
+      options: { categories: ['sm', 'mm'] },
+      solver: 'flat',
+      solverOptions: { shots: 1, demos: 'random' },
+      model,
+      sampling: { temperature: 0.5, topP: null, maxOutputTokens: 64 },
+      dataDir: MINI,
+      seed: 0,
+      limit: 1,
+    });
+    const sm0 = loaded.task.dataset[0]!;
+    const solved = await loaded.task.solve(sm0, { seed: 0 });
+    const score = await loaded.task.score(sm0, { output: solved.output });
+    expect(solved.usage).toEqual({ inputTokens: 100, outputTokens: 10 });
+    expect(appBenchDefinition.passed!(score)).toBe(true);
+    const [req] = model.scriptedRequests;
+    // the one other sample of the limited pool (mm-0) is the demonstration
+    const mm0 = loaded.task.dataset[1] as AppBenchSample;
+    expect(req!.messages.slice(1).map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect(req!.messages[1]!.content).toBe(mm0.record.input);
+    expect(req!.body).toMatchObject({ temperature: 0.5, maxOutputTokens: 64 });
+    expect((req!.body as { topP?: number }).topP).toBeUndefined();
+  });
+
+  it('headline metrics and pass/fail come from the report and the corrected score', async () => {
+    const loaded = await appBenchDefinition.load({
+      options: { categories: ['ss'] },
+      solver: 'baseline',
+      solverOptions: {},
+      sampling,
+      dataDir: MINI,
+      seed: 0,
+    });
+    const [ss0, ss1] = loaded.task.dataset as AppBenchSample[];
+    const good = await loaded.task.score(ss0!, { output: { reply: appBenchGoldReply(ss0!.record) } });
+    const failed = await loaded.task.score(ss1!, { output: null, error: 'timeout' });
+    expect([appBenchDefinition.passed!(good), appBenchDefinition.passed!(failed)]).toEqual([true, false]);
+    const report = appBenchDefinition.summarize([good, failed]);
+    expect(appBenchDefinition.metrics(report)).toMatchObject({
+      'official.success': 1, // the failed generation is dropped by the official scorer
+      'corrected.success': 0.5,
+    });
+  });
+
+  it('every solver names its model needs; adding one is an entry of APPBENCH_SOLVERS', () => {
+    expect(Object.entries(APPBENCH_SOLVERS).map(([n, s]) => [n, s.needsModel])).toEqual([
+      ['flat', true],
+      ['hierarchical', true],
+      ['baseline', false],
+    ]);
+    expect(appBenchDefinition.solvers).toBe(APPBENCH_SOLVERS);
+  });
+});

@@ -1,0 +1,155 @@
+import { join } from 'node:path';
+import { z } from 'zod';
+import {
+  baselineAgent,
+  flatAgent,
+  hierarchicalAgent,
+  type LlmAgentOptions,
+  type PlanningAgent,
+  sameAppDemos,
+} from '../../agents/index.js';
+import { type Catalog, loadCatalog } from '../../catalog/index.js';
+import { APPBENCH_SAMPLING } from '../../models/index.js';
+import { sha256OfFiles } from '../../shared/index.js';
+import { defaultTaskRegistry, type TaskRegistry } from '../registry.js';
+import type { SolverDefinition, TaskDefinition, TaskLoadContext } from '../task.js';
+import { resolveAppBenchData } from './data-folder.js';
+import { APPBENCH_CATEGORIES } from './record.js';
+import { formatAppBenchReport } from './report-format.js';
+import type { AppBenchSample } from './sample.js';
+import { type AppBenchReport, type AppBenchSampleScore, summarizeAppBench } from './score-appbench.js';
+import {
+  APPBENCH_TASK_VERSION,
+  appBenchGoldReply,
+  appBenchTask,
+  loadAppBenchDataset,
+  seededDemoPicker,
+} from './task.js';
+
+/** A solver of AppBench: its definition plus how to build the planning agent for a run. */
+export interface AppBenchSolver extends SolverDefinition {
+  agent(ctx: TaskLoadContext, pool: readonly AppBenchSample[], catalog: Catalog): PlanningAgent;
+}
+
+const LlmSolverOptions = z.object({
+  shots: z
+    .number()
+    .int()
+    .min(0)
+    .default(0)
+    .describe('k demonstrations per instruction, taken from the other samples (gold replies)'),
+  demos: z
+    .enum(['same-app', 'random'])
+    .default('same-app')
+    .describe('same-app (the paper: demos sharing a likely App) | random (seeded)'),
+});
+
+/** What the flat and hierarchical agents share: model, sampling, call limits and k-shot demos. */
+function llmOptions(
+  ctx: TaskLoadContext,
+  pool: readonly AppBenchSample[],
+  catalog: Catalog,
+): LlmAgentOptions {
+  const { shots, demos } = LlmSolverOptions.parse(ctx.solverOptions);
+  return {
+    ...(ctx.model ? { model: ctx.model } : {}),
+    settings: ctx.sampling,
+    ...ctx.modelCalls,
+    ...(shots > 0
+      ? {
+          demos:
+            demos === 'random'
+              ? seededDemoPicker(pool, shots, ctx.seed)
+              : sameAppDemos(
+                  pool.map((s) => ({
+                    id: s.id,
+                    instruction: s.record.input,
+                    reply: appBenchGoldReply(s.record),
+                    apps: s.record.output.used_app,
+                  })),
+                  shots,
+                  { catalog },
+                ),
+        }
+      : {}),
+  };
+}
+
+/** AppBench's solvers. Adding one is one entry here (name → definition and agent factory). */
+export const APPBENCH_SOLVERS: Record<string, AppBenchSolver> = {
+  flat: {
+    description: 'one prompt listing every App and API; the model writes the plan lines',
+    options: LlmSolverOptions,
+    needsModel: true,
+    agent: (ctx, pool, catalog) => flatAgent(llmOptions(ctx, pool, catalog)),
+  },
+  hierarchical: {
+    description: 'two prompts: pick the Apps, then plan with their APIs only',
+    options: LlmSolverOptions,
+    needsModel: true,
+    agent: (ctx, pool, catalog) => hierarchicalAgent(llmOptions(ctx, pool, catalog)),
+  },
+  baseline: {
+    description: 'no LLM: BM25 API selection, rule-based slot filling, output→input linking',
+    options: z.object({}),
+    needsModel: false,
+    agent: () => baselineAgent(),
+  },
+};
+
+export const AppBenchOptionsSchema = z.object({
+  categories: z
+    .array(z.enum(APPBENCH_CATEGORIES))
+    .min(1)
+    .nullable()
+    .default(null)
+    .describe('subset of ss, sm, ms, mm; null: every category file present'),
+});
+
+export const appBenchDefinition: TaskDefinition<AppBenchReport, AppBenchSampleScore> = {
+  name: 'appbench',
+  description:
+    'AppBench / MetaBench planning: one plan of App API calls per instruction, scored official + corrected',
+  version: APPBENCH_TASK_VERSION,
+  options: AppBenchOptionsSchema,
+  solvers: APPBENCH_SOLVERS,
+  defaultSolver: 'flat',
+  noModelSolver: 'baseline',
+  sampling: APPBENCH_SAMPLING,
+  async load(ctx) {
+    const { categories } = AppBenchOptionsSchema.parse(ctx.options);
+    const data = resolveAppBenchData(ctx.dataDir);
+    const dataset = loadAppBenchDataset(data.dir, {
+      ...(categories ? { categories: [...new Set(categories)] } : {}),
+      ...(ctx.limit !== undefined ? { limit: ctx.limit } : {}),
+    });
+    const catalog = loadCatalog('appbench');
+    const solver = APPBENCH_SOLVERS[ctx.solver];
+    if (!solver) throw new Error(`appbench has no solver "${ctx.solver}"`);
+    const agent = solver.agent(ctx, dataset.samples, catalog);
+    const files = dataset.categories.map((c) => join(data.dir, `${dataset.prefix}_${c}.json`));
+    return {
+      task: appBenchTask({ samples: dataset.samples, catalog, agent }),
+      dataSource: { path: data.dir, sha256: sha256OfFiles(files) },
+      notes: [
+        `data: ${data.dir} (${data.origin}; ${dataset.prefix}_*.json, ${dataset.samples.length} samples in ${dataset.categories.join(', ')})`,
+      ],
+    };
+  },
+  summarize: (scores) => summarizeAppBench(scores),
+  formatReport: (report) => formatAppBenchReport(report),
+  metrics: (r) => ({
+    'official.appF1': r.official.appF1,
+    'official.argF1': r.official.argF1,
+    'official.success': r.official.success,
+    'corrected.appF1': r.corrected.appF1,
+    'corrected.argF1': r.corrected.argF1,
+    'corrected.success': r.corrected.success,
+  }),
+  // A sample passes when its plan is fully right in corrected mode (a failed generation fails).
+  passed: (score) => score.corrected.success === 1,
+};
+
+export function registerAppBenchTask(registry: TaskRegistry = defaultTaskRegistry): void {
+  registry.register(appBenchDefinition);
+}

@@ -1,0 +1,131 @@
+import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { buildRetriever, ndcgAtK, recallAtK } from '../../retrieval/index.js';
+import { sha256OfFiles } from '../../shared/index.js';
+import { evaluateRetriever } from './evaluate.js';
+import { ndcgFromSummary, recallFromSummary, summarizeRanking } from './ranking-summary.js';
+import { toolBenchRetrievalDefinition } from './retrieval-task.js';
+import { loadToolBenchSuite, toolBenchCorpus } from './suite.js';
+
+const fixtures = join(import.meta.dirname, '__fixtures__');
+
+/** A data root in the project layout made of the hand-made fixtures (as the retrieve CLI test does). */
+function dataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'apiary-tb-task-'));
+  mkdirSync(join(dir, 'toolbench', 'queries'), { recursive: true });
+  copyFileSync(join(fixtures, 'tools.jsonl'), join(dir, 'toolbench', 'tools.jsonl'));
+  copyFileSync(join(fixtures, 'queries.json'), join(dir, 'toolbench', 'queries', 'G1_instruction.json'));
+  copyFileSync(join(fixtures, 'g1-tool.json'), join(dir, 'toolbench', 'queries', 'G1_tool.json'));
+  return dir;
+}
+
+describe('ranking summary', () => {
+  it('gives the same NDCG@1/3/5 and Recall@5/10 as the full score vector (ties included)', () => {
+    // few distinct values, so ties straddle every cut-off
+    const vector = fc.array(fc.integer({ min: 0, max: 4 }), { minLength: 2, maxLength: 40 });
+    fc.assert(
+      fc.property(vector, fc.array(fc.nat(), { maxLength: 6 }), (raw, picks) => {
+        const scores = raw.map((x) => x / 4);
+        const relevant = [...new Set(picks.map((p) => p % scores.length))];
+        const rel = new Set(relevant);
+        const r = JSON.parse(JSON.stringify(summarizeRanking(scores, relevant)));
+        for (const k of [1, 3, 5]) expect(ndcgFromSummary(r, rel.size, k)).toBe(ndcgAtK(scores, rel, k));
+        for (const k of [5, 10]) expect(recallFromSummary(r, relevant, k)).toBe(recallAtK(scores, rel, k));
+      }),
+    );
+  });
+
+  it('records the top 10, the size of each tied score group and the relevant scores', () => {
+    const scores = [0.5, 0, 0.5, 1, 0, 0, 0, 0, 0, 0, 0, 0];
+    expect(summarizeRanking(scores, [2, 11])).toEqual({
+      top: [3, 0, 2, 1, 4, 5, 6, 7, 8, 9],
+      scores: [1, 0.5, 0.5, 0, 0, 0, 0, 0, 0, 0],
+      tieCounts: [1, 2, 9],
+      relevantScores: [0.5, 0],
+    });
+  });
+});
+
+describe('toolbench-retrieval task', () => {
+  it('loads the query groups of --data, hashes the files and scores as `retrieve eval` does', async () => {
+    const data = dataDir();
+    const loaded = await toolBenchRetrievalDefinition.load({
+      options: { groups: ['G1_instruction', 'G1_tool', 'G1_category'] },
+      solver: 'bm25',
+      solverOptions: {},
+      sampling: {},
+      dataDir: data,
+      seed: 0,
+    });
+    const tb = join(data, 'toolbench');
+    expect(loaded.dataSource).toEqual({
+      path: tb,
+      sha256: sha256OfFiles([
+        join(tb, 'tools.jsonl'),
+        join(tb, 'queries', 'G1_instruction.json'),
+        join(tb, 'queries', 'G1_tool.json'),
+      ]),
+    });
+    const { task } = loaded;
+    expect(task.dataset.map((s) => [s.id, s.category])).toEqual([
+      ['G1_instruction:11', 'G1_instruction'],
+      ['G1_tool:21', 'G1_tool'],
+    ]);
+    const scores = [];
+    for (const s of task.dataset) scores.push(await task.score(s, await task.solve(s, { seed: 0 })));
+    const report = task.summarize(scores);
+    // the same numbers as evaluateRetriever over each group (the `retrieve eval` path)
+    const suite = loadToolBenchSuite(data);
+    const r = await buildRetriever('bm25', toolBenchCorpus(suite), {});
+    for (const g of report.groups) {
+      const ref = await evaluateRetriever(r, suite.sets.get(g.group)!.queries);
+      for (const m of ['ndcg1', 'ndcg3', 'ndcg5', 'recall5', 'recall10'] as const) expect(g[m]).toBe(ref[m]);
+    }
+    // G1_instruction: all 4 documents tie, 2 relevant: NDCG@1 = 2/4 (as in the retrieve CLI test)
+    expect(report.groups[0]).toMatchObject({ group: 'G1_instruction', queries: 1, ndcg1: 50, recall5: 100 });
+    expect(report.all.ndcg1).toBe(75);
+    expect(toolBenchRetrievalDefinition.metrics(report)).toMatchObject({ ndcg1: 75, recall10: 100 });
+    expect(toolBenchRetrievalDefinition.formatReport!(report).split('\n')).toEqual([
+      'ToolBench retrieval: metrics ×100',
+      'group              queries NDCG@1 NDCG@3 NDCG@5    R@5   R@10',
+      // NDCG@3 = 0.5·(1 + 1/log2 3 + 1/2) / (1 + 1/log2 3) = 65.33; NDCG@5 = 78.53 (retrieve CLI test)
+      'G1_instruction           1  50.00  65.33  78.53 100.00 100.00',
+      'G1_tool                  1 100.00 100.00 100.00 100.00 100.00',
+      'all                      2  75.00  82.66  89.27 100.00 100.00',
+    ]);
+  });
+
+  it('a failed query scores zero; --limit keeps the first N queries of each group', async () => {
+    const loaded = await toolBenchRetrievalDefinition.load({
+      options: { groups: ['G1_tool'] },
+      solver: 'bm25',
+      solverOptions: {},
+      sampling: {},
+      dataDir: dataDir(),
+      seed: 0,
+      limit: 0,
+    });
+    expect(loaded.task.dataset).toEqual([]);
+    const full = await toolBenchRetrievalDefinition.load({
+      options: { groups: ['G1_tool'] },
+      solver: 'bm25',
+      solverOptions: {},
+      sampling: {},
+      dataDir: dataDir(),
+      seed: 0,
+    });
+    const s = full.task.dataset[0]!;
+    expect(await full.task.score(s, { output: null, error: 'boom' })).toEqual({
+      id: s.id,
+      group: 'G1_tool',
+      ndcg1: 0,
+      ndcg3: 0,
+      ndcg5: 0,
+      recall5: 0,
+      recall10: 0,
+    });
+  });
+});
