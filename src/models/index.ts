@@ -16,19 +16,10 @@ export {
   type ProposedToolCall,
   type RetryPolicy,
 } from './generate.js';
-// One model call with timeouts, retries and fault classes
-export {
-  type ChatTurn,
-  type GenerateResult,
-  type GenerateWithRetryDeps,
-  type GenerateWithRetryOptions,
-  generateWithRetry,
-  type ModelFaultClass,
-} from './generate-with-retry.js';
 // apiary.config.json
 export { type ModelConfigFile, ModelConfigFileSchema, readModelConfigFile } from './model-config.js';
 // Why an attempt failed, and how long a server asked us to wait
-export { classifyModelError, retryAfterMs } from './model-faults.js';
+export { classifyModelError, type ModelFaultClass, retryAfterMs } from './model-faults.js';
 
 // Model setup from flags, environment and apiary.config.json
 export {
@@ -47,7 +38,6 @@ export {
 } from './response-cache.js';
 // Sampling settings (no defaults here: each task brings its own) and the AI SDK model type
 export {
-  APPBENCH_SAMPLING,
   type FilledSamplingSettings,
   type LanguageModelV3,
   type SamplingSettings,

@@ -46,9 +46,11 @@ describe('resolveModelSetup', () => {
     expect(o?.apiKeySource).toBe('OPENAI_API_KEY');
   });
 
-  it('fills AppBench sampling defaults and accepts a top_p override', () => {
+  it('applies no sampling defaults of its own (the task does) and accepts a top_p override', () => {
     const d = resolveModelSetup({}, deps({ APIARY_MODEL: 'm' }));
-    expect(d?.sampling).toEqual({ temperature: 0, topP: 0, maxOutputTokens: 1024 });
+    expect(d?.sampling).toEqual({});
+    const flags = resolveModelSetup({ sampling: { temperature: 0.7 } }, deps({ APIARY_MODEL: 'm' }));
+    expect(flags?.sampling).toEqual({ temperature: 0.7 });
     const omit = resolveModelSetup({}, deps({ APIARY_MODEL: 'm', APIARY_TOP_P: 'omit' }));
     expect(omit?.sampling.topP).toBeNull();
     const files = { '/proj/apiary.config.json': JSON.stringify({ model: 'm', sampling: { topP: 1 } }) };

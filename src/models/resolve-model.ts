@@ -1,12 +1,7 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { ApiaryError } from '../shared/index.js';
 import { readModelConfigFile } from './model-config.js';
-import {
-  type FilledSamplingSettings,
-  type LanguageModelV3,
-  type SamplingSettings,
-  withSamplingDefaults,
-} from './sampling.js';
+import type { LanguageModelV3, SamplingSettings } from './sampling.js';
 
 export interface ResolveModelOptions {
   /** `--base-url`: OpenAI-compatible endpoint ending in `/v1`. */
@@ -17,7 +12,7 @@ export interface ResolveModelOptions {
   apiKeyEnv?: string;
   /** `--config`: path of the config file (default `./apiary.config.json`, optional). */
   configFile?: string;
-  /** Sampling overrides (flags); unset fields come from env/config, then the AppBench defaults. */
+  /** Sampling overrides (flags); unset fields come from env, then the config file. */
   sampling?: SamplingSettings;
 }
 
@@ -34,8 +29,8 @@ export interface ResolvedModel {
   baseURL: string;
   /** Where the API key came from (env variable name), or undefined when none is used. */
   apiKeySource: string | undefined;
-  /** Sampling settings with the AppBench defaults filled in. */
-  sampling: FilledSamplingSettings;
+  /** The sampling settings configured (flags, env, config file); the task fills in the rest. */
+  sampling: SamplingSettings;
 }
 
 export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
@@ -91,16 +86,22 @@ export function resolveModelSetup(
   }
 
   const envTopP = parseTopP(env.APIARY_TOP_P);
-  const sampling = withSamplingDefaults({
-    temperature: opts.sampling?.temperature ?? file?.sampling?.temperature,
-    topP:
-      opts.sampling?.topP !== undefined
-        ? opts.sampling.topP
-        : envTopP !== undefined
-          ? envTopP
-          : file?.sampling?.topP,
-    maxOutputTokens: opts.sampling?.maxOutputTokens ?? file?.sampling?.maxOutputTokens,
-  });
+  // Only what was configured: the task in use fills in its own defaults for the rest.
+  const topP =
+    opts.sampling?.topP !== undefined
+      ? opts.sampling.topP
+      : envTopP !== undefined
+        ? envTopP
+        : file?.sampling?.topP;
+  const temperature = opts.sampling?.temperature ?? file?.sampling?.temperature;
+  const maxOutputTokens = opts.sampling?.maxOutputTokens ?? file?.sampling?.maxOutputTokens;
+  const sampling: SamplingSettings = {
+    ...(temperature !== undefined ? { temperature } : {}),
+    ...(topP !== undefined ? { topP } : {}),
+    ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+    ...(opts.sampling?.stopSequences ? { stopSequences: opts.sampling.stopSequences } : {}),
+    ...(opts.sampling?.seed !== undefined ? { seed: opts.sampling.seed } : {}),
+  };
 
   const provider = createOpenAICompatible({
     name: 'apiary',

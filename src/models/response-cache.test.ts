@@ -5,7 +5,6 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../test/index.js';
 import { generate, type ModelToolSpec } from './generate.js';
-import { generateWithRetry } from './generate-with-retry.js';
 import { createResponseCache, wasCacheHit } from './response-cache.js';
 
 let server: ScriptedOpenAiServer | undefined;
@@ -28,8 +27,8 @@ describe('createResponseCache', () => {
     const cache = createResponseCache({ dir });
     const model = cache.wrap(base);
 
-    const first = await generateWithRetry({ model, system: 'S', user: 'U' });
-    const second = await generateWithRetry({ model, system: 'S', user: 'U' });
+    const first = await generate({ model, system: 'S', messages: [{ role: 'user', content: 'U' }] });
+    const second = await generate({ model, system: 'S', messages: [{ role: 'user', content: 'U' }] });
     expect(first.text).toBe('answer 1');
     expect(second.text).toBe('answer 1');
     expect(second.usage).toEqual({ inputTokens: 10, outputTokens: 2 });
@@ -38,13 +37,22 @@ describe('createResponseCache', () => {
 
     // a fresh process-like instance over the same folder
     const again = createResponseCache({ dir });
-    const third = await generateWithRetry({ model: again.wrap(base), system: 'S', user: 'U' });
+    const third = await generate({
+      model: again.wrap(base),
+      system: 'S',
+      messages: [{ role: 'user', content: 'U' }],
+    });
     expect(third.text).toBe('answer 1');
     expect(server.requests).toHaveLength(1);
 
     // a different prompt or different settings is a miss
-    await generateWithRetry({ model, system: 'S', user: 'other' });
-    await generateWithRetry({ model, system: 'S', user: 'U', settings: { maxOutputTokens: 50 } });
+    await generate({ model, system: 'S', messages: [{ role: 'user', content: 'other' }] });
+    await generate({
+      model,
+      system: 'S',
+      messages: [{ role: 'user', content: 'U' }],
+      settings: { maxOutputTokens: 50 },
+    });
     expect(server.requests).toHaveLength(3);
     const files = readdirSync(dir, { recursive: true }).filter((f) => String(f).endsWith('.json'));
     expect(files).toHaveLength(3);
@@ -57,7 +65,10 @@ describe('createResponseCache', () => {
     dirs.push(dir);
     const cache = createResponseCache({ dir });
     const model = cache.wrap(createOpenAICompatible({ name: 'scripted', baseURL: server.url })('m'));
-    const out = await generateWithRetry({ model, system: 'S', user: 'U' }, { sleep: async () => {} });
+    const out = await generate(
+      { model, system: 'S', messages: [{ role: 'user', content: 'U' }] },
+      { sleep: async () => {} },
+    );
     expect(out.text).toBe('fine');
     expect(out.faults).toEqual(['http5xx']);
     expect(cache.stats.writes).toBe(1);

@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { APPBENCH_SAMPLING, withSamplingDefaults } from './sampling.js';
+import { withSamplingDefaults } from './sampling.js';
 
 describe('withSamplingDefaults', () => {
-  it('fills the AppBench defaults when no defaults are given', () => {
-    expect(withSamplingDefaults()).toEqual({ temperature: 0, topP: 0, maxOutputTokens: 1024 });
-    expect(withSamplingDefaults({ topP: null, seed: 3 })).toEqual({
+  it('keeps a null topP as a decision (omit top_p), not a gap', () => {
+    const appbench = { temperature: 0, topP: 0, maxOutputTokens: 1024 };
+    expect(withSamplingDefaults({}, appbench)).toEqual(appbench);
+    expect(withSamplingDefaults({ topP: null, seed: 3 }, appbench)).toEqual({
       temperature: 0,
       topP: null,
       maxOutputTokens: 1024,
       seed: 3,
     });
-    expect(APPBENCH_SAMPLING).toEqual({ temperature: 0, topP: 0, maxOutputTokens: 1024 });
   });
 
   it("takes a task's own defaults, the caller's fields winning", () => {

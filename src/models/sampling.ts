@@ -23,20 +23,13 @@ export type FilledSamplingSettings = SamplingSettings & {
   maxOutputTokens: number;
 };
 
-/** The official AppBench settings (specs/metabench.md §5): temperature 0, top_p 0, max_tokens 1024. */
-export const APPBENCH_SAMPLING: Readonly<FilledSamplingSettings> = Object.freeze({
-  temperature: 0,
-  topP: 0,
-  maxOutputTokens: 1024,
-});
-
 /**
- * `settings` with `defaults` filled in for the fields the caller left undefined (`topP: null` is a
- * decision, not a gap). The defaults belong to the task; AppBench's stay the fallback for now.
+ * `settings` with a task's `defaults` filled in for the fields the caller left undefined (`topP:
+ * null` is a decision, not a gap). Models apply no defaults of their own: each task brings its own.
  */
 export function withSamplingDefaults(
-  settings: SamplingSettings = {},
-  defaults: FilledSamplingSettings = APPBENCH_SAMPLING,
+  settings: SamplingSettings,
+  defaults: FilledSamplingSettings,
 ): FilledSamplingSettings {
   const filled: FilledSamplingSettings = {
     temperature: settings.temperature ?? defaults.temperature,

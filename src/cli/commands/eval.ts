@@ -178,7 +178,13 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
       task: { name: def.name, version: task.version, options: taskOptions },
       solver: { name: solverName, options: solverOptions },
       model: model ? { id: model.modelId, baseUrl: model.baseURL } : null,
-      sampling: model ? { ...model.sampling } : null,
+      sampling: model
+        ? {
+            temperature: model.sampling.temperature ?? null,
+            topP: model.sampling.topP ?? null,
+            maxOutputTokens: model.sampling.maxOutputTokens ?? null,
+          }
+        : null,
       data: loaded.dataSource,
       limit: limit ?? null,
       size: task.dataset.length,

@@ -47,6 +47,8 @@ export {
   type LoadSamplesOptions,
   loadAppBenchSamples,
 } from './sample.js';
+// the official sampling settings (the task's defaults)
+export { APPBENCH_SAMPLING } from './sampling.js';
 // scoring replies in official and corrected mode, per sample and per group
 export {
   type AgentOutcomeSummary,

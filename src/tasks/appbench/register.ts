@@ -9,7 +9,6 @@ import {
   sameAppDemos,
 } from '../../agents/index.js';
 import { type Catalog, loadCatalog } from '../../catalog/index.js';
-import { APPBENCH_SAMPLING } from '../../models/index.js';
 import { sha256OfFiles } from '../../shared/index.js';
 import { defaultTaskRegistry, type TaskRegistry } from '../registry.js';
 import type { SolverDefinition, TaskDefinition, TaskLoadContext } from '../task.js';
@@ -17,6 +16,7 @@ import { resolveAppBenchData } from './data-folder.js';
 import { APPBENCH_CATEGORIES } from './record.js';
 import { formatAppBenchReport } from './report-format.js';
 import type { AppBenchSample } from './sample.js';
+import { APPBENCH_SAMPLING } from './sampling.js';
 import { type AppBenchReport, type AppBenchSampleScore, summarizeAppBench } from './score-appbench.js';
 import {
   APPBENCH_TASK_VERSION,
