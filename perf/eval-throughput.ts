@@ -24,6 +24,7 @@ import { loadCatalog } from '../src/catalog/index.js';
 import { buildRunSpec, runEval } from '../src/harness/index.js';
 import { resolveModelSetup } from '../src/models/index.js';
 import {
+  APPBENCH_SAMPLING,
   type AppBenchSample,
   type AppBenchTask,
   appBenchGoldReply,
@@ -110,7 +111,7 @@ async function serverTask(latencyMs: number) {
     { env: {}, cwd: tmpdir(), exists: () => false },
   )!;
   // the model exactly as `apiary eval appbench --base-url … --model …` builds it
-  const agent = flatAgent({ model: setup.model, settings: setup.sampling, maxRetries: 0 });
+  const agent = flatAgent({ model: setup.model, settings: APPBENCH_SAMPLING, maxRetries: 0 });
   return {
     close: () => child.kill(),
     make: (samples: AppBenchSample[]) => appBenchTask({ samples, catalog, agent }),

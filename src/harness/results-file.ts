@@ -1,6 +1,6 @@
 import { closeSync, existsSync, fsyncSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { z } from 'zod';
-import { InputInvalidError, parseWith } from '../shared/index.js';
+import { InputInvalidError, parseWith, sha256Hex } from '../shared/index.js';
 import { type RunSpec, RunSpecSchema, RunSpecV1Schema, upgradeRunSpecV1 } from './run-spec.js';
 
 export const UsageSchema = z.object({
@@ -34,6 +34,49 @@ export const SampleLineSchema = z.object({
 });
 export type SampleLine = z.infer<typeof SampleLineSchema>;
 
+/**
+ * A long text that several samples share (a system prompt listing a whole catalog), written once:
+ * sample outputs refer to it as `{"$blob": "<sha256>"}` and readers put the text back.
+ */
+export const BlobLineSchema = z.object({ type: z.literal('blob'), sha256: z.string(), text: z.string() });
+export type BlobLine = z.infer<typeof BlobLineSchema>;
+
+/** Strings at least this long in a sample's output are stored once as blobs. */
+export const BLOB_MIN_CHARS = 2048;
+
+/** Replaces long strings by blob references; `onNew` is told of each text not stored before. */
+function externalize(value: unknown, known: Set<string>, onNew: (blob: BlobLine) => void): unknown {
+  if (typeof value === 'string') {
+    if (value.length < BLOB_MIN_CHARS) return value;
+    const sha256 = sha256Hex(value);
+    if (!known.has(sha256)) {
+      known.add(sha256);
+      onNew({ type: 'blob', sha256, text: value });
+    }
+    return { $blob: sha256 };
+  }
+  if (Array.isArray(value)) return value.map((v) => externalize(v, known, onNew));
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = externalize(v, known, onNew);
+    return out;
+  }
+  return value;
+}
+
+/** Puts blob texts back in place of their references. */
+function internalize(value: unknown, blobs: ReadonlyMap<string, string>): unknown {
+  if (Array.isArray(value)) return value.map((v) => internalize(v, blobs));
+  if (value !== null && typeof value === 'object') {
+    const ref = (value as { $blob?: unknown }).$blob;
+    if (typeof ref === 'string' && Object.keys(value).length === 1) return blobs.get(ref) ?? value;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = internalize(v, blobs);
+    return out;
+  }
+  return value;
+}
+
 export interface ResultsFileContents {
   /** The header, its spec in the current version (older specs are mapped). */
   header: HeaderLine | null;
@@ -44,6 +87,8 @@ export interface ResultsFileContents {
   validBytes: number;
   /** A partial last line (from a killed run) was found and is not counted. */
   truncatedTail: boolean;
+  /** Hashes of the blobs the file holds (a resumed writer does not write them again). */
+  blobs: Set<string>;
 }
 
 /**
@@ -57,8 +102,11 @@ export function parseResultsText(text: string, file: string): ResultsFileContent
     samples: [],
     validBytes: 0,
     truncatedTail: false,
+    blobs: new Set(),
   };
+  const blobTexts = new Map<string, string>();
   let pos = 0;
+  let bytes = 0; // counted line by line: re-measuring the prefix each time would be quadratic
   let lineNo = 0;
   while (pos < text.length) {
     const nl = text.indexOf('\n', pos);
@@ -72,8 +120,9 @@ export function parseResultsText(text: string, file: string): ResultsFileContent
       break;
     }
     pos = nl + 1;
+    bytes += Buffer.byteLength(raw) + 1;
     if (raw.trim() === '') {
-      out.validBytes = Buffer.byteLength(text.slice(0, pos));
+      out.validBytes = bytes;
       continue;
     }
     let json: unknown;
@@ -103,19 +152,32 @@ export function parseResultsText(text: string, file: string): ResultsFileContent
         out.header = { type: 'header', spec: upgradeRunSpecV1(v1.spec) };
       } else out.header = parseWith(HeaderLineSchema, json, loc);
       out.specVersion = typeof version === 'number' ? version : null;
+    } else if (type === 'blob') {
+      const blob = parseWith(BlobLineSchema, json, { file, record: `line ${lineNo}` });
+      blobTexts.set(blob.sha256, blob.text);
+      out.blobs.add(blob.sha256);
     } else {
       if (!out.header)
         throw new InputInvalidError({ file, record: `line ${lineNo}` }, 'sample record before the header');
-      out.samples.push(parseWith(SampleLineSchema, json, { file, record: `line ${lineNo}` }));
+      const line = parseWith(SampleLineSchema, json, { file, record: `line ${lineNo}` });
+      if (blobTexts.size) line.output = internalize(line.output, blobTexts);
+      out.samples.push(line);
     }
-    out.validBytes = Buffer.byteLength(text.slice(0, pos));
+    out.validBytes = bytes;
   }
   return out;
 }
 
 export function readResultsFile(file: string): ResultsFileContents {
   if (!existsSync(file))
-    return { header: null, specVersion: null, samples: [], validBytes: 0, truncatedTail: false };
+    return {
+      header: null,
+      specVersion: null,
+      samples: [],
+      validBytes: 0,
+      truncatedTail: false,
+      blobs: new Set(),
+    };
   return parseResultsText(readFileSync(file, 'utf8'), file);
 }
 
@@ -126,20 +188,33 @@ export function readResultsFile(file: string): ResultsFileContents {
  */
 export class ResultsWriter {
   private fd: number | null;
+  private readonly blobs: Set<string>;
 
-  private constructor(fd: number) {
+  private constructor(fd: number, blobs: Set<string>) {
     this.fd = fd;
+    this.blobs = blobs;
   }
 
-  /** Opens for appending; `keepBytes` first cuts the file to that length (drops a torn tail). */
-  static open(file: string, keepBytes?: number): ResultsWriter {
+  /**
+   * Opens for appending; `keepBytes` first cuts the file to that length (drops a torn tail);
+   * `blobs` are the blobs already in the kept part (from `readResultsFile`).
+   */
+  static open(file: string, keepBytes?: number, blobs: Iterable<string> = []): ResultsWriter {
     const fd = openSync(file, 'a');
     if (keepBytes !== undefined) ftruncateSync(fd, keepBytes);
-    return new ResultsWriter(fd);
+    return new ResultsWriter(fd, new Set(blobs));
+  }
+
+  /** The record as text: a sample's long strings become blob references, new blobs precede it. */
+  private serialize(record: HeaderLine | SampleLine): string {
+    if (record.type !== 'sample') return `${JSON.stringify(record)}\n`;
+    const blobs: string[] = [];
+    const output = externalize(record.output, this.blobs, (b) => blobs.push(`${JSON.stringify(b)}\n`));
+    return `${blobs.join('')}${JSON.stringify({ ...record, output })}\n`;
   }
 
   append(record: HeaderLine | SampleLine): void {
-    this.appendRaw(`${JSON.stringify(record)}\n`);
+    this.appendRaw(this.serialize(record));
   }
 
   private pending: string[] = [];
@@ -151,7 +226,7 @@ export class ResultsWriter {
    * resolves once that write has returned (the record then survives a kill of the process).
    */
   appendBatched(record: HeaderLine | SampleLine): Promise<void> {
-    this.pending.push(`${JSON.stringify(record)}\n`);
+    this.pending.push(this.serialize(record));
     const done = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
     if (!this.scheduled) {
       this.scheduled = true;

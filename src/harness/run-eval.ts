@@ -162,7 +162,7 @@ async function runLocked<S extends TaskSample, O, Sc, R>(
       );
     for (const s of existing.samples) finished.add(pairKey(s.id, s.epoch));
     repairedTail = existing.truncatedTail;
-    writer = ResultsWriter.open(outFile, existing.validBytes);
+    writer = ResultsWriter.open(outFile, existing.validBytes, existing.blobs);
   } else {
     // Nothing usable (missing, empty, torn header, or --overwrite): start a fresh file.
     if (existsSync(outFile)) repairedTail = existing?.truncatedTail ?? false;
@@ -269,7 +269,14 @@ async function runLocked<S extends TaskSample, O, Sc, R>(
   // 3. Summary from every record of the file (those read at start and those appended since).
   const summary = summarizeResults(
     task,
-    { header, specVersion: spec.version, samples: recorded, validBytes: 0, truncatedTail: false },
+    {
+      header,
+      specVersion: spec.version,
+      samples: recorded,
+      validBytes: 0,
+      truncatedTail: false,
+      blobs: new Set(),
+    },
     outFile,
     { ...(opts.metrics ? { metrics: opts.metrics } : {}), ...(opts.passed ? { passed: opts.passed } : {}) },
   ) as RunSummary & { report: R };

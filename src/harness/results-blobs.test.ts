@@ -1,0 +1,82 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BLOB_MIN_CHARS, ResultsWriter, readResultsFile, type SampleLine } from './results-file.js';
+
+const line = (id: string, output: unknown): SampleLine => ({
+  type: 'sample',
+  id,
+  epoch: 1,
+  category: null,
+  output,
+  error: null,
+  usage: null,
+  modelCalls: 1,
+  startedAt: '2026-01-01T00:00:00.000Z',
+  durationMs: 1,
+  score: null,
+});
+
+describe('results file blobs', () => {
+  const prompt = `You plan calls. ${'x'.repeat(BLOB_MIN_CHARS)}`;
+  const header = JSON.stringify({ type: 'header', spec: { version: 99 } });
+
+  it('stores a long shared text once and gives it back in place when read', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'apiary-blobs-')), 'results.jsonl');
+    const w = ResultsWriter.open(file, 0);
+    w.appendRaw(`${header}\n`);
+    w.append(line('a', { reply: 'A', trace: [{ sent: { system: prompt } }] }));
+    w.append(line('b', { reply: 'B', trace: [{ sent: { system: prompt } }], short: 'kept inline' }));
+    w.close();
+    const lines = readFileSync(file, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.type)).toEqual(['header', 'blob', 'sample', 'sample']);
+    expect(lines[1].text).toBe(prompt);
+    expect(lines[3].output).toEqual({
+      reply: 'B',
+      trace: [{ sent: { system: { $blob: lines[1].sha256 } } }],
+      short: 'kept inline',
+    });
+    expect(readFileSync(file, 'utf8').length).toBeLessThan(2 * prompt.length);
+  });
+
+  it('a resumed writer knows the blobs already in the file', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'apiary-blobs-')), 'results.jsonl');
+    const w = ResultsWriter.open(file, 0);
+    w.appendRaw(`${JSON.stringify({ type: 'header', spec: HEADER_SPEC })}\n`);
+    w.append(line('a', { system: prompt }));
+    w.close();
+    const before = readResultsFile(file);
+    expect(before.samples[0]!.output).toEqual({ system: prompt });
+    const again = ResultsWriter.open(file, before.validBytes, before.blobs);
+    again.append(line('b', { system: prompt }));
+    again.close();
+    const text = readFileSync(file, 'utf8');
+    expect(text.split('\n').filter((l) => l.includes('"type":"blob"'))).toHaveLength(1);
+    expect(readResultsFile(file).samples.map((s) => s.output)).toEqual([
+      { system: prompt },
+      { system: prompt },
+    ]);
+  });
+});
+
+const HEADER_SPEC = {
+  version: 2,
+  task: { name: 't', version: '1', options: {} },
+  solver: { name: 's', options: {} },
+  model: null,
+  sampling: null,
+  data: { path: 'p', sha256: 'h' },
+  limit: null,
+  size: 2,
+  seed: 0,
+  epochs: 1,
+  concurrency: 1,
+  price: null,
+  gitRevision: null,
+  packageVersion: '0',
+  startedAt: '2026-01-01T00:00:00.000Z',
+};
