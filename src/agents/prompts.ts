@@ -15,8 +15,28 @@ export function appSelectionPrompt(appList: string): string {
   ].join('\n');
 }
 
-/** Step 2 (and flat prompting): plan generation with the App+API list. */
+const planPrompts = new Map<string, Map<string, string>>();
+
+/**
+ * Step 2 (and flat prompting): plan generation with the App+API list. The same inputs give the same
+ * string instance (a flat run sends one ~10 KB prompt per sample: built once, hashed once).
+ */
 export function planPrompt(appApiList: string, currentDate: string): string {
+  let byDate = planPrompts.get(appApiList);
+  if (!byDate) {
+    if (planPrompts.size >= 64) planPrompts.clear(); // hierarchical prompting: one list per app subset
+    byDate = new Map();
+    planPrompts.set(appApiList, byDate);
+  }
+  let text = byDate.get(currentDate);
+  if (text === undefined) {
+    text = buildPlanPrompt(appApiList, currentDate);
+    byDate.set(currentDate, text);
+  }
+  return text;
+}
+
+function buildPlanPrompt(appApiList: string, currentDate: string): string {
   return [
     'You help a user of a smartphone by planning calls to the APIs of its Apps. Generate the App names and the API calls that fulfil the user requirement.',
     `Here is the information about the accessible Apps and their APIs: ${appApiList}`,

@@ -44,11 +44,23 @@ export type BlobLine = z.infer<typeof BlobLineSchema>;
 /** Strings at least this long in a sample's output are stored once as blobs. */
 export const BLOB_MIN_CHARS = 2048;
 
+/** sha256 of long texts, remembered: the same prompt instance recurs in every sample of a run. */
+const blobHashes = new Map<string, string>();
+function blobHash(text: string): string {
+  let h = blobHashes.get(text);
+  if (h === undefined) {
+    if (blobHashes.size >= 256) blobHashes.clear();
+    h = sha256Hex(text);
+    blobHashes.set(text, h);
+  }
+  return h;
+}
+
 /** Replaces long strings by blob references; `onNew` is told of each text not stored before. */
 function externalize(value: unknown, known: Set<string>, onNew: (blob: BlobLine) => void): unknown {
   if (typeof value === 'string') {
     if (value.length < BLOB_MIN_CHARS) return value;
-    const sha256 = sha256Hex(value);
+    const sha256 = blobHash(value);
     if (!known.has(sha256)) {
       known.add(sha256);
       onNew({ type: 'blob', sha256, text: value });
