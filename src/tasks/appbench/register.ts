@@ -7,31 +7,44 @@ import {
   type LlmAgentOptions,
   type PlanningAgent,
   sameAppDemos,
+  toolLoopAgent,
 } from '../../agents/index.js';
+import { openSgdDatabase } from '../../apps/index.js';
 import { type Catalog, loadCatalog } from '../../catalog/index.js';
 import { sha256OfFiles } from '../../shared/index.js';
 import { defaultTaskRegistry, type TaskRegistry } from '../registry.js';
 import type { SolverDefinition, TaskDefinition, TaskLoadContext } from '../task.js';
 import { resolveAppBenchData } from './data-folder.js';
 import { APPBENCH_CATEGORIES } from './record.js';
+import { appBenchWorld } from './tool-loop.js';
 import { formatAppBenchReport } from './report-format.js';
 import type { AppBenchSample } from './sample.js';
 import { APPBENCH_SAMPLING } from './sampling.js';
 import { type AppBenchReport, type AppBenchSampleScore, summarizeAppBench } from './score-appbench.js';
 import {
   APPBENCH_TASK_VERSION,
+  type GoldStateProvider,
   appBenchGoldReply,
   appBenchTask,
   loadAppBenchDataset,
   seededDemoPicker,
 } from './task.js';
 
-/** A solver of AppBench: its definition plus how to build the planning agent for a run. */
+/**
+ * A solver of AppBench: its definition plus how to build the planning agent for a run (and, for
+ * solvers that execute, the gold state their effects are scored against).
+ */
 export interface AppBenchSolver extends SolverDefinition {
-  agent(ctx: TaskLoadContext, pool: readonly AppBenchSample[], catalog: Catalog): PlanningAgent;
+  build(
+    ctx: TaskLoadContext,
+    pool: readonly AppBenchSample[],
+    catalog: Catalog,
+  ): { agent: PlanningAgent; goldState?: GoldStateProvider };
 }
 
-const LlmSolverOptions = z.object({
+
+const LlmSolverOptionsShape = () =>
+  z.object({
   shots: z
     .number()
     .int()
@@ -42,6 +55,16 @@ const LlmSolverOptions = z.object({
     .enum(['same-app', 'random'])
     .default('same-app')
     .describe('same-app (the paper: demos sharing a likely App) | random (seeded)'),
+  });
+const LlmSolverOptions = LlmSolverOptionsShape();
+
+const ToolLoopOptions = LlmSolverOptionsShape().extend({
+  maxSteps: z.number().int().min(1).default(10).describe('model turns per instruction at most'),
+  db: z
+    .string()
+    .nullable()
+    .default(null)
+    .describe('simulated-app database (default: built by `apiary apps build-db`, else the bundled subset)'),
 });
 
 /** What the flat and hierarchical agents share: model, sampling, call limits and k-shot demos. */
@@ -50,7 +73,9 @@ function llmOptions(
   pool: readonly AppBenchSample[],
   catalog: Catalog,
 ): LlmAgentOptions {
-  const { shots, demos } = LlmSolverOptions.parse(ctx.solverOptions);
+  const { shots, demos } = LlmSolverOptions.parse(
+    Object.fromEntries(Object.entries(ctx.solverOptions).filter(([k]) => k === 'shots' || k === 'demos')),
+  );
   return {
     ...(ctx.model ? { model: ctx.model } : {}),
     settings: ctx.sampling,
@@ -81,19 +106,31 @@ export const APPBENCH_SOLVERS: Record<string, AppBenchSolver> = {
     description: 'one prompt listing every App and API; the model writes the plan lines',
     options: LlmSolverOptions,
     needsModel: true,
-    agent: (ctx, pool, catalog) => flatAgent(llmOptions(ctx, pool, catalog)),
+    build: (ctx, pool, catalog) => ({ agent: flatAgent(llmOptions(ctx, pool, catalog)) }),
   },
   hierarchical: {
     description: 'two prompts: pick the Apps, then plan with their APIs only',
     options: LlmSolverOptions,
     needsModel: true,
-    agent: (ctx, pool, catalog) => hierarchicalAgent(llmOptions(ctx, pool, catalog)),
+    build: (ctx, pool, catalog) => ({ agent: hierarchicalAgent(llmOptions(ctx, pool, catalog)) }),
   },
   baseline: {
     description: 'no LLM: BM25 API selection, rule-based slot filling, output→input linking',
     options: z.object({}),
     needsModel: false,
-    agent: () => baselineAgent(),
+    build: () => ({ agent: baselineAgent() }),
+  },
+  'tool-loop': {
+    description:
+      'plans and executes: the model calls the APIs natively on the simulated apps (approved automatically), adds the state score',
+    options: ToolLoopOptions,
+    needsModel: true,
+    build: (ctx, pool, catalog) => {
+      const { maxSteps, db } = ToolLoopOptions.parse(ctx.solverOptions);
+      const world = appBenchWorld({ catalog, db: openSgdDatabase(db ?? undefined).db });
+      const agent = toolLoopAgent({ ...llmOptions(ctx, pool, catalog), toolset: world.toolset, budget: { maxSteps } });
+      return { agent, goldState: world.goldState };
+    },
   },
 };
 
@@ -126,10 +163,10 @@ export const appBenchDefinition: TaskDefinition<AppBenchReport, AppBenchSampleSc
     const catalog = loadCatalog('appbench');
     const solver = APPBENCH_SOLVERS[ctx.solver];
     if (!solver) throw new Error(`appbench has no solver "${ctx.solver}"`);
-    const agent = solver.agent(ctx, dataset.samples, catalog);
+    const { agent, goldState } = solver.build(ctx, dataset.samples, catalog);
     const files = dataset.categories.map((c) => join(data.dir, `${dataset.prefix}_${c}.json`));
     return {
-      task: appBenchTask({ samples: dataset.samples, catalog, agent }),
+      task: appBenchTask({ samples: dataset.samples, catalog, agent, ...(goldState ? { goldState } : {}) }),
       dataSource: { path: data.dir, sha256: sha256OfFiles(files) },
       notes: [
         `data: ${data.dir} (${data.origin}; ${dataset.prefix}_*.json, ${dataset.samples.length} samples in ${dataset.categories.join(', ')})`,

@@ -25,10 +25,11 @@ export type StateScore = z.infer<typeof StateScoreSchema>;
 export interface GoldState {
   executed: boolean;
   effects: Array<{ app: string; api: string; args: Record<string, unknown> }>;
-  searches: Array<{ app: string; api: string }>;
+  /** Every gold search, with the rows it found (a matching call must find rows where the gold did). */
+  searches: Array<{ app: string; api: string; rows: number }>;
 }
 
-/** What the gold plan does on the simulated apps: its effects (transactional steps) and searches with rows. */
+/** What the gold plan does on the simulated apps: its effects (transactional steps) and its searches. */
 export function goldStateOf(
   run: ExecutionResult,
   isTransactional: (app: string, api: string) => boolean,
@@ -39,7 +40,7 @@ export function goldStateOf(
   for (const s of run.steps) {
     if (s.status !== 'succeeded') continue;
     if (isTransactional(s.app, s.api)) effects.push({ app: s.app, api: s.api, args: s.args ?? {} });
-    else if (Array.isArray(s.result) && s.result.length > 0) searches.push({ app: s.app, api: s.api });
+    else searches.push({ app: s.app, api: s.api, rows: Array.isArray(s.result) ? s.result.length : 1 });
   }
   return { executed, effects, searches };
 }
@@ -71,8 +72,8 @@ export function scoreState(gold: GoldState, calls: readonly ExecutedCall[]): Sta
   const openSearches = [...gold.searches];
   let found = 0;
   for (const c of calls) {
-    if (!c.ok || c.transactional || c.rows === 0) continue;
-    const i = openSearches.findIndex((g) => g.app === c.app && g.api === c.api);
+    if (!c.ok || c.transactional) continue;
+    const i = openSearches.findIndex((g) => g.app === c.app && g.api === c.api && (g.rows === 0 || c.rows > 0));
     if (i >= 0) {
       openSearches.splice(i, 1);
       found++;
