@@ -240,12 +240,14 @@ function permissionProblems(
   grant: ReadonlySet<string> | undefined,
 ): Map<string, string> {
   const problems = new Map<string, string>();
+  const byApp = new Map<string, string | undefined>(); // the same answer for every step of an app
   for (const step of plan.steps) {
     const app = index.app(step.app);
-    const problem =
-      app && index.api(step.app, step.api)
-        ? permissionProblem(app, apps, grant)
-        : `the catalog does not say app "${step.app}" owns API "${step.api}"`;
+    let problem: string | undefined;
+    if (!app || !index.api(step.app, step.api))
+      problem = `the catalog does not say app "${step.app}" owns API "${step.api}"`;
+    else if (byApp.has(app.id)) problem = byApp.get(app.id);
+    else byApp.set(app.id, (problem = permissionProblem(app, apps, grant)));
     if (problem) problems.set(step.id, problem);
   }
   return problems;
@@ -522,8 +524,8 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
   const unsettled = new Map<string, number>();
   const dependents = new Map<string, string[]>(plan.steps.map((s) => [s.id, []]));
   for (const s of plan.steps) {
-    const deps = new Set(dependenciesOf(s).filter((d) => byId.has(d)));
-    unsettled.set(s.id, deps.size);
+    const deps = dependenciesOf(s).filter((d) => byId.has(d)); // deduplicated
+    unsettled.set(s.id, deps.length);
     for (const d of deps) dependents.get(d)!.push(s.id);
   }
   const ready = plan.steps.filter((s) => unsettled.get(s.id) === 0).map((s) => s.id);
