@@ -120,6 +120,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * Runs the handler with its own abort signal, settling on the first of: its answer, the time
  * limit, or the caller's signal. The handler's signal aborts on timeout and cancellation, and a
  * handler that ignores it is abandoned. One listener on the caller's signal, removed on settling.
+ * The handler's signal is made when the handler first reads it (an AbortSignal costs more than
+ * the rest of a dispatch, and many handlers never look at it).
  */
 function invoke(
   handler: AppHandler,
@@ -130,7 +132,22 @@ function invoke(
   signal: AbortSignal | undefined,
 ): Promise<Settled> {
   return new Promise<Settled>((resolve) => {
-    const ctrl = new AbortController();
+    let ctrl: AbortController | undefined;
+    let abortedWith: { reason: unknown } | undefined;
+    const abortHandler = (reason: unknown) => {
+      abortedWith = { reason };
+      ctrl?.abort(reason);
+    };
+    const context = {
+      caller,
+      get signal(): AbortSignal {
+        if (!ctrl) {
+          ctrl = new AbortController();
+          if (abortedWith) ctrl.abort(abortedWith.reason);
+        }
+        return ctrl.signal;
+      },
+    };
     let timer: ReturnType<typeof setTimeout> | undefined;
     let done = false;
     const settle = (s: Settled) => {
@@ -142,17 +159,17 @@ function invoke(
     };
     const onAbort = () => {
       settle({ kind: 'cancelled' });
-      ctrl.abort(signal?.reason);
+      abortHandler(signal?.reason);
     };
     if (timeoutMs <= MAX_TIMER_MS)
       timer = setTimeout(() => {
         settle({ kind: 'timeout' });
-        ctrl.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError'));
+        abortHandler(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError'));
       }, timeoutMs);
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
       // Promise.resolve: a plain-JS handler may return its result synchronously.
-      Promise.resolve(handler.call(api, args, { caller, signal: ctrl.signal })).then(
+      Promise.resolve(handler.call(api, args, context)).then(
         (value) => settle({ kind: 'value', value }),
         (error) => settle({ kind: 'threw', error }),
       );

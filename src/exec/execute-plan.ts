@@ -240,12 +240,14 @@ function permissionProblems(
   grant: ReadonlySet<string> | undefined,
 ): Map<string, string> {
   const problems = new Map<string, string>();
+  const byApp = new Map<string, string | undefined>(); // the same answer for every step of an app
   for (const step of plan.steps) {
     const app = index.app(step.app);
-    const problem =
-      app && index.api(step.app, step.api)
-        ? permissionProblem(app, apps, grant)
-        : `the catalog does not say app "${step.app}" owns API "${step.api}"`;
+    let problem: string | undefined;
+    if (!app || !index.api(step.app, step.api))
+      problem = `the catalog does not say app "${step.app}" owns API "${step.api}"`;
+    else if (byApp.has(app.id)) problem = byApp.get(app.id);
+    else byApp.set(app.id, (problem = permissionProblem(app, apps, grant)));
     if (problem) problems.set(step.id, problem);
   }
   return problems;
@@ -272,7 +274,11 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
   const ask = opts.inputs?.ask;
   const system = opts.inputs?.system ?? systemInputs({ clock });
   const askSerially = serialQueue();
-  const trace = (e: Omit<TraceEvent, 'run' | 'time'>) => opts.trace?.write({ run: runId, time: iso(), ...e });
+  const sink = opts.trace;
+  // Undefined without a sink, so `trace?.({...})` builds no record at all.
+  const trace = sink
+    ? (e: Omit<TraceEvent, 'run' | 'time'>) => sink.write({ run: runId, time: iso(), ...e })
+    : undefined;
 
   const results = new Map<string, StepResult>(
     plan.steps.map((s) => [s.id, { id: s.id, app: s.app, api: s.api, status: 'cancelled', attempts: 0 }]),
@@ -293,7 +299,7 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
     for (const step of plan.steps) {
       const error = { code, message: reasonOf(step) };
       Object.assign(results.get(step.id)!, { status: 'refused', error });
-      trace({ event: 'refused', step: step.id, app: step.app, api: step.api, error });
+      trace?.({ event: 'refused', step: step.id, app: step.app, api: step.api, error });
     }
   };
 
@@ -327,10 +333,13 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
   const slots = new Map<string, Map<string, OutputSlot>>();
   const runSignal = opts.signal;
 
-  const resolveArgs = async (
+  /**
+   * Literal and reference arguments (synchronously), or the recorded call to reuse on resume;
+   * `deferred` lists the `ask`/`system` arguments still to obtain (`askAndRead`).
+   */
+  const resolveArgs = (
     step: Step,
-    api: Api,
-  ): Promise<{ args: Record<string, unknown>; reuse?: TraceEvent }> => {
+  ): { args: Record<string, unknown>; reuse?: TraceEvent; deferred: Array<[string, ArgValue]> } => {
     const args: Record<string, unknown> = {};
     const deferred: Array<[string, ArgValue]> = [];
     for (const [name, value] of Object.entries(step.args)) {
@@ -363,8 +372,18 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
       return {
         args: Object.fromEntries(Object.keys(step.args).map((name) => [name, done.inputs![name]])),
         reuse: done,
+        deferred: [],
       };
-    // User and system inputs last: never bother the user for a step that cannot run.
+    return { args, deferred };
+  };
+
+  /** User and system inputs, last: never bother the user for a step that cannot run. */
+  const askAndRead = async (
+    step: Step,
+    api: Api,
+    args: Record<string, unknown>,
+    deferred: Array<[string, ArgValue]>,
+  ): Promise<void> => {
     for (const [name, value] of deferred) {
       const q = { step: step.id, app: step.app, api: api.name, arg: name };
       try {
@@ -384,8 +403,6 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
         );
       }
     }
-    // In the order the plan writes them.
-    return { args: Object.fromEntries(Object.keys(step.args).map((name) => [name, args[name]])) };
   };
 
   // The run times steps itself (startedAt/endedAt): dispatch durations are not read, and reading
@@ -407,14 +424,21 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
     };
     const refuse = (f: StepFailure) => {
       settle(runSignal?.aborted ? cancelledBeforeDispatch() : f);
-      trace({ ...base, event: 'refused', ...(r.args ? { inputs: r.args } : {}), error: r.error! });
+      trace?.({ ...base, event: 'refused', ...(r.args ? { inputs: r.args } : {}), error: r.error! });
     };
     try {
       if (runSignal?.aborted) throw new StepFailure('CANCELLED', 'the run was cancelled', 'cancelled');
-      const resolving = resolveArgs(step, api);
-      resolving.catch(() => undefined);
-      const resolved = await untilAborted(resolving, signal);
-      r.args = resolved.args;
+      const resolved = resolveArgs(step);
+      if (resolved.deferred.length) {
+        const reading = askAndRead(step, api, resolved.args, resolved.deferred);
+        reading.catch(() => undefined);
+        await untilAborted(reading, signal);
+      }
+      // In the order the plan writes them (deferred inputs were filled in last).
+      r.args =
+        resolved.deferred.length === 0
+          ? resolved.args
+          : Object.fromEntries(Object.keys(step.args).map((name) => [name, resolved.args[name]]));
       if (resolved.reuse) {
         const result = resolved.reuse.result as AppCallResult;
         const stepSlots = selectOutputs(step, result, r.args);
@@ -458,7 +482,7 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
           onDispatch: () => {
             r.attempts = attempt;
             r.startedAt ??= iso();
-            trace({ ...base, event: 'start', attempt, inputs: args });
+            trace?.({ ...base, event: 'start', attempt, inputs: args });
           },
         },
       );
@@ -470,7 +494,7 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
         r.content = outcome.content;
         r.outputs = outputValues(stepSlots);
         r.endedAt = iso();
-        trace({ ...base, event: 'end', attempt, inputs: args, outputs: r.outputs, result: outcome.raw });
+        trace?.({ ...base, event: 'end', attempt, inputs: args, outputs: r.outputs, result: outcome.raw });
         return;
       }
       const f = stepFailureOf(outcome.error, outcome.dispatched, transactional);
@@ -480,7 +504,7 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
       }
       settle(f);
       const cancelled = f.status === 'cancelled';
-      trace({ ...base, event: cancelled ? 'interrupted' : 'error', attempt, error: r.error! });
+      trace?.({ ...base, event: cancelled ? 'interrupted' : 'error', attempt, error: r.error! });
       const retriable = !cancelled && f.status !== 'refused' && !PERMANENT.has(f.code);
       if (!retriable || attempt >= maxAttempts) return;
       try {
@@ -500,8 +524,8 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
   const unsettled = new Map<string, number>();
   const dependents = new Map<string, string[]>(plan.steps.map((s) => [s.id, []]));
   for (const s of plan.steps) {
-    const deps = new Set(dependenciesOf(s).filter((d) => byId.has(d)));
-    unsettled.set(s.id, deps.size);
+    const deps = dependenciesOf(s).filter((d) => byId.has(d)); // deduplicated
+    unsettled.set(s.id, deps.length);
     for (const d of deps) dependents.get(d)!.push(s.id);
   }
   const ready = plan.steps.filter((s) => unsettled.get(s.id) === 0).map((s) => s.id);
