@@ -247,7 +247,10 @@ function permissionProblems(
     if (!app || !index.api(step.app, step.api))
       problem = `the catalog does not say app "${step.app}" owns API "${step.api}"`;
     else if (byApp.has(app.id)) problem = byApp.get(app.id);
-    else byApp.set(app.id, (problem = permissionProblem(app, apps, grant)));
+    else {
+      problem = permissionProblem(app, apps, grant);
+      byApp.set(app.id, problem);
+    }
     if (problem) problems.set(step.id, problem);
   }
   return problems;

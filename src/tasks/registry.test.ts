@@ -70,7 +70,7 @@ describe('TaskRegistry', () => {
     const r = registerBuiltinTasks(registerBuiltinTasks(new TaskRegistry()));
     expect(r.names()).toEqual(['appbench', 'toolbench-retrieval']);
     const appbench = r.get('appbench');
-    expect(Object.keys(appbench.solvers)).toEqual(['flat', 'hierarchical', 'baseline']);
+    expect(Object.keys(appbench.solvers)).toEqual(['flat', 'hierarchical', 'baseline', 'tool-loop']);
     expect([appbench.defaultSolver, appbench.noModelSolver]).toEqual(['flat', 'baseline']);
     expect(appbench.sampling).toEqual({ temperature: 0, topP: 0, maxOutputTokens: 1024 });
     expect(Object.keys(r.get('toolbench-retrieval').solvers)).toEqual([

@@ -80,6 +80,7 @@ describe('apiary tasks', { timeout: 60_000 }, () => {
         ['flat', true],
         ['hierarchical', true],
         ['baseline', false],
+        ['tool-loop', true],
       ],
     );
   });
@@ -250,5 +251,87 @@ describe('apiary eval with epochs, prices and a budget (scripted HTTP model)', {
     const changed = await runCli([...args.slice(0, 8), '--epochs', '3', ...args.slice(10), '--resume']);
     expect(changed.code).toBe(2);
     expect(changed.stderr).toContain('epochs: 2 there, 3 now');
+  });
+});
+
+describe('apiary eval appbench --solver tool-loop', { timeout: 90_000 }, () => {
+  let server: ScriptedOpenAiServer;
+  const MM1 = 'Find a comedy playing in San Jose, buy 3 tickets for it on March 9th at 7 pm';
+  beforeAll(async () => {
+    // mm-1: search and pay at once, then buy the tickets for the movie found; other samples: answer at once
+    server = await startScriptedOpenAiServer({
+      respond: (req) => {
+        const user = req.messages.find((m) => m.role === 'user')?.content ?? '';
+        const turn = req.messages.filter((m) => m.role === 'assistant').length;
+        if (!user.startsWith(MM1) || turn >= 2) return 'Done.';
+        if (turn === 0)
+          return {
+            toolCalls: [
+              { id: 'f', name: 'Movies_findmovies', arguments: { genre: 'Comedy', location: 'San Jose' } },
+              {
+                id: 'p',
+                name: 'Payment_makepayment',
+                arguments: { amount: '45', payment_method: 'debit card', receiver: 'Lena' },
+              },
+            ],
+          };
+        const rows = req.messages.find((m) => m.role === 'tool' && m.tool_call_id === 'f')?.content ?? '';
+        const movie = JSON.parse(rows.split('\n')[0]!) as Record<string, string>;
+        return {
+          toolCalls: [
+            {
+              id: 'b',
+              name: 'Movies_buymovietickets',
+              arguments: {
+                movie_name: movie.movie_name,
+                location: movie.location,
+                show_type: movie.show_type,
+                number_of_tickets: '3',
+                show_date: '2019-03-09',
+                show_time: '19:00',
+              },
+            },
+          ],
+        };
+      },
+    });
+  });
+  afterAll(async () => server.close());
+
+  it('plans and executes on the simulated apps; the report adds the state score', async () => {
+    const r = await runCli([
+      'eval',
+      'appbench',
+      '--solver',
+      'tool-loop',
+      '--categories',
+      'mm',
+      '--base-url',
+      server.url,
+      '--model',
+      'm',
+      '--json',
+    ]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const state = JSON.parse(r.stdout).summary.report.state;
+    // mm-0's gold cannot run on the bundled apps (no bus row); mm-1's can, and the run matches it
+    expect(state).toMatchObject({
+      scored: 2,
+      goldExecuted: 1,
+      success: 1,
+      effectPrecision: 1,
+      effectRecall: 1,
+      searchRecall: 1,
+      unauthorised: 0,
+      solvedFirstTime: 1,
+      solvedAfterRepair: 0,
+      decodeFailures: 0,
+      stopReasons: { final: 2 },
+    });
+    const text = await runCli(['report', JSON.parse(r.stdout).resultsFile]);
+    expect(text.stdout).toContain('State success');
+    expect(text.stdout).toContain('100.00 (1 of 2 gold plans ran)');
+    expect(text.stdout).toMatch(/Solved first time \/ after repair +1 \/ 0/);
   });
 });

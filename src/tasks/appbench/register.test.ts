@@ -87,6 +87,7 @@ describe('appbench task definition', () => {
       ['flat', true],
       ['hierarchical', true],
       ['baseline', false],
+      ['tool-loop', true],
     ]);
     expect(appBenchDefinition.solvers).toBe(APPBENCH_SOLVERS);
   });

@@ -16,19 +16,19 @@ import { defaultTaskRegistry, type TaskRegistry } from '../registry.js';
 import type { SolverDefinition, TaskDefinition, TaskLoadContext } from '../task.js';
 import { resolveAppBenchData } from './data-folder.js';
 import { APPBENCH_CATEGORIES } from './record.js';
-import { appBenchWorld } from './tool-loop.js';
 import { formatAppBenchReport } from './report-format.js';
 import type { AppBenchSample } from './sample.js';
 import { APPBENCH_SAMPLING } from './sampling.js';
 import { type AppBenchReport, type AppBenchSampleScore, summarizeAppBench } from './score-appbench.js';
 import {
   APPBENCH_TASK_VERSION,
-  type GoldStateProvider,
   appBenchGoldReply,
   appBenchTask,
+  type GoldStateProvider,
   loadAppBenchDataset,
   seededDemoPicker,
 } from './task.js';
+import { appBenchWorld } from './tool-loop.js';
 
 /**
  * A solver of AppBench: its definition plus how to build the planning agent for a run (and, for
@@ -42,19 +42,18 @@ export interface AppBenchSolver extends SolverDefinition {
   ): { agent: PlanningAgent; goldState?: GoldStateProvider };
 }
 
-
 const LlmSolverOptionsShape = () =>
   z.object({
-  shots: z
-    .number()
-    .int()
-    .min(0)
-    .default(0)
-    .describe('k demonstrations per instruction, taken from the other samples (gold replies)'),
-  demos: z
-    .enum(['same-app', 'random'])
-    .default('same-app')
-    .describe('same-app (the paper: demos sharing a likely App) | random (seeded)'),
+    shots: z
+      .number()
+      .int()
+      .min(0)
+      .default(0)
+      .describe('k demonstrations per instruction, taken from the other samples (gold replies)'),
+    demos: z
+      .enum(['same-app', 'random'])
+      .default('same-app')
+      .describe('same-app (the paper: demos sharing a likely App) | random (seeded)'),
   });
 const LlmSolverOptions = LlmSolverOptionsShape();
 
@@ -128,7 +127,11 @@ export const APPBENCH_SOLVERS: Record<string, AppBenchSolver> = {
     build: (ctx, pool, catalog) => {
       const { maxSteps, db } = ToolLoopOptions.parse(ctx.solverOptions);
       const world = appBenchWorld({ catalog, db: openSgdDatabase(db ?? undefined).db });
-      const agent = toolLoopAgent({ ...llmOptions(ctx, pool, catalog), toolset: world.toolset, budget: { maxSteps } });
+      const agent = toolLoopAgent({
+        ...llmOptions(ctx, pool, catalog),
+        toolset: world.toolset,
+        budget: { maxSteps },
+      });
       return { agent, goldState: world.goldState };
     },
   },

@@ -68,6 +68,30 @@ export function formatAppBenchReport(
     ),
   );
   out.push('');
+  if (report.state) {
+    const st = report.state;
+    out.push('State of the simulated apps after the tool loop (no AppBench release has this score)');
+    out.push(
+      table(
+        ['metric', 'value'],
+        [
+          ['State success', `${pct(st.success)} (${st.goldExecuted} of ${st.scored} gold plans ran)`],
+          ['Effect precision / recall', `${pct(st.effectPrecision)} / ${pct(st.effectRecall)}`],
+          ['Search recall', pct(st.searchRecall)],
+          ['Unauthorised calls', String(st.unauthorised)],
+          ['Solved first time / after repair', `${st.solvedFirstTime} / ${st.solvedAfterRepair}`],
+          ['Decode failures', String(st.decodeFailures)],
+          [
+            'Stop reasons',
+            Object.entries(st.stopReasons)
+              .map(([k, v]) => `${k} ${v}`)
+              .join(', '),
+          ],
+        ],
+      ),
+    );
+    out.push('');
+  }
   out.push(
     'By category (off = official, cor = corrected; n = official scored/total when generations failed)',
   );

@@ -73,7 +73,9 @@ export function scoreState(gold: GoldState, calls: readonly ExecutedCall[]): Sta
   let found = 0;
   for (const c of calls) {
     if (!c.ok || c.transactional) continue;
-    const i = openSearches.findIndex((g) => g.app === c.app && g.api === c.api && (g.rows === 0 || c.rows > 0));
+    const i = openSearches.findIndex(
+      (g) => g.app === c.app && g.api === c.api && (g.rows === 0 || c.rows > 0),
+    );
     if (i >= 0) {
       openSearches.splice(i, 1);
       found++;
