@@ -1,5 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { type ApprovalHandler, askOnTerminal, autoApprove, denyAll } from '../exec/index.js';
 import { ApiaryError } from '../shared/index.js';
 
 /**
@@ -179,4 +180,20 @@ export function parseOutputPath(
   if (!statSync(parent).isDirectory())
     throw usageError(flag, 'a path under a folder, not under a file', value);
   return value;
+}
+
+export const APPROVE_MODES = ['auto', 'ask', 'deny'] as const;
+
+/**
+ * `--approve auto|ask|deny`: who decides transactional calls. Without the flag: ask on a terminal,
+ * deny otherwise (a run without a person never books or pays).
+ */
+export function parseApprover(
+  value: string | undefined,
+  isTty = Boolean(process.stdin.isTTY),
+): ApprovalHandler {
+  const mode = parseChoice('--approve', value, APPROVE_MODES) ?? (isTty ? 'ask' : 'deny');
+  if (mode === 'auto') return autoApprove;
+  if (mode === 'deny') return denyAll;
+  return askOnTerminal();
 }

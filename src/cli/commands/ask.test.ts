@@ -145,6 +145,32 @@ describe('apiary ask', () => {
     expect(r.stderr).toContain('apiary ask needs a model: pass --base-url URL --model NAME');
   });
 
+  it('checks its flags before any work', async () => {
+    const r = await apiary(
+      'ask',
+      REQUEST,
+      '--retriever',
+      'magic',
+      '--base-url',
+      'http://127.0.0.1:9/v1',
+      '--model',
+      'm',
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--retriever must be one of bm25 |');
+    const k = await apiary(
+      'ask',
+      REQUEST,
+      '--top-k',
+      '0',
+      '--base-url',
+      'http://127.0.0.1:9/v1',
+      '--model',
+      'm',
+    );
+    expect(k.stderr).toContain('--top-k must be an integer ≥ 1 (got "0")');
+  });
+
   it('refuses a catalog without executable apps', async () => {
     const r = await apiary(
       'ask',

@@ -10,18 +10,21 @@ import {
 } from '../../agents/index.js';
 import { createSgdApps, openSgdDatabase } from '../../apps/index.js';
 import { indexCatalog, loadCatalog } from '../../catalog/index.js';
-import { type ApprovalHandler, appRegistry, askOnTerminal, autoApprove, denyAll } from '../../exec/index.js';
+import { appRegistry } from '../../exec/index.js';
 import { resolveModelSetup } from '../../models/index.js';
 import {
-  Bm25Index,
+  buildRetriever,
   catalogCorpus,
   createDemoSelector,
   type DemoSelector,
+  loadTrainedModel,
   loadWordVectors,
+  RETRIEVER_KINDS,
   WordVectorEmbedder,
 } from '../../retrieval/index.js';
 import { appBenchDemoKnowledgeBase, loadAppBenchGoldTasks } from '../../sft/index.js';
 import { ApiaryError } from '../../shared/index.js';
+import { parseApprover, parseChoice, parseExistingFile, parseInteger, parseNumber } from '../options.js';
 import { EXIT, printJson } from '../output.js';
 
 interface AskFlags {
@@ -39,6 +42,8 @@ interface AskFlags {
   date?: string;
   demos?: string;
   demoThreshold: string;
+  retriever: string;
+  retrieverModel?: string;
   json?: boolean;
 }
 
@@ -55,14 +60,6 @@ function demoSelectorFrom(
 
 /** Catalogs whose APIs Apiary can execute (simulated SGD apps behind the AppBench and SGD catalogs). */
 const EXECUTABLE = ['appbench', 'sgd'];
-
-function approverFor(mode: string | undefined): ApprovalHandler {
-  const m = mode ?? (process.stdin.isTTY ? 'ask' : 'deny');
-  if (m === 'auto') return autoApprove;
-  if (m === 'deny') return denyAll;
-  if (m === 'ask') return askOnTerminal();
-  throw new ApiaryError('USAGE', `unknown --approve "${m}" (auto | ask | deny)`);
-}
 
 function callLine(c: CallRecord): string {
   const args = c.args && typeof c.args === 'object' ? JSON.stringify(c.args) : String(c.args ?? '');
@@ -87,6 +84,11 @@ export function registerAskCommand(program: Command): void {
     .option(
       '--db <file>',
       'simulated-app database (default: built by `apiary apps build-db`, else the bundled subset)',
+    )
+    .option('--retriever <kind>', `API retriever (${RETRIEVER_KINDS.join(' | ')})`, 'bm25')
+    .option(
+      '--retriever-model <file>',
+      'trained retriever model (from `apiary retrieve train`) for trained kinds',
     )
     .option('--top-k <n>', 'APIs retrieved and offered to the model', '8')
     .option('--max-steps <n>', 'model turns at most', '10')
@@ -116,12 +118,9 @@ export function registerAskCommand(program: Command): void {
           'USAGE',
           `catalog "${flags.catalog}" has no executable apps here (executable: ${EXECUTABLE.join(', ')})`,
         );
-      const topK = Number(flags.topK);
-      const maxSteps = Number(flags.maxSteps);
-      if (!Number.isInteger(topK) || topK < 1)
-        throw new ApiaryError('USAGE', `--top-k must be an integer ≥ 1 (got "${flags.topK}")`);
-      if (!Number.isInteger(maxSteps) || maxSteps < 1)
-        throw new ApiaryError('USAGE', `--max-steps must be an integer ≥ 1 (got "${flags.maxSteps}")`);
+      const topK = parseInteger('--top-k', flags.topK, { min: 1 });
+      const maxSteps = parseInteger('--max-steps', flags.maxSteps, { min: 1 });
+      const kind = parseChoice('--retriever', flags.retriever, RETRIEVER_KINDS);
       const setup = resolveModelSetup({
         ...(flags.baseUrl ? { baseURL: flags.baseUrl } : {}),
         ...(flags.model ? { model: flags.model } : {}),
@@ -137,14 +136,20 @@ export function registerAskCommand(program: Command): void {
       const { db } = openSgdDatabase(flags.db);
       const apps = appRegistry(createSgdApps({ db, catalog }));
       const index = indexCatalog(catalog);
-      const approve = approverFor(flags.approve);
-      const threshold = Number(flags.demoThreshold);
-      if (!Number.isFinite(threshold) || threshold < -1 || threshold > 1)
-        throw new ApiaryError(
-          'USAGE',
-          `--demo-threshold must be a number from -1 to 1 (got "${flags.demoThreshold}")`,
-        );
+      const approve = parseApprover(flags.approve);
+      const threshold = parseNumber('--demo-threshold', flags.demoThreshold, { min: -1, max: 1 });
       const demos = flags.demos ? demoSelectorFrom(flags.demos, threshold, catalog) : undefined;
+      const retriever = await buildRetriever(kind, catalogCorpus(catalog), {
+        table: () => loadWordVectors().table,
+        model: () => {
+          if (!flags.retrieverModel)
+            throw new ApiaryError(
+              'USAGE',
+              `--retriever ${flags.retriever} needs --retriever-model FILE (from \`apiary retrieve train\`)`,
+            );
+          return loadTrainedModel(parseExistingFile('--retriever-model', flags.retrieverModel));
+        },
+      });
       const ac = new AbortController();
       const onSigint = () => {
         if (ac.signal.aborted) process.exit(130);
@@ -157,7 +162,7 @@ export function registerAskCommand(program: Command): void {
         result = await askAgent({
           request,
           catalog,
-          retriever: new Bm25Index(catalogCorpus(catalog).texts),
+          retriever,
           topK,
           ...(demos ? { demos } : {}),
           toolset: (apis) => catalogToolset(apis, { catalog: index, apps, approve }),

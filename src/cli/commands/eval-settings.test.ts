@@ -23,10 +23,10 @@ describe('eval settings', () => {
     });
     expect(mapLegacyAppBenchFlags('appbench', {})).toEqual({ solverOptions: {}, taskOptions: {} });
     expect(() => mapLegacyAppBenchFlags('appbench', { prompting: 'tree' })).toThrow(
-      '--prompting must be flat or hierarchical, got "tree"',
+      '--prompting must be one of flat | hierarchical (got "tree")',
     );
     expect(() => mapLegacyAppBenchFlags('appbench', { categories: 'ss,xx' })).toThrow(
-      'unknown category "xx" in --categories (ss, sm, ms, mm)',
+      '--categories must be a comma-separated list of ss | sm | ms | mm (got "xx")',
     );
     expect(() => mapLegacyAppBenchFlags('toolbench-retrieval', { demos: 'random' })).toThrow(
       '--demos is an appbench flag; for toolbench-retrieval use --solver and --option key=value',
@@ -75,13 +75,13 @@ describe('eval settings', () => {
       topP: 0.5,
     });
     expect(parseTopPFlag('omit')).toBeNull();
-    expect(() => parseTopPFlag('2')).toThrow('--top-p must be a number in [0, 1], got "2"');
+    expect(() => parseTopPFlag('2')).toThrow('--top-p must be a number from 0 to 1 (got "2")');
   });
 
   it('prices go in pairs', () => {
     expect(parsePrice(undefined, undefined)).toBeNull();
     expect(parsePrice('2.5', '10')).toEqual({ inputPerMTok: 2.5, outputPerMTok: 10 });
     expect(() => parsePrice('2.5', undefined)).toThrow('--price-input and --price-output go together');
-    expect(() => parsePrice('-1', '1')).toThrow('--price-input must be a number ≥ 0, got "-1"');
+    expect(() => parsePrice('-1', '1')).toThrow('--price-input must be a number ≥ 0 (got "-1")');
   });
 });

@@ -7,25 +7,7 @@ import type { Price } from '../../harness/index.js';
 import type { ModelConfigFile, SamplingSettings } from '../../models/index.js';
 import { ApiaryError } from '../../shared/index.js';
 import { APPBENCH_CATEGORIES, type TaskDefinition } from '../../tasks/index.js';
-
-export function intFlag(name: string, value: string | undefined, min: number): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min)
-    throw new ApiaryError('USAGE', `--${name} must be an integer ≥ ${min}, got "${value}"`);
-  return n;
-}
-
-export function numberFlag(name: string, value: string | undefined, min: number, max = Infinity) {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max)
-    throw new ApiaryError(
-      'USAGE',
-      `--${name} must be a number ${max === Infinity ? `≥ ${min}` : `in [${min}, ${max}]`}, got "${value}"`,
-    );
-  return n;
-}
+import { parseChoice, parseInteger, parseList, parseNumber } from '../options.js';
 
 /** `--price-input` and `--price-output` (dollars per million tokens) go together. */
 export function parsePrice(input: string | undefined, output: string | undefined): Price | null {
@@ -36,8 +18,8 @@ export function parsePrice(input: string | undefined, output: string | undefined
       '--price-input and --price-output go together (dollars per million tokens)',
     );
   return {
-    inputPerMTok: numberFlag('price-input', input, 0)!,
-    outputPerMTok: numberFlag('price-output', output, 0)!,
+    inputPerMTok: parseNumber('--price-input', input, { min: 0 }),
+    outputPerMTok: parseNumber('--price-output', output, { min: 0 }),
   };
 }
 
@@ -51,14 +33,7 @@ export interface LegacyAppBenchFlags {
 
 export function parseCategories(value: string | undefined): string[] | undefined {
   if (!value) return undefined;
-  const cats = value
-    .split(',')
-    .map((c) => c.trim().toLowerCase())
-    .filter(Boolean);
-  for (const c of cats)
-    if (!(APPBENCH_CATEGORIES as readonly string[]).includes(c))
-      throw new ApiaryError('USAGE', `unknown category "${c}" in --categories (ss, sm, ms, mm)`);
-  return [...new Set(cats)];
+  return [...new Set(parseList('--categories', value.toLowerCase(), APPBENCH_CATEGORIES))];
 }
 
 /**
@@ -83,11 +58,9 @@ export function mapLegacyAppBenchFlags(
       'USAGE',
       `--${given[0]} is an appbench flag; for ${taskName} use --solver and --option key=value (see apiary tasks)`,
     );
-  if (flags.prompting !== undefined && flags.prompting !== 'flat' && flags.prompting !== 'hierarchical')
-    throw new ApiaryError('USAGE', `--prompting must be flat or hierarchical, got "${flags.prompting}"`);
-  if (flags.demos !== undefined && flags.demos !== 'same-app' && flags.demos !== 'random')
-    throw new ApiaryError('USAGE', `--demos must be same-app or random, got "${flags.demos}"`);
-  const shots = intFlag('shots', flags.shots, 0);
+  parseChoice('--prompting', flags.prompting, ['flat', 'hierarchical']);
+  parseChoice('--demos', flags.demos, ['same-app', 'random']);
+  const shots = parseInteger('--shots', flags.shots, { min: 0 });
   const categories = parseCategories(flags.categories);
   return {
     ...(flags.prompting !== undefined ? { prompting: flags.prompting } : {}),
@@ -155,7 +128,7 @@ export function layeredSampling(
 export function parseTopPFlag(value: string | undefined): number | null | undefined {
   if (value === undefined) return undefined;
   if (value === 'omit') return null;
-  return numberFlag('top-p', value, 0, 1);
+  return parseNumber('--top-p', value, { min: 0, max: 1 });
 }
 
 /** The error for a solver that needs a model when none is configured. */

@@ -544,12 +544,12 @@ describe('apiary eval appbench without a model', { timeout: 60_000 }, () => {
   it('rejects bad flags with exit code 2', async () => {
     const r = await runCli(['eval', 'appbench', '--data', MINI, '--categories', 'ss,xx']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('unknown category "xx"');
+    expect(r.stderr).toContain('--categories must be a comma-separated list of ss | sm | ms | mm (got "xx")');
     const both = await runCli(['eval', 'appbench', '--data', MINI, '--resume', '--overwrite']);
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('--resume and --overwrite exclude each other');
     const p = await runCli(['eval', 'appbench', '--data', MINI, '--prompting', 'tree']);
     expect(p.code).toBe(2);
-    expect(p.stderr).toContain('--prompting must be flat or hierarchical');
+    expect(p.stderr).toContain('--prompting must be one of flat | hierarchical (got');
   });
 });

@@ -29,15 +29,14 @@ import {
   routeOptions,
   validateOptions,
 } from '../../tasks/index.js';
+import { parseInteger, parseNumber } from '../options.js';
 import { EXIT, printJson } from '../output.js';
 import {
   chooseSolver,
-  intFlag,
   type LegacyAppBenchFlags,
   layeredSampling,
   mapLegacyAppBenchFlags,
   modelRequiredError,
-  numberFlag,
   parsePrice,
   parseTopPFlag,
 } from './eval-settings.js';
@@ -82,30 +81,34 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
   if (flags.resume && flags.overwrite)
     throw new ApiaryError('USAGE', '--resume and --overwrite exclude each other');
   const legacy = mapLegacyAppBenchFlags(def.name, flags);
-  const concurrency = intFlag('concurrency', flags.concurrency, 1) ?? 4;
-  const limit = intFlag('limit', flags.limit, 0);
-  const seed = intFlag('seed', flags.seed, 0) ?? 0;
-  const epochs = intFlag('epochs', flags.epochs, 1) ?? 1;
+  const concurrency = parseInteger('--concurrency', flags.concurrency, { min: 1 }) ?? 4;
+  const limit = parseInteger('--limit', flags.limit, { min: 0 });
+  const seed = parseInteger('--seed', flags.seed, { min: 0 }) ?? 0;
+  const epochs = parseInteger('--epochs', flags.epochs, { min: 1 }) ?? 1;
   const price = parsePrice(flags.priceInput, flags.priceOutput);
-  const maxCost = numberFlag('max-cost', flags.maxCost, 0);
+  const maxCost = parseNumber('--max-cost', flags.maxCost, { min: 0 });
   if (maxCost !== undefined && !price)
     throw new ApiaryError(
       'USAGE',
       '--max-cost needs --price-input and --price-output (dollars per million tokens)',
     );
   const modelCalls = {
-    ...(flags.timeoutMs !== undefined ? { timeoutMs: intFlag('timeout-ms', flags.timeoutMs, 1)! } : {}),
-    ...(flags.retries !== undefined ? { maxRetries: intFlag('retries', flags.retries, 0)! } : {}),
+    ...(flags.timeoutMs !== undefined
+      ? { timeoutMs: parseInteger('--timeout-ms', flags.timeoutMs, { min: 1 })! }
+      : {}),
+    ...(flags.retries !== undefined
+      ? { maxRetries: parseInteger('--retries', flags.retries, { min: 0 })! }
+      : {}),
     ...(flags.retryDelayMs !== undefined
-      ? { baseDelayMs: intFlag('retry-delay-ms', flags.retryDelayMs, 0)! }
+      ? { baseDelayMs: parseInteger('--retry-delay-ms', flags.retryDelayMs, { min: 0 })! }
       : {}),
   };
   const flagSampling: SamplingSettings = {};
-  const temperature = numberFlag('temperature', flags.temperature, 0, 2);
+  const temperature = parseNumber('--temperature', flags.temperature, { min: 0, max: 2 });
   if (temperature !== undefined) flagSampling.temperature = temperature;
   const topP = parseTopPFlag(flags.topP);
   if (topP !== undefined) flagSampling.topP = topP;
-  const maxTokens = intFlag('max-tokens', flags.maxTokens, 1);
+  const maxTokens = parseInteger('--max-tokens', flags.maxTokens, { min: 1 });
   if (maxTokens !== undefined) flagSampling.maxOutputTokens = maxTokens;
   const note = (msg: string) => {
     if (!flags.json) process.stderr.write(`${msg}\n`);

@@ -4,12 +4,8 @@ import pc from 'picocolors';
 import { createSgdApps, openSgdDatabase } from '../../apps/index.js';
 import { loadCatalog } from '../../catalog/index.js';
 import {
-  type ApprovalHandler,
   type AskProvider,
-  askOnTerminal,
   askUserOnTerminal,
-  autoApprove,
-  denyAll,
   type ExecutionResult,
   executePlan,
   jsonlTrace,
@@ -22,7 +18,7 @@ import {
 } from '../../exec/index.js';
 import { readPlanFile } from '../../plan/index.js';
 import { ApiaryError, NotFoundError, readJsonFile } from '../../shared/index.js';
-import { parseChoice, parseExistingFile, parseInteger, parseList } from '../options.js';
+import { parseApprover, parseExistingFile, parseInteger, parseList } from '../options.js';
 import { EXIT, printJson } from '../output.js';
 
 interface RunFlags {
@@ -39,15 +35,6 @@ interface RunFlags {
   timeout: string;
   retries: string;
   json?: boolean;
-}
-
-const APPROVE_MODES = ['auto', 'ask', 'deny'] as const;
-
-function approverFor(mode: string | undefined): ApprovalHandler {
-  const m = parseChoice('--approve', mode, APPROVE_MODES) ?? (process.stdin.isTTY ? 'ask' : 'deny');
-  if (m === 'auto') return autoApprove;
-  if (m === 'deny') return denyAll;
-  return askOnTerminal();
 }
 
 /** `--answers FILE`: a JSON object (keys "<step>.<arg>", "<app>.<api>.<arg>", "<arg>" or the prompt) or a list. */
@@ -108,7 +95,7 @@ export function registerRunCommands(program: Command): void {
           unknown.join(', '),
           catalog.apps.map((a) => a.id),
         );
-      const approve = approverFor(flags.approve);
+      const approve = parseApprover(flags.approve);
       const ask = flags.answers
         ? answersFrom(parseExistingFile('--answers', flags.answers))
         : process.stdin.isTTY

@@ -24,6 +24,7 @@ import {
   type TaskDefinition,
   validateOptions,
 } from '../../tasks/index.js';
+import { parseChoice } from '../options.js';
 import { printJson } from '../output.js';
 
 interface ScoreFlags {
@@ -47,9 +48,7 @@ function loadSamplesFrom(dir: string): AppBenchSample[] {
 
 /** `apiary score appbench`: the AppBench report in official and/or corrected mode (unchanged flags). */
 function scoreAppBenchPredictions(flags: ScoreFlags): void {
-  const mode = flags.mode as AppBenchReportMode;
-  if (!MODES.includes(mode))
-    throw new ApiaryError('USAGE', `unknown --mode "${flags.mode}" (${MODES.join(' | ')})`);
+  const mode: AppBenchReportMode = parseChoice('--mode', flags.mode, MODES);
   const dir = findAppBenchData(flags.data);
   if (!dir)
     throw new ApiaryError(
