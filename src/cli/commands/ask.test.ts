@@ -157,7 +157,7 @@ describe('apiary ask', () => {
       'm',
     );
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('--retriever must be one of bm25 |');
+    expect(r.stderr).toContain('--retriever must be one of bm25-plain | bm25 | bm25-tool');
     const k = await apiary(
       'ask',
       REQUEST,
