@@ -230,6 +230,9 @@ export async function generate(req: GenerateRequest, deps: GenerateDeps = {}): P
         model: wrappable ? wrapForCall(req.model as LanguageModelV3, raw, req.toolChoice) : req.model,
         ...(req.system === undefined ? {} : { system: req.system }),
         messages: req.messages,
+        // Text protocols put system turns in the conversation on purpose (Lagent's ReAct feeds tool
+        // results back as `system` messages): allowed, without the SDK's warning on every call.
+        allowSystemInMessages: true,
         ...(tools ? { tools } : {}),
         ...(req.toolChoice === undefined || wrappable ? {} : { toolChoice: req.toolChoice }),
         ...samplingParams(req.settings),

@@ -23,6 +23,7 @@ export { classifyModelError, type ModelFaultClass, retryAfterMs } from './model-
 
 // Model setup from flags, environment and apiary.config.json
 export {
+  layerSampling,
   type ResolvedModel,
   type ResolveModelDeps,
   type ResolveModelOptions,

@@ -1,6 +1,6 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { ApiaryError } from '../shared/index.js';
-import { readModelConfigFile } from './model-config.js';
+import { type ModelConfigFile, readModelConfigFile } from './model-config.js';
 import type { LanguageModelV3, SamplingSettings } from './sampling.js';
 
 export interface ResolveModelOptions {
@@ -12,8 +12,10 @@ export interface ResolveModelOptions {
   apiKeyEnv?: string;
   /** `--config`: path of the config file (default `./apiary.config.json`, optional). */
   configFile?: string;
-  /** Sampling overrides (flags); unset fields come from env, then the config file. */
+  /** Sampling overrides (flags); unset fields come from env, then the config file, then `defaults`. */
   sampling?: SamplingSettings;
+  /** The task's sampling defaults (e.g. AppBench's temperature 0, top_p 0, 1024 tokens). */
+  defaults?: SamplingSettings;
 }
 
 export interface ResolveModelDeps {
@@ -42,6 +44,36 @@ function parseTopP(value: string | undefined): number | null | undefined {
   if (!Number.isFinite(n) || n < 0 || n > 1)
     throw new ApiaryError('USAGE', `APIARY_TOP_P must be a number in [0, 1] or "omit", got "${value}"`);
   return n;
+}
+
+/**
+ * The sampling settings of a run, each field from the first source that sets it: flags, then the
+ * environment (`APIARY_TOP_P`), then the config file, then the task's defaults. Models add no
+ * defaults of their own: a field no source sets is left out of requests.
+ */
+export function layerSampling(
+  flags: SamplingSettings,
+  env: Record<string, string | undefined>,
+  file: ModelConfigFile | undefined,
+  defaults: SamplingSettings | undefined,
+): SamplingSettings {
+  const first = <T>(...values: Array<T | undefined>): T | undefined => values.find((v) => v !== undefined);
+  const temperature = first(flags.temperature, file?.sampling?.temperature, defaults?.temperature);
+  const topP = first(flags.topP, parseTopP(env.APIARY_TOP_P), file?.sampling?.topP, defaults?.topP);
+  const maxOutputTokens = first(
+    flags.maxOutputTokens,
+    file?.sampling?.maxOutputTokens,
+    defaults?.maxOutputTokens,
+  );
+  const stopSequences = first(flags.stopSequences, defaults?.stopSequences);
+  const seed = first(flags.seed, defaults?.seed);
+  return {
+    ...(temperature !== undefined ? { temperature } : {}),
+    ...(topP !== undefined ? { topP } : {}),
+    ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+    ...(stopSequences !== undefined ? { stopSequences } : {}),
+    ...(seed !== undefined ? { seed } : {}),
+  };
 }
 
 /**
@@ -85,23 +117,7 @@ export function resolveModelSetup(
     apiKeySource = 'OPENAI_API_KEY';
   }
 
-  const envTopP = parseTopP(env.APIARY_TOP_P);
-  // Only what was configured: the task in use fills in its own defaults for the rest.
-  const topP =
-    opts.sampling?.topP !== undefined
-      ? opts.sampling.topP
-      : envTopP !== undefined
-        ? envTopP
-        : file?.sampling?.topP;
-  const temperature = opts.sampling?.temperature ?? file?.sampling?.temperature;
-  const maxOutputTokens = opts.sampling?.maxOutputTokens ?? file?.sampling?.maxOutputTokens;
-  const sampling: SamplingSettings = {
-    ...(temperature !== undefined ? { temperature } : {}),
-    ...(topP !== undefined ? { topP } : {}),
-    ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
-    ...(opts.sampling?.stopSequences ? { stopSequences: opts.sampling.stopSequences } : {}),
-    ...(opts.sampling?.seed !== undefined ? { seed: opts.sampling.seed } : {}),
-  };
+  const sampling = layerSampling(opts.sampling ?? {}, env, file, opts.defaults);
 
   const provider = createOpenAICompatible({
     name: 'apiary',

@@ -254,14 +254,10 @@ export async function runAgent(opts: RunAgentOptions): Promise<AgentResult> {
           args: call.args ?? call.rawInput ?? null,
           outcome,
         };
+        const { outcome: _, ...where } = record;
         trace?.write({
           type: 'call',
-          step: steps,
-          id: call.id,
-          tool: call.tool,
-          app: tool?.app ?? null,
-          api: tool?.api ?? null,
-          args: call.args ?? call.rawInput ?? null,
+          ...where,
           ok: outcome.ok,
           ...(outcome.ok ? { result: text } : { error: outcome.error }),
           durationMs: now() - t,

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  chooseSolver,
-  layeredSampling,
-  mapLegacyAppBenchFlags,
-  parsePrice,
-  parseTopPFlag,
-} from './eval-settings.js';
+import { layerSampling } from '../../models/index.js';
+import { chooseSolver, mapLegacyAppBenchFlags, parsePrice, parseTopPFlag } from './eval-settings.js';
 
 describe('eval settings', () => {
   it('maps today’s AppBench flags onto solver and options', () => {
@@ -57,21 +52,21 @@ describe('eval settings', () => {
 
   it('layers sampling: flags > APIARY_TOP_P > config file > task defaults', () => {
     const task = { temperature: 0, topP: 0, maxOutputTokens: 1024 };
-    expect(layeredSampling({}, {}, undefined, task)).toEqual(task);
-    expect(layeredSampling({}, {}, { sampling: { temperature: 0.3, topP: 0.9 } }, task)).toEqual({
+    expect(layerSampling({}, {}, undefined, task)).toEqual(task);
+    expect(layerSampling({}, {}, { sampling: { temperature: 0.3, topP: 0.9 } }, task)).toEqual({
       temperature: 0.3,
       topP: 0.9,
       maxOutputTokens: 1024,
     });
     expect(
-      layeredSampling(
+      layerSampling(
         { temperature: 1 },
         { APIARY_TOP_P: 'omit' },
         { sampling: { topP: 0.9, maxOutputTokens: 5 } },
         task,
       ),
     ).toEqual({ temperature: 1, topP: null, maxOutputTokens: 5 });
-    expect(layeredSampling({ topP: 0.5 }, { APIARY_TOP_P: '0.2' }, undefined, undefined)).toEqual({
+    expect(layerSampling({ topP: 0.5 }, { APIARY_TOP_P: '0.2' }, undefined, undefined)).toEqual({
       topP: 0.5,
     });
     expect(parseTopPFlag('omit')).toBeNull();

@@ -4,7 +4,6 @@
  */
 
 import type { Price } from '../../harness/index.js';
-import type { ModelConfigFile, SamplingSettings } from '../../models/index.js';
 import { ApiaryError } from '../../shared/index.js';
 import { APPBENCH_CATEGORIES, type TaskDefinition } from '../../tasks/index.js';
 import { parseChoice, parseInteger, parseList, parseNumber } from '../options.js';
@@ -85,43 +84,6 @@ export function chooseSolver(
   if (def.noModelSolver && def.noModelSolver !== def.defaultSolver)
     return { solver: def.noModelSolver, fallback: true };
   return { solver: def.defaultSolver, fallback: false };
-}
-
-/** `APIARY_TOP_P`: a number in [0, 1], or omit/none/null to leave top_p out. */
-function envTopP(value: string | undefined): number | null | undefined {
-  if (value === undefined || value === '') return undefined;
-  if (value === 'omit' || value === 'none' || value === 'null') return null;
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < 0 || n > 1)
-    throw new ApiaryError('USAGE', `APIARY_TOP_P must be a number in [0, 1] or "omit", got "${value}"`);
-  return n;
-}
-
-/**
- * The sampling settings to ask for, each field from the first source that sets it: flags, then
- * env (`APIARY_TOP_P`), then the config file, then the task's defaults. Fields still unset get the
- * models domain's defaults when the model is resolved.
- */
-export function layeredSampling(
-  flags: SamplingSettings,
-  env: Record<string, string | undefined>,
-  file: ModelConfigFile | undefined,
-  task: SamplingSettings | undefined,
-): SamplingSettings {
-  const pick = <K extends keyof SamplingSettings>(...values: Array<SamplingSettings[K]>) =>
-    values.find((v) => v !== undefined);
-  const out: SamplingSettings = {};
-  const temperature = pick<'temperature'>(flags.temperature, file?.sampling?.temperature, task?.temperature);
-  if (temperature !== undefined) out.temperature = temperature;
-  const topP = pick<'topP'>(flags.topP, envTopP(env.APIARY_TOP_P), file?.sampling?.topP, task?.topP);
-  if (topP !== undefined) out.topP = topP;
-  const maxOutputTokens = pick<'maxOutputTokens'>(
-    flags.maxOutputTokens,
-    file?.sampling?.maxOutputTokens,
-    task?.maxOutputTokens,
-  );
-  if (maxOutputTokens !== undefined) out.maxOutputTokens = maxOutputTokens;
-  return out;
 }
 
 /** `--top-p`: a number in [0, 1], or `omit` to leave top_p out of requests. */

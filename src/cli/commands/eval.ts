@@ -14,12 +14,7 @@ import {
   runEval,
   runFolderPrefix,
 } from '../../harness/index.js';
-import {
-  createResponseCache,
-  readModelConfigFile,
-  resolveModelSetup,
-  type SamplingSettings,
-} from '../../models/index.js';
+import { createResponseCache, resolveModelSetup, type SamplingSettings } from '../../models/index.js';
 import { ApiaryError } from '../../shared/index.js';
 import {
   getSolver,
@@ -34,7 +29,6 @@ import { EXIT, printJson } from '../output.js';
 import {
   chooseSolver,
   type LegacyAppBenchFlags,
-  layeredSampling,
   mapLegacyAppBenchFlags,
   modelRequiredError,
   parsePrice,
@@ -115,19 +109,13 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
   };
 
   // The model (if any), with the task's default sampling under flags, env and config.
-  const configFile = flags.config ?? process.env.APIARY_CONFIG;
-  const sampling = layeredSampling(
-    flagSampling,
-    process.env,
-    readModelConfigFile(configFile, process.cwd()),
-    def.sampling,
-  );
   const setup = resolveModelSetup({
     ...(flags.baseUrl ? { baseURL: flags.baseUrl } : {}),
     ...(flags.model ? { model: flags.model } : {}),
     ...(flags.apiKeyEnv ? { apiKeyEnv: flags.apiKeyEnv } : {}),
     ...(flags.config ? { configFile: flags.config } : {}),
-    sampling,
+    sampling: flagSampling,
+    ...(def.sampling ? { defaults: def.sampling } : {}),
   });
   const { solver: solverName, fallback } = chooseSolver(def, {
     ...(flags.solver ? { solver: flags.solver } : {}),
@@ -167,7 +155,7 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
     solver: solverName,
     solverOptions,
     ...(model ? { model: cache ? cache.wrap(model.model) : model.model } : {}),
-    sampling: model ? model.sampling : sampling,
+    sampling: model ? model.sampling : (def.sampling ?? {}),
     ...(flags.data ? { dataDir: flags.data } : {}),
     seed,
     ...(limit !== undefined ? { limit } : {}),

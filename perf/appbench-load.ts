@@ -1,0 +1,123 @@
+/**
+ * Shared by the eval perf scripts: AppBench samples replicated from the bundled mini set, a timed
+ * `runEval`, and the scripted OpenAI-compatible server in a child process (as a real endpoint would
+ * be: the figures measure the harness and its HTTP client, not the test server).
+ */
+import { fork } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadCatalog } from '../src/catalog/index.js';
+import { buildRunSpec, runEval } from '../src/harness/index.js';
+import {
+  type AppBenchSample,
+  type AppBenchTask,
+  appBenchGoldReply,
+  appBenchTask,
+  loadAppBenchDataset,
+} from '../src/tasks/index.js';
+import { startScriptedOpenAiServer } from '../src/test/index.js';
+
+export const catalog = loadCatalog('appbench');
+const mini = loadAppBenchDataset(resolve(import.meta.dirname, '../examples/appbench-mini')).samples;
+const goldByInput = new Map(mini.map((s) => [s.record.input, appBenchGoldReply(s.record)]));
+
+/** The 8 hand-written records repeated to n samples with distinct ids. */
+export function replicate(n: number): AppBenchSample[] {
+  return Array.from({ length: n }, (_, i) => {
+    const base = mini[i % mini.length]!;
+    return { ...base, id: `${base.category}-${i}`, index: i };
+  });
+}
+
+/** The scripted model's answer to an instruction: its gold reply (explicit usage: no word counting). */
+export function goldAnswer(instruction: string | undefined) {
+  return {
+    text: goldByInput.get(instruction ?? '') ?? '',
+    usage: { prompt_tokens: 1, completion_tokens: 1 },
+  };
+}
+
+/** The harness with a solver that answers nothing (same scorer, same JSONL writes): the baseline. */
+export function noopTask(samples: AppBenchSample[]): AppBenchTask {
+  const agent = {
+    name: 'noop',
+    plan: async () => ({ reply: '', usage: { inputTokens: 0, outputTokens: 0 }, modelCalls: 0 }),
+  };
+  return appBenchTask({ samples, catalog, agent });
+}
+
+export interface Measure {
+  ms: number;
+  rate: number;
+  /** CPU time of this process per sample (barely depends on other load, unlike samples/s). */
+  cpuMsPerSample: number;
+  report: unknown;
+}
+
+/** Runs `task` over `samples` into a temporary results file; every sample must succeed. */
+export async function timeRun(
+  task: AppBenchTask,
+  samples: AppBenchSample[],
+  concurrency: number,
+): Promise<Measure> {
+  const dir = mkdtempSync(join(tmpdir(), 'apiary-eval-bench-'));
+  const spec = buildRunSpec(
+    {
+      task: { name: task.name, version: task.version, options: {} },
+      solver: { name: 'bench', options: {} },
+      model: null,
+      sampling: null,
+      data: { path: 'bench', sha256: 'bench' },
+      size: samples.length,
+      seed: 0,
+      concurrency,
+    },
+    { now: () => new Date(), gitRevision: () => null, packageVersion: () => 'bench' },
+  );
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  const r = await runEval({ task, samples, spec, concurrency, outFile: join(dir, 'results.jsonl') });
+  const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(c0);
+  rmSync(dir, { recursive: true, force: true });
+  if (r.summary.samples !== samples.length || r.summary.errors !== 0)
+    throw new Error(`${r.summary.samples} samples, ${r.summary.errors} errors`);
+  return {
+    ms,
+    rate: (samples.length * 1000) / ms,
+    cpuMsPerSample: (cpu.user + cpu.system) / 1000 / samples.length,
+    report: r.summary.report,
+  };
+}
+
+/** Best of `reps` runs (the machine may be shared: the fastest run is the least disturbed). */
+export async function best(reps: number, run: () => Promise<Measure>): Promise<Measure> {
+  let top: Measure | undefined;
+  for (let i = 0; i < reps; i++) {
+    const m = await run();
+    if (!top || m.rate > top.rate) top = m;
+  }
+  return top!;
+}
+
+/** Starts the scripted server answering gold replies after `latencyMs`, in a child process. */
+export async function scriptedServerProcess(latencyMs: number): Promise<{ url: string; close: () => void }> {
+  const child = fork(fileURLToPath(import.meta.url), ['--serve-scripted', String(latencyMs)], {
+    execArgv: process.execArgv,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const url = await new Promise<string>((res, rej) => {
+    child.once('message', (m) => res(String(m)));
+    child.once('exit', (code) => rej(new Error(`scripted server exited (${code})`)));
+  });
+  return { url, close: () => child.kill() };
+}
+
+const at = process.argv.indexOf('--serve-scripted');
+if (at > 0 && process.argv[1] === fileURLToPath(import.meta.url))
+  startScriptedOpenAiServer({
+    latencyMs: Number(process.argv[at + 1]),
+    respond: (req) => goldAnswer(req.messages.at(-1)?.content),
+  }).then((server) => process.send!(server.url));
