@@ -1,4 +1,5 @@
 import type { Catalog } from '../catalog/index.js';
+import { addUsage } from '../models/index.js';
 import { ApiaryError } from '../shared/index.js';
 import { agentTurns, demoTurns, type LlmAgentOptions, runSingleTurn } from './llm-agent-options.js';
 import { appSelectionPrompt, planPrompt } from './prompts.js';
@@ -31,10 +32,6 @@ export function selectAppsFromReply(
   if (selected.length > 0 || !officialQuirks) return selected;
   const chars = new Set(reply.replace(/\s/g, ''));
   return appNames.filter((name) => [...chars].some((c) => name.includes(c)));
-}
-
-function addUsage(a: Usage, b: Usage): Usage {
-  return { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens };
 }
 
 /**

@@ -1,13 +1,11 @@
 import type { LanguageModel } from 'ai';
 import type { Catalog } from '../catalog/index.js';
+import type { TokenUsage } from '../models/index.js';
 import type { AgentTraceEvent } from './runtime/agent-trace.js';
 import type { AgentRunSummary } from './tool-loop-agent.js';
 
 /** Token usage of one sample (summed over all model calls made for it). */
-export interface Usage {
-  inputTokens: number;
-  outputTokens: number;
-}
+export type Usage = TokenUsage;
 
 export interface PlanRequest {
   instruction: string;

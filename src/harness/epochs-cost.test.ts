@@ -2,8 +2,8 @@ import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { costOf } from '../models/index.js';
 import type { Task, TaskSample } from '../tasks/index.js';
-import { sampleCost } from './cost.js';
 import { readResultsFile } from './results-file.js';
 import { runEval } from './run-eval.js';
 import { buildRunSpec, type RunSpec } from './run-spec.js';
@@ -150,8 +150,7 @@ describe('cost', () => {
   const price = { inputPerMTok: 2.5, outputPerMTok: 10 };
 
   it('is exact dollars per sample and per run', async () => {
-    expect(sampleCost({ inputTokens: 1000, outputTokens: 200 }, price)).toBe(0.0045);
-    expect(sampleCost(null, price)).toBe(0);
+    expect(costOf({ inputTokens: 1000, outputTokens: 200 }, price)).toBe(0.0045);
     const out = tmp();
     const r = await runEval({ task: scriptedTask(), spec: spec({ price }), outFile: out });
     for (const l of readResultsFile(out).samples) expect(l.cost).toBe(0.0045);

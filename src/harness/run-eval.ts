@@ -1,9 +1,9 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import pLimit from 'p-limit';
+import { costOf, ZERO_USAGE } from '../models/index.js';
 import { ApiaryError } from '../shared/index.js';
 import type { Outcome, Solved, Task, TaskSample } from '../tasks/index.js';
-import { sampleCost } from './cost.js';
 import { headerLine, ResultsWriter, readResultsFile, type SampleLine } from './results-file.js';
 import { acquireRunLock, type RunLock, type RunLockDeps, type RunLockHolder } from './run-lock.js';
 import { formatSpecConflicts, type RunSpec, runSpecConflicts } from './run-spec.js';
@@ -184,7 +184,7 @@ async function runLocked<S extends TaskSample, O, Sc, R>(
     tokens.inputTokens += l.usage?.inputTokens ?? 0;
     tokens.outputTokens += l.usage?.outputTokens ?? 0;
   }
-  const costSoFar = () => (price ? sampleCost(tokens, price) : 0);
+  const costSoFar = () => (price ? costOf(tokens, price) : 0);
   const overBudget = () => opts.maxCost !== undefined && costSoFar() >= opts.maxCost;
   let budgetReached = overBudget();
   const t0 = deps.monotonic();
@@ -244,7 +244,7 @@ async function runLocked<S extends TaskSample, O, Sc, R>(
       output: solved ? solved.output : null,
       error,
       usage,
-      ...(price ? { cost: sampleCost(usage, price) } : {}),
+      ...(price ? { cost: costOf(usage ?? ZERO_USAGE, price) } : {}),
       modelCalls: solved?.modelCalls ?? 0,
       startedAt,
       durationMs: Math.round(durationMs * 1000) / 1000,

@@ -1,6 +1,6 @@
 import Table from 'cli-table3';
+import { costOf } from '../models/index.js';
 import type { AnyTask } from '../tasks/index.js';
-import { sampleCost } from './cost.js';
 import { type MetricEstimate, meanWithCi, type PassRates, passRates } from './epoch-stats.js';
 import { type ResultsFileContents, readResultsFile, type SampleLine } from './results-file.js';
 import type { RunSpec } from './run-spec.js';
@@ -126,7 +126,7 @@ export function summarizeResults(
   }
   const durations = lines.map((l) => l.durationMs).sort((a, b) => a - b);
   const mean = durations.length ? durations.reduce((a, b) => a + b, 0) / durations.length : 0;
-  const total = spec.price ? sampleCost(usage, spec.price) : null;
+  const total = spec.price ? costOf(usage, spec.price) : null;
 
   const epochsUsed = epochsToUse(lines);
   const headline: Record<string, MetricEstimate> = {};

@@ -324,10 +324,10 @@ describe('generate', () => {
     const total = addUsage(first.usage, second.usage);
     expect(total).toEqual({ inputTokens: 300, outputTokens: 14 });
     // 300 × $2.50/M + 14 × $10/M = 0.00075 + 0.00014
-    expect(costOf(total, { inputPerMillion: 2.5, outputPerMillion: 10 })).toBeCloseTo(0.00089, 15);
-    expect(
-      costOf({ inputTokens: 1500, outputTokens: 300 }, { inputPerMillion: 2.5, outputPerMillion: 10 }),
-    ).toBe(0.00675);
+    expect(costOf(total, { inputPerMTok: 2.5, outputPerMTok: 10 })).toBeCloseTo(0.00089, 15);
+    expect(costOf({ inputTokens: 1500, outputTokens: 300 }, { inputPerMTok: 2.5, outputPerMTok: 10 })).toBe(
+      0.00675,
+    );
     expect(
       server.requests[1]?.messages.map((m: ScriptedChatRequest['messages'][number]) => m.content),
     ).toEqual(['a', 'turn 1', 'b']);

@@ -6,8 +6,8 @@ export interface TokenUsage {
 
 /** Price of a model in dollars per million tokens, input and output priced apart. */
 export interface ModelPrice {
-  inputPerMillion: number;
-  outputPerMillion: number;
+  inputPerMTok: number;
+  outputPerMTok: number;
 }
 
 export const ZERO_USAGE: Readonly<TokenUsage> = Object.freeze({ inputTokens: 0, outputTokens: 0 });
@@ -17,9 +17,9 @@ export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
 }
 
 /**
- * Cost in dollars: `inputTokens × inputPerMillion / 1e6 + outputTokens × outputPerMillion / 1e6`.
+ * Cost in dollars: `inputTokens × inputPerMTok / 1e6 + outputTokens × outputPerMTok / 1e6`.
  * Cache hits report the stored usage, so a cached rerun is priced like the run that filled the cache.
  */
 export function costOf(usage: TokenUsage, price: ModelPrice): number {
-  return (usage.inputTokens * price.inputPerMillion + usage.outputTokens * price.outputPerMillion) / 1e6;
+  return (usage.inputTokens * price.inputPerMTok + usage.outputTokens * price.outputPerMTok) / 1e6;
 }

@@ -1,17 +1,14 @@
 import type { ModelMessage } from 'ai';
-import type { CallOutcome } from '../../exec/index.js';
-import { contentToText } from '../../exec/index.js';
-import { addUsage, type TokenUsage } from '../../models/index.js';
+import { type CallOutcome, contentToText } from '../../exec/index.js';
+import { addUsage, type TokenUsage, ZERO_USAGE } from '../../models/index.js';
 import { stableJson } from '../../shared/index.js';
 import type { AgentTraceSink } from './agent-trace.js';
 import type {
   AgentProtocol,
   AgentResult,
-  AgentTool,
   CallRecord,
   Decision,
   Observation,
-  ProposedCall,
   StopReason,
   Toolset,
   TurnReply,
@@ -48,8 +45,6 @@ export interface RunAgentOptions {
   /** Monotonic clock in ms (tests inject one). */
   now?: () => number;
 }
-
-const ZERO: TokenUsage = { inputTokens: 0, outputTokens: 0 };
 
 function refusal(code: 'UNKNOWN_API' | 'INVALID_INPUT', message: string): CallOutcome {
   return { ok: false, error: { code, message }, transactional: false, durationMs: 0, dispatched: false };
@@ -89,7 +84,7 @@ export async function runAgent(opts: RunAgentOptions): Promise<AgentResult> {
   const messages: ModelMessage[] = [...opening.messages];
   const nativeTools = protocol.nativeTools?.(tools);
 
-  let usage = ZERO;
+  let usage: TokenUsage = ZERO_USAGE;
   let steps = 0;
   let decodeFailures = 0;
   let decodeStreak = 0;
@@ -291,10 +286,3 @@ export async function runAgent(opts: RunAgentOptions): Promise<AgentResult> {
     if (signal?.aborted) return finish('cancelled', null, { detail: 'cancelled while tools ran' });
   }
 }
-
-/** Tool names the model may write, for error messages and prompts. */
-export function toolNames(tools: readonly AgentTool[]): string[] {
-  return tools.map((t) => t.name);
-}
-
-export type { ProposedCall };
