@@ -196,7 +196,6 @@ export async function runAgent(opts: RunAgentOptions): Promise<AgentResult> {
         return finish('ask-user', null, { question: decision.question });
       }
       messages.push(...protocol.continueWith(reply, decision, []), { role: 'user', content: answer });
-      sentUpTo = messages.length - 1;
       continue;
     }
 
