@@ -17,6 +17,16 @@ export {
   valueForm as shortcutsValueForm,
 } from './actions.js';
 export { type CandidateApis, candidateApis, candidateSeed, goldApiIds } from './candidates.js';
+// the official files and scoring a results file
+export {
+  loadCategories as loadShortcutsCategories,
+  loadGoldShortcuts,
+  loadQueries as loadShortcutsQueries,
+  loadSignificantParams,
+  SHORTCUTS_FILES,
+  type ShortcutsFileRole,
+  shortcutsFilePath,
+} from './data-files.js';
 // lexeme-preserving JSON (ints and floats stay apart, as in Python)
 export {
   type Json as ShortcutsJson,
@@ -43,6 +53,7 @@ export {
   returnValueNames,
 } from './normalise.js';
 export { judgeEqualCorrected, judgeEqualOfficial } from './python-values.js';
+export { formatShortcutsReport, pyFixed2 } from './report-format.js';
 // results and scoring
 export {
   type BSeq,
@@ -57,6 +68,7 @@ export {
   type SignificantParams,
   scoreResultRecord,
 } from './score-record.js';
+export { type ShortcutsScoring, scoreShortcutsResults } from './score-shortcuts.js';
 export {
   type Accuracy as ShortcutsAccuracy,
   SHORTCUT_CATEGORIES,
