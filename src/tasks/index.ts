@@ -17,6 +17,7 @@ export {
   registerTask,
   TaskRegistry,
 } from './registry.js';
+export * from './shortcutsbench/index.js';
 // The task contract the harness runs
 export type {
   AnyTask,

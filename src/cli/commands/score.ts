@@ -24,11 +24,13 @@ import {
   type TaskDefinition,
   validateOptions,
 } from '../../tasks/index.js';
+import { formatShortcutsReport, scoreShortcutsResults } from '../../tasks/shortcutsbench/index.js';
 import { parseChoice } from '../options.js';
 import { printJson } from '../output.js';
 
 interface ScoreFlags {
-  predictions: string;
+  predictions?: string;
+  results?: string;
   data?: string;
   mode: string;
   option?: string[];
@@ -47,7 +49,7 @@ function loadSamplesFrom(dir: string): AppBenchSample[] {
 }
 
 /** `apiary score appbench`: the AppBench report in official and/or corrected mode (unchanged flags). */
-function scoreAppBenchPredictions(flags: ScoreFlags): void {
+function scoreAppBenchPredictions(flags: ScoreFlags & { predictions: string }): void {
   const mode: AppBenchReportMode = parseChoice('--mode', flags.mode, MODES);
   const dir = findAppBenchData(flags.data);
   if (!dir)
@@ -142,8 +144,41 @@ function readPredictions(file: string): Prediction[] {
   return out;
 }
 
+/** `apiary score shortcuts`: official result records (JSONL or a JSON array) in one or both modes. */
+function scoreShortcuts(flags: ScoreFlags): void {
+  const mode = parseChoice('--mode', flags.mode, MODES);
+  const results = flags.results ?? flags.predictions;
+  if (!results) throw new ApiaryError('USAGE', 'shortcuts: pass --results FILE (official result records)');
+  if (!flags.data)
+    throw new ApiaryError(
+      'USAGE',
+      'shortcuts: pass --data DIR (the official files, incl. the check-intersection file)',
+    );
+  const scored = scoreShortcutsResults(results, flags.data);
+  const reports = [
+    ...(mode !== 'corrected' ? [scored.official] : []),
+    ...(mode !== 'official' ? [scored.corrected] : []),
+  ];
+  if (flags.json) {
+    printJson({
+      task: 'shortcuts',
+      results,
+      data: flags.data,
+      records: scored.scores.length,
+      notes: scored.notes,
+      ...Object.fromEntries(reports.map((r) => [r.mode, r])),
+    });
+    return;
+  }
+  process.stdout.write(`${reports.map(formatShortcutsReport).join('\n\n')}\n`);
+  for (const n of scored.notes) process.stdout.write(`note: ${n}\n`);
+}
+
 /** Any other task: load its data, score each prediction with the task's scorer, print its report. */
-async function scoreTaskPredictions(def: TaskDefinition, flags: ScoreFlags): Promise<void> {
+async function scoreTaskPredictions(
+  def: TaskDefinition,
+  flags: ScoreFlags & { predictions: string },
+): Promise<void> {
   const solver = def.noModelSolver ?? def.defaultSolver;
   const routed = routeOptions(def, solver, parseOptionAssignments(flags.option ?? []));
   const options = validateOptions(def.options, routed.task, def.name);
@@ -212,21 +247,28 @@ export function registerScoreCommands(program: Command): void {
     .command('score')
     .description('re-score saved predictions without calling a model (appbench: official and corrected)')
     .argument('<task>', 'task name (apiary tasks lists them)')
-    .requiredOption(
+    .option(
       '-p, --predictions <file>',
       'JSONL predictions or a harness results file (appbench: {id, reply}; other tasks: {id, output})',
     )
-    .option('--data <dir>', 'data folder (appbench: test_*.json or dev_*.json; default: pulled data)')
-    .option('--mode <mode>', 'appbench: official | corrected | both', 'both')
+    .option('--results <file>', 'shortcuts: official result records (JSONL or a JSON array)')
+    .option(
+      '--data <dir>',
+      'data folder (appbench: test_*.json or dev_*.json, default: pulled data; shortcuts: the official files)',
+    )
+    .option('--mode <mode>', 'appbench, shortcuts: official | corrected | both', 'both')
     .option('--option <key=value>', 'task option, repeatable', (v: string, prev: string[] = []) => [
       ...prev,
       v,
     ])
     .option('--json', 'machine-readable report')
     .action(async (taskName: string, flags: ScoreFlags) => {
+      if (taskName === 'shortcuts') return scoreShortcuts(flags);
       registerBuiltinTasks();
       const def = getTask(taskName);
-      if (def.name === 'appbench') scoreAppBenchPredictions(flags);
-      else await scoreTaskPredictions(def, flags);
+      const predictions = flags.predictions ?? flags.results;
+      if (!predictions) throw new ApiaryError('USAGE', 'pass --predictions FILE');
+      if (def.name === 'appbench') scoreAppBenchPredictions({ ...flags, predictions });
+      else await scoreTaskPredictions(def, { ...flags, predictions });
     });
 }

@@ -1,0 +1,77 @@
+/**
+ * ShortcutsBench (spec ../shared/specs/shortcutsbench.md): the official files, the action model
+ * (classes, longest-branch length, levels, candidate APIs, history normalisation) and the scorer
+ * in official and corrected modes. Re-exported by `apiary/tasks`.
+ * @module
+ */
+
+// the action model
+export {
+  type ActionClass as ShortcutsActionClass,
+  actionClass as shortcutsActionClass,
+  FILTER_IDS as SHORTCUTS_FILTER_IDS,
+  IGNORE_IDS as SHORTCUTS_IGNORE_IDS,
+  type ShortcutAction,
+  SYSTEM_INPUT_TYPES as SHORTCUTS_SYSTEM_INPUT_TYPES,
+  type ValueForm as ShortcutsValueForm,
+  valueForm as shortcutsValueForm,
+} from './actions.js';
+export { type CandidateApis, candidateApis, candidateSeed, goldApiIds } from './candidates.js';
+// the official files and scoring a results file
+export {
+  loadCategories as loadShortcutsCategories,
+  loadGoldShortcuts,
+  loadQueries as loadShortcutsQueries,
+  loadSignificantParams,
+  SHORTCUTS_FILES,
+  type ShortcutsFileRole,
+  shortcutsFilePath,
+} from './data-files.js';
+// lexeme-preserving JSON (ints and floats stay apart, as in Python)
+export {
+  type Json as ShortcutsJson,
+  parseJson as parseShortcutsJson,
+  stringifyJson as stringifyShortcutsJson,
+} from './json-value.js';
+// judges with Python's semantics
+export {
+  judgeReferenceCorrected,
+  judgeReferenceOfficial,
+  type ReferenceOutcome,
+} from './judge-reference.js';
+export {
+  type LengthResult,
+  type Level as ShortcutsLevel,
+  levelOf as shortcutsLevelOf,
+  shortcutLength,
+} from './length.js';
+export {
+  CONDITION_PHRASES,
+  defaultOutputNames,
+  normaliseAction,
+  renameControlFlow,
+  returnValueNames,
+} from './normalise.js';
+export { judgeEqualCorrected, judgeEqualOfficial } from './python-values.js';
+export { formatShortcutsReport, pyFixed2 } from './report-format.js';
+// results and scoring
+export {
+  type BSeq,
+  parseResultRecords,
+  type ResultRecord,
+} from './result-records.js';
+export {
+  type ModeTallies,
+  SCORE_MODES as SHORTCUTS_SCORE_MODES,
+  type ScoreMode as ShortcutsScoreMode,
+  type ShortcutScore,
+  type SignificantParams,
+  scoreResultRecord,
+} from './score-record.js';
+export { type ShortcutsScoring, scoreShortcutsResults } from './score-shortcuts.js';
+export {
+  type Accuracy as ShortcutsAccuracy,
+  SHORTCUT_CATEGORIES,
+  type ShortcutsReport,
+  summarizeShortcuts,
+} from './summary.js';

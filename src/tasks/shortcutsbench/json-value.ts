@@ -1,0 +1,51 @@
+import { isLosslessNumber, LosslessNumber, parse, stringify } from 'lossless-json';
+
+/**
+ * JSON as Python's `json.loads` sees it (spec §11.15): numbers keep their source text, so an int
+ * (`1`) and a float (`1.0`) stay distinct, and a duplicate key keeps its last value at its first
+ * position. Known limit: JS objects list integer-like keys (`"12"`) first, Python keeps source order.
+ */
+export type Json = null | boolean | string | LosslessNumber | Json[] | JsonObject;
+export interface JsonObject {
+  [key: string]: Json;
+}
+
+export { isLosslessNumber, LosslessNumber };
+
+export function isJsonObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !isLosslessNumber(v);
+}
+
+/** Python's type of a parsed number: a float iff its lexeme has `.`, `e` or `E`. */
+export function isFloatLexeme(n: LosslessNumber): boolean {
+  return /[.eE]/.test(n.value);
+}
+
+/** Parses JSON text keeping number lexemes; throws SyntaxError like JSON.parse. */
+export function parseJson(text: string): Json {
+  return parse(text, null, {
+    parseNumber: (s: string) => new LosslessNumber(s),
+    onDuplicateKey: ({ newValue }) => newValue,
+  }) as Json;
+}
+
+/** JSON text with every number written as it was read (`space` as JSON.stringify). */
+export function stringifyJson(value: Json, space?: number): string {
+  return stringify(value, null, space) ?? 'null';
+}
+
+/** A deep copy (numbers are immutable and shared). */
+export function cloneJson<T extends Json>(value: T): T {
+  if (Array.isArray(value)) return value.map(cloneJson) as T;
+  if (isJsonObject(value)) {
+    const out: JsonObject = {};
+    for (const [k, v] of Object.entries(value)) out[k] = cloneJson(v);
+    return out as T;
+  }
+  return value;
+}
+
+/** A plain JS number for a JSON number (ints beyond 2^53 lose precision, as float() does). */
+export function jsonNumber(n: LosslessNumber): number {
+  return Number(n.value);
+}
