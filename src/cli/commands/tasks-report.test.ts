@@ -135,7 +135,10 @@ describe('apiary eval <task> and apiary report', { timeout: 90_000 }, () => {
   });
 
   it('reports a results file of run spec v1', async () => {
-    const r = await runCli(['report', V1]);
+    // a copy: report writes summary.json beside the results file, never into the repository
+    const copy = join(mkdtempSync(join(tmpdir(), 'apiary-v1-')), 'results.jsonl');
+    copyFileSync(V1, copy);
+    const r = await runCli(['report', copy]);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('note: results file of run spec v1 (read as v2; it cannot be resumed)');
     expect(r.stdout).toMatch(/│ task\s+│ appbench v1\s+│/);
