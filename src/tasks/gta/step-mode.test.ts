@@ -104,7 +104,9 @@ describe('GTA step-mode prompts (§4)', () => {
   });
   it('prints arguments as Python json.dumps does (ASCII escapes, 3.0) and image results as [image](path)', () => {
     const [first] = gtaStepPrompts(rec('11'), tools('11'));
-    expect(first!.messages).toEqual([{ role: 'user', content: 'Find the opening hours of the Café Zürich in Bern.' }]);
+    expect(first!.messages).toEqual([
+      { role: 'user', content: 'Find the opening hours of the Café Zürich in Bern.' },
+    ]);
     const p = gtaStepPrompts(rec('11'), tools('11'));
     expect(p).toHaveLength(2);
     expect(p[1]!.messages[1]).toEqual({
@@ -226,7 +228,5 @@ describe('GTA step metrics (§4.2, pitfalls 1, 2, 4)', () => {
     );
     expect(s.counts.summ).toBeCloseTo(0.6, 12);
     expect(s.instAcc).toBe(100);
-  });
-
   });
 });
