@@ -18,9 +18,12 @@ import {
 import {
   type AnyTask,
   getTask,
+  loadGtaDataset,
   parseOptionAssignments,
+  readGtaStepPredictions,
   registerBuiltinTasks,
   routeOptions,
+  scoreGtaSteps,
   type TaskDefinition,
   validateOptions,
 } from '../../tasks/index.js';
@@ -207,6 +210,44 @@ async function scoreTaskPredictions(def: TaskDefinition, flags: ScoreFlags): Pro
   );
 }
 
+/** `apiary score gta --mode step`: InstAcc, ToolAcc, ArgAcc, SummAcc of an OpenCompass step-mode file. */
+async function scoreGtaPredictions(flags: ScoreFlags): Promise<void> {
+  if (flags.mode !== 'step' && flags.mode !== 'both')
+    throw new ApiaryError('USAGE', `gta: --mode ${flags.mode} is not available yet (only --mode step)`);
+  if (!flags.data)
+    throw new ApiaryError('USAGE', 'gta: pass --data DIR (the folder with dataset.json and image/)');
+  const dataset = loadGtaDataset(flags.data);
+  const refs = new Map(dataset.records.map((r) => [r.key, r.gtAnswer]));
+  const records = readGtaStepPredictions(flags.predictions);
+  for (const r of records)
+    if (!refs.has(r.key))
+      throw new InputInvalidError(
+        { file: flags.predictions, record: r.key },
+        `unknown sample index (not in ${dataset.root}/dataset.json)`,
+      );
+  const scores = await scoreGtaSteps(records.map((r) => ({ ...r, reference: refs.get(r.key)! })));
+  const notes = [`${records.length} of ${dataset.records.length} samples have predictions`];
+  if (scores.unscoredSubjective)
+    notes.push(
+      `${scores.unscoredSubjective} subjective answer step(s) scored 0 (no embedder): SummAcc is a lower bound`,
+    );
+  if (flags.json) {
+    printJson({
+      task: 'gta',
+      mode: 'step',
+      predictions: flags.predictions,
+      data: dataset.root,
+      ...scores,
+      notes,
+    });
+    return;
+  }
+  const f = (x: number) => x.toFixed(2);
+  process.stdout.write(
+    `GTA step-by-step\nInstAcc ${f(scores.instAcc)}  ToolAcc ${f(scores.toolAcc)}  ArgAcc ${f(scores.argAcc)}  SummAcc ${f(scores.summAcc)}\ntool calls ${scores.toolCall} (errors ${scores.toolCallError})\n${notes.join('\n')}\n`,
+  );
+}
+
 export function registerScoreCommands(program: Command): void {
   program
     .command('score')
@@ -217,13 +258,14 @@ export function registerScoreCommands(program: Command): void {
       'JSONL predictions or a harness results file (appbench: {id, reply}; other tasks: {id, output})',
     )
     .option('--data <dir>', 'data folder (appbench: test_*.json or dev_*.json; default: pulled data)')
-    .option('--mode <mode>', 'appbench: official | corrected | both', 'both')
+    .option('--mode <mode>', 'appbench: official | corrected | both; gta: step', 'both')
     .option('--option <key=value>', 'task option, repeatable', (v: string, prev: string[] = []) => [
       ...prev,
       v,
     ])
     .option('--json', 'machine-readable report')
     .action(async (taskName: string, flags: ScoreFlags) => {
+      if (taskName === 'gta') return scoreGtaPredictions(flags);
       registerBuiltinTasks();
       const def = getTask(taskName);
       if (def.name === 'appbench') scoreAppBenchPredictions(flags);

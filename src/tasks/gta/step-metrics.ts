@@ -58,6 +58,8 @@ export interface GtaStepScores {
   toolCall: number;
   toolCallError: number;
   counts: GtaStepCounts;
+  /** Subjective answer steps left at 0 because no embedder was given. */
+  unscoredSubjective: number;
 }
 
 const pct = (n: number, d: number) => (d === 0 ? 0 : (n / d) * 100); // Python's `n / d * 100`
@@ -77,6 +79,7 @@ export async function scoreGtaSteps(
     toolCall: 0,
     toolCallError: 0,
   };
+  let unscoredSubjective = 0;
   for (const item of items) {
     const kind = referenceKind(item.reference);
     if (kind !== 'none') c.totalAnswer++;
@@ -105,8 +108,9 @@ export async function scoreGtaSteps(
         const text = typeof content === 'string' ? content : '';
         if (kind === 'objective') c.summ += isCorrect(text, whitelistOf(item.reference)) ? 1 : 0;
         else if (kind === 'subjective') {
-          if (!embedder) throw new Error('subjective references need an embedder (all-mpnet-base-v2)');
-          c.summ += await simScore(text, item.reference as string[], embedder);
+          // without embeddings the step scores 0 and is counted, so reports can say SummAcc is a lower bound
+          if (embedder) c.summ += await simScore(text, item.reference as string[], embedder);
+          else unscoredSubjective++;
         }
       }
     }
@@ -119,5 +123,6 @@ export async function scoreGtaSteps(
     toolCall: c.toolCall,
     toolCallError: c.toolCallError,
     counts: c,
+    unscoredSubjective,
   };
 }
