@@ -21,6 +21,7 @@ export {
   loadGtaDataset,
   pyPathJoin,
 } from './dataset.js';
+export { type GtaLeaderboardRow, parseGtaLeaderboard } from './leaderboard.js';
 export {
   formatGtaStepPredictions,
   type GtaStepPredictionRecord,
