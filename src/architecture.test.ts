@@ -126,6 +126,10 @@ describe('package entries', () => {
         'InputLocation',
         'mulberry32',
         'NotFoundError',
+        // ToolBench's public types, now defined in shared/py-json (GTA reads the same JSON)
+        'PyJson',
+        'PyNumber',
+        'PyObject',
         'Rand',
         'sampleWithoutReplacement',
         'sha256Hex',

@@ -27,6 +27,22 @@ export { sha256OfFiles } from './file-hash.js';
 export { fnv1a32, fnv1a32Bytes, sha256Hex } from './hash.js';
 // Reading JSON files with errors that name the file
 export { parseJsonText, readJsonFile, readTextFile } from './json-file.js';
+// JSON as Python's json module reads and writes it (key order, float lexemes, json.dumps defaults)
+export {
+  isPyNumber,
+  isPyObject,
+  type PyJson,
+  type PyNumber,
+  type PyObject,
+  parsePyJson,
+  pyFloatRepr,
+  pyGet,
+  pyJsonDumps,
+  pyJsonString,
+  pyNumberText,
+  pyString,
+  toPyJson,
+} from './py-json.js';
 // Python's text conventions (repr, strip) where official Python harnesses must be matched exactly
 export { PY_WHITESPACE, pyRepr, pyReprString, pyStrip, pyStripChars } from './python-text.js';
 // Seeded randomness (mulberry32)

@@ -7,7 +7,7 @@
 // AppBench / MetaBench and ToolBench retrieval (curated sub-entries, gathered as they are)
 export * from './appbench/index.js';
 export { registerBuiltinTasks } from './builtin.js';
-
+export * from './gta/index.js';
 // The registry: tasks by name, with their options and solvers
 export {
   defaultTaskRegistry,

@@ -102,6 +102,11 @@ describe('ReAct (Lagent) parsing, specs/gta.md §3.1', () => {
     expect(text).toContain("Action:the tool name, should be one of [['OCR']]\n");
     expect(text.endsWith('```\nBegin!')).toBe(true);
   });
+  it('renders a parameter without description as None, like AgentLego with a null toolmeta description', () => {
+    expect(reactSystemPrompt([calc]).split('\n')[1]).toBe(
+      `[{'name': 'Calculator', 'description': 'A calculator.', 'parameters': [{'name': 'expression', 'description': None, 'type': 'STRING'}, {'name': 'precision', 'description': None, 'type': 'NUMBER'}], 'required': ['expression'], 'parameter_description': 'If you call this tool, you must pass arguments in the JSON format {key: value}, where the key is the parameter name.'}]`,
+    );
+  });
   it('decides: unknown tool and bad JSON are invalid calls; feedback is a system Response message', () => {
     const p = reactProtocol();
     const d1 = p.parse(reply('Action: Magic\nAction Input: {}'), [calc]);

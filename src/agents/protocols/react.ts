@@ -27,7 +27,8 @@ export function lagentToolDescription(tool: AgentTool): Record<string, unknown> 
     description: tool.description,
     parameters: tool.parameters.map((p) => ({
       name: p.name,
-      description: p.description ?? '',
+      // AgentLego copies the toolmeta description as is: a null one is repr'd as None
+      description: p.description ?? null,
       type: LAGENT_TYPE[p.type ?? 'string'] ?? 'STRING',
     })),
     required: tool.parameters.filter((p) => p.required).map((p) => p.name),

@@ -92,3 +92,44 @@ describe('apiary score appbench', () => {
     );
   });
 });
+
+describe('apiary score gta --mode step', () => {
+  it('scores an OpenCompass-layout step file against the fixture data', async () => {
+    const data = join(root, 'src/tasks/gta/__fixtures__/data');
+    const dir = mkdtempSync(join(tmpdir(), 'gta-score-'));
+    const preds = join(dir, 'gta_bench.json');
+    const call = (name: string, args: unknown) => ({
+      role: 'assistant',
+      tool_calls: [{ type: 'function', function: { name, arguments: args } }],
+    });
+    writeFileSync(
+      preds,
+      JSON.stringify({
+        '1': {
+          gold: [call('Calculator', { expression: '3.5*60' }), { role: 'assistant', content: 'x' }],
+          prediction: [
+            call('Calculator', { expression: '3.5 * 60' }),
+            { role: 'assistant', content: ' 210 minutes' },
+          ],
+          origin_prompt: [],
+        },
+      }),
+    );
+    const r = await apiary(
+      'score',
+      'gta',
+      '--mode',
+      'step',
+      '--data',
+      data,
+      '--predictions',
+      preds,
+      '--json',
+    );
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    // 1 gold tool step + 1 truthy reference; name right, arguments differ; answer correct
+    expect([out.instAcc, out.toolAcc, out.argAcc, out.summAcc]).toEqual([100, 100, 0, 100]);
+    expect(out.notes[0]).toBe('1 of 12 samples have predictions');
+  });
+});

@@ -18,9 +18,12 @@ import {
 import {
   type AnyTask,
   getTask,
+  loadGtaDataset,
   parseOptionAssignments,
+  readGtaStepPredictions,
   registerBuiltinTasks,
   routeOptions,
+  scoreGtaSteps,
   type TaskDefinition,
   validateOptions,
 } from '../../tasks/index.js';
@@ -242,6 +245,47 @@ async function scoreTaskPredictions(
   );
 }
 
+/** `apiary score gta --mode step`: InstAcc, ToolAcc, ArgAcc, SummAcc of an OpenCompass step-mode file. */
+async function scoreGtaPredictions(flags: ScoreFlags): Promise<void> {
+  if (flags.mode !== 'step' && flags.mode !== 'both')
+    throw new ApiaryError('USAGE', `gta: --mode ${flags.mode} is not available yet (only --mode step)`);
+  if (!flags.data)
+    throw new ApiaryError('USAGE', 'gta: pass --data DIR (the folder with dataset.json and image/)');
+  if (!flags.predictions)
+    throw new ApiaryError('USAGE', 'gta: pass --predictions FILE (an OpenCompass step-mode prediction file)');
+  const predictionsFile = flags.predictions;
+  const dataset = loadGtaDataset(flags.data);
+  const refs = new Map(dataset.records.map((r) => [r.key, r.gtAnswer]));
+  const records = readGtaStepPredictions(predictionsFile);
+  for (const r of records)
+    if (!refs.has(r.key))
+      throw new InputInvalidError(
+        { file: predictionsFile, record: r.key },
+        `unknown sample index (not in ${dataset.root}/dataset.json)`,
+      );
+  const scores = await scoreGtaSteps(records.map((r) => ({ ...r, reference: refs.get(r.key)! })));
+  const notes = [`${records.length} of ${dataset.records.length} samples have predictions`];
+  if (scores.unscoredSubjective)
+    notes.push(
+      `${scores.unscoredSubjective} subjective answer step(s) scored 0 (no embedder): SummAcc is a lower bound`,
+    );
+  if (flags.json) {
+    printJson({
+      task: 'gta',
+      mode: 'step',
+      predictions: flags.predictions,
+      data: dataset.root,
+      ...scores,
+      notes,
+    });
+    return;
+  }
+  const f = (x: number) => x.toFixed(2);
+  process.stdout.write(
+    `GTA step-by-step\nInstAcc ${f(scores.instAcc)}  ToolAcc ${f(scores.toolAcc)}  ArgAcc ${f(scores.argAcc)}  SummAcc ${f(scores.summAcc)}\ntool calls ${scores.toolCall} (errors ${scores.toolCallError})\n${notes.join('\n')}\n`,
+  );
+}
+
 export function registerScoreCommands(program: Command): void {
   program
     .command('score')
@@ -254,9 +298,9 @@ export function registerScoreCommands(program: Command): void {
     .option('--results <file>', 'shortcuts: official result records (JSONL or a JSON array)')
     .option(
       '--data <dir>',
-      'data folder (appbench: test_*.json or dev_*.json, default: pulled data; shortcuts: the official files)',
+      'data folder (appbench: test_*.json or dev_*.json, default: pulled data; shortcuts: the official files; gta: the dataset folder)',
     )
-    .option('--mode <mode>', 'appbench, shortcuts: official | corrected | both', 'both')
+    .option('--mode <mode>', 'appbench, shortcuts: official | corrected | both; gta: step', 'both')
     .option('--option <key=value>', 'task option, repeatable', (v: string, prev: string[] = []) => [
       ...prev,
       v,
@@ -264,6 +308,7 @@ export function registerScoreCommands(program: Command): void {
     .option('--json', 'machine-readable report')
     .action(async (taskName: string, flags: ScoreFlags) => {
       if (taskName === 'shortcuts') return scoreShortcuts(flags);
+      if (taskName === 'gta') return scoreGtaPredictions(flags);
       registerBuiltinTasks();
       const def = getTask(taskName);
       const predictions = flags.predictions ?? flags.results;

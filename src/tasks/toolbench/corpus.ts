@@ -1,7 +1,14 @@
 import { readFileSync } from 'node:fs';
-import { InputInvalidError } from '../../shared/index.js';
+import {
+  InputInvalidError,
+  isPyObject,
+  type PyJson,
+  type PyObject,
+  parsePyJson,
+  pyGet,
+  pyString,
+} from '../../shared/index.js';
 import { toolBenchDocText } from './doc-text.js';
-import { isPyObject, type PyJson, type PyObject, parsePyJson, pyGet, pyString } from './py-json.js';
 
 /** One API of the ToolBench tool environment, ready for retrieval. */
 export interface ToolBenchDoc {

@@ -1,7 +1,7 @@
 /** A retrieval test query: text and the indices of its relevant corpus documents. */
 import type { RetrievalQuery } from '../../retrieval/index.js';
+import { pyGet, pyString } from '../../shared/index.js';
 import type { ToolBenchDoc } from './corpus.js';
-import { pyGet, pyString } from './py-json.js';
 import type { ToolBenchQuery } from './queries.js';
 
 export type { RetrievalQuery };

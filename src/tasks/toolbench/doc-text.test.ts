@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parsePyJson } from '../../shared/index.js';
 import { parseToolBenchTools, toolBenchLexicalText } from './corpus.js';
 import { buildToolBenchRetrievalSet } from './dataset.js';
 import { toolBenchDocText } from './doc-text.js';
-import { parsePyJson } from './py-json.js';
 import { parseToolBenchQueries } from './queries.js';
 
 const fx = (name: string) => join(import.meta.dirname, '__fixtures__', name);

@@ -1,4 +1,4 @@
-import { type PyJson, pyGet, pyJsonDumps, pyString } from './py-json.js';
+import { type PyJson, pyGet, pyJsonDumps, pyString } from '../../shared/index.js';
 
 /**
  * ToolBench's retrieval document text (specs/toolbench-retrieval.md §3), from an ApiEntry:

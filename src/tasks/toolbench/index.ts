@@ -4,16 +4,15 @@
  * @module
  */
 
+// Python-compatible JSON values
+export type { PyJson, PyNumber, PyObject } from '../../shared/index.js';
 // corpus documents
 export type { ToolBenchDoc } from './corpus.js';
-
 // query sets mapped to the corpus
 export type { RetrievalSet } from './dataset.js';
 export { toolBenchDocText } from './doc-text.js';
 // evaluation (NDCG@1/3/5, Recall@5/10)
 export { evaluateRetriever, type QueryScores, type RetrievalReport } from './evaluate.js';
-// Python-compatible JSON values
-export type { PyJson, PyNumber, PyObject } from './py-json.js';
 
 // queries and corpus text
 export { parseToolBenchQueries, readToolBenchQueries, type ToolBenchQuery } from './queries.js';

@@ -1,6 +1,13 @@
 import { readFileSync } from 'node:fs';
-import { InputInvalidError } from '../../shared/index.js';
-import { isPyObject, type PyJson, type PyObject, parsePyJson, pyGet, pyString } from './py-json.js';
+import {
+  InputInvalidError,
+  isPyObject,
+  type PyJson,
+  type PyObject,
+  parsePyJson,
+  pyGet,
+  pyString,
+} from '../../shared/index.js';
 
 /** One ToolBench / StableToolBench instruction query (specs/toolbench-retrieval.md §1.1). */
 export interface ToolBenchQuery {

@@ -1,9 +1,9 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { pyGet } from '../../shared/index.js';
 import { readToolBenchTools } from './corpus.js';
 import { buildToolBenchRetrievalSet } from './dataset.js';
 import { toolBenchDocText } from './doc-text.js';
-import { pyGet } from './py-json.js';
 import { readToolBenchQueries } from './queries.js';
 
 const data = resolve(process.cwd(), '../shared/data');

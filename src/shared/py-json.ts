@@ -1,4 +1,4 @@
-import { InputInvalidError } from '../../shared/index.js';
+import { InputInvalidError } from './errors.js';
 
 /**
  * A JSON value that remembers what Python's `json.loads` would have kept and JavaScript forgets:

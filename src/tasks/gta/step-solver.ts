@@ -1,0 +1,41 @@
+import type { TurnTaker } from '../../agents/index.js';
+import type { GtaDataset } from './dataset.js';
+import type { GtaStepPredictionRecord } from './predictions.js';
+import { gtaStepFromReply } from './step-execute.js';
+import { gtaStepPrompts } from './step-prompt.js';
+import { type GtaToolMeta, recordTools } from './toolmeta.js';
+
+/**
+ * Step-by-step mode on the agent runtime's `TurnTaker`: one model turn per gold assistant message,
+ * parsed and executed with the ReAct functions directly. `runAgent` does not fit one-step scoring:
+ * its protocol start appends an instruction user turn, while the official prompt ends with the gold
+ * prefix (often a tool return as a system message), and the step record needs the raw input and
+ * Python-exact arguments, which the loop's call records do not keep.
+ */
+export async function runGtaStepMode(
+  dataset: GtaDataset,
+  toolmeta: ReadonlyMap<string, GtaToolMeta>,
+  turns: TurnTaker,
+  options: { file?: string; signal?: AbortSignal } = {},
+): Promise<GtaStepPredictionRecord[]> {
+  const out: GtaStepPredictionRecord[] = [];
+  for (const record of dataset.records) {
+    const tools = recordTools(record.tools, toolmeta, {
+      file: options.file ?? 'dataset.json',
+      record: record.key,
+    });
+    const prompts = gtaStepPrompts(record, tools);
+    const predictions = [];
+    for (const prompt of prompts) {
+      const reply = await turns({ system: prompt.system, messages: prompt.messages }, options.signal);
+      predictions.push(gtaStepFromReply(reply.text, tools));
+    }
+    out.push({
+      key: record.key,
+      predictions,
+      golds: prompts.map((p) => p.gold),
+      prompts: prompts.map((p) => [{ role: 'system', content: p.system }, ...p.messages]),
+    });
+  }
+  return out;
+}
