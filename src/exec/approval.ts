@@ -61,3 +61,22 @@ export function askOnTerminal(
     return ok ? { approved: true } : { approved: false, reason: 'refused on the terminal' };
   };
 }
+
+/** Runs one task at a time, in call order (terminal questions must not interleave). */
+export function serialQueue(): <T>(task: () => Promise<T>) => Promise<T> {
+  let tail: Promise<unknown> = Promise.resolve();
+  return <T>(task: () => Promise<T>): Promise<T> => {
+    const run = tail.then(task, task);
+    tail = run.catch(() => undefined);
+    return run;
+  };
+}
+
+/**
+ * The approver asked one request at a time: calls of one agent turn run in parallel, but a person
+ * answers one question after the other.
+ */
+export function oneAtATime(approve: ApprovalHandler): ApprovalHandler {
+  const queue = serialQueue();
+  return (request) => queue(async () => approve(request));
+}

@@ -9,7 +9,7 @@ import {
   validatePlan,
 } from '../plan/index.js';
 import { ApiaryError } from '../shared/index.js';
-import { type ApprovalHandler, denyAll } from './approval.js';
+import { type ApprovalHandler, denyAll, serialQueue } from './approval.js';
 import { type CallError, type ContentPart, toContent } from './call-result.js';
 import { type Clock, systemClock } from './clock.js';
 import {
@@ -217,16 +217,6 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Pro
     else signal.addEventListener('abort', onAbort, { once: true });
     work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
-}
-
-/** Runs one task at a time (terminal questions must not interleave). */
-function serialQueue() {
-  let tail: Promise<unknown> = Promise.resolve();
-  return <T>(task: () => Promise<T>): Promise<T> => {
-    const run = tail.then(task, task);
-    tail = run.catch(() => undefined);
-    return run;
-  };
 }
 
 /**

@@ -14,6 +14,8 @@ export {
   askOnTerminal,
   autoApprove,
   denyAll,
+  oneAtATime,
+  serialQueue,
 } from './approval.js';
 // Argument checks against the catalog (the rules plan validation uses)
 export { type ArgumentIssue, argumentIssues } from './call-arguments.js';

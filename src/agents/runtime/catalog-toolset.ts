@@ -1,5 +1,5 @@
 import { type Api, apiInputJsonSchema, toolNameOf } from '../../catalog/index.js';
-import { type DispatchContext, dispatchCall } from '../../exec/index.js';
+import { type DispatchContext, dispatchCall, oneAtATime } from '../../exec/index.js';
 import type { AgentTool, Toolset } from './types.js';
 
 /** A catalog API as an agent tool (model-safe name, JSON Schema, parameter list). */
@@ -24,9 +24,12 @@ export function apiAsTool(api: Api): AgentTool {
  * app handlers, grant and approver): the agent gets no other way to reach an app.
  */
 export function catalogToolset(apis: readonly Api[], context: Omit<DispatchContext, 'signal'>): Toolset {
+  // Calls of one turn run in parallel; their approvals are asked one after the other.
+  const approve = context.approve ? oneAtATime(context.approve) : undefined;
+  const shared = { ...context, ...(approve ? { approve } : {}) };
   return {
     tools: apis.map(apiAsTool),
     run: ({ id, tool, args }, signal) =>
-      dispatchCall({ id, app: tool.app, api: tool.api, args }, { ...context, ...(signal ? { signal } : {}) }),
+      dispatchCall({ id, app: tool.app, api: tool.api, args }, { ...shared, ...(signal ? { signal } : {}) }),
   };
 }

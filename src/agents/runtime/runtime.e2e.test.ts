@@ -283,3 +283,43 @@ describe('agent runtime over HTTP with a text protocol (ReAct)', () => {
     expect(trace.events.map((e) => e.type)).toEqual(['turn', 'turn', 'call', 'turn', 'stop']);
   });
 });
+
+describe('approvals of parallel calls', () => {
+  it('are asked one after the other (a person answers one question at a time), in proposal order', async () => {
+    const turn = await model((i) =>
+      i === 0
+        ? {
+            toolCalls: [
+              { id: 'r', ...reserve },
+              {
+                id: 'p',
+                name: 'Payment_makepayment',
+                arguments: { amount: '20', payment_method: 'debit card', receiver: 'Ann' },
+              },
+            ],
+          }
+        : 'Both done.',
+    );
+    let open = 0;
+    let maxOpen = 0;
+    const asked: string[] = [];
+    const slowApprover: ApprovalHandler = async (request) => {
+      open++;
+      maxOpen = Math.max(maxOpen, open);
+      asked.push(request.api);
+      await new Promise((r) => setTimeout(r, 20));
+      open--;
+      return { approved: true };
+    };
+    const r = await runAgent({
+      turn,
+      protocol: nativeToolsProtocol(),
+      instruction: 'Book and pay',
+      toolset: toolset(slowApprover),
+    });
+    expect(r.calls.map((c) => c.outcome.ok)).toEqual([true, true]);
+    expect(asked).toEqual(['reserverestaurant', 'makepayment']);
+    expect(maxOpen).toBe(1);
+    expect(countSideEffects(db)).toBe(2);
+  });
+});
