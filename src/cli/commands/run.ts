@@ -56,6 +56,9 @@ function stepLine(s: StepResult): string {
   return `${mark} ${s.id} ${s.args ? call : `${s.app}.${s.api}`} ${s.status} [${s.error?.code}] ${s.error?.message}`;
 }
 
+/** Exit status of a run stopped by Ctrl-C (128 + SIGINT). */
+const EXIT_INTERRUPTED = 130;
+
 function exitCodeOf(result: ExecutionResult): number {
   if (result.status === 'succeeded') return EXIT.ok;
   return result.status === 'refused' ? EXIT.failed : EXIT.runtime;
@@ -116,8 +119,14 @@ export function registerRunCommands(program: Command): void {
       }
       const { db, source } = openSgdDatabase(flags.db);
       const ctrl = new AbortController();
-      const onSigint = () => ctrl.abort();
-      process.once('SIGINT', onSigint);
+      const onSigint = () => {
+        if (ctrl.signal.aborted) process.exit(EXIT_INTERRUPTED); // the second Ctrl-C: at once
+        process.stderr.write(
+          '\ninterrupted: no new step starts; the calls in flight finish or abort (Ctrl-C again to quit now)\n',
+        );
+        ctrl.abort();
+      };
+      process.on('SIGINT', onSigint);
       let result: ExecutionResult;
       try {
         result = await executePlan(plan, {
@@ -156,6 +165,6 @@ export function registerRunCommands(program: Command): void {
         );
         process.stdout.write(`outputs: ${JSON.stringify(result.outputs, null, 2)}\n`);
       }
-      process.exitCode = exitCodeOf(result);
+      process.exitCode = ctrl.signal.aborted ? EXIT_INTERRUPTED : exitCodeOf(result);
     });
 }
