@@ -16,10 +16,10 @@ import {
   systemInputs,
   type TraceEvent,
 } from '../../exec/index.js';
-import { readPlanFile } from '../../plan/index.js';
 import { ApiaryError, NotFoundError, readJsonFile } from '../../shared/index.js';
 import { parseApprover, parseExistingFile, parseInteger, parseList } from '../options.js';
 import { EXIT, printJson } from '../output.js';
+import { readNonEmptyPlanFile } from '../plan-file.js';
 
 interface RunFlags {
   catalog: string;
@@ -88,7 +88,7 @@ export function registerRunCommands(program: Command): void {
     .option('--retries <n>', 'retries of failed non-transactional calls', '2')
     .option('--json', 'machine-readable output')
     .action(async (file: string, flags: RunFlags) => {
-      const plan = readPlanFile(file);
+      const plan = readNonEmptyPlanFile(file);
       const catalog = loadCatalog(flags.catalog, { dataDir: flags.data });
       const grant = parseList('--grant', flags.grant);
       const unknown = grant?.filter((id) => !catalog.apps.some((a) => a.id === id)) ?? [];
