@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { CommanderError } from 'commander';
-import { EXIT, reportError } from './output.js';
+import { EXIT, exitQuietlyOnBrokenPipe, reportError } from './output.js';
 import { buildProgram } from './program.js';
 
 async function main(argv: string[]): Promise<number> {
@@ -16,6 +16,9 @@ async function main(argv: string[]): Promise<number> {
     return reportError(error, argv.includes('--debug'));
   }
 }
+
+exitQuietlyOnBrokenPipe(process.stdout);
+exitQuietlyOnBrokenPipe(process.stderr);
 
 main(process.argv).then((code) => {
   process.exitCode = code;

@@ -4,6 +4,17 @@ import { ApiaryError } from '../shared/index.js';
 /** Exit statuses: 0 ok, 1 a check failed (e.g. plan invalid), 2 usage or input error, 3 runtime failure. */
 export const EXIT = { ok: 0, failed: 1, input: 2, runtime: 3 } as const;
 
+/**
+ * A reader that closes early (`apiary ... | head`) makes the next write fail with EPIPE; nothing more can be
+ * shown, so end quietly with 0 as Unix tools do. Installed once by main.ts on stdout and stderr.
+ */
+export function exitQuietlyOnBrokenPipe(stream: NodeJS.WriteStream): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(EXIT.ok);
+    throw error;
+  });
+}
+
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }

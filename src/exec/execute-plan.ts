@@ -208,6 +208,9 @@ function resumeState(resume: ExecuteOptions['resume']): {
   return { finished, unknownOutcome };
 }
 
+/** How long the scheduler runs steps before it lets the event loop turn (signals, timers, I/O). */
+const YIELD_EVERY_MS = 20;
+
 /** `work`, or its signal's abort reason if that comes first (the listener goes when either settles). */
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return work;
@@ -528,6 +531,8 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
 
   await new Promise<void>((done) => {
     let running = 0;
+    let lastYield = performance.now();
+    let yieldPending = false;
     const pump = () => {
       while (!runSignal?.aborted && running < concurrency && nextReady < ready.length) {
         const id = ready[nextReady++]!;
@@ -549,7 +554,18 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
               unsettled.set(next, left);
               if (left === 0) ready.push(next);
             }
-            pump();
+            // Steps of in-process apps settle in microtasks only: without a turn of the event
+            // loop now and then, a signal (Ctrl-C) or a timer would wait for the whole plan. While a
+            // turn is pending no step starts, so the microtask chain runs dry and the loop turns.
+            if (yieldPending) return;
+            if (performance.now() - lastYield >= YIELD_EVERY_MS) {
+              yieldPending = true;
+              setImmediate(() => {
+                yieldPending = false;
+                lastYield = performance.now();
+                pump();
+              });
+            } else pump();
           });
       }
       if (running === 0 && (nextReady === ready.length || runSignal?.aborted)) {

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import pLimit from 'p-limit';
-import { costOf, ZERO_USAGE } from '../models/index.js';
+import { costOf, isConnectionFailure, isInfrastructureFailure, ZERO_USAGE } from '../models/index.js';
 import { ApiaryError } from '../shared/index.js';
 import type { Outcome, Solved, Task, TaskSample } from '../tasks/index.js';
 import { headerLine, ResultsWriter, readResultsFile, type SampleLine } from './results-file.js';
@@ -60,6 +60,11 @@ export interface RunEvalOptions<S extends TaskSample, O, Sc, R> extends SummaryM
    * sample starts; those in flight finish and are recorded.
    */
   maxCost?: number;
+  /**
+   * Stop starting samples after this many samples in a row failed to reach the model endpoint
+   * (connection errors or timeouts on every attempt); default: never stop.
+   */
+  maxConsecutiveConnectionFailures?: number;
   /** Lock the run folder while writing (default on; deps for tests). */
   lock?: boolean | Partial<RunLockDeps>;
   deps?: Partial<RunEvalDeps>;
@@ -75,8 +80,13 @@ export interface RunEvalResult<R> {
   skipped: number;
   /** The run was aborted before every record finished. */
   aborted: boolean;
-  /** Why the run ended before every record finished: Ctrl-C (`signal`) or `--max-cost` (`budget`). */
-  stopReason: 'signal' | 'budget' | null;
+  /**
+   * Why the run ended before every record finished: Ctrl-C (`signal`), `--max-cost` (`budget`) or
+   * too many consecutive connection failures (`connection`).
+   */
+  stopReason: 'signal' | 'budget' | 'connection' | null;
+  /** Samples of this invocation recorded with an infrastructure error (the model endpoint failed). */
+  infrastructureErrors: number;
   /** A torn last line from a killed run was dropped. */
   repairedTail: boolean;
   /** The holder of a stale lock (its process was gone) that this run took over. */
@@ -190,6 +200,9 @@ async function runLocked<S extends TaskSample, O, Sc, R>(
   const t0 = deps.monotonic();
   let ran = 0;
   let errors = 0;
+  let infrastructureErrors = 0;
+  let consecutiveConnectionFailures = 0;
+  let endpointDown = false;
   const progress = (last?: EvalProgress['last']): void => {
     if (!opts.onProgress) return;
     const elapsedMs = deps.monotonic() - t0;
@@ -213,17 +226,26 @@ async function runLocked<S extends TaskSample, O, Sc, R>(
   const signal = opts.signal;
   const runOne = async (sample: S, epoch: number): Promise<void> => {
     // queued samples drain at once after an abort or once the budget is spent
-    if (signal?.aborted || budgetReached) return;
+    if (signal?.aborted || budgetReached || endpointDown) return;
     const startedAt = deps.now().toISOString();
     const start = deps.monotonic();
     let solved: Solved<O> | null = null;
     let error: string | null = null;
+    let connectionFailed = false;
     try {
       solved = await task.solve(sample, { seed: spec.seed, epoch, ...(signal ? { signal } : {}) });
     } catch (e) {
       if (signal?.aborted) return; // cut short by the abort: leave it for a resume
       error = errorMessage(e);
+      if (isInfrastructureFailure(e)) infrastructureErrors++;
+      connectionFailed = isConnectionFailure(e);
     }
+    consecutiveConnectionFailures = connectionFailed ? consecutiveConnectionFailures + 1 : 0;
+    if (
+      opts.maxConsecutiveConnectionFailures !== undefined &&
+      consecutiveConnectionFailures >= opts.maxConsecutiveConnectionFailures
+    )
+      endpointDown = true;
     const durationMs = deps.monotonic() - start;
     const outcome: Outcome<O> = solved
       ? { output: solved.output }
@@ -291,7 +313,16 @@ async function runLocked<S extends TaskSample, O, Sc, R>(
     ran,
     skipped,
     aborted,
-    stopReason: incomplete && budgetReached ? 'budget' : aborted ? 'signal' : null,
+    stopReason: !incomplete
+      ? null
+      : budgetReached
+        ? 'budget'
+        : endpointDown
+          ? 'connection'
+          : aborted
+            ? 'signal'
+            : null,
+    infrastructureErrors,
     repairedTail,
     lockTakenOver,
     elapsedMs,

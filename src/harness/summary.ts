@@ -21,6 +21,8 @@ export interface RunSummary {
   records: number;
   /** Records with an error (no output). */
   errors: number;
+  /** Of those, records whose error is the model endpoint's (failed call after retries, no answer). */
+  infrastructureErrors: number;
   /** Repeated records of a (sample, epoch) pair that were ignored (the first one counts). */
   duplicates: number;
   byCategory: Record<string, CategoryCounts>;
@@ -49,6 +51,9 @@ export interface SummaryMetrics {
   // biome-ignore lint/suspicious/noExplicitAny: any task's score
   passed?: (score: any) => boolean;
 }
+
+/** How the harness records an endpoint failure: `CODE: message` (see run-eval's errorMessage). */
+const INFRASTRUCTURE_ERROR = /^(MODEL_CALL_FAILED|MODEL_UNREACHABLE): /;
 
 const recordKey = (l: Pick<SampleLine, 'id' | 'epoch'>) => `${l.epoch}\u0000${l.id}`;
 
@@ -109,6 +114,7 @@ export function summarizeResults(
   );
   const byCategory: Record<string, CategoryCounts> = {};
   let errors = 0;
+  let infrastructureErrors = 0;
   let modelCalls = 0;
   const usage = { inputTokens: 0, outputTokens: 0 };
   for (const l of lines) {
@@ -119,6 +125,7 @@ export function summarizeResults(
     if (l.error !== null) {
       c.errors++;
       errors++;
+      if (INFRASTRUCTURE_ERROR.test(l.error)) infrastructureErrors++;
     }
     modelCalls += l.modelCalls;
     usage.inputTokens += l.usage?.inputTokens ?? 0;
@@ -153,6 +160,7 @@ export function summarizeResults(
     samples: new Set(lines.map((l) => l.id)).size,
     records: lines.length,
     errors,
+    infrastructureErrors,
     duplicates,
     byCategory,
     usage,
@@ -215,6 +223,9 @@ export function formatRunSummary(summary: RunSummary, formatReport?: (report: un
   } else rows.push({ samples: `${summary.samples}${dup}` });
   rows.push(
     { errors: String(summary.errors) },
+    ...(summary.infrastructureErrors
+      ? [{ 'infrastructure errors': `${summary.infrastructureErrors} (the model endpoint failed)` }]
+      : []),
     { 'model calls': String(summary.modelCalls) },
     { tokens: `${summary.usage.inputTokens} in / ${summary.usage.outputTokens} out` },
   );

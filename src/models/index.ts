@@ -4,6 +4,8 @@
  * @module
  */
 
+// One cheap request before a run: is the endpoint alive?
+export { type CheckEndpointDeps, checkModelEndpoint, type EndpointToCheck } from './check-endpoint.js';
 // The one model call of the agent runtime: messages, tools, tool choice, retries, usage, cache hits
 export {
   DEFAULT_RETRY_POLICY,
@@ -19,7 +21,13 @@ export {
 // apiary.config.json
 export { type ModelConfigFile, ModelConfigFileSchema, readModelConfigFile } from './model-config.js';
 // Why an attempt failed, and how long a server asked us to wait
-export { classifyModelError, type ModelFaultClass, retryAfterMs } from './model-faults.js';
+export {
+  classifyModelError,
+  isConnectionFailure,
+  isInfrastructureFailure,
+  type ModelFaultClass,
+  retryAfterMs,
+} from './model-faults.js';
 
 // Model setup from flags, environment and apiary.config.json
 export {

@@ -5,6 +5,7 @@ import {
   NoContentGeneratedError,
   TypeValidationError,
 } from 'ai';
+import { ApiaryError } from '../shared/index.js';
 
 /** Why one attempt failed. Every class except `fatal` is retried. */
 export type ModelFaultClass =
@@ -67,4 +68,29 @@ export function retryAfterMs(err: unknown, nowMs: number): number | undefined {
   if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined;
   const date = Date.parse(value);
   return Number.isFinite(date) ? Math.max(0, date - nowMs) : undefined;
+}
+
+/** Faults that mean the endpoint could not be reached at all (as opposed to a bad answer). */
+const CONNECTION_FAULTS: ReadonlySet<ModelFaultClass> = new Set(['network', 'timeout']);
+
+function failedCallFaults(error: unknown): readonly ModelFaultClass[] | null {
+  if (!(error instanceof ApiaryError) || error.code !== 'MODEL_CALL_FAILED') return null;
+  const faults = (error as { faults?: unknown }).faults;
+  return Array.isArray(faults) ? (faults as ModelFaultClass[]) : [];
+}
+
+/**
+ * The model endpoint failed, not the sample: a model call that failed after its retries, or an
+ * endpoint that did not answer. Such a sample is an error of the run (never an empty prediction).
+ */
+export function isInfrastructureFailure(error: unknown): boolean {
+  if (error instanceof ApiaryError && error.code === 'MODEL_UNREACHABLE') return true;
+  return failedCallFaults(error) !== null;
+}
+
+/** Every attempt of the failed call was a connection error or a timeout: the endpoint is likely down. */
+export function isConnectionFailure(error: unknown): boolean {
+  if (error instanceof ApiaryError && error.code === 'MODEL_UNREACHABLE') return true;
+  const faults = failedCallFaults(error);
+  return faults !== null && faults.length > 0 && faults.every((f) => CONNECTION_FAULTS.has(f));
 }

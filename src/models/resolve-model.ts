@@ -31,6 +31,8 @@ export interface ResolvedModel {
   baseURL: string;
   /** Where the API key came from (env variable name), or undefined when none is used. */
   apiKeySource: string | undefined;
+  /** The key itself, for requests made outside the AI SDK (the endpoint check); never print it. */
+  apiKey?: string;
   /** The sampling settings configured (flags, env, config file); the task fills in the rest. */
   sampling: SamplingSettings;
 }
@@ -125,7 +127,14 @@ export function resolveModelSetup(
     ...(apiKey ? { apiKey } : {}),
     includeUsage: true,
   });
-  return { model: provider.chatModel(modelId), modelId, baseURL, apiKeySource, sampling };
+  return {
+    model: provider.chatModel(modelId),
+    modelId,
+    baseURL,
+    apiKeySource,
+    ...(apiKey ? { apiKey } : {}),
+    sampling,
+  };
 }
 
 /** The configured model, or undefined when nothing is configured (see {@link resolveModelSetup}). */

@@ -10,6 +10,7 @@
  * - `NOT_FOUND`: a named thing (file, catalog, api) does not exist.
  * - `PERMISSION_DENIED`: a call was refused by permission isolation.
  * - `MODEL_CALL_FAILED`: the model endpoint failed after retries.
+ * - `MODEL_UNREACHABLE`: the model endpoint did not answer the check made before a run.
  * - `NETWORK`: a download failed (offline, bad status, checksum mismatch).
  * - `USAGE`: the caller asked for something that cannot be done (bad flag combination).
  */
@@ -21,6 +22,7 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'PERMISSION_DENIED'
   | 'MODEL_CALL_FAILED'
+  | 'MODEL_UNREACHABLE'
   | 'NETWORK'
   | 'USAGE';
 

@@ -86,6 +86,8 @@ export interface ScriptedOpenAiServerOptions {
   host?: '127.0.0.1';
   /** Dimension of the hashed bag-of-words vectors served by /v1/embeddings (default 64). */
   embeddingDimension?: number;
+  /** Model ids listed by `GET /v1/models` (default `['scripted']`); null: that route answers 404. */
+  modelIds?: readonly string[] | null;
 }
 
 export interface ScriptedOpenAiServer {
@@ -171,7 +173,8 @@ const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Starts a real OpenAI-compatible HTTP server on loopback whose chat answers come from a script.
- * Implements `POST /v1/chat/completions` (non-streaming, with usage) and `POST /v1/embeddings`.
+ * Implements `POST /v1/chat/completions` (non-streaming, with usage), `POST /v1/embeddings` and
+ * `GET /v1/models`.
  * Faults: `timeout` never answers (the client must time out; `close()` drops the socket),
  * `http429`/`http500` answer with that status, `invalid-json` sends a broken body,
  * `empty-choices` sends a valid body with `choices: []`. A `toolCalls` reply answers with
@@ -188,6 +191,13 @@ export async function startScriptedOpenAiServer(
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = (req.url ?? '').split('?')[0] ?? '';
+    // The model list (what `apiary eval` checks before a run); not recorded in `requests`.
+    if (req.method === 'GET' && path.endsWith('/models')) {
+      const ids = opts.modelIds === undefined ? ['scripted'] : opts.modelIds;
+      if (ids === null) sendJson(res, 404, { error: { message: `no route ${path}` } });
+      else sendJson(res, 200, { object: 'list', data: ids.map((id) => ({ id, object: 'model' })) });
+      return;
+    }
     if (req.method !== 'POST') {
       sendJson(res, 405, { error: { message: 'method not allowed' } });
       return;

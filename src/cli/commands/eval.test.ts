@@ -113,7 +113,7 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
       '--json',
     ]);
     expect(r.stderr).toBe(''); // --json: no progress, no notes
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(3); // mm-0's endpoint failure is an infrastructure error
     const json = JSON.parse(r.stdout);
     expect(json).toMatchObject({
       ran: 8,
@@ -123,7 +123,13 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
     });
     expectScenarioReport(json.summary.report);
     fullReport = json.summary.report;
-    expect(json.summary).toMatchObject({ samples: 8, errors: 1, duplicates: 0, modelCalls: 7 });
+    expect(json.summary).toMatchObject({
+      samples: 8,
+      errors: 1,
+      infrastructureErrors: 1,
+      duplicates: 0,
+      modelCalls: 7,
+    });
     expect(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'))).toEqual(json.summary);
 
     const contents = readResultsFile(join(out, 'results.jsonl'));
@@ -188,7 +194,9 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
       out,
       ...FAST_RETRY,
     ]);
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('1 sample(s) failed because the model endpoint failed');
+    expect(r.stdout).toMatch(/│ infrastructure errors\s+│ 1 \(the model endpoint failed\)\s+│/);
     expect(r.stderr).toContain(`data: ${MINI}`);
     expect(r.stderr).toMatch(/\[appbench\] 8\/8 \(100%\) [\d.]+\/s ETA \S+ errors 1/); // not a TTY: plain lines
     expect(r.stdout).toMatch(/│ errors\s+│ 1\s+│/);
@@ -230,6 +238,7 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
       expect(killed.signal).toBe('SIGKILL');
       const before = sampleLines(file).length;
       expect(before).toBeGreaterThanOrEqual(3);
+      const mm0Before = sampleLines(file).some((l) => l.id === 'mm-0');
       expect(before).toBeLessThan(8); // the kill landed mid-run
       // what a kill in the middle of a write leaves behind
       appendFileSync(file, '{"type":"sample","id":"ms-1","cat');
@@ -243,7 +252,8 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
       expect(partial.stdout).toMatch(new RegExp(`│ samples\\s+│ ${before}\\s+│`));
 
       const resumed = await runCli([...args, '--resume']);
-      expect(resumed.code).toBe(0);
+      // exit 3 when this invocation ran mm-0 (the endpoint fails it)
+      expect(resumed.code).toBe(mm0Before ? 0 : 3);
       const json = JSON.parse(resumed.stdout);
       expect(json).toMatchObject({ skipped: before, ran: 8 - before, repairedTail: true, aborted: false });
       expect(json.summary.report).toEqual(fullReport);
@@ -284,7 +294,7 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
       ...FAST_RETRY,
       '--json',
     ]);
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(3); // mm-0 fails at the endpoint
     const byId = new Map(samples.map((s) => [s.id, s]));
     const sent = server.requests.slice(before).map((q) => q.messages.map((m) => [m.role, m.content]));
     const sm0 = byId.get('sm-0')!.record;
@@ -476,7 +486,7 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
         '500',
         '--json',
       ]);
-      expect(r.code).toBe(0);
+      expect(r.code).toBe(3); // mm-0 and mm-1 failed at the endpoint
       const lines = new Map(sampleLines(join(out, 'results.jsonl')).map((l) => [l.id, l]));
       expect(lines.size).toBe(8);
       const faults = (id: string) => (lines.get(id)!.output as { faults?: string[] } | null)?.faults;
@@ -491,7 +501,7 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
       );
       expect(lines.get('mm-0')!.error).toMatch(/\[http5xx, http5xx\]/);
       const json = JSON.parse(r.stdout);
-      expect(json.summary).toMatchObject({ samples: 8, errors: 2 });
+      expect(json.summary).toMatchObject({ samples: 8, errors: 2, infrastructureErrors: 2 });
       expect(json.summary.report.failedIds).toEqual(['mm-0', 'mm-1']);
       // the recovered samples score as in the scenario: ss-0, sm-0, sm-1, ms-1 perfect; ss-1 and ms-0 not
       expect(json.summary.report.official.success).toBeCloseTo(4 / 6, 12);

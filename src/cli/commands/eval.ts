@@ -14,7 +14,12 @@ import {
   runEval,
   runFolderPrefix,
 } from '../../harness/index.js';
-import { createResponseCache, resolveModelSetup, type SamplingSettings } from '../../models/index.js';
+import {
+  checkModelEndpoint,
+  createResponseCache,
+  resolveModelSetup,
+  type SamplingSettings,
+} from '../../models/index.js';
 import { ApiaryError } from '../../shared/index.js';
 import {
   getSolver,
@@ -61,6 +66,9 @@ export interface EvalFlags extends LegacyAppBenchFlags {
   retries?: string;
   retryDelayMs?: string;
   cache?: string | boolean;
+  /** Commander's negation of --no-endpoint-check. */
+  endpointCheck?: boolean;
+  maxConnectionFailures?: string;
   json?: boolean;
 }
 
@@ -102,6 +110,8 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
   if (temperature !== undefined) flagSampling.temperature = temperature;
   const topP = parseTopPFlag(flags.topP);
   if (topP !== undefined) flagSampling.topP = topP;
+  const maxConnectionFailures =
+    parseInteger('--max-connection-failures', flags.maxConnectionFailures, { min: 1 }) ?? 5;
   const maxTokens = parseInteger('--max-tokens', flags.maxTokens, { min: 1 });
   if (maxTokens !== undefined) flagSampling.maxOutputTokens = maxTokens;
   const note = (msg: string) => {
@@ -144,6 +154,14 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
     { ...legacySolverOptions, ...routed.solver },
     `${def.name} solver ${solverName}`,
   );
+
+  // A dead endpoint stops here, with its URL and the cause, before any data is loaded or written.
+  if (model && flags.endpointCheck !== false)
+    await checkModelEndpoint({
+      baseURL: model.baseURL,
+      modelId: model.modelId,
+      ...(model.apiKey ? { apiKey: model.apiKey } : {}),
+    });
 
   const cache =
     model && flags.cache
@@ -224,6 +242,7 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
       overwrite: Boolean(flags.overwrite),
       onProgress: (p) => reporter.update(p),
       signal: ac.signal,
+      maxConsecutiveConnectionFailures: maxConnectionFailures,
       ...(maxCost !== undefined ? { maxCost } : {}),
       metrics: def.metrics,
       ...(def.passed ? { passed: def.passed } : {}),
@@ -245,6 +264,7 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
       skipped: result.skipped,
       aborted: result.aborted,
       stopReason: result.stopReason,
+      infrastructureErrors: result.infrastructureErrors,
       repairedTail: result.repairedTail,
       lockTakenOver: result.lockTakenOver,
       elapsedMs: Math.round(result.elapsedMs),
@@ -272,11 +292,23 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
         `${summary.records} of ${total} samples recorded. To go on, rerun the same command with --resume --out ${outDir} and a larger --max-cost\n`,
     );
     process.exitCode = EXIT.runtime;
+  } else if (result.stopReason === 'connection') {
+    process.stderr.write(
+      `stopped: ${maxConnectionFailures} consecutive samples could not reach the model endpoint (--max-connection-failures ${maxConnectionFailures}); ` +
+        `${summary.records} of ${total} samples recorded. Check the server at ${model?.baseURL}, then rerun with --resume --out ${outDir}\n`,
+    );
+    process.exitCode = EXIT.runtime;
   } else if (result.stopReason === 'signal') {
     process.stderr.write(
       `stopped early: ${summary.records} of ${total} samples recorded; rerun with --resume to finish (--out ${outDir})\n`,
     );
     process.exitCode = EXIT_INTERRUPTED;
+  }
+  if (result.stopReason === null && result.infrastructureErrors > 0) {
+    note(
+      `${result.infrastructureErrors} sample(s) failed because the model endpoint failed (recorded as errors, not as predictions); see the "error" field in ${result.resultsFile}`,
+    );
+    process.exitCode = EXIT.runtime;
   }
 }
 
@@ -309,6 +341,12 @@ function evalOptions(cmd: Command): Command {
     .option('--timeout-ms <ms>', 'per-attempt model timeout (default 120000)')
     .option('--retries <n>', 'retries per model call after the first attempt (default 4)')
     .option('--retry-delay-ms <ms>', 'first retry backoff, doubled per retry (default 1000)')
+    .option('--no-endpoint-check', 'skip the request to <base-url>/models made before the run')
+    .option(
+      '--max-connection-failures <n>',
+      'stop after n samples in a row could not reach the model endpoint (exit 3)',
+      '5',
+    )
     .option('--cache [dir]', 'reuse identical model calls from a response cache (default dir: user cache)')
     .option('--prompting <mode>', 'appbench: flat | hierarchical (same as --solver when a model is set)')
     .option('--shots <k>', 'appbench: k demonstrations (same as --option shots=k)')

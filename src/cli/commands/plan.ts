@@ -4,12 +4,12 @@ import {
   analyzePlan,
   printMetabenchPlan,
   printPlanJson,
-  readPlanFile,
   renderPlanDag,
   validatePlan,
 } from '../../plan/index.js';
 import { parseChoice } from '../options.js';
 import { EXIT, printJson } from '../output.js';
+import { readNonEmptyPlanFile } from '../plan-file.js';
 
 interface PlanFlags {
   catalog: string;
@@ -31,7 +31,7 @@ export function registerPlanCommands(program: Command): void {
     .option('--data <dir>', 'benchmark data folder')
     .option('--json', 'machine-readable output')
     .action((file: string, flags: PlanFlags) => {
-      const p = readPlanFile(file);
+      const p = readNonEmptyPlanFile(file);
       const issues = validatePlan(p, loadCatalog(flags.catalog, { dataDir: flags.data }));
       if (flags.json) printJson({ file, valid: issues.length === 0, steps: p.steps.length, issues });
       else if (issues.length === 0) process.stdout.write(`${file}: valid (${p.steps.length} steps)\n`);
@@ -51,7 +51,7 @@ export function registerPlanCommands(program: Command): void {
     .option('--json', 'machine-readable output (plan + analysis)')
     .action((file: string, flags: PlanFlags) => {
       const format = parseChoice('--format', flags.format ?? 'dag', ['dag', 'text', 'json'] as const);
-      const p = readPlanFile(file);
+      const p = readNonEmptyPlanFile(file);
       if (flags.json) {
         printJson({ plan: p, analysis: analyzePlan(p) });
         return;

@@ -16,10 +16,10 @@ import {
   systemInputs,
   type TraceEvent,
 } from '../../exec/index.js';
-import { readPlanFile } from '../../plan/index.js';
 import { ApiaryError, NotFoundError, readJsonFile } from '../../shared/index.js';
 import { parseApprover, parseExistingFile, parseInteger, parseList } from '../options.js';
 import { EXIT, printJson } from '../output.js';
+import { readNonEmptyPlanFile } from '../plan-file.js';
 
 interface RunFlags {
   catalog: string;
@@ -56,6 +56,9 @@ function stepLine(s: StepResult): string {
   return `${mark} ${s.id} ${s.args ? call : `${s.app}.${s.api}`} ${s.status} [${s.error?.code}] ${s.error?.message}`;
 }
 
+/** Exit status of a run stopped by Ctrl-C (128 + SIGINT). */
+const EXIT_INTERRUPTED = 130;
+
 function exitCodeOf(result: ExecutionResult): number {
   if (result.status === 'succeeded') return EXIT.ok;
   return result.status === 'refused' ? EXIT.failed : EXIT.runtime;
@@ -85,7 +88,7 @@ export function registerRunCommands(program: Command): void {
     .option('--retries <n>', 'retries of failed non-transactional calls', '2')
     .option('--json', 'machine-readable output')
     .action(async (file: string, flags: RunFlags) => {
-      const plan = readPlanFile(file);
+      const plan = readNonEmptyPlanFile(file);
       const catalog = loadCatalog(flags.catalog, { dataDir: flags.data });
       const grant = parseList('--grant', flags.grant);
       const unknown = grant?.filter((id) => !catalog.apps.some((a) => a.id === id)) ?? [];
@@ -116,8 +119,14 @@ export function registerRunCommands(program: Command): void {
       }
       const { db, source } = openSgdDatabase(flags.db);
       const ctrl = new AbortController();
-      const onSigint = () => ctrl.abort();
-      process.once('SIGINT', onSigint);
+      const onSigint = () => {
+        if (ctrl.signal.aborted) process.exit(EXIT_INTERRUPTED); // the second Ctrl-C: at once
+        process.stderr.write(
+          '\ninterrupted: no new step starts; the calls in flight finish or abort (Ctrl-C again to quit now)\n',
+        );
+        ctrl.abort();
+      };
+      process.on('SIGINT', onSigint);
       let result: ExecutionResult;
       try {
         result = await executePlan(plan, {
@@ -156,6 +165,6 @@ export function registerRunCommands(program: Command): void {
         );
         process.stdout.write(`outputs: ${JSON.stringify(result.outputs, null, 2)}\n`);
       }
-      process.exitCode = exitCodeOf(result);
+      process.exitCode = ctrl.signal.aborted ? EXIT_INTERRUPTED : exitCodeOf(result);
     });
 }

@@ -1,0 +1,141 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readResultsFile } from '../../harness/index.js';
+import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../../test/index.js';
+
+/* Issue 13 item 1: a dead or failing model endpoint must not look like a result. */
+
+const ROOT = resolve(__dirname, '../../..');
+const MINI = join(ROOT, 'examples', 'appbench-mini');
+const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
+const TSX = pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+
+function cleanEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const k of Object.keys(env)) if (k.startsWith('APIARY_') || k === 'OPENAI_API_KEY') delete env[k];
+  env.NO_COLOR = '1';
+  env.XDG_CACHE_HOME = mkdtempSync(join(tmpdir(), 'apiary-endpoint-cache-'));
+  return env;
+}
+
+function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const cwd = mkdtempSync(join(tmpdir(), 'apiary-endpoint-cwd-'));
+  const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], { cwd, env: cleanEnv() });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => {
+    stdout += d;
+  });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
+  return new Promise((res) => child.on('close', (code) => res({ code, stdout, stderr })));
+}
+
+async function closedPort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  const { port } = s.address() as AddressInfo;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+let server: ScriptedOpenAiServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+describe('apiary eval against a dead or failing endpoint', { timeout: 60_000 }, () => {
+  it('a closed port stops before the run: one line with the code and the URL, exit 3, no results', async () => {
+    const port = await closedPort();
+    const url = `http://127.0.0.1:${port}/v1`;
+    const r = await runCli([
+      'eval',
+      'appbench',
+      '--data',
+      MINI,
+      '--base-url',
+      url,
+      '--model',
+      'x',
+      '--limit',
+      '5',
+    ]);
+    expect(r.code).toBe(3);
+    const errorLines = r.stderr.split('\n').filter((l) => l.startsWith('error'));
+    expect(errorLines).toEqual([
+      `error [MODEL_UNREACHABLE] model endpoint ${url} did not answer: GET ${url}/models: connect ECONNREFUSED 127.0.0.1:${port}; ` +
+        'check --base-url and that the server is running (--no-endpoint-check skips this check)',
+    ]);
+    expect(r.stdout).toBe('');
+  });
+
+  it('samples failing for infrastructure reasons are errors: counted, and the exit status is 3', async () => {
+    server = await startScriptedOpenAiServer({ respond: () => ({ fault: 'http500' }) });
+    const out = mkdtempSync(join(tmpdir(), 'apiary-endpoint-out-'));
+    const r = await runCli([
+      'eval',
+      'appbench',
+      '--data',
+      MINI,
+      '--base-url',
+      server.url,
+      '--model',
+      'scripted',
+      '--retries',
+      '0',
+      '--out',
+      out,
+      '--json',
+    ]);
+    expect(r.code).toBe(3);
+    const json = JSON.parse(r.stdout);
+    expect(json.summary).toMatchObject({ records: 8, errors: 8, infrastructureErrors: 8 });
+    expect(json.stopReason).toBeNull();
+    const lines = readResultsFile(join(out, 'results.jsonl')).samples;
+    expect(lines).toHaveLength(8);
+    for (const l of lines) {
+      expect(l.output).toBeNull();
+      expect(l.error).toMatch(/^MODEL_CALL_FAILED: model call failed after 1 attempt\(s\) \[http5xx\]/);
+    }
+  });
+
+  it('after N consecutive connection failures the run stops instead of going through the dataset', async () => {
+    server = await startScriptedOpenAiServer({ respond: () => ({ fault: 'timeout' }) });
+    const out = mkdtempSync(join(tmpdir(), 'apiary-endpoint-out-'));
+    const r = await runCli([
+      'eval',
+      'appbench',
+      '--data',
+      MINI,
+      '--base-url',
+      server.url,
+      '--model',
+      'scripted',
+      '--retries',
+      '0',
+      '--timeout-ms',
+      '200',
+      '--concurrency',
+      '1',
+      '--max-connection-failures',
+      '3',
+      '--out',
+      out,
+    ]);
+    expect(r.code).toBe(3);
+    expect(readResultsFile(join(out, 'results.jsonl')).samples).toHaveLength(3);
+    expect(r.stderr).toContain(
+      'stopped: 3 consecutive samples could not reach the model endpoint (--max-connection-failures 3); ' +
+        '3 of 8 samples recorded',
+    );
+    expect(existsSync(join(out, 'summary.json'))).toBe(true);
+  });
+});
