@@ -29,6 +29,7 @@ export {
 } from './data-files.js';
 // lexeme-preserving JSON (ints and floats stay apart, as in Python)
 export {
+  dumpsPythonJson as dumpsShortcutsJson,
   type Json as ShortcutsJson,
   parseJson as parseShortcutsJson,
   stringifyJson as stringifyShortcutsJson,

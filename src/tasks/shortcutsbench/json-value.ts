@@ -1,4 +1,5 @@
 import { isLosslessNumber, LosslessNumber, parse, stringify } from 'lossless-json';
+import { pyJsonString, pyNumberText } from '../../shared/index.js';
 
 /**
  * JSON as Python's `json.loads` sees it (spec §11.15): numbers keep their source text, so an int
@@ -48,4 +49,29 @@ export function cloneJson<T extends Json>(value: T): T {
 /** A plain JS number for a JSON number (ints beyond 2^53 lose precision, as float() does). */
 export function jsonNumber(n: LosslessNumber): number {
   return Number(n.value);
+}
+
+/**
+ * Python `json.dumps(value)` (no `indent`: separators `", "`/`": "`, one line, as the official
+ * runner writes each result line) or `json.dumps(value, indent=n)` (separators `","`/`": "`);
+ * both escape non-ASCII (`ensure_ascii`). Numbers print as Python prints what it parsed.
+ */
+export function dumpsPythonJson(value: Json, indent?: number): string {
+  return dumpAt(value, indent, 0);
+}
+
+function dumpAt(value: Json, indent: number | undefined, depth: number): string {
+  if (value === null) return 'null';
+  if (value === true) return 'true';
+  if (value === false) return 'false';
+  if (typeof value === 'string') return pyJsonString(value);
+  if (isLosslessNumber(value)) return pyNumberText(value.value);
+  const items = Array.isArray(value)
+    ? value.map((v) => dumpAt(v, indent, depth + 1))
+    : Object.entries(value).map(([k, v]) => `${pyJsonString(k)}: ${dumpAt(v, indent, depth + 1)}`);
+  const [open, close] = Array.isArray(value) ? ['[', ']'] : ['{', '}'];
+  if (items.length === 0) return open + close;
+  if (indent === undefined) return `${open}${items.join(', ')}${close}`;
+  const inner = `\n${' '.repeat(indent * (depth + 1))}`;
+  return `${open}${inner}${items.join(`,${inner}`)}\n${' '.repeat(indent * depth)}${close}`;
 }
