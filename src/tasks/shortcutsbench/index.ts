@@ -16,6 +16,8 @@ export {
   type ValueForm as ShortcutsValueForm,
   valueForm as shortcutsValueForm,
 } from './actions.js';
+// the teacher-forced solver (§8): prompts, reply parsing, the per-shortcut loop
+export { loadShortcutsApis } from './api-files.js';
 export { type CandidateApis, candidateApis, candidateSeed, goldApiIds } from './candidates.js';
 // the official files and scoring a results file
 export {
@@ -53,7 +55,16 @@ export {
   renameControlFlow,
   returnValueNames,
 } from './normalise.js';
+export {
+  NO_DESCRIPTION as SHORTCUTS_NO_DESCRIPTION,
+  type PromptCandidate,
+  pyListRepr,
+  renderHistory as renderShortcutsHistory,
+  shortcutsSystemPrompt,
+  shortcutsUserPrompt,
+} from './prompts.js';
 export { judgeEqualCorrected, judgeEqualOfficial } from './python-values.js';
+export { type AgentBSeq, parseShortcutsReply } from './reply.js';
 export { formatShortcutsReport, pyFixed2 } from './report-format.js';
 // results and scoring
 export {
@@ -76,3 +87,14 @@ export {
   type ShortcutsReport,
   summarizeShortcuts,
 } from './summary.js';
+export {
+  isContextOrSafetyError,
+  modelStepper,
+  type ShortcutRun,
+  type ShortcutStep,
+  type ShortcutStepper,
+  type ShortcutsApis,
+  type ShortcutToSolve,
+  type StepReply,
+  solveShortcut,
+} from './teacher-forced.js';
