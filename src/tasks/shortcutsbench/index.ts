@@ -18,6 +18,12 @@ export {
 } from './actions.js';
 // the teacher-forced solver (§8): prompts, reply parsing, the per-shortcut loop
 export { loadShortcutsApis } from './api-files.js';
+// the no-model baseline (BM25 API choice, rule-based parameters)
+export {
+  baselineApi as shortcutsBaselineApi,
+  baselineParameters as shortcutsBaselineParameters,
+  baselineStepper as shortcutsBaselineStepper,
+} from './baseline.js';
 export { type CandidateApis, candidateApis, candidateSeed, goldApiIds } from './candidates.js';
 // the official files and scoring a results file
 export {
