@@ -70,6 +70,16 @@ export {
   shortcutsUserPrompt,
 } from './prompts.js';
 export { judgeEqualCorrected, judgeEqualOfficial } from './python-values.js';
+// the registered task (`apiary eval shortcuts`)
+export {
+  registerShortcutsTask,
+  SHORTCUTS_SOLVERS,
+  SHORTCUTS_TASK_VERSION,
+  type ShortcutSample,
+  type ShortcutsBothModes,
+  ShortcutsOptionsSchema,
+  shortcutsDefinition,
+} from './register.js';
 export { type AgentBSeq, parseShortcutsReply } from './reply.js';
 export { formatShortcutsReport, pyFixed2 } from './report-format.js';
 // results and scoring
