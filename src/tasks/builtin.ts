@@ -1,10 +1,12 @@
 import { registerAppBenchTask } from './appbench/register.js';
 import { defaultTaskRegistry, type TaskRegistry } from './registry.js';
+import { registerShortcutsTask } from './shortcutsbench/register.js';
 import { registerToolBenchRetrievalTask } from './toolbench/register.js';
 
 /** Registers the tasks apiary ships with (once per registry; later calls do nothing). */
 export function registerBuiltinTasks(registry: TaskRegistry = defaultTaskRegistry): TaskRegistry {
   if (!registry.has('appbench')) registerAppBenchTask(registry);
+  if (!registry.has('shortcuts')) registerShortcutsTask(registry);
   if (!registry.has('toolbench-retrieval')) registerToolBenchRetrievalTask(registry);
   return registry;
 }

@@ -66,9 +66,9 @@ describe('TaskRegistry', () => {
     );
   });
 
-  it('the built-ins register appbench and toolbench-retrieval once', () => {
+  it('the built-ins register appbench, shortcuts and toolbench-retrieval once', () => {
     const r = registerBuiltinTasks(registerBuiltinTasks(new TaskRegistry()));
-    expect(r.names()).toEqual(['appbench', 'toolbench-retrieval']);
+    expect(r.names()).toEqual(['appbench', 'shortcuts', 'toolbench-retrieval']);
     const appbench = r.get('appbench');
     expect(Object.keys(appbench.solvers)).toEqual(['flat', 'hierarchical', 'baseline', 'tool-loop']);
     expect([appbench.defaultSolver, appbench.noModelSolver]).toEqual(['flat', 'baseline']);

@@ -66,7 +66,11 @@ describe('apiary tasks', { timeout: 60_000 }, () => {
     expect(text.stdout).toContain('toolbench-retrieval v1: ToolBench API retrieval');
     expect(text.stdout).toMatch(/modelFile=<string> {2}trained model file .*\(required\)/);
     const json = JSON.parse((await runCli(['tasks', '--json'])).stdout);
-    expect(json.map((t: { name: string }) => t.name)).toEqual(['appbench', 'toolbench-retrieval']);
+    expect(json.map((t: { name: string }) => t.name)).toEqual([
+      'appbench',
+      'shortcuts',
+      'toolbench-retrieval',
+    ]);
     expect(json[0]).toMatchObject({
       name: 'appbench',
       defaultSolver: 'flat',
@@ -156,7 +160,7 @@ describe('apiary eval <task> and apiary report', { timeout: 90_000 }, () => {
     const unknown = await runCli(['eval', 'appbnech']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain(
-      '[NOT_FOUND] unknown task "appbnech" (known: appbench, toolbench-retrieval)',
+      '[NOT_FOUND] unknown task "appbnech" (known: appbench, shortcuts, toolbench-retrieval)',
     );
     const badOption = await runCli(['eval', 'appbench', '--data', MINI, '--option', 'categories=ss,xx']);
     expect(badOption.code).toBe(2);

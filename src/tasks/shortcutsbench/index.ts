@@ -16,6 +16,14 @@ export {
   type ValueForm as ShortcutsValueForm,
   valueForm as shortcutsValueForm,
 } from './actions.js';
+// the teacher-forced solver (§8): prompts, reply parsing, the per-shortcut loop
+export { loadShortcutsApis } from './api-files.js';
+// the no-model baseline (BM25 API choice, rule-based parameters)
+export {
+  baselineApi as shortcutsBaselineApi,
+  baselineParameters as shortcutsBaselineParameters,
+  baselineStepper as shortcutsBaselineStepper,
+} from './baseline.js';
 export { type CandidateApis, candidateApis, candidateSeed, goldApiIds } from './candidates.js';
 // the official files and scoring a results file
 export {
@@ -53,7 +61,26 @@ export {
   renameControlFlow,
   returnValueNames,
 } from './normalise.js';
+export {
+  NO_DESCRIPTION as SHORTCUTS_NO_DESCRIPTION,
+  type PromptCandidate,
+  pyListRepr,
+  renderHistory as renderShortcutsHistory,
+  shortcutsSystemPrompt,
+  shortcutsUserPrompt,
+} from './prompts.js';
 export { judgeEqualCorrected, judgeEqualOfficial } from './python-values.js';
+// the registered task (`apiary eval shortcuts`)
+export {
+  registerShortcutsTask,
+  SHORTCUTS_SOLVERS,
+  SHORTCUTS_TASK_VERSION,
+  type ShortcutSample,
+  type ShortcutsBothModes,
+  ShortcutsOptionsSchema,
+  shortcutsDefinition,
+} from './register.js';
+export { type AgentBSeq, parseShortcutsReply } from './reply.js';
 export { formatShortcutsReport, pyFixed2 } from './report-format.js';
 // results and scoring
 export {
@@ -76,3 +103,14 @@ export {
   type ShortcutsReport,
   summarizeShortcuts,
 } from './summary.js';
+export {
+  isContextOrSafetyError,
+  modelStepper,
+  type ShortcutRun,
+  type ShortcutStep,
+  type ShortcutStepper,
+  type ShortcutsApis,
+  type ShortcutToSolve,
+  type StepReply,
+  solveShortcut,
+} from './teacher-forced.js';
