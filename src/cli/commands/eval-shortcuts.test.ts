@@ -37,7 +37,7 @@ afterEach(async () => {
 describe('apiary eval shortcuts (authored fixtures)', { timeout: 60_000 }, () => {
   it('runs the baseline without a model: tables in the terminal, both modes in summary.json', async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'apiary-shortcuts-')), 'run');
-    const r = await runCli(['eval', 'shortcuts', '--data', FIXTURES, '--option', 'levels=1,2', '--out', out]);
+    const r = await runCli(['eval', 'shortcuts', '--data', FIXTURES, '--levels', '1,2', '--out', out]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('ShortcutsBench (official) — 7 shortcuts');
     expect(r.stdout).toContain(

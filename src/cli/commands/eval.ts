@@ -29,7 +29,7 @@ import {
   routeOptions,
   validateOptions,
 } from '../../tasks/index.js';
-import { parseInteger, parseNumber } from '../options.js';
+import { parseInteger, parseList, parseNumber } from '../options.js';
 import { EXIT, printJson } from '../output.js';
 import {
   chooseSolver,
@@ -42,6 +42,8 @@ import {
 import { reportRun } from './report.js';
 
 export interface EvalFlags extends LegacyAppBenchFlags {
+  /** ShortcutsBench: comma-separated levels (the task option `levels`). */
+  levels?: string;
   solver?: string;
   option?: string[];
   epochs?: string;
@@ -83,6 +85,15 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
   if (flags.resume && flags.overwrite)
     throw new ApiaryError('USAGE', '--resume and --overwrite exclude each other');
   const legacy = mapLegacyAppBenchFlags(def.name, flags);
+  if (flags.levels !== undefined && def.name !== 'shortcuts')
+    throw new ApiaryError(
+      'USAGE',
+      `--levels is a shortcuts flag; for ${def.name} use --option key=value (see apiary tasks)`,
+    );
+  const levels =
+    flags.levels === undefined
+      ? {}
+      : { levels: parseList('--levels', flags.levels, ['1', '2', '3', '4']).map(Number) };
   const concurrency = parseInteger('--concurrency', flags.concurrency, { min: 1 }) ?? 4;
   const limit = parseInteger('--limit', flags.limit, { min: 0 });
   const seed = parseInteger('--seed', flags.seed, { min: 0 }) ?? 0;
@@ -148,7 +159,11 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
   const legacySolverOptions = Object.fromEntries(
     Object.entries(legacy.solverOptions).filter(([k]) => model && solverUsesLegacy(k)),
   );
-  const taskOptions = validateOptions(def.options, { ...legacy.taskOptions, ...routed.task }, def.name);
+  const taskOptions = validateOptions(
+    def.options,
+    { ...legacy.taskOptions, ...levels, ...routed.task },
+    def.name,
+  );
   const solverOptions = validateOptions(
     solver.options,
     { ...legacySolverOptions, ...routed.solver },
@@ -352,6 +367,10 @@ function evalOptions(cmd: Command): Command {
     .option('--shots <k>', 'appbench: k demonstrations (same as --option shots=k)')
     .option('--demos <how>', 'appbench: same-app | random (same as --option demos=…)')
     .option('--categories <list>', 'appbench: comma-separated subset of ss,sm,ms,mm')
+    .option(
+      '--levels <list>',
+      'shortcuts: comma-separated subset of the levels 1,2,3,4 (same as --option levels=…)',
+    )
     .option('--json', 'machine-readable output (no progress display)');
 }
 
