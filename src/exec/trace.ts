@@ -31,6 +31,8 @@ export const TraceEventSchema = z.object({
   /** The step's named outputs (and the raw result, `end` only). */
   outputs: z.record(z.string(), z.unknown()).optional(),
   result: z.unknown().optional(),
+  /** `end` of a call that returned no row (a search that matched nothing). */
+  empty: z.literal(true).optional(),
   error: z.object({ code: z.string(), message: z.string() }).optional(),
 });
 export type TraceEvent = z.infer<typeof TraceEventSchema>;

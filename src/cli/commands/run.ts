@@ -52,6 +52,8 @@ function stepLine(s: StepResult): string {
   const call = `${s.app}.${s.api}(${Object.entries(s.args ?? {})
     .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
     .join(', ')})`;
+  if (s.status === 'succeeded' && s.empty)
+    return `${pc.yellow('∅')} ${s.id} ${call} → no matching row (empty result)${s.resumed ? ' (reused from the trace)' : ''}`;
   if (s.status === 'succeeded')
     return `${pc.green('✓')} ${s.id} ${call} → ${JSON.stringify(s.outputs ?? {})}${s.resumed ? ' (reused from the trace)' : ''}`;
   const mark = s.status === 'refused' ? pc.red('⊘') : s.status === 'cancelled' ? pc.yellow('-') : pc.red('✗');
@@ -171,8 +173,9 @@ export function registerRunCommands(program: Command): void {
             `  ${i.step ?? '-'}${i.field ? `.${i.field}` : ''}: ${i.code}: ${i.message}\n`,
           );
         const ok = result.steps.filter((s) => s.status === 'succeeded').length;
+        const empty = result.steps.filter((s) => s.empty).length;
         process.stdout.write(
-          `${result.status === 'succeeded' ? pc.green(result.status) : pc.red(result.status)}: ${ok}/${result.steps.length} steps succeeded in ${result.elapsedMs} ms (apps: ${source} database)\n`,
+          `${result.status === 'succeeded' ? pc.green(result.status) : pc.red(result.status)}: ${ok}/${result.steps.length} steps succeeded${empty ? ` (${empty} with an empty result)` : ''} in ${result.elapsedMs} ms (apps: ${source} database)\n`,
         );
         process.stdout.write(`outputs: ${JSON.stringify(result.outputs, null, 2)}\n`);
       }
