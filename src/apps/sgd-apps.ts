@@ -83,7 +83,8 @@ function sgdIsTransactional(service: string, intent: string): boolean {
 /**
  * One simulated app per catalog app, backed by the SGD database (docs/simulated-apps.md).
  * Searches return the recorded rows that match the arguments; transactional calls return a
- * confirmation record and write one `side_effects` row. Every handler refuses callers other
+ * confirmation record (the asked arguments always win over a stored row) and write one
+ * `side_effects` row. Every handler refuses callers other
  * than its app's owner.
  */
 export function createSgdApps(opts: CreateSgdAppsOptions): SgdAppHandler[] {
@@ -210,8 +211,10 @@ export class SgdAppHandler implements AppHandler {
     const probe = [...given]
       .map(([slot, value]) => ({ slot, value: normalizeSlotValue(value)! }))
       .sort((a, b) => (a.slot < b.slot ? -1 : a.slot > b.slot ? 1 : 0));
-    // A call SGD recorded with exactly these arguments confirms as SGD did (even where SGD
-    // answered another value than asked); otherwise the most consistent row fills the gaps.
+    // A call SGD recorded with exactly these arguments confirms with SGD's row, otherwise the most
+    // consistent row: the row fills the slots not asked for and spells the asked values its way,
+    // but never contradicts them (SGD sometimes booked another value than asked; a confirmation
+    // must say what was done as asked).
     const replayKey = normalizedParamsKey(args, slotNames(api));
     const replayed =
       replayKey === undefined
@@ -225,8 +228,7 @@ export class SgdAppHandler implements AppHandler {
       const fromRow = row[name];
       if (fromArgs !== undefined)
         record[name] =
-          fromRow !== undefined &&
-          (replayed !== undefined || normalizeSlotValue(fromRow) === normalizeSlotValue(fromArgs))
+          fromRow !== undefined && normalizeSlotValue(fromRow) === normalizeSlotValue(fromArgs)
             ? fromRow
             : fromArgs;
       else if (fromRow !== undefined) record[name] = fromRow;

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import {
   parseNumber,
   parseOutputPath,
   usageError,
+  writeOutputFile,
 } from './options.js';
 
 /** The USAGE message of a parser call that must fail. */
@@ -166,6 +167,23 @@ describe('parseExistingFile', () => {
   });
 });
 
+describe('writeOutputFile', () => {
+  it('replaces the file whole and leaves no temp file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'apiary-write-'));
+    const out = join(dir, 'deep', 'out.jsonl');
+    writeOutputFile('--out', out, 'a\n');
+    writeOutputFile('--out', out, 'b\n');
+    expect(readFileSync(out, 'utf8')).toBe('b\n');
+    expect(readdirSync(join(dir, 'deep'))).toEqual(['out.jsonl']);
+  });
+
+  it('names the flag and the path when the write fails', () => {
+    expect(rejection(() => writeOutputFile('--out', '/proc/x/y.bin', 'a'))).toMatch(
+      /^cannot write --out \/proc\/x\/y\.bin: /,
+    );
+  });
+});
+
 describe('parseOutputPath', () => {
   const dir = mkdtempSync(join(tmpdir(), 'apiary-options-'));
   const file = join(dir, 'existing.txt');
@@ -193,5 +211,22 @@ describe('parseOutputPath', () => {
       `--out must be a path under a folder, not under a file (got "${under}")`,
     );
     expect(rejection(() => parseOutputPath('--out', ''))).toBe('--out must be a file path (got "")');
+  });
+
+  it('with { overwrite: false } refuses an existing file, with true accepts it', () => {
+    expect(rejection(() => parseOutputPath('--out', file, 'file', { overwrite: false }))).toBe(
+      `--out must be a file that does not exist yet; pass --overwrite to replace it (got "${file}")`,
+    );
+    expect(parseOutputPath('--out', file, 'file', { overwrite: true })).toBe(file);
+    expect(parseOutputPath('--out', join(dir, 'fresh.txt'), 'file', { overwrite: false })).toBe(
+      join(dir, 'fresh.txt'),
+    );
+  });
+
+  it('refuses a path in a folder that takes no new files, and leaves no probe behind', () => {
+    expect(rejection(() => parseOutputPath('--out', '/proc/x/y.bin'))).toBe(
+      '--out must be a path in a writable folder (/proc is not) (got "/proc/x/y.bin")',
+    );
+    expect(readdirSync(dir).sort()).toEqual(['existing.txt', 'sub']);
   });
 });

@@ -1,7 +1,7 @@
-import { existsSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { closeSync, existsSync, openSync, rmSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { type ApprovalHandler, askOnTerminal, autoApprove, denyAll } from '../exec/index.js';
-import { ApiaryError } from '../shared/index.js';
+import { ApiaryError, writeFileAtomic } from '../shared/index.js';
 
 /**
  * One parser per kind of command-line value. Every rejection is an `ApiaryError('USAGE')` with one
@@ -153,33 +153,95 @@ export function parseExistingFile(flag: string, value: string | undefined) {
   return value;
 }
 
+export interface OutputPathOptions {
+  /**
+   * Set by commands that offer `--overwrite`: `false` refuses an existing file (naming the flag to
+   * pass), `true` accepts it. Left out, an existing file is accepted (the command appends or repairs).
+   */
+  overwrite?: boolean;
+}
+
+/** Whether a file can be created in `folder`: tried for real, since `access()` says yes to root. */
+function canCreateIn(folder: string): boolean {
+  const probe = join(folder, `.apiary-write-probe-${process.pid}`);
+  try {
+    closeSync(openSync(probe, 'wx'));
+    rmSync(probe, { force: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function canWriteFile(file: string): boolean {
+  try {
+    closeSync(openSync(file, 'r+'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
- * A path to write: not empty, not an existing folder (or, for `kind: 'directory'`, not an existing
- * file), and its nearest existing parent is a folder, so the path can be created. Returned as given;
- * the command creates missing parent folders or not, as it documents.
+ * A path to write, checked before any work so a long run never fails at its last step: not empty,
+ * not an existing folder (or, for `kind: 'directory'`, not an existing file), its nearest existing
+ * parent is a folder we can create files in, an existing file is writable, and with
+ * `{ overwrite: false }` an existing file is refused. Returned as given; the command creates missing
+ * parent folders or not, as it documents, and writes through `writeOutputFile` (temp file + rename).
  */
-export function parseOutputPath(flag: string, value: string, kind?: 'file' | 'directory'): string;
+export function parseOutputPath(
+  flag: string,
+  value: string,
+  kind?: 'file' | 'directory',
+  options?: OutputPathOptions,
+): string;
 export function parseOutputPath(
   flag: string,
   value: string | undefined,
   kind?: 'file' | 'directory',
+  options?: OutputPathOptions,
 ): string | undefined;
 export function parseOutputPath(
   flag: string,
   value: string | undefined,
   kind: 'file' | 'directory' = 'file',
+  options: OutputPathOptions = {},
 ) {
   if (value === undefined) return undefined;
   const noun = kind === 'file' ? 'a file path' : 'a folder path';
   if (!value.trim()) throw usageError(flag, noun, value);
   const full = resolve(value);
-  if (existsSync(full) && statSync(full).isDirectory() !== (kind === 'directory'))
+  const exists = existsSync(full);
+  if (exists && statSync(full).isDirectory() !== (kind === 'directory'))
     throw usageError(flag, `${noun}, not a ${kind === 'file' ? 'folder' : 'file'}`, value);
+  if (exists && kind === 'file') {
+    if (options.overwrite === false)
+      throw usageError(flag, `a file that does not exist yet; pass --overwrite to replace it`, value);
+    if (!canWriteFile(full)) throw usageError(flag, 'a writable file', value);
+    return value;
+  }
   let parent = dirname(full);
   while (!existsSync(parent)) parent = dirname(parent);
   if (!statSync(parent).isDirectory())
     throw usageError(flag, 'a path under a folder, not under a file', value);
+  if (!canCreateIn(exists ? full : parent))
+    throw usageError(flag, `a path in a writable folder (${parent} is not)`, value);
   return value;
+}
+
+/**
+ * Writes a checked output (`parseOutputPath`) whole or not at all: a sibling temp file, then a
+ * rename, so an interrupted or failed write leaves the earlier file intact. Missing parent folders
+ * are created. A failure is a USAGE error naming the flag and the path.
+ */
+export function writeOutputFile(flag: string, path: string, content: string | Uint8Array): void {
+  try {
+    writeFileAtomic(path, typeof content === 'string' ? content : Buffer.from(content));
+  } catch (error) {
+    throw new ApiaryError('USAGE', `cannot write ${flag} ${path}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
 }
 
 export const APPROVE_MODES = ['auto', 'ask', 'deny'] as const;

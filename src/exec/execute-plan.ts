@@ -20,7 +20,7 @@ import {
   permissionProblem,
 } from './dispatch-call.js';
 import { defaultPrompt, type InputProviders, systemInputs } from './inputs.js';
-import { type OutputSlot, outputValues, selectOutputs } from './step-outputs.js';
+import { type OutputSlot, outputValues, resultRows, selectOutputs } from './step-outputs.js';
 import type { TraceEvent, TraceSink } from './trace.js';
 
 export type StepStatus = 'succeeded' | 'failed' | 'refused' | 'cancelled';
@@ -69,6 +69,11 @@ export interface StepResult {
   /** Named outputs that have values (see `selectOutputs`). */
   outputs?: Record<string, unknown>;
   error?: StepError;
+  /**
+   * The call succeeded and returned no row (a search that matched nothing): the step has no
+   * outputs, and steps reading them fail with "returned no row". Set only then.
+   */
+  empty?: true;
   /** The result was taken from the trace of the run being resumed (no call was made). */
   resumed?: boolean;
   /** ISO times from the run's clock (first dispatch / settlement). */
@@ -446,6 +451,7 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
           content: toContent(result),
           outputs: outputValues(stepSlots),
         });
+        if (resultRows(result).length === 0) r.empty = true;
         r.startedAt = r.endedAt = resolved.reuse.time;
         return;
       }
@@ -490,7 +496,16 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
         r.content = outcome.content;
         r.outputs = outputValues(stepSlots);
         r.endedAt = iso();
-        trace?.({ ...base, event: 'end', attempt, inputs: args, outputs: r.outputs, result: outcome.raw });
+        if (resultRows(outcome.raw).length === 0) r.empty = true;
+        trace?.({
+          ...base,
+          event: 'end',
+          attempt,
+          inputs: args,
+          outputs: r.outputs,
+          result: outcome.raw,
+          ...(r.empty ? { empty: true } : {}),
+        });
         return;
       }
       const f = stepFailureOf(outcome.error, outcome.dispatched, transactional);

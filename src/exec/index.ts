@@ -73,6 +73,7 @@ export {
 export { type OutputSlot, selectOutputs } from './step-outputs.js';
 // The JSONL trace: write, read, repair
 export {
+  assertTraceFile,
   jsonlTrace,
   readTrace,
   repairTrace,

@@ -1,5 +1,15 @@
-import { appendFileSync, closeSync, existsSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  fsyncSync,
+  openSync,
+  readFileSync,
+  readSync,
+  writeSync,
+} from 'node:fs';
 import { z } from 'zod';
+import { InputInvalidError } from '../shared/index.js';
 
 export const TRACE_EVENTS = ['start', 'end', 'error', 'refused', 'interrupted'] as const;
 
@@ -21,6 +31,8 @@ export const TraceEventSchema = z.object({
   /** The step's named outputs (and the raw result, `end` only). */
   outputs: z.record(z.string(), z.unknown()).optional(),
   result: z.unknown().optional(),
+  /** `end` of a call that returned no row (a search that matched nothing). */
+  empty: z.literal(true).optional(),
   error: z.object({ code: z.string(), message: z.string() }).optional(),
 });
 export type TraceEvent = z.infer<typeof TraceEventSchema>;
@@ -141,4 +153,38 @@ export function readTrace(file: string): TraceEvent[] {
     }
   }
   return out;
+}
+
+/**
+ * Refuses to append a run to a file that is not a trace (notes, a plan, another tool's log): its
+ * first non-blank line must be a trace event. A missing or empty file is fine; a later cut line is
+ * left to `repairTrace`. Reads only the start of the file.
+ */
+export function assertTraceFile(file: string): void {
+  if (!existsSync(file)) return;
+  const fd = openSync(file, 'r');
+  let head: string;
+  try {
+    const buf = Buffer.alloc(64 * 1024);
+    head = buf.subarray(0, readSync(fd, buf, 0, buf.length, 0)).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+  const lines = head.split('\n');
+  const index = lines.findIndex((l) => l.trim() !== '');
+  if (index < 0) return;
+  const line = lines[index]!;
+  // A first line longer than the head is checked whole.
+  const first = index === lines.length - 1 ? readFileSync(file, 'utf8').split('\n')[index]! : line;
+  let ok = false;
+  try {
+    ok = TraceEventSchema.safeParse(JSON.parse(first)).success;
+  } catch {
+    ok = false;
+  }
+  if (!ok)
+    throw new InputInvalidError(
+      { file },
+      `line ${index + 1}: not a trace event; --trace appends to an earlier trace only: pick a new file`,
+    );
 }

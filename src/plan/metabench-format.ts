@@ -182,6 +182,8 @@ export function parseMetabenchPlan(text: string, opts: ParsePlanOptions = {}): P
   const steps: Step[] = [];
   const skipped: SkippedLine[] = [];
   const lines = text.split(/\r?\n/);
+  // Output name → id of the latest step so far returning it (one lookup per bare reference).
+  const latestProducer = new Map<string, string>();
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     if (!line.trim() || line.trim().startsWith('//')) continue;
@@ -212,11 +214,11 @@ export function parseMetabenchPlan(text: string, opts: ParsePlanOptions = {}): P
     for (const [k, v] of raw.args) {
       if (v.kind === 'ref' && v.step === null) {
         // The latest earlier step that returns this name.
-        const producer = [...steps].reverse().find((s) => s.outputs.includes(v.output));
-        args[k] = { kind: 'ref', step: producer?.id ?? null, output: v.output };
+        args[k] = { kind: 'ref', step: latestProducer.get(v.output) ?? null, output: v.output };
       } else args[k] = v;
     }
     steps.push({ id, app, api: raw.api, args, outputs: raw.outputs });
+    for (const o of raw.outputs) latestProducer.set(o, id);
   }
   return { plan: { steps }, skipped };
 }
@@ -227,8 +229,7 @@ function quote(s: string): string {
 
 function printValue(
   v: ArgValue,
-  steps: readonly Step[],
-  index: number,
+  latestBefore: ReadonlyMap<string, string>,
   positional: Map<string, string>,
 ): string {
   switch (v.kind) {
@@ -243,11 +244,10 @@ function printValue(
       return `$${v.source}`;
     case 'ref': {
       if (v.step === null) return v.output;
-      const latest = steps
-        .slice(0, index)
-        .reverse()
-        .find((s) => s.outputs.includes(v.output));
-      return latest?.id === v.step ? v.output : `${positional.get(v.step) ?? v.step}.${v.output}`;
+      // A bare name reads back as the latest earlier producer: use it only when that is the step meant.
+      return latestBefore.get(v.output) === v.step
+        ? v.output
+        : `${positional.get(v.step) ?? v.step}.${v.output}`;
     }
   }
 }
@@ -255,11 +255,14 @@ function printValue(
 /** Prints a plan in MetaBench call-list text; `parseMetabenchPlan(print(p))` equals `p` up to step ids. */
 export function printMetabenchPlan(plan: Plan): string {
   const positional = new Map(plan.steps.map((s, i) => [s.id, `s${i + 1}`]));
+  // Output name → id of the latest step before the current one returning it (linear in the plan).
+  const latestBefore = new Map<string, string>();
   return plan.steps
-    .map((step, i) => {
+    .map((step) => {
       const args = Object.entries(step.args)
-        .map(([k, v]) => `#${k}=${printValue(v, plan.steps, i, positional)}`)
+        .map(([k, v]) => `#${k}=${printValue(v, latestBefore, positional)}`)
         .join(', ');
+      for (const o of step.outputs) latestBefore.set(o, step.id);
       const outs = step.outputs.length ? `${step.outputs.join(', ')} = ` : '';
       // The parser strips an `App_` prefix, so an API really named that way keeps it doubled.
       const api = step.api.startsWith(`${step.app}_`) ? `${step.app}_${step.api}` : step.api;

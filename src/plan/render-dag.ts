@@ -30,9 +30,15 @@ export function renderPlanDag(plan: Plan): string {
   ];
   a.components.forEach((ids, c) => {
     lines.push('', `component ${c + 1}`);
-    const levels = [...new Set(ids.map((id) => levelOf.get(id) ?? -1))].sort((x, y) => x - y);
-    for (const l of levels) {
-      const here = ids.filter((id) => (levelOf.get(id) ?? -1) === l);
+    // One pass to group the component's steps by level (filtering per level is quadratic on a chain).
+    const byLevel = new Map<number, string[]>();
+    for (const id of ids) {
+      const l = levelOf.get(id) ?? -1;
+      const list = byLevel.get(l);
+      if (list) list.push(id);
+      else byLevel.set(l, [id]);
+    }
+    for (const [l, here] of [...byLevel].sort(([x], [y]) => x - y)) {
       lines.push(`  ${l < 0 ? 'cycle' : `level ${l + 1}`}${here.length > 1 ? ' (parallel)' : ''}`);
       here.forEach((id, i) => {
         const s = byId.get(id)!;

@@ -1,6 +1,6 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { ApiaryError, mulberry32, parseWith } from '../shared/index.js';
+import { ApiaryError, mulberry32, parseWith, writeFileAtomic } from '../shared/index.js';
 import { type FeatureConfig, FeatureExtractor } from './features.js';
 import { Adam, identityProjection, mnrLossAndGrad, type Projection, project } from './mnr.js';
 import { mixSparse, type SparseVector, shuffleInPlace } from './sparse.js';
@@ -284,8 +284,9 @@ export function decodeTrainedModel(buf: Buffer, file: string): TrainedModel {
   };
 }
 
+/** Writes the model whole or not at all (temp file + rename): a failed save keeps the earlier file. */
 export function saveTrainedModel(path: string, model: TrainedModel): void {
-  writeFileSync(path, encodeTrainedModel(model));
+  writeFileAtomic(path, encodeTrainedModel(model));
 }
 
 export function loadTrainedModel(path: string): TrainedModel {

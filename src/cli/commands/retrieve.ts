@@ -162,6 +162,7 @@ export function registerRetrieveCommands(program: Command): void {
     )
     .option('--data <dir>', 'data folder with toolbench/tools.jsonl and toolbench/queries/')
     .option('--out <file>', 'model file to write', 'retriever.aprm')
+    .option('--overwrite', 'replace an existing --out file')
     .option(
       '--holdout <names>',
       'query files kept out of training (comma-separated, or "all" for synthetic pairs only)',
@@ -183,12 +184,14 @@ export function registerRetrieveCommands(program: Command): void {
         seed: string;
         wordVectors: boolean;
         ranker: boolean;
+        overwrite?: boolean;
         json?: boolean;
       }) => {
         const epochs = parseInteger('--epochs', flags.epochs, { min: 0 });
         const synthetic = parseInteger('--synthetic', flags.synthetic, { min: 0 });
         const seed = parseInteger('--seed', flags.seed, { min: 0 });
-        const out = parseOutputPath('--out', flags.out);
+        // Checked before training (minutes), written whole by saveTrainedModel (temp file + rename).
+        const out = parseOutputPath('--out', flags.out, 'file', { overwrite: Boolean(flags.overwrite) });
         const dataDir = resolveDataDir(flags.data);
         const suite = loadToolBenchSuite(dataDir);
         const holdout =
@@ -238,7 +241,6 @@ export function registerRetrieveCommands(program: Command): void {
           });
         }
         model.info.seconds = Math.round((performance.now() - t0) / 1000);
-        mkdirSync(dirname(out) || '.', { recursive: true });
         saveTrainedModel(out, model);
         if (flags.json) printJson({ out, ...model.info, ...(model.ranker ? { ranker: model.ranker } : {}) });
         else

@@ -160,3 +160,34 @@ describe('apiary run: flag checks', () => {
     expect(r.stderr).toContain('unknown app in --grant "Rent" (available: Hotels, Rents,');
   });
 });
+
+describe('apiary run: an empty search result (issue 13 item 8)', () => {
+  it('marks a search that matched no row, in the lines, the summary, the JSON and the trace', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'apiary-run-empty-'));
+    const trace = join(dir, 'trace.jsonl');
+    const r = await apiary('run', 'examples/car-rental.plan.txt', '--approve', 'auto', '--trace', trace);
+    const lines = r.stdout.split('\n');
+    expect(lines[0]).toContain(
+      's1 Rents.getcarsavailable(city="Warsaw", start_date="2019-03-07", pickup_time="13:30", end_date="2019-03-13", car_type="Hatchback") → no matching row (empty result)',
+    );
+    expect(lines[0]).toMatch(/^\S*∅/);
+    expect(lines[3]).toContain('failed: 2/3 steps succeeded (2 with an empty result)');
+    const ends = readFileSync(trace, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((e) => e.event === 'end');
+    expect(ends.map((e) => [e.step, e.empty])).toEqual([
+      ['s1', true],
+      ['s3', true],
+    ]);
+    const json = JSON.parse(
+      (await apiary('run', 'examples/car-rental.plan.txt', '--approve', 'auto', '--json')).stdout,
+    );
+    expect(json.steps.map((s: { id: string; empty?: boolean }) => [s.id, s.empty])).toEqual([
+      ['s1', true],
+      ['s2', undefined],
+      ['s3', true],
+    ]);
+  });
+});

@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import pc from 'picocolors';
 import { createSgdApps, openSgdDatabase } from '../../apps/index.js';
@@ -6,6 +7,7 @@ import { loadCatalog } from '../../catalog/index.js';
 import {
   type AskProvider,
   askUserOnTerminal,
+  assertTraceFile,
   type ExecutionResult,
   executePlan,
   jsonlTrace,
@@ -17,7 +19,7 @@ import {
   type TraceEvent,
 } from '../../exec/index.js';
 import { ApiaryError, NotFoundError, readJsonFile } from '../../shared/index.js';
-import { parseApprover, parseExistingFile, parseInteger, parseList } from '../options.js';
+import { parseApprover, parseExistingFile, parseInteger, parseList, parseOutputPath } from '../options.js';
 import { EXIT, printJson } from '../output.js';
 import { readNonEmptyPlanFile } from '../plan-file.js';
 
@@ -50,6 +52,8 @@ function stepLine(s: StepResult): string {
   const call = `${s.app}.${s.api}(${Object.entries(s.args ?? {})
     .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
     .join(', ')})`;
+  if (s.status === 'succeeded' && s.empty)
+    return `${pc.yellow('∅')} ${s.id} ${call} → no matching row (empty result)${s.resumed ? ' (reused from the trace)' : ''}`;
   if (s.status === 'succeeded')
     return `${pc.green('✓')} ${s.id} ${call} → ${JSON.stringify(s.outputs ?? {})}${s.resumed ? ' (reused from the trace)' : ''}`;
   const mark = s.status === 'refused' ? pc.red('⊘') : s.status === 'cancelled' ? pc.yellow('-') : pc.red('✗');
@@ -78,7 +82,10 @@ export function registerRunCommands(program: Command): void {
       '--approve <mode>',
       'transactional calls: auto | ask | deny (default: ask on a terminal, else deny)',
     )
-    .option('--trace <file>', 'append a JSONL trace (an existing trace is repaired first)')
+    .option(
+      '--trace <file>',
+      'append a JSONL trace (an existing trace is repaired first; missing folders are created)',
+    )
     .option('--resume', 'continue the last run of --trace: finished calls are reused, not repeated')
     .option('--answers <file>', "JSON answers to the plan's questions to the user (object or list)")
     .option('--db <file>', 'SGD database (default: the built one, else the bundled subset)')
@@ -108,6 +115,12 @@ export function registerRunCommands(program: Command): void {
       const stepTimeoutMs = parseInteger('--timeout', flags.timeout, { min: 1 });
       const retries = parseInteger('--retries', flags.retries, { min: 0 });
       if (flags.resume && !flags.trace) throw new ApiaryError('USAGE', '--resume needs --trace FILE');
+      // The trace is checked before any call: a path we can write, and an earlier trace or nothing
+      // (appending a run to someone's notes would corrupt both). Missing folders are created.
+      if (parseOutputPath('--trace', flags.trace)) {
+        assertTraceFile(flags.trace!);
+        mkdirSync(dirname(flags.trace!), { recursive: true });
+      }
       let repaired = 0;
       if (flags.trace && existsSync(flags.trace)) repaired = repairTrace(flags.trace).appended.length;
       let resume: { runId: string; events: TraceEvent[] } | undefined;
@@ -160,8 +173,9 @@ export function registerRunCommands(program: Command): void {
             `  ${i.step ?? '-'}${i.field ? `.${i.field}` : ''}: ${i.code}: ${i.message}\n`,
           );
         const ok = result.steps.filter((s) => s.status === 'succeeded').length;
+        const empty = result.steps.filter((s) => s.empty).length;
         process.stdout.write(
-          `${result.status === 'succeeded' ? pc.green(result.status) : pc.red(result.status)}: ${ok}/${result.steps.length} steps succeeded in ${result.elapsedMs} ms (apps: ${source} database)\n`,
+          `${result.status === 'succeeded' ? pc.green(result.status) : pc.red(result.status)}: ${ok}/${result.steps.length} steps succeeded${empty ? ` (${empty} with an empty result)` : ''} in ${result.elapsedMs} ms (apps: ${source} database)\n`,
         );
         process.stdout.write(`outputs: ${JSON.stringify(result.outputs, null, 2)}\n`);
       }

@@ -163,7 +163,7 @@ describe('apiary sft build', () => {
       apiary('sft', 'build', ...FIX, '--seed', 'x'),
       apiary('sft', 'build', ...FIX, '--model', 'm'),
       apiary('sft', 'build', '--data', 'no/such/dir'),
-      apiary('sft', 'build', ...FIX, '--out', 'no/such/dir/x.jsonl'),
+      apiary('sft', 'build', ...FIX, '--out', '/proc/no/such/x.jsonl'),
     ]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('[USAGE] --format must be one of openai | sharegpt (got "xml")');
@@ -173,6 +173,8 @@ describe('apiary sft build', () => {
     expect(noData.code).toBe(2);
     expect(noData.stderr).toContain('[NOT_FOUND] unknown AppBench data folder "no/such/dir"');
     expect(badOut.code).toBe(2);
-    expect(badOut.stderr).toContain('[USAGE] cannot write --out no/such/dir/x.jsonl: ENOENT');
+    expect(badOut.stderr).toContain(
+      '[USAGE] --out must be a path in a writable folder (/proc is not) (got "/proc/no/such/x.jsonl")',
+    );
   });
 });

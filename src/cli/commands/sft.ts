@@ -1,4 +1,3 @@
-import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { loadCatalog } from '../../catalog/index.js';
 import { resolveModelSetup } from '../../models/index.js';
@@ -13,7 +12,7 @@ import {
   type SftStats,
 } from '../../sft/index.js';
 import { ApiaryError } from '../../shared/index.js';
-import { parseChoice, parseInteger, parseOutputPath } from '../options.js';
+import { parseChoice, parseInteger, parseOutputPath, writeOutputFile } from '../options.js';
 import { printJson } from '../output.js';
 
 interface SftBuildFlags {
@@ -33,17 +32,8 @@ interface SftBuildFlags {
   baseUrl?: string;
   apiKeyEnv?: string;
   concurrency: string;
+  overwrite?: boolean;
   json?: boolean;
-}
-
-function writeOut(path: string, text: string): void {
-  try {
-    writeFileSync(path, text);
-  } catch (error) {
-    throw new ApiaryError('USAGE', `cannot write --out ${path}: ${(error as Error).message}`, {
-      cause: error,
-    });
-  }
 }
 
 function summary(stats: SftStats, format: string, out: string | undefined): string {
@@ -88,7 +78,11 @@ export function registerSftCommands(program: Command): void {
     )
     .option('-f, --format <format>', 'openai | sharegpt', 'openai')
     .option('--style <style>', "prompt style: appbench (the agents' prompt) | compact", 'appbench')
-    .option('-o, --out <file>', 'write the JSONL here (default: stdout, counts on stderr)')
+    .option(
+      '-o, --out <file>',
+      'write the JSONL here, creating missing folders (default: stdout, counts on stderr)',
+    )
+    .option('--overwrite', 'replace an existing --out file')
     .option('--seed <n>', 'PRNG seed: same seed, same data', '0')
     .option('--distractors <n>', 'irrelevant APIs added to each prompt', '5')
     .option('--balance <mode>', 'single/multi-step balance: upsample | downsample | none', 'upsample')
@@ -111,7 +105,8 @@ export function registerSftCommands(program: Command): void {
       const distractors = parseInteger('--distractors', flags.distractors, { min: 0 });
       const limit = parseInteger('--limit', flags.limit, { min: 0 });
       const concurrency = parseInteger('--concurrency', flags.concurrency, { min: 1 });
-      const out = parseOutputPath('--out', flags.out);
+      // Checked before the (possibly paid) paraphrasing; written whole at the end (temp file + rename).
+      const out = parseOutputPath('--out', flags.out, 'file', { overwrite: Boolean(flags.overwrite) });
       if (!flags.paraphrase && (flags.model || flags.baseUrl))
         throw new ApiaryError('USAGE', '--model/--base-url are only used with --paraphrase');
       let paraphrase: ParaphraseOptions | undefined;
@@ -128,8 +123,6 @@ export function registerSftCommands(program: Command): void {
 
       const catalog = loadCatalog(flags.catalog, { dataDir: flags.data });
       const tasks = loadAppBenchGoldTasks(flags.data, catalog);
-      // Fail before the (possibly paid) paraphrasing when the output cannot be written.
-      if (out) writeOut(out, '');
       const { samples, stats } = await buildSftSamples(tasks, catalog, {
         seed,
         distractors,
@@ -146,7 +139,7 @@ export function registerSftCommands(program: Command): void {
         },
       });
       const jsonl = formatSftJsonl(samples, format);
-      if (out) writeOut(out, jsonl);
+      if (out) writeOutputFile('--out', out, jsonl);
       else process.stdout.write(jsonl);
       if (flags.json) {
         if (out) printJson({ format, out, ...stats });

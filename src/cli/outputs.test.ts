@@ -1,0 +1,106 @@
+import { execFile } from 'node:child_process';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+/** Issue 13 item 4: every output is checked before the work and never destroyed or polluted. */
+
+const exec = promisify(execFile);
+const root = join(import.meta.dirname, '../..');
+const main = join(root, 'src/cli/main.ts');
+
+async function apiary(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const home = mkdtempSync(join(tmpdir(), 'apiary-home-'));
+  try {
+    const { stdout, stderr } = await exec(process.execPath, ['--import', 'tsx', main, ...args], {
+      cwd: root,
+      env: { ...process.env, APIARY_DATA: '', HOME: home, XDG_DATA_HOME: join(home, 'data'), NO_COLOR: '1' },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+const SFT = [
+  'sft',
+  'build',
+  '--data',
+  'src/sft/__fixtures__/mini-appbench',
+  '--catalog',
+  'src/sft/__fixtures__/mini-catalog.json',
+];
+const PLAN = 'src/cli/commands/__fixtures__/run-payment.plan.txt';
+
+describe('outputs are checked before the work (issue 13 item 4)', () => {
+  it('sft build refuses an existing --out without --overwrite and leaves it intact', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'apiary-out-'));
+    const out = join(dir, 'precious.jsonl');
+    writeFileSync(out, 'keep me\n');
+    const r = await apiary(...SFT, '--out', out);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      `error [USAGE] --out must be a file that does not exist yet; pass --overwrite to replace it (got "${out}")`,
+    );
+    expect(readFileSync(out, 'utf8')).toBe('keep me\n');
+
+    const ok = await apiary(...SFT, '--out', out, '--overwrite', '--json');
+    expect(ok.code).toBe(0);
+    expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(6);
+    // written through a temp file and a rename: nothing else is left in the folder
+    expect(readdirSync(dir)).toEqual(['precious.jsonl']);
+  });
+
+  it('retrieve train refuses an --out it cannot write before training', async () => {
+    const data = mkdtempSync(join(tmpdir(), 'apiary-tb-'));
+    const fixtures = join(root, 'src/tasks/toolbench/__fixtures__');
+    mkdirSync(join(data, 'toolbench', 'queries'), { recursive: true });
+    copyFileSync(join(fixtures, 'tools.jsonl'), join(data, 'toolbench', 'tools.jsonl'));
+    copyFileSync(join(fixtures, 'queries.json'), join(data, 'toolbench', 'queries', 'G1_instruction.json'));
+    // /proc takes no new files, even from root (a chmod'ed folder would not stop root)
+    const out = '/proc/apiary-test/model.aprm';
+    const r = await apiary('retrieve', 'train', '--data', data, '--out', out, '--no-word-vectors');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      `error [USAGE] --out must be a path in a writable folder (/proc is not) (got "${out}")`,
+    );
+    expect(r.stderr).not.toContain('training on');
+  });
+
+  it('run --trace into a missing folder creates it and the steps run', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'apiary-trace-'));
+    const trace = join(dir, 'a', 'b', 'trace.jsonl');
+    const r = await apiary('run', PLAN, '--approve', 'auto', '--trace', trace);
+    expect(r.stdout).toContain('succeeded: 2/2 steps succeeded');
+    expect(r.code).toBe(0);
+    const events = readFileSync(trace, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).event);
+    expect(events).toEqual(['start', 'end', 'start', 'end']);
+  });
+
+  it('run --trace refuses an existing file that is not a trace and leaves it unchanged', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'apiary-trace-'));
+    const notes = join(dir, 'notes.txt');
+    writeFileSync(notes, 'my notes\n');
+    const r = await apiary('run', PLAN, '--approve', 'auto', '--trace', notes);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      `error [INPUT_INVALID] ${notes}: line 1: not a trace event; --trace appends to an earlier trace only: pick a new file`,
+    );
+    expect(readFileSync(notes, 'utf8')).toBe('my notes\n');
+    expect(existsSync(join(dir, 'a'))).toBe(false);
+  });
+});
