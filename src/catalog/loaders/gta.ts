@@ -4,7 +4,9 @@ import type { Api, App, Catalog, ParamType } from '../schema.js';
 import { primitive } from '../schema.js';
 
 /** GTA's tool categories, used by its per-category tool-selection F1 (specs/gta.md §2). */
-export const GTA_TOOL_CATEGORIES: Record<string, 'perception' | 'operation' | 'logic' | 'creativity'> = {
+export const GTA_TOOL_CATEGORIES: Readonly<
+  Record<string, 'perception' | 'operation' | 'logic' | 'creativity'>
+> = {
   OCR: 'perception',
   ImageDescription: 'perception',
   RegionAttributeDescription: 'perception',

@@ -1,3 +1,4 @@
+import { GTA_TOOL_CATEGORIES } from '../../catalog/index.js';
 import { type PyJson, pyGet } from '../../shared/index.js';
 
 /**
@@ -8,25 +9,8 @@ import { type PyJson, pyGet } from '../../shared/index.js';
 export const GTA_CATEGORIES = ['perception', 'operation', 'logic', 'creativity'] as const;
 export type GtaCategory = (typeof GTA_CATEGORIES)[number];
 
-const CATEGORY: Record<string, GtaCategory> = {
-  OCR: 'perception',
-  ImageDescription: 'perception',
-  RegionAttributeDescription: 'perception',
-  TextToBbox: 'perception',
-  DrawBox: 'operation',
-  AddText: 'operation',
-  GoogleSearch: 'operation',
-  Calculator: 'logic',
-  Solver: 'logic',
-  Plot: 'logic',
-  MathOCR: 'logic',
-  CountGivenObject: 'logic',
-  TextToImage: 'creativity',
-  ImageStylization: 'creativity',
-};
-
 export function gtaCategory(tool: string): GtaCategory | 'none' {
-  return Object.hasOwn(CATEGORY, tool) ? CATEGORY[tool]! : 'none';
+  return Object.hasOwn(GTA_TOOL_CATEGORIES, tool) ? GTA_TOOL_CATEGORIES[tool]! : 'none';
 }
 
 function callNames(steps: readonly PyJson[]): string[] {
