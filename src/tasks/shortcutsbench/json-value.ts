@@ -36,11 +36,21 @@ export function stringifyJson(value: Json, space?: number): string {
 }
 
 /** A deep copy (numbers are immutable and shared). */
+/**
+ * `obj[key] = value` as an own property, even for the key `__proto__` (JSON may have one: an
+ * assignment would change the prototype instead and lose the key).
+ */
+export function setOwn(obj: JsonObject, key: string, value: Json): void {
+  if (key === '__proto__')
+    Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  else obj[key] = value;
+}
+
 export function cloneJson<T extends Json>(value: T): T {
   if (Array.isArray(value)) return value.map(cloneJson) as T;
   if (isJsonObject(value)) {
     const out: JsonObject = {};
-    for (const [k, v] of Object.entries(value)) out[k] = cloneJson(v);
+    for (const [k, v] of Object.entries(value)) setOwn(out, k, cloneJson(v));
     return out as T;
   }
   return value;
