@@ -31,3 +31,4 @@ export {
   shuffled,
 } from './shared/index.js';
 export * from './tasks/index.js';
+export * from './tools/index.js';

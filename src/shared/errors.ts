@@ -13,6 +13,7 @@
  * - `MODEL_UNREACHABLE`: the model endpoint did not answer the check made before a run.
  * - `NETWORK`: a download failed (offline, bad status, checksum mismatch).
  * - `USAGE`: the caller asked for something that cannot be done (bad flag combination).
+ * - `TOOL_FAILED`: an executable tool could not do what it was asked (sandbox refusal, bad image).
  */
 export type ErrorCode =
   | 'INPUT_INVALID'
@@ -24,7 +25,8 @@ export type ErrorCode =
   | 'MODEL_CALL_FAILED'
   | 'MODEL_UNREACHABLE'
   | 'NETWORK'
-  | 'USAGE';
+  | 'USAGE'
+  | 'TOOL_FAILED';
 
 export class ApiaryError extends Error {
   constructor(

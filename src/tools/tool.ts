@@ -1,0 +1,48 @@
+import type { AppCallContext, AppHandler, ContentPart } from '../apps/index.js';
+import { ApiaryError } from '../shared/index.js';
+
+/**
+ * An executable tool: one function a model can call (GTA's OCR, Calculator, Solver, …). Each tool
+ * runs as its own app (`appId` = tool name, owner `tool:<name>`, API `<name>.<name>`, as the GTA
+ * catalog declares it), so `dispatchCall` validates, isolates and times it like any other API.
+ */
+export interface ExecutableTool {
+  /** The tool's name as the catalog and the model know it (e.g. `OCR`). */
+  readonly name: string;
+  /**
+   * Why the tool cannot run here (a missing endpoint, key or Debian package), as a sentence that
+   * says what to configure or install; `undefined` when it is ready.
+   */
+  unavailable?(): string | undefined;
+  /** Runs one call on validated arguments; throws an ApiaryError (code `TOOL_FAILED`) on failure. */
+  run(args: Record<string, unknown>, ctx: ToolRunContext): Promise<ContentPart[]>;
+}
+
+export interface ToolRunContext {
+  /** A folder this call may write its output files into (images it draws, plots). */
+  outputDir: string;
+  signal?: AbortSignal;
+}
+
+export interface ToolHandlerOptions {
+  /** Where output files go; one folder per run or sample (created by the caller). */
+  outputDir: string;
+}
+
+/** A tool as the app handler `dispatchCall` runs: the tool's own identity, results as content parts. */
+export function toolHandler(tool: ExecutableTool, opts: ToolHandlerOptions): AppHandler {
+  return {
+    appId: tool.name,
+    owner: `tool:${tool.name}`,
+    async call(api: string, args: Record<string, unknown>, ctx: AppCallContext) {
+      if (api !== tool.name) throw new ApiaryError('TOOL_FAILED', `tool ${tool.name} has no API "${api}"`);
+      const missing = tool.unavailable?.();
+      if (missing) throw new ApiaryError('TOOL_FAILED', `${tool.name} is not available: ${missing}`);
+      const content = await tool.run(args, {
+        outputDir: opts.outputDir,
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+      });
+      return { content };
+    },
+  };
+}
