@@ -3,6 +3,31 @@
  * search, vision and image-generation endpoints), each runnable through `dispatchCall` as an app.
  * @module
  */
+
+// GTA's GoogleSearch: pluggable providers (Serper.dev web search, an offline BM25 corpus)
+export {
+  type GoogleSearchToolOptions,
+  googleSearchTool,
+  type SearchProviderFlags,
+  searchProviderFromEnv,
+} from './gta/search.js';
+export {
+  type CorpusDoc,
+  CorpusDocSchema,
+  loadSearchCorpus,
+  type OfflineSearchOptions,
+  offlineSearchProvider,
+} from './search/offline.js';
+export {
+  type FormatSearchOptions,
+  formatSearchResults,
+  NO_SEARCH_RESULT,
+  type SearchHit,
+  type SearchProvider,
+  type SearchResults,
+  SearchResultsSchema,
+} from './search/results.js';
+export { SERPER_BASE_URL, type SerperOptions, serperSearchProvider } from './search/serper.js';
 export {
   type ExecutableTool,
   type ToolHandlerOptions,
