@@ -11,6 +11,42 @@ export {
   type SearchProviderFlags,
   searchProviderFromEnv,
 } from './gta/search.js';
+// GTA's vision tools on a vision-language model (OpenAI-compatible chat, image content parts)
+export {
+  countGivenObjectTool,
+  imageDescriptionTool,
+  mathOcrTool,
+  regionAttributeDescriptionTool,
+  textToBboxTool,
+  VISION_PROMPTS,
+  type VisionToolOptions,
+  visionTools,
+} from './gta/vision.js';
+export {
+  createVisionClient,
+  type ImageBytes,
+  readImageArg,
+  sniffImageType,
+  type VisionClient,
+  type VisionClientOptions,
+} from './gta/vision-client.js';
+export {
+  type DetectedBox,
+  formatBoxes,
+  parseBboxArg,
+  parseBoxes,
+  parseCount,
+  parseLatex,
+  pyFormat0f,
+} from './gta/vision-parse.js';
+// Endpoints the model-backed tools call (vision chat, images, embeddings): flags and variables
+export {
+  endpointHint,
+  type ModelEndpoint,
+  type ModelEndpointFlags,
+  type ModelEndpointKind,
+  modelEndpointFromEnv,
+} from './model-endpoint.js';
 export {
   type CorpusDoc,
   CorpusDocSchema,
