@@ -4,6 +4,14 @@
  * @module
  */
 
+// GTA's image-generation tools on an OpenAI-compatible images endpoint
+export {
+  type ImageGenToolOptions,
+  imageGenTools,
+  imageStylizationTool,
+  TEXT_TO_IMAGE_SUFFIX,
+  textToImageTool,
+} from './gta/image-gen.js';
 // GTA's GoogleSearch: pluggable providers (Serper.dev web search, an offline BM25 corpus)
 export {
   type GoogleSearchToolOptions,
