@@ -4,6 +4,13 @@
  * @module
  */
 
+// Sentence embeddings for GTA's simscore / ImgGen similarity (OpenAI-compatible /v1/embeddings)
+export {
+  createEmbeddingsClient,
+  type EmbeddingsClient,
+  type EmbeddingsClientOptions,
+  type EmbeddingsStats,
+} from './embeddings.js';
 // GTA's image-generation tools on an OpenAI-compatible images endpoint
 export {
   type ImageGenToolOptions,
