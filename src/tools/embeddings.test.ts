@@ -5,7 +5,7 @@ import { ApiaryError } from '../shared/index.js';
 import { type GtaEmbedder, simScore } from '../tasks/gta/index.js';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../test/index.js';
 import { hashedBagOfWords } from '../test/scripted-openai-server.js';
-import { createEmbeddingsClient } from './embeddings.js';
+import { createEmbeddingsClient, embeddingsClientFromEnv } from './embeddings.js';
 import { modelEndpointFromEnv } from './model-endpoint.js';
 
 let server: ScriptedOpenAiServer;
@@ -61,7 +61,11 @@ describe('embeddings client on a scripted /v1/embeddings endpoint', () => {
     expect(await simScore('cat', ['dog'], embedder)).toBeCloseTo(Math.max(0, dot), 12);
   });
 
-  it('reads its endpoint from APIARY_EMBEDDINGS_* variables', () => {
+  it('reads its endpoint from APIARY_EMBEDDINGS_* variables', async () => {
+    expect(embeddingsClientFromEnv({})).toBeUndefined();
+    const client = embeddingsClientFromEnv({}, { baseURL: server.url, model: 'flagged' })!;
+    await client.embed(['hello world']);
+    expect(server.requests.at(-1)!.model).toBe('flagged');
     expect(
       modelEndpointFromEnv('embeddings', {
         APIARY_EMBEDDINGS_BASE_URL: 'http://h/v1',

@@ -1,7 +1,7 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { embedMany } from 'ai';
 import { ApiaryError } from '../shared/index.js';
-import type { ModelEndpoint } from './model-endpoint.js';
+import { type ModelEndpoint, type ModelEndpointFlags, modelEndpointFromEnv } from './model-endpoint.js';
 
 export interface EmbeddingsClientOptions {
   endpoint: ModelEndpoint;
@@ -119,4 +119,13 @@ export function createEmbeddingsClient(opts: EmbeddingsClientOptions): Embedding
       return texts.map((t) => found.get(t)!);
     },
   };
+}
+
+/** The client on the endpoint that flags or `APIARY_EMBEDDINGS_*` variables configure; undefined when none is. */
+export function embeddingsClientFromEnv(
+  env: Record<string, string | undefined>,
+  flags: ModelEndpointFlags = {},
+): EmbeddingsClient | undefined {
+  const endpoint = modelEndpointFromEnv('embeddings', env, flags);
+  return endpoint ? createEmbeddingsClient({ endpoint }) : undefined;
 }

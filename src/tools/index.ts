@@ -10,11 +10,13 @@ export {
   type EmbeddingsClient,
   type EmbeddingsClientOptions,
   type EmbeddingsStats,
+  embeddingsClientFromEnv,
 } from './embeddings.js';
 // GTA's image-generation tools on an OpenAI-compatible images endpoint
 export {
   type ImageGenToolOptions,
   imageGenTools,
+  imageGenToolsFromEnv,
   imageStylizationTool,
   TEXT_TO_IMAGE_SUFFIX,
   textToImageTool,
@@ -36,6 +38,7 @@ export {
   VISION_PROMPTS,
   type VisionToolOptions,
   visionTools,
+  visionToolsFromEnv,
 } from './gta/vision.js';
 export {
   createVisionClient,

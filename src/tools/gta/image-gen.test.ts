@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Jimp } from 'jimp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiaryError } from '../../shared/index.js';
-import { imageGenTools, imageStylizationTool, textToImageTool } from './image-gen.js';
+import { imageGenTools, imageGenToolsFromEnv, imageStylizationTool, textToImageTool } from './image-gen.js';
 
 interface ImagesRequest {
   path: string;
@@ -133,6 +133,14 @@ describe('image-generation tools against a loopback images endpoint', () => {
       ),
     ).rejects.toThrow(`ImageStylization: cannot read image ${join(dir, 'gone.png')}: no such file`);
     expect(requests.length).toBe(before);
+  });
+
+  it('imageGenToolsFromEnv reads APIARY_IMAGE_* variables', async () => {
+    const [tti] = imageGenToolsFromEnv({ APIARY_IMAGE_BASE_URL: base, APIARY_IMAGE_MODEL: 'env-model' });
+    answers.push(b64Answer(bluePng));
+    await tti!.run({ keywords: 'k' }, { outputDir: dir });
+    expect(requests.at(-1)!.fields.model).toBe('env-model');
+    expect(requests.at(-1)!.authorization).toBeUndefined();
   });
 
   it('unconfigured, both tools say which flags and variables to set', () => {

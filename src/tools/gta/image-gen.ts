@@ -5,7 +5,12 @@ import { generateImage } from 'ai';
 import { Jimp } from 'jimp';
 import type { ContentPart } from '../../apps/index.js';
 import { ApiaryError, sha256Hex } from '../../shared/index.js';
-import { endpointHint, type ModelEndpoint } from '../model-endpoint.js';
+import {
+  endpointHint,
+  type ModelEndpoint,
+  type ModelEndpointFlags,
+  modelEndpointFromEnv,
+} from '../model-endpoint.js';
 import type { ExecutableTool, ToolRunContext } from '../tool.js';
 import { type ImageBytes, readImageArg, sniffImageType, textArg } from './vision-client.js';
 
@@ -116,4 +121,12 @@ export function imageStylizationTool(opts: ImageGenToolOptions): ExecutableTool 
 /** Both image-generation tools over one endpoint. */
 export function imageGenTools(opts: ImageGenToolOptions): ExecutableTool[] {
   return [textToImageTool(opts), imageStylizationTool(opts)];
+}
+
+/** Both image tools on the endpoint that flags or `APIARY_IMAGE_*` variables configure. */
+export function imageGenToolsFromEnv(
+  env: Record<string, string | undefined>,
+  flags: ModelEndpointFlags = {},
+): ExecutableTool[] {
+  return imageGenTools({ endpoint: modelEndpointFromEnv('image', env, flags) });
 }

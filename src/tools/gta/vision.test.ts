@@ -19,6 +19,7 @@ import {
   textToBboxTool,
   VISION_PROMPTS,
   visionTools,
+  visionToolsFromEnv,
 } from './vision.js';
 import { createVisionClient } from './vision-client.js';
 
@@ -188,6 +189,21 @@ describe('vision configuration', () => {
     await expect(
       toolHandler(tools[4]!, { outputDir: dir }).call('MathOCR', { image: photo }, {} as never),
     ).rejects.toThrow(`MathOCR is not available: ${hint}`);
+  });
+
+  it('visionToolsFromEnv builds working tools from APIARY_VISION_* variables', async () => {
+    const tools = visionToolsFromEnv({ APIARY_VISION_BASE_URL: server.url, APIARY_VISION_MODEL: 'qwen-vl' });
+    expect(tools.map((t) => t.unavailable?.())).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    replies.push('A block.');
+    expect(await textOf(tools[2]!.run({ image: photo }, ctx()))).toBe('A block.');
+    expect(lastParts().text).toBe(VISION_PROMPTS.imageDescription());
+    expect(visionToolsFromEnv({})[0]!.unavailable?.()).toMatch(/^set APIARY_VISION_BASE_URL/);
   });
 
   it('reads the endpoint from flags before the environment; half a configuration is a usage error', () => {

@@ -1,8 +1,14 @@
 import { Jimp } from 'jimp';
 import { ApiaryError } from '../../shared/index.js';
-import { endpointHint } from '../model-endpoint.js';
+import { endpointHint, type ModelEndpointFlags, modelEndpointFromEnv } from '../model-endpoint.js';
 import type { ExecutableTool } from '../tool.js';
-import { type ImageBytes, readImageArg, textArg, type VisionClient } from './vision-client.js';
+import {
+  createVisionClient,
+  type ImageBytes,
+  readImageArg,
+  textArg,
+  type VisionClient,
+} from './vision-client.js';
 import { formatBoxes, parseBboxArg, parseBoxes, parseCount, parseLatex } from './vision-parse.js';
 
 /**
@@ -164,4 +170,16 @@ export function visionTools(opts: VisionToolOptions): ExecutableTool[] {
     regionAttributeDescriptionTool(opts),
     mathOcrTool(opts),
   ];
+}
+
+/**
+ * The five vision tools on the endpoint that flags or `APIARY_VISION_*` variables configure;
+ * unavailable (with the hint) when nothing is configured.
+ */
+export function visionToolsFromEnv(
+  env: Record<string, string | undefined>,
+  flags: ModelEndpointFlags = {},
+): ExecutableTool[] {
+  const endpoint = modelEndpointFromEnv('vision', env, flags);
+  return visionTools({ client: endpoint ? createVisionClient({ endpoint }) : undefined });
 }
