@@ -32,3 +32,4 @@ export {
 } from './shared/index.js';
 export * from './tasks/index.js';
 export * from './tools/index.js';
+export * from './mcp/index.js';
