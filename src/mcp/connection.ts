@@ -7,7 +7,13 @@ import { ApiaryError } from '../shared/index.js';
 import { isStdioSpec, type McpServerSpec } from './servers-config.js';
 
 /** Why a call to an imported server failed. */
-export type McpFailure = 'unreachable' | 'timeout' | 'crashed' | 'tool-error' | 'result-too-large' | 'invalid-result';
+export type McpFailure =
+  | 'unreachable'
+  | 'timeout'
+  | 'crashed'
+  | 'tool-error'
+  | 'result-too-large'
+  | 'invalid-result';
 
 /**
  * A typed failure of an imported MCP server; `dispatchCall` turns it into a `TOOL_FAILED` outcome

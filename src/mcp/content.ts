@@ -52,7 +52,9 @@ export function contentToToolResult(parts: readonly ContentPart[]): CallToolResu
   else if (only?.type === 'json') {
     const v = only.value;
     result.structuredContent =
-      v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : { value: v };
+      v !== null && typeof v === 'object' && !Array.isArray(v)
+        ? (v as Record<string, unknown>)
+        : { value: v };
   }
   return result;
 }

@@ -33,7 +33,12 @@ function sameToken(header: string | undefined, token: string): boolean {
   return given.length === want.length && timingSafeEqual(given, want);
 }
 
-function jsonRpcError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}) {
+function jsonRpcError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+) {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
@@ -80,7 +85,9 @@ export async function startMcpHttpServer(opts: McpHttpOptions): Promise<McpHttpS
   });
   await new Promise<void>((resolve, reject) => {
     http.once('error', (error) =>
-      reject(new ApiaryError('USAGE', `cannot listen on ${host}:${opts.port}: ${error.message}`, { cause: error })),
+      reject(
+        new ApiaryError('USAGE', `cannot listen on ${host}:${opts.port}: ${error.message}`, { cause: error }),
+      ),
     );
     http.listen(opts.port, host, () => resolve());
   });

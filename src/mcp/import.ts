@@ -4,10 +4,10 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { AppCallContext, AppCallResult, AppHandler } from '../apps/index.js';
 import type { Api, App, Catalog } from '../catalog/index.js';
 import { ApiaryError, InputInvalidError, NotFoundError } from '../shared/index.js';
-import { toolResultText, toolResultToAppResult } from './content.js';
 import { McpConnection, type McpConnectionOptions, McpServerError } from './connection.js';
+import { toolResultText, toolResultToAppResult } from './content.js';
 import { jsonSchemaToParameters } from './json-schema-params.js';
-import { type McpServerSpec, McpServerNameSchema, type McpServersConfig } from './servers-config.js';
+import { McpServerNameSchema, type McpServerSpec, type McpServersConfig } from './servers-config.js';
 
 export interface McpImportOptions extends McpConnectionOptions {
   /** Where images and audio returned by imported tools are written (default: a folder in the OS temp dir). */
@@ -49,7 +49,12 @@ function apiOf(server: string, tool: Tool): Api {
 let callCount = 0;
 
 /** Forwards calls of the server's app to the server, under the server's own owner identity. */
-function forwardingHandler(server: string, connection: McpConnection, tools: Set<string>, outputDir: string): AppHandler {
+function forwardingHandler(
+  server: string,
+  connection: McpConnection,
+  tools: Set<string>,
+  outputDir: string,
+): AppHandler {
   const owner = mcpOwner(server);
   return {
     appId: server,
@@ -63,7 +68,11 @@ function forwardingHandler(server: string, connection: McpConnection, tools: Set
       if (!tools.has(api)) throw new NotFoundError(`tool of MCP server ${server}`, api, [...tools]);
       const result = await connection.callTool(api, args, ctx.signal);
       if (result.isError)
-        throw new McpServerError(server, 'tool-error', `${server}.${api} failed: ${toolResultText(result) || 'no message'}`);
+        throw new McpServerError(
+          server,
+          'tool-error',
+          `${server}.${api} failed: ${toolResultText(result) || 'no message'}`,
+        );
       return toolResultToAppResult(result, { outputDir, fileStem: `${server}-${api}-${++callCount}` });
     },
   };
@@ -81,7 +90,10 @@ export async function importMcpServer(
 ): Promise<ImportedMcpServer> {
   const checked = McpServerNameSchema.safeParse(name);
   if (!checked.success)
-    throw new InputInvalidError({ file: 'MCP servers', record: name, field: 'name' }, checked.error.issues[0]!.message);
+    throw new InputInvalidError(
+      { file: 'MCP servers', record: name, field: 'name' },
+      checked.error.issues[0]!.message,
+    );
   const connection = new McpConnection(name, spec, opts);
   let tools: Tool[];
   try {
@@ -137,7 +149,11 @@ export async function importMcpServers(
   const failures: McpImport['failures'] = [];
   settled.forEach((s, i) => {
     if (s.status === 'fulfilled') servers.push(s.value);
-    else failures.push({ server: entries[i]![0], error: s.reason instanceof Error ? s.reason : new Error(String(s.reason)) });
+    else
+      failures.push({
+        server: entries[i]![0],
+        error: s.reason instanceof Error ? s.reason : new Error(String(s.reason)),
+      });
   });
   return {
     catalog: {

@@ -5,10 +5,10 @@
  * @module
  */
 
+// One imported server's connection (reconnects after a crash) and its typed failures
+export { McpConnection, type McpConnectionOptions, type McpFailure, McpServerError } from './connection.js';
 // Content conversion between Apiary results and MCP tool results
 export { callErrorToToolResult, contentToToolResult, toolResultToAppResult } from './content.js';
-// One imported server's connection (reconnects after a crash) and its typed failures
-export { type McpConnectionOptions, McpConnection, type McpFailure, McpServerError } from './connection.js';
 // Serving over Streamable HTTP (sessions, optional bearer token)
 export { type McpHttpOptions, type McpHttpServer, startMcpHttpServer } from './http.js';
 // Importing servers' tools as catalog apps
@@ -24,7 +24,13 @@ export {
 // JSON Schema of a tool's input as catalog parameters
 export { jsonSchemaToParameters, type SchemaSource } from './json-schema-params.js';
 // Serving a catalog: tools mode or tool search, approvals by elicitation
-export { CALL_TOOL, type McpServeMode, type McpServeOptions, mcpServerFactory, SEARCH_TOOL } from './serve.js';
+export {
+  CALL_TOOL,
+  type McpServeMode,
+  type McpServeOptions,
+  mcpServerFactory,
+  SEARCH_TOOL,
+} from './serve.js';
 // The desktop-client `mcpServers` config
 export {
   type McpServerSpec,

@@ -40,7 +40,10 @@ function singleType(schema: Schema, fail: (problem: string) => never): string | 
 
 function typeOf(schema: unknown, path: string, src: SchemaSource): ParamType {
   const fail = (problem: string): never => {
-    throw new InputInvalidError({ file: `MCP server "${src.server}"`, record: src.tool, field: path }, problem);
+    throw new InputInvalidError(
+      { file: `MCP server "${src.server}"`, record: src.tool, field: path },
+      problem,
+    );
   };
   if (schema === true || (isRecord(schema) && Object.keys(schema).length === 0))
     return { kind: 'primitive', name: 'any' };
@@ -70,7 +73,10 @@ function typeOf(schema: unknown, path: string, src: SchemaSource): ParamType {
     case 'array':
       return {
         kind: 'array',
-        items: schema.items === undefined ? { kind: 'primitive', name: 'any' } : typeOf(schema.items, `${path}[]`, src),
+        items:
+          schema.items === undefined
+            ? { kind: 'primitive', name: 'any' }
+            : typeOf(schema.items, `${path}[]`, src),
       };
     case 'object':
       return objectType(schema, path, src);
@@ -80,7 +86,8 @@ function typeOf(schema: unknown, path: string, src: SchemaSource): ParamType {
 }
 
 function objectType(schema: Schema, path: string, src: SchemaSource): ParamType {
-  const name = typeof schema.title === 'string' && schema.title ? schema.title : path.split('.').pop() || 'object';
+  const name =
+    typeof schema.title === 'string' && schema.title ? schema.title : path.split('.').pop() || 'object';
   if (schema.properties === undefined) return { kind: 'entity', name };
   return { kind: 'entity', name, fields: propertiesOf(schema, path, src) };
 }
@@ -92,7 +99,9 @@ function propertiesOf(schema: Schema, path: string, src: SchemaSource): Paramete
       { file: `MCP server "${src.server}"`, record: src.tool, field: path || 'properties' },
       '"properties" must be an object',
     );
-  const required = new Set(Array.isArray(schema.required) ? schema.required.filter((r) => typeof r === 'string') : []);
+  const required = new Set(
+    Array.isArray(schema.required) ? schema.required.filter((r) => typeof r === 'string') : [],
+  );
   return Object.entries(props).map(([name, sub]) => {
     const field = path ? `${path}.${name}` : name;
     const param: Parameter = { name, type: typeOf(sub, field, src), required: required.has(name) };

@@ -1,14 +1,20 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
-  type CallToolResult,
   CallToolRequestSchema,
+  type CallToolResult,
   ListToolsRequestSchema,
   type ServerNotification,
   type ServerRequest,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { type Api, apiInputJsonSchema, type Catalog, type CatalogIndex, indexCatalog } from '../catalog/index.js';
+import {
+  type Api,
+  apiInputJsonSchema,
+  type Catalog,
+  type CatalogIndex,
+  indexCatalog,
+} from '../catalog/index.js';
 import {
   type AppRegistry,
   type ApprovalHandler,
@@ -201,7 +207,11 @@ function progressReporter(extra: Extra, what: string, intervalMs: number): () =>
     extra
       .sendNotification({
         method: 'notifications/progress',
-        params: { progressToken: token, progress: ticks, message: `${what} running for ${Date.now() - t0} ms` },
+        params: {
+          progressToken: token,
+          progress: ticks,
+          message: `${what} running for ${Date.now() - t0} ms`,
+        },
       })
       .catch(() => {});
   }, intervalMs);
@@ -217,7 +227,8 @@ function argsObject(value: unknown): Record<string, unknown> | undefined {
     : undefined;
 }
 
-const invalid = (message: string): CallToolResult => callErrorToToolResult({ code: 'INVALID_INPUT', message });
+const invalid = (message: string): CallToolResult =>
+  callErrorToToolResult({ code: 'INVALID_INPUT', message });
 
 /**
  * A factory of MCP servers over one catalog: each session (stdio, one HTTP session, an in-memory
@@ -233,7 +244,11 @@ export function mcpServerFactory(opts: McpServeOptions): () => Server {
       { name: opts.name ?? `apiary-${opts.catalog.name}`, version: opts.version ?? '0.1.0' },
       { capabilities: { tools: { listChanged: false } } },
     );
-    const dispatch = async (api: Api, args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> => {
+    const dispatch = async (
+      api: Api,
+      args: Record<string, unknown>,
+      extra: Extra,
+    ): Promise<CallToolResult> => {
       const call: CallRequest = { app: api.app, api: api.name, args };
       const stop = progressReporter(extra, api.id, progressMs);
       let outcome: CallOutcome;
@@ -242,7 +257,8 @@ export function mcpServerFactory(opts: McpServeOptions): () => Server {
           catalog: offer.index,
           apps: opts.apps,
           ...(opts.grant ? { grant: opts.grant } : {}),
-          approve: opts.approve && opts.approve !== 'elicit' ? opts.approve : elicitingApprover(server, extra),
+          approve:
+            opts.approve && opts.approve !== 'elicit' ? opts.approve : elicitingApprover(server, extra),
           ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
           signal: extra.signal,
         });
@@ -270,8 +286,16 @@ export function mcpServerFactory(opts: McpServeOptions): () => Server {
         if (!api) {
           // dispatchCall names close APIs when the id splits as `<app>.<api>`.
           const dot = args.api.indexOf('.');
-          const probe = { app: dot > 0 ? args.api.slice(0, dot) : args.api, api: args.api.slice(dot + 1), args: callArgs };
-          const outcome = await dispatchCall(probe, { catalog: offer.index, apps: opts.apps, grant: new Set() });
+          const probe = {
+            app: dot > 0 ? args.api.slice(0, dot) : args.api,
+            api: args.api.slice(dot + 1),
+            args: callArgs,
+          };
+          const outcome = await dispatchCall(probe, {
+            catalog: offer.index,
+            apps: opts.apps,
+            grant: new Set(),
+          });
           return callErrorToToolResult(
             !outcome.ok && outcome.error.code === 'UNKNOWN_API'
               ? outcome.error
@@ -289,8 +313,13 @@ export function mcpServerFactory(opts: McpServeOptions): () => Server {
   };
 }
 
-async function searchApis(offer: Offer, opts: McpServeOptions, args: Record<string, unknown>): Promise<CallToolResult> {
-  if (typeof args.query !== 'string' || !args.query.trim()) return invalid('search_apis needs a non-empty "query"');
+async function searchApis(
+  offer: Offer,
+  opts: McpServeOptions,
+  args: Record<string, unknown>,
+): Promise<CallToolResult> {
+  if (typeof args.query !== 'string' || !args.query.trim())
+    return invalid('search_apis needs a non-empty "query"');
   const limit = args.limit === undefined ? 10 : Number(args.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 50)
     return invalid(`search_apis: "limit" must be an integer from 1 to 50, got ${JSON.stringify(args.limit)}`);
