@@ -51,6 +51,8 @@ export class McpConnection {
   private client: Client | undefined;
   private connecting: Promise<Client> | undefined;
   private stderrTail = '';
+  /** The transport's last error (a message over the size limit closes a stdio connection). */
+  private transportError: Error | undefined;
   /** Connections made so far (1 after the first; more after reconnections). */
   connects = 0;
 
@@ -102,6 +104,7 @@ export class McpConnection {
   }
 
   private async open(): Promise<Client> {
+    this.transportError = undefined;
     const client = new Client({ name: 'apiary', version: '0.1.0' }, { capabilities: {} });
     const timeout = this.opts.connectTimeoutMs ?? 10_000;
     try {
@@ -115,6 +118,10 @@ export class McpConnection {
         { cause: error },
       );
     }
+    client.onerror = (error) => {
+      // The first error says why; what follows is the rest of the broken message.
+      this.transportError ??= error;
+    };
     client.onclose = () => {
       if (this.client === client) this.client = undefined;
     };
@@ -171,7 +178,15 @@ export class McpConnection {
       return new McpServerError(this.name, 'timeout', `${this.where()} did not answer ${what} in time`, {
         cause: error,
       });
-    if ((error instanceof McpError && error.code === ErrorCode.ConnectionClosed) || !this.client)
+    const closed = (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) || !this.client;
+    if (closed && /exceeded maximum size/.test(this.transportError?.message ?? ''))
+      return new McpServerError(
+        this.name,
+        'result-too-large',
+        `${this.where()} sent a message above the size limit during ${what}, so the connection was closed (it will be restarted on the next call): ${this.transportError?.message}`,
+        { cause: error },
+      );
+    if (closed)
       return new McpServerError(
         this.name,
         'crashed',
