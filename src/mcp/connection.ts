@@ -205,6 +205,10 @@ export class McpConnection {
   async close(): Promise<void> {
     const client = this.client;
     this.client = undefined;
+    // An HTTP session is ended on the server too (DELETE), not left to expire.
+    const transport = client?.transport;
+    if (transport instanceof StreamableHTTPClientTransport)
+      await transport.terminateSession().catch(() => {});
     await client?.close().catch(() => {});
   }
 }
