@@ -125,3 +125,32 @@ describe('apiary catalog import mcp', () => {
     expect(listed.stdout.split('\n')[0]).toBe('mcp-odd: 1 apps, 7 APIs');
   });
 });
+
+describe('apiary run --servers', () => {
+  it('runs a plan against an imported server, with approvals', async () => {
+    const config = join(dir, 'run-servers.json');
+    writeFileSync(
+      config,
+      JSON.stringify({ mcpServers: { odd: { command: process.execPath, args: [misbehaving] } } }),
+    );
+    const plan = join(dir, 'plan.json');
+    const literal = (value: string) => ({ kind: 'literal', value });
+    writeFileSync(
+      plan,
+      JSON.stringify({
+        steps: [
+          { id: 's1', app: 'odd', api: 'echo', args: { text: literal('hello') }, outputs: [] },
+          { id: 's2', app: 'odd', api: 'write_note', args: { note: literal('n') }, outputs: ['written'] },
+        ],
+      }),
+    );
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', main, 'run', plan, '--servers', config, '--approve', 'auto', '--json'],
+      { cwd: root, env: ENV },
+    );
+    const out = JSON.parse(stdout);
+    expect(out.status).toBe('succeeded');
+    expect(out.outputs).toEqual({ s1: {}, s2: { written: 1 } });
+  });
+});
