@@ -1,6 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type CallToolResult, ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ApiaryError } from '../shared/index.js';
@@ -158,7 +161,10 @@ export class McpConnection {
       })) as CallToolResult;
     } catch (error) {
       if (signal?.aborted) throw signal.reason ?? error;
-      throw this.failure(`tools/call "${tool}"`, error);
+      const failure = this.failure(`tools/call "${tool}"`, error);
+      // A lost HTTP session or server is not noticed by the client: drop it, the next call reconnects.
+      if (failure.failure === 'crashed') await this.close();
+      throw failure;
     }
     const limit = this.opts.maxResultBytes ?? 4 * 2 ** 20;
     const size = Buffer.byteLength(JSON.stringify(result));
@@ -178,19 +184,23 @@ export class McpConnection {
       return new McpServerError(this.name, 'timeout', `${this.where()} did not answer ${what} in time`, {
         cause: error,
       });
-    const closed = (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) || !this.client;
+    const lost =
+      error instanceof StreamableHTTPError ||
+      (error instanceof TypeError && /fetch failed/.test(error.message));
+    const closed =
+      (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) || lost || !this.client;
     if (closed && /exceeded maximum size/.test(this.transportError?.message ?? ''))
       return new McpServerError(
         this.name,
         'result-too-large',
-        `${this.where()} sent a message above the size limit during ${what}, so the connection was closed (it will be restarted on the next call): ${this.transportError?.message}`,
+        `${this.where()} sent a message above the size limit during ${what}, so the connection was closed (Apiary reconnects on the next call): ${this.transportError?.message}`,
         { cause: error },
       );
     if (closed)
       return new McpServerError(
         this.name,
         'crashed',
-        `${this.where()} went away during ${what} (it will be restarted on the next call)${this.stderrNote()}`,
+        `${this.where()} went away during ${what} (Apiary reconnects on the next call)${this.stderrNote()}`,
         { cause: error },
       );
     if (error instanceof McpError)

@@ -161,3 +161,36 @@ describe('cancellation over HTTP', () => {
     }
   });
 });
+
+describe('an imported HTTP server that restarts', () => {
+  it('fails the call that finds it gone with a typed error, then reconnects to the new server', async () => {
+    const { handlers } = toyApps();
+    const factory = mcpServerFactory({ catalog: toyCatalog, apps: appRegistry(handlers) });
+    const first = await startMcpHttpServer({ createServer: factory, port: 0 });
+    const server = await importMcpServer('toy', { url: first.url });
+    const ctx = {
+      catalog: indexCatalog({ name: 'mcp', apps: [server.app], apis: server.apis }),
+      apps: appRegistry([server.handler]),
+    };
+    const call = () => dispatchCall({ app: 'toy', api: 'Slow.wait', args: { ms: 1 } }, ctx);
+    try {
+      expect((await call()).ok).toBe(true);
+      await first.close();
+      const second = await startMcpHttpServer({ createServer: factory, port: first.port });
+      try {
+        const lost = await call();
+        expect(!lost.ok && lost.error.code).toBe('TOOL_FAILED');
+        expect(!lost.ok && lost.error.message).toMatch(
+          /^MCP server "toy" \(http:.*\) went away during tools\/call "Slow.wait"/,
+        );
+        const again = await call();
+        expect(again.ok && again.raw).toEqual({ waited: 1 });
+        expect(server.connection.connects).toBe(2);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await server.connection.close();
+    }
+  });
+});
