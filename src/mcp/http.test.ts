@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -70,6 +71,25 @@ describe('MCP over Streamable HTTP', () => {
       /missing or wrong bearer token/,
     );
     expect(http.sessions()).toBe(0);
+  });
+
+  it('refuses a Host header that is not loopback (DNS rebinding)', async () => {
+    const status = await new Promise<number | undefined>((resolve, reject) => {
+      const req = request(
+        http.url,
+        {
+          method: 'POST',
+          headers: { host: `evil.example:${http.port}`, ...auth, 'content-type': 'application/json' },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode);
+        },
+      );
+      req.on('error', reject);
+      req.end('{}');
+    });
+    expect(status).toBe(403);
   });
 
   it('lists and calls tools, one session per client', async () => {

@@ -16,6 +16,12 @@ export interface McpHttpOptions {
   token?: string;
   /** Path of the MCP endpoint (default `/mcp`). */
   path?: string;
+  /**
+   * Host names a request's `Host` header may name. Default on a loopback interface: `localhost`,
+   * `127.0.0.1` and `[::1]` (a web page that rebinds its own DNS name to 127.0.0.1 is refused);
+   * elsewhere any host.
+   */
+  allowedHosts?: readonly string[];
 }
 
 export interface McpHttpServer {
@@ -31,6 +37,14 @@ function sameToken(header: string | undefined, token: string): boolean {
   const given = Buffer.from(header ?? '');
   const want = Buffer.from(`Bearer ${token}`);
   return given.length === want.length && timingSafeEqual(given, want);
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+
+/** The host name of a `Host` header (`example.org:8080` → `example.org`, `[::1]:80` → `[::1]`). */
+function hostName(header: string | undefined): string {
+  if (!header) return '';
+  return header.startsWith('[') ? header.slice(0, header.indexOf(']') + 1) : header.split(':')[0]!;
 }
 
 function jsonRpcError(
@@ -51,8 +65,15 @@ export async function startMcpHttpServer(opts: McpHttpOptions): Promise<McpHttpS
   const path = opts.path ?? '/mcp';
   const host = opts.host ?? '127.0.0.1';
   const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const allowedHosts = opts.allowedHosts
+    ? new Set(opts.allowedHosts)
+    : LOOPBACK.has(host)
+      ? LOOPBACK
+      : undefined;
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    if (allowedHosts && !allowedHosts.has(hostName(req.headers.host)))
+      return jsonRpcError(res, 403, `host "${req.headers.host}" is not allowed`);
     if (opts.token !== undefined && !sameToken(req.headers.authorization, opts.token))
       return jsonRpcError(res, 401, 'missing or wrong bearer token', { 'www-authenticate': 'Bearer' });
     if (new URL(req.url ?? '/', 'http://localhost').pathname !== path)

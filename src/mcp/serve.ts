@@ -164,7 +164,9 @@ function callLine(request: ApprovalRequest): string {
 /** Asks the client through elicitation; a client that cannot be asked gets a refusal (nothing runs). */
 function elicitingApprover(server: Server, extra: Extra): ApprovalHandler {
   return async (request) => {
-    if (!server.getClientCapabilities()?.elicitation)
+    const elicitation = server.getClientCapabilities()?.elicitation;
+    // A client that declares only URL-mode elicitation cannot answer a form.
+    if (!elicitation || (elicitation.url && !elicitation.form))
       return {
         approved: false,
         reason:
