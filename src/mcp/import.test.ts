@@ -143,6 +143,19 @@ describe('a crashing MCP server', () => {
     }
   });
 
+  it('a server that never answers the handshake is unreachable after the connect time limit', async () => {
+    const error = await importMcpServer(
+      'mute',
+      { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] },
+      { connectTimeoutMs: 300 },
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpServerError);
+    expect((error as McpServerError).failure).toBe('unreachable');
+    expect((error as Error).message).toMatch(
+      /^MCP server "mute" \(.*\) could not be reached: MCP error -32001: Request timed out/,
+    );
+  });
+
   it('a server that cannot start is an unreachable typed error', async () => {
     const error = await importMcpServer(
       'ghost',
