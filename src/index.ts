@@ -12,6 +12,7 @@ export * from './apps/index.js';
 export * from './catalog/index.js';
 export * from './exec/index.js';
 export * from './harness/index.js';
+export * from './mcp/index.js';
 export * from './models/index.js';
 export * from './plan/index.js';
 export * from './retrieval/index.js';

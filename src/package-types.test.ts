@@ -68,6 +68,7 @@ import {
 } from 'apiary/tasks';
 import { runEval } from 'apiary/harness';
 import { buildSftSamples } from 'apiary/sft';
+import { type McpServeOptions, mcpServerFactory, type McpServersConfig } from 'apiary/mcp';
 import { type ScriptedReply, scriptedLanguageModel, startScriptedOpenAiServer } from 'apiary/test';
 
 export async function tour(): Promise<ExecutionResult> {
@@ -107,6 +108,8 @@ export const sft = buildSftSamples;
 export const reply: ScriptedReply = { fault: 'http429' };
 export const scripted = scriptedLanguageModel(() => 'ok');
 export const server = startScriptedOpenAiServer;
+export const mcpServers: McpServersConfig = { mcpServers: { files: { command: 'npx', args: [] } } };
+export const mcp = (opts: McpServeOptions) => mcpServerFactory(opts)();
 `;
 
 describe('the package compiles in a consumer project', () => {

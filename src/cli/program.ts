@@ -4,6 +4,7 @@ import { registerAskCommand } from './commands/ask.js';
 import { registerCatalogCommands } from './commands/catalog.js';
 import { registerDataCommands } from './commands/data.js';
 import { registerEvalCommands } from './commands/eval.js';
+import { registerMcpCommands } from './commands/mcp.js';
 import { registerPlanCommands } from './commands/plan.js';
 import { registerReportCommands } from './commands/report.js';
 import { registerRetrieveCommands } from './commands/retrieve.js';
@@ -35,5 +36,6 @@ export function buildProgram(): Command {
   registerDataCommands(program);
   registerRetrieveCommands(program);
   registerAskCommand(program);
+  registerMcpCommands(program);
   return program;
 }

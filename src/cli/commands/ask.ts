@@ -8,8 +8,7 @@ import {
   jsonlAgentTrace,
   modelTurns,
 } from '../../agents/index.js';
-import { createSgdApps, openSgdDatabase } from '../../apps/index.js';
-import { indexCatalog, loadCatalog } from '../../catalog/index.js';
+import { indexCatalog, type loadCatalog } from '../../catalog/index.js';
 import { appRegistry } from '../../exec/index.js';
 import { resolveModelSetup } from '../../models/index.js';
 import {
@@ -26,11 +25,13 @@ import { appBenchDemoKnowledgeBase, loadAppBenchGoldTasks } from '../../sft/inde
 import { ApiaryError } from '../../shared/index.js';
 import { parseApprover, parseChoice, parseExistingFile, parseInteger, parseNumber } from '../options.js';
 import { EXIT, printJson } from '../output.js';
+import { executableCatalog } from './mcp.js';
 
 interface AskFlags {
   catalog: string;
   data?: string;
   db?: string;
+  servers?: string;
   topK: string;
   maxSteps: string;
   approve?: string;
@@ -85,6 +86,10 @@ export function registerAskCommand(program: Command): void {
       '--db <file>',
       'simulated-app database (default: built by `apiary apps build-db`, else the bundled subset)',
     )
+    .option(
+      '--servers <config.json>',
+      'act through the tools of MCP servers ({"mcpServers": …}) instead of the simulated apps',
+    )
     .option('--retriever <kind>', `API retriever (${RETRIEVER_KINDS.join(' | ')})`, 'bm25')
     .option(
       '--retriever-model <file>',
@@ -113,7 +118,7 @@ export function registerAskCommand(program: Command): void {
     .option('--config <file>', 'model config file')
     .option('--json', 'machine-readable result')
     .action(async (request: string, flags: AskFlags) => {
-      if (!EXECUTABLE.includes(flags.catalog))
+      if (!flags.servers && !EXECUTABLE.includes(flags.catalog))
         throw new ApiaryError(
           'USAGE',
           `catalog "${flags.catalog}" has no executable apps here (executable: ${EXECUTABLE.join(', ')})`,
@@ -132,23 +137,31 @@ export function registerAskCommand(program: Command): void {
           'USAGE',
           'apiary ask needs a model: pass --base-url URL --model NAME (any OpenAI-compatible endpoint: vLLM, Ollama, llama.cpp server, hosted APIs), set APIARY_BASE_URL and APIARY_MODEL, or write them to apiary.config.json',
         );
-      const catalog = loadCatalog(flags.catalog, flags.data ? { dataDir: flags.data } : {});
-      const { db } = openSgdDatabase(flags.db);
-      const apps = appRegistry(createSgdApps({ db, catalog }));
-      const index = indexCatalog(catalog);
       const approve = parseApprover(flags.approve);
       const threshold = parseNumber('--demo-threshold', flags.demoThreshold, { min: -1, max: 1 });
-      const demos = flags.demos ? demoSelectorFrom(flags.demos, threshold, catalog) : undefined;
-      const retriever = await buildRetriever(kind, catalogCorpus(catalog), {
-        table: () => loadWordVectors().table,
-        model: () => {
-          if (!flags.retrieverModel)
-            throw new ApiaryError(
-              'USAGE',
-              `--retriever ${flags.retriever} needs --retriever-model FILE (from \`apiary retrieve train\`)`,
-            );
-          return loadTrainedModel(parseExistingFile('--retriever-model', flags.retrieverModel));
-        },
+      const exec = await executableCatalog(flags);
+      const catalog = exec.catalog;
+      const apps = appRegistry(exec.handlers);
+      const index = indexCatalog(catalog);
+      // Imported servers are running from here on: close them if the set-up fails.
+      const prepare = async () => {
+        const demos = flags.demos ? demoSelectorFrom(flags.demos, threshold, catalog) : undefined;
+        const retriever = await buildRetriever(kind, catalogCorpus(catalog), {
+          table: () => loadWordVectors().table,
+          model: () => {
+            if (!flags.retrieverModel)
+              throw new ApiaryError(
+                'USAGE',
+                `--retriever ${flags.retriever} needs --retriever-model FILE (from \`apiary retrieve train\`)`,
+              );
+            return loadTrainedModel(parseExistingFile('--retriever-model', flags.retrieverModel));
+          },
+        });
+        return { demos, retriever };
+      };
+      const { demos, retriever } = await prepare().catch(async (error: unknown) => {
+        await exec.close();
+        throw error;
       });
       const ac = new AbortController();
       const onSigint = () => {
@@ -174,6 +187,7 @@ export function registerAskCommand(program: Command): void {
         });
       } finally {
         process.off('SIGINT', onSigint);
+        await exec.close();
       }
       if (flags.json) {
         printJson({

@@ -11,6 +11,7 @@ import {
 import { NotFoundError } from '../../shared/index.js';
 import { parseChoice } from '../options.js';
 import { printJson } from '../output.js';
+import { registerCatalogImportCommands } from './mcp.js';
 
 interface CatalogFlags {
   catalog: string;
@@ -114,4 +115,6 @@ export function registerCatalogCommands(program: Command): void {
           return;
       }
     });
+
+  registerCatalogImportCommands(catalog);
 }

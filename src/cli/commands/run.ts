@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import pc from 'picocolors';
 import { createSgdApps, openSgdDatabase } from '../../apps/index.js';
-import { loadCatalog } from '../../catalog/index.js';
+import { type Catalog, loadCatalog } from '../../catalog/index.js';
 import {
   type AskProvider,
   askUserOnTerminal,
@@ -22,6 +22,7 @@ import { ApiaryError, NotFoundError, readJsonFile } from '../../shared/index.js'
 import { parseApprover, parseExistingFile, parseInteger, parseList, parseOutputPath } from '../options.js';
 import { EXIT, printJson } from '../output.js';
 import { readNonEmptyPlanFile } from '../plan-file.js';
+import { executableCatalog } from './mcp.js';
 
 interface RunFlags {
   catalog: string;
@@ -32,6 +33,7 @@ interface RunFlags {
   resume?: boolean;
   answers?: string;
   db?: string;
+  servers?: string;
   sharedInput?: string;
   concurrency: string;
   timeout: string;
@@ -89,6 +91,10 @@ export function registerRunCommands(program: Command): void {
     .option('--resume', 'continue the last run of --trace: finished calls are reused, not repeated')
     .option('--answers <file>', "JSON answers to the plan's questions to the user (object or list)")
     .option('--db <file>', 'SGD database (default: the built one, else the bundled subset)')
+    .option(
+      '--servers <config.json>',
+      'run the plan against the tools of MCP servers ({"mcpServers": …}); app ids are the server names',
+    )
     .option('--shared-input <text>', 'value of the shared_input system input')
     .option('--concurrency <n>', 'steps in flight at once', '8')
     .option('--timeout <ms>', 'per-call time limit', '30000')
@@ -96,15 +102,20 @@ export function registerRunCommands(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(async (file: string, flags: RunFlags) => {
       const plan = readNonEmptyPlanFile(file);
-      const catalog = loadCatalog(flags.catalog, { dataDir: flags.data });
       const grant = parseList('--grant', flags.grant);
-      const unknown = grant?.filter((id) => !catalog.apps.some((a) => a.id === id)) ?? [];
-      if (unknown.length)
-        throw new NotFoundError(
-          'app in --grant',
-          unknown.join(', '),
-          catalog.apps.map((a) => a.id),
-        );
+      const checkGrant = (catalog: Catalog) => {
+        const unknown = grant?.filter((id) => !catalog.apps.some((a) => a.id === id)) ?? [];
+        if (unknown.length)
+          throw new NotFoundError(
+            'app in --grant',
+            unknown.join(', '),
+            catalog.apps.map((a) => a.id),
+          );
+      };
+      // With --servers the plan runs against the imported servers (catalog and handlers),
+      // connected once every flag is checked.
+      const fileCatalog = flags.servers ? undefined : loadCatalog(flags.catalog, { dataDir: flags.data });
+      if (fileCatalog) checkGrant(fileCatalog);
       const approve = parseApprover(flags.approve);
       const ask = flags.answers
         ? answersFrom(parseExistingFile('--answers', flags.answers))
@@ -130,7 +141,18 @@ export function registerRunCommands(program: Command): void {
         if (!last) throw new ApiaryError('USAGE', `--resume: ${flags.trace} holds no earlier run`);
         resume = { runId: last.run, events };
       }
-      const { db, source } = openSgdDatabase(flags.db);
+      const imported = flags.servers ? await executableCatalog(flags) : undefined;
+      const catalog = imported?.catalog ?? fileCatalog!;
+      if (imported)
+        try {
+          checkGrant(catalog);
+        } catch (error) {
+          await imported.close();
+          throw error;
+        }
+      const { db, source } = imported
+        ? { db: undefined, source: imported.source }
+        : openSgdDatabase(flags.db);
       const ctrl = new AbortController();
       const onSigint = () => {
         if (ctrl.signal.aborted) process.exit(EXIT_INTERRUPTED); // the second Ctrl-C: at once
@@ -144,7 +166,7 @@ export function registerRunCommands(program: Command): void {
       try {
         result = await executePlan(plan, {
           catalog,
-          handlers: createSgdApps({ db, catalog }),
+          handlers: imported?.handlers ?? createSgdApps({ db: db!, catalog }),
           grant,
           approve,
           inputs: { ask, system: systemInputs({ sharedInput: flags.sharedInput }) },
@@ -157,7 +179,8 @@ export function registerRunCommands(program: Command): void {
         });
       } finally {
         process.off('SIGINT', onSigint);
-        db.close();
+        db?.close();
+        await imported?.close();
       }
       if (flags.json) printJson({ file, database: source, repairedTraceRecords: repaired, ...result });
       else {
@@ -175,7 +198,7 @@ export function registerRunCommands(program: Command): void {
         const ok = result.steps.filter((s) => s.status === 'succeeded').length;
         const empty = result.steps.filter((s) => s.empty).length;
         process.stdout.write(
-          `${result.status === 'succeeded' ? pc.green(result.status) : pc.red(result.status)}: ${ok}/${result.steps.length} steps succeeded${empty ? ` (${empty} with an empty result)` : ''} in ${result.elapsedMs} ms (apps: ${source} database)\n`,
+          `${result.status === 'succeeded' ? pc.green(result.status) : pc.red(result.status)}: ${ok}/${result.steps.length} steps succeeded${empty ? ` (${empty} with an empty result)` : ''} in ${result.elapsedMs} ms (apps: ${source}${imported ? '' : ' database'})\n`,
         );
         process.stdout.write(`outputs: ${JSON.stringify(result.outputs, null, 2)}\n`);
       }

@@ -1,0 +1,89 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type ScriptedReply, startScriptedOpenAiServer } from '../../test/index.js';
+
+const root = join(import.meta.dirname, '../../..');
+const main = join(root, 'src/cli/main.ts');
+const misbehaving = join(root, 'src/mcp/__fixtures__/misbehaving-server.mjs');
+const dir = mkdtempSync(join(tmpdir(), 'apiary-mcp-ask-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('apiary ask --servers', () => {
+  it('retrieves imported MCP tools and calls them through dispatchCall (approvals apply)', async () => {
+    const config = join(dir, 'servers.json');
+    writeFileSync(
+      config,
+      JSON.stringify({ mcpServers: { odd: { command: process.execPath, args: [misbehaving] } } }),
+    );
+    let turn = 0;
+    const model = await startScriptedOpenAiServer({
+      respond: (): ScriptedReply => {
+        const t = turn++;
+        if (t === 0) return { toolCalls: [{ id: 'c1', name: 'odd_echo', arguments: { text: 'hello' } }] };
+        if (t === 1)
+          return { toolCalls: [{ id: 'c2', name: 'odd_write_note', arguments: { note: 'hello' } }] };
+        return 'Echoed; the note was not written.';
+      },
+    });
+    try {
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        APIARY_DATA: '',
+        HOME: dir,
+        XDG_DATA_HOME: join(dir, 'xdg'),
+      };
+      for (const k of ['APIARY_BASE_URL', 'APIARY_MODEL', 'APIARY_CONFIG']) delete env[k];
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          main,
+          'ask',
+          'echo hello and write it down as a note',
+          '--servers',
+          config,
+          '--base-url',
+          model.url,
+          '--model',
+          'scripted',
+          '--approve',
+          'deny',
+          '--json',
+        ],
+        { cwd: root, env },
+      );
+      const out = JSON.parse(stdout);
+      expect(out.answer).toBe('Echoed; the note was not written.');
+      expect(out.retrieved).toContain('odd.echo');
+      expect(out.calls).toEqual([
+        {
+          step: 1,
+          app: 'odd',
+          api: 'echo',
+          args: { text: 'hello' },
+          ok: true,
+          result: { content: [{ type: 'text', text: 'hello' }] },
+        },
+        {
+          step: 2,
+          app: 'odd',
+          api: 'write_note',
+          args: { note: 'hello' },
+          ok: false,
+          error: {
+            code: 'APPROVAL_DENIED',
+            message:
+              'transactional call odd.write_note not approved: transactional calls are denied for this run',
+          },
+        },
+      ]);
+    } finally {
+      await model.close();
+    }
+  });
+});

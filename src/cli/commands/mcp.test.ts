@@ -1,0 +1,151 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { countSideEffects, openSgdDatabase } from '../../apps/index.js';
+import { loadCatalog } from '../../catalog/index.js';
+import { fixtureDb, lotusLeaf, reservation } from '../../mcp/__fixtures__/fixtures.js';
+
+const root = join(import.meta.dirname, '../../..');
+const main = join(root, 'src/cli/main.ts');
+const misbehaving = join(root, 'src/mcp/__fixtures__/misbehaving-server.mjs');
+const dir = mkdtempSync(join(tmpdir(), 'apiary-mcp-cli-'));
+const ENV = { ...process.env, APIARY_DATA: '', XDG_DATA_HOME: join(dir, 'xdg') } as Record<string, string>;
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** An SDK client talking to `apiary mcp serve …` over stdio. */
+async function serveOverStdio(...args: string[]): Promise<{ client: Client; stderr: () => string }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['--import', 'tsx', main, 'mcp', 'serve', ...args],
+    cwd: root,
+    env: ENV,
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const client = new Client({ name: 'stdio-test', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, stderr: () => stderr };
+}
+
+describe('apiary mcp serve over stdio', () => {
+  it('serves the simulated AppBench apps: list, call, refuse a transactional call without elicitation', async () => {
+    const dbFile = join(dir, 'sgd.sqlite');
+    fixtureDb(dbFile).close();
+    const { client, stderr } = await serveOverStdio('--catalog', 'appbench', '--db', dbFile);
+    try {
+      expect((await client.listTools()).tools).toHaveLength(33);
+      const found = await client.callTool({
+        name: 'Restaurants.findrestaurants',
+        arguments: { category: 'Thai', location: 'Springfield', has_seating_outdoors: true },
+      });
+      expect(found.structuredContent).toEqual({ rows: [lotusLeaf] });
+      const refused = await client.callTool({
+        name: 'Restaurants.reserverestaurant',
+        arguments: reservation,
+      });
+      expect(refused.isError).toBe(true);
+      expect(stderr()).toMatch(
+        /apiary MCP server: appbench \(33 APIs, tools mode, apps: SGD database \(.*\)\) on stdio/,
+      );
+    } finally {
+      await client.close();
+    }
+    const { db } = openSgdDatabase(dbFile);
+    expect(countSideEffects(db)).toBe(0);
+    db.close();
+  });
+
+  it('--servers aggregates imported servers behind tool search', async () => {
+    const config = join(dir, 'servers.json');
+    writeFileSync(
+      config,
+      JSON.stringify({ mcpServers: { odd: { command: process.execPath, args: [misbehaving] } } }),
+    );
+    const { client, stderr } = await serveOverStdio('--servers', config);
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['search_apis', 'call_api']);
+      const called = await client.callTool({
+        name: 'call_api',
+        arguments: { api: 'odd.echo', arguments: { text: 'hi' } },
+      });
+      expect(called.content).toEqual([{ type: 'text', text: 'hi' }]);
+      expect(stderr()).toMatch(/warning: tool left out: MCP server "odd": record bad_schema: field "target"/);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('apiary catalog import mcp', () => {
+  it('lists a stdio server tools as a catalog', async () => {
+    const out = join(dir, 'odd.json');
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        main,
+        'catalog',
+        'import',
+        'mcp',
+        '--name',
+        'odd',
+        '--out',
+        out,
+        '--',
+        process.execPath,
+        misbehaving,
+      ],
+      { cwd: root, env: ENV },
+    );
+    expect(stdout.split('\n').slice(0, 3)).toEqual([
+      `odd: 7 tool(s) imported, 1 left out; catalog written to ${out}`,
+      'odd.echo\tread-only\t1 params',
+      'odd.write_note\ttransactional\t1 params',
+    ]);
+    expect(stderr).toMatch(
+      /warning: tool left out: MCP server "odd": record bad_schema: field "target": "anyOf" schemas are not supported/,
+    );
+    // The written file is a catalog in Apiary's format.
+    const written = loadCatalog(out);
+    expect([written.name, written.apps.length, written.apis.length]).toEqual(['mcp-odd', 1, 7]);
+  });
+});
+
+describe('apiary run --servers', () => {
+  it('runs a plan against an imported server, with approvals', async () => {
+    const config = join(dir, 'run-servers.json');
+    writeFileSync(
+      config,
+      JSON.stringify({ mcpServers: { odd: { command: process.execPath, args: [misbehaving] } } }),
+    );
+    const plan = join(dir, 'plan.json');
+    const literal = (value: string) => ({ kind: 'literal', value });
+    writeFileSync(
+      plan,
+      JSON.stringify({
+        steps: [
+          { id: 's1', app: 'odd', api: 'echo', args: { text: literal('hello') }, outputs: [] },
+          { id: 's2', app: 'odd', api: 'write_note', args: { note: literal('n') }, outputs: ['written'] },
+        ],
+      }),
+    );
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', main, 'run', plan, '--servers', config, '--approve', 'auto', '--json'],
+      { cwd: root, env: ENV },
+    );
+    const out = JSON.parse(stdout);
+    expect(out.status).toBe('succeeded');
+    expect(out.outputs).toEqual({ s1: {}, s2: { written: 1 } });
+  });
+});

@@ -1,0 +1,268 @@
+import type { Command } from 'commander';
+import type { AppHandler } from '../../apps/index.js';
+import { createSgdApps, openSgdDatabase } from '../../apps/index.js';
+import { type Catalog, loadCatalog } from '../../catalog/index.js';
+import { appRegistry, autoApprove, denyAll } from '../../exec/index.js';
+import type { McpImport, McpServerSpec } from '../../mcp/index.js';
+import {
+  buildRetriever,
+  catalogCorpus,
+  loadTrainedModel,
+  loadWordVectors,
+  RETRIEVER_KINDS,
+} from '../../retrieval/index.js';
+import { ApiaryError } from '../../shared/index.js';
+import { parseChoice, parseExistingFile, parseInteger, parseList, writeOutputFile } from '../options.js';
+import { printJson } from '../output.js';
+
+/** The MCP domain, loaded when a command needs it (the SDK adds ~0.2 s to every CLI start otherwise). */
+const loadMcp = () => import('../../mcp/index.js');
+
+/** Catalogs whose APIs run here without --servers: the simulated SGD apps. */
+const SIMULATED = ['appbench', 'sgd'];
+
+/** A catalog with executable apps: simulated (SGD database) or imported MCP servers. */
+export interface ExecutableCatalog {
+  catalog: Catalog;
+  handlers: AppHandler[];
+  /** Where the apps run (`SGD database (bundled)`, `2 MCP server(s)`). */
+  source: string;
+  close(): Promise<void>;
+}
+
+function warnImport(imported: McpImport): void {
+  for (const f of imported.failures)
+    process.stderr.write(`warning: MCP server "${f.server}" not imported: ${f.error.message}\n`);
+  for (const s of imported.servers)
+    for (const p of s.problems) process.stderr.write(`warning: tool left out: ${p.message}\n`);
+}
+
+/**
+ * `--servers FILE` (imported MCP servers) or `--catalog appbench|sgd` (the simulated apps): the
+ * catalog and handlers `apiary ask`, `apiary run` and `apiary mcp serve` execute through dispatchCall.
+ */
+export async function executableCatalog(flags: {
+  catalog: string;
+  data?: string;
+  db?: string;
+  servers?: string;
+}): Promise<ExecutableCatalog> {
+  if (flags.servers) {
+    const { importMcpServers, readMcpServersConfig } = await loadMcp();
+    const config = readMcpServersConfig(parseExistingFile('--servers', flags.servers));
+    const imported = await importMcpServers(config);
+    warnImport(imported);
+    if (!imported.servers.length)
+      throw new ApiaryError('NETWORK', `no MCP server of ${flags.servers} could be imported`);
+    return {
+      catalog: imported.catalog,
+      handlers: imported.handlers,
+      source: `${imported.servers.length} MCP server(s)`,
+      close: imported.close,
+    };
+  }
+  if (!SIMULATED.includes(flags.catalog))
+    throw new ApiaryError(
+      'USAGE',
+      `catalog "${flags.catalog}" has no executable apps here (executable: ${SIMULATED.join(', ')}, or imported MCP servers with --servers FILE)`,
+    );
+  const catalog = loadCatalog(flags.catalog, flags.data ? { dataDir: flags.data } : {});
+  const { db, source } = openSgdDatabase(flags.db);
+  return {
+    catalog,
+    handlers: createSgdApps({ db, catalog }),
+    source: `SGD database (${source})`,
+    close: async () => {
+      db.close();
+    },
+  };
+}
+
+interface ServeFlags {
+  catalog: string;
+  data?: string;
+  db?: string;
+  servers?: string;
+  stdio?: boolean;
+  http?: string;
+  host: string;
+  mode?: string;
+  grant?: string;
+  approve: string;
+  retriever: string;
+  retrieverModel?: string;
+  timeout: string;
+  tokenEnv: string;
+}
+
+const SERVE_APPROVALS = ['elicit', 'auto', 'deny'] as const;
+
+/** Resolves when the process is asked to stop (Ctrl-C, SIGTERM) or `closed` fires. */
+function untilStopped(closed?: (stop: () => void) => void): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+    closed?.(stop);
+  });
+}
+
+async function serve(flags: ServeFlags): Promise<void> {
+  if (flags.stdio && flags.http !== undefined)
+    throw new ApiaryError('USAGE', 'pass --stdio or --http PORT, not both');
+  const port =
+    flags.http === undefined ? undefined : parseInteger('--http', flags.http, { min: 0, max: 65535 });
+  const mode = parseChoice('--mode', flags.mode ?? (flags.servers ? 'search' : 'tools'), [
+    'tools',
+    'search',
+  ] as const);
+  const approval = parseChoice('--approve', flags.approve, SERVE_APPROVALS);
+  const timeoutMs = parseInteger('--timeout', flags.timeout, { min: 1 });
+  const kind = parseChoice('--retriever', flags.retriever, RETRIEVER_KINDS);
+  const token = process.env[flags.tokenEnv] || undefined;
+  const { mcpServerFactory, startMcpHttpServer } = await loadMcp();
+  const exec = await executableCatalog(flags);
+  try {
+    const grant = parseList('--grant', flags.grant);
+    const retriever =
+      mode === 'search'
+        ? await buildRetriever(kind, catalogCorpus(exec.catalog), {
+            table: () => loadWordVectors().table,
+            model: () => {
+              if (!flags.retrieverModel)
+                throw new ApiaryError('USAGE', `--retriever ${kind} needs --retriever-model FILE`);
+              return loadTrainedModel(parseExistingFile('--retriever-model', flags.retrieverModel));
+            },
+          })
+        : undefined;
+    const factory = mcpServerFactory({
+      catalog: exec.catalog,
+      apps: appRegistry(exec.handlers),
+      mode,
+      ...(grant ? { grant: new Set(grant) } : {}),
+      approve: approval === 'elicit' ? 'elicit' : approval === 'auto' ? autoApprove : denyAll,
+      ...(retriever ? { retriever } : {}),
+      timeoutMs,
+    });
+    const what = `${exec.catalog.name} (${exec.catalog.apis.length} APIs, ${mode} mode, apps: ${exec.source})`;
+    if (port !== undefined) {
+      const http = await startMcpHttpServer({
+        createServer: factory,
+        port,
+        host: flags.host,
+        ...(token ? { token } : {}),
+      });
+      process.stderr.write(
+        `apiary MCP server: ${what} at ${http.url}${token ? ` (bearer token from $${flags.tokenEnv})` : ''}\n`,
+      );
+      await untilStopped();
+      await http.close();
+    } else {
+      // stdout carries the protocol: everything else goes to stderr.
+      const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
+      const server = factory();
+      const transport = new StdioServerTransport();
+      await server.connect(transport);
+      process.stderr.write(`apiary MCP server: ${what} on stdio\n`);
+      await untilStopped((stop) => {
+        process.stdin.once('end', stop);
+        transport.onclose = stop;
+      });
+      await server.close().catch(() => {});
+    }
+  } finally {
+    await exec.close();
+  }
+}
+
+export function registerMcpCommands(program: Command): void {
+  const mcp = program.command('mcp').description('Model Context Protocol: serve catalogs to MCP clients');
+  mcp
+    .command('serve')
+    .description(
+      "serve a catalog's executable APIs to MCP clients (stdio or Streamable HTTP), or many imported MCP servers as one",
+    )
+    .option('-c, --catalog <name>', `catalog with executable apps (${SIMULATED.join(' | ')})`, 'appbench')
+    .option('--data <dir>', 'data folder (catalog files)')
+    .option('--db <file>', 'simulated-app database (default: the built one, else the bundled subset)')
+    .option(
+      '--servers <config.json>',
+      'import the MCP servers of a {"mcpServers": …} config and serve them as one',
+    )
+    .option('--stdio', 'speak MCP on stdin/stdout (the default)')
+    .option('--http <port>', 'serve Streamable HTTP on this port (0: any free port) at /mcp')
+    .option('--host <host>', 'interface for --http', '127.0.0.1')
+    .option(
+      '--mode <mode>',
+      'tools: one tool per API | search: search_apis + call_api (default with --servers)',
+    )
+    .option('--grant <apps>', 'comma-separated app ids clients may call (default: every app)')
+    .option('--approve <mode>', 'transactional calls: elicit (ask the client) | auto | deny', 'elicit')
+    .option('--retriever <kind>', `ranking of search_apis (${RETRIEVER_KINDS.join(' | ')})`, 'bm25')
+    .option('--retriever-model <file>', 'trained retriever model for trained kinds')
+    .option('--timeout <ms>', 'time limit of one call', '30000')
+    .option(
+      '--token-env <name>',
+      'with --http: require "Authorization: Bearer $NAME" when that variable is set',
+      'APIARY_MCP_TOKEN',
+    )
+    .action(serve);
+}
+
+interface ImportFlags {
+  url?: string;
+  name: string;
+  out?: string;
+  header?: string[];
+  json?: boolean;
+}
+
+/** `apiary catalog import mcp -- <command …>` or `--url URL`: a server's tools as a catalog. */
+export function registerCatalogImportCommands(catalog: Command): void {
+  const imports = catalog.command('import').description('import APIs from other sources into a catalog');
+  imports
+    .command('mcp')
+    .description(
+      'connect to an MCP server, list its tools and convert them to a catalog (one app <name>, APIs <name>.<tool>); execute them with `--servers` on ask, run and mcp serve',
+    )
+    .argument('[command...]', 'the command that starts a stdio server (after --)')
+    .option('--url <url>', 'a Streamable HTTP server instead of a command')
+    .option('--name <name>', 'server name: the app id of its tools', 'server')
+    .option('--out <file>', 'write the catalog JSON (Apiary format) here')
+    .option('--json', 'print the catalog JSON')
+    .action(async (command: string[], flags: ImportFlags) => {
+      if (flags.url && command.length)
+        throw new ApiaryError('USAGE', 'pass a command after -- or --url URL, not both');
+      if (!flags.url && !command.length)
+        throw new ApiaryError(
+          'USAGE',
+          'name the server: apiary catalog import mcp -- <command …>, or --url URL',
+        );
+      const spec: McpServerSpec = flags.url
+        ? { url: flags.url }
+        : { command: command[0]!, args: command.slice(1) };
+      const { importMcpServer } = await loadMcp();
+      const server = await importMcpServer(flags.name, spec);
+      try {
+        const imported: Catalog = { name: `mcp-${flags.name}`, apps: [server.app], apis: server.apis };
+        for (const p of server.problems) process.stderr.write(`warning: tool left out: ${p.message}\n`);
+        if (flags.out) writeOutputFile('--out', flags.out, `${JSON.stringify(imported, null, 2)}\n`);
+        if (flags.json) printJson(imported);
+        else {
+          process.stdout.write(
+            `${flags.name}: ${server.apis.length} tool(s) imported, ${server.problems.length} left out${flags.out ? `; catalog written to ${flags.out}` : ''}\n`,
+          );
+          for (const a of server.apis)
+            process.stdout.write(
+              `${a.id}\t${a.transactional ? 'transactional' : 'read-only'}\t${a.parameters.length} params\n`,
+            );
+        }
+      } finally {
+        await server.connection.close();
+      }
+    });
+}

@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import { InputInvalidError } from '../shared/index.js';
+import { jsonSchemaToParameters } from './json-schema-params.js';
+
+const src = { server: 'srv', tool: 'tool1' };
+const convert = (properties: Record<string, unknown>, required: string[] = []) =>
+  jsonSchemaToParameters({ type: 'object', properties, required }, src);
+
+describe('jsonSchemaToParameters', () => {
+  it('converts primitives, formats, enums, arrays and nested objects', () => {
+    expect(
+      convert(
+        {
+          name: { type: 'string', description: 'who' },
+          day: { type: 'string', format: 'date' },
+          at: { type: 'string', format: 'date-time' },
+          link: { type: 'string', format: 'uri' },
+          n: { type: 'integer', default: 3 },
+          x: { type: 'number' },
+          ok: { type: ['boolean', 'null'] },
+          color: { enum: ['red', 'green'] },
+          fixed: { const: 'one' },
+          tags: { type: 'array', items: { type: 'string' } },
+          anything: {},
+          list: { type: 'array' },
+          where: {
+            type: 'object',
+            title: 'Place',
+            properties: { city: { type: 'string' }, zip: { type: 'string' } },
+            required: ['city'],
+          },
+          blob: { type: 'object' },
+        },
+        ['name', 'where'],
+      ),
+    ).toEqual([
+      { name: 'name', type: { kind: 'primitive', name: 'string' }, required: true, description: 'who' },
+      { name: 'day', type: { kind: 'primitive', name: 'date' }, required: false },
+      { name: 'at', type: { kind: 'primitive', name: 'datetime' }, required: false },
+      { name: 'link', type: { kind: 'primitive', name: 'url' }, required: false },
+      { name: 'n', type: { kind: 'primitive', name: 'integer' }, required: false, default: 3 },
+      { name: 'x', type: { kind: 'primitive', name: 'number' }, required: false },
+      { name: 'ok', type: { kind: 'primitive', name: 'boolean' }, required: false },
+      {
+        name: 'color',
+        type: { kind: 'enum', values: [{ value: 'red' }, { value: 'green' }] },
+        required: false,
+      },
+      { name: 'fixed', type: { kind: 'enum', values: [{ value: 'one' }] }, required: false },
+      {
+        name: 'tags',
+        type: { kind: 'array', items: { kind: 'primitive', name: 'string' } },
+        required: false,
+      },
+      { name: 'anything', type: { kind: 'primitive', name: 'any' }, required: false },
+      { name: 'list', type: { kind: 'array', items: { kind: 'primitive', name: 'any' } }, required: false },
+      {
+        name: 'where',
+        type: {
+          kind: 'entity',
+          name: 'Place',
+          fields: [
+            { name: 'city', type: { kind: 'primitive', name: 'string' }, required: true },
+            { name: 'zip', type: { kind: 'primitive', name: 'string' }, required: false },
+          ],
+        },
+        required: true,
+      },
+      { name: 'blob', type: { kind: 'entity', name: 'blob' }, required: false },
+    ]);
+  });
+
+  it('an object schema without properties has no parameters', () => {
+    expect(jsonSchemaToParameters({ type: 'object' }, src)).toEqual([]);
+  });
+
+  const problem = (schema: unknown): string => {
+    try {
+      jsonSchemaToParameters(schema, src);
+    } catch (error) {
+      expect(error).toBeInstanceOf(InputInvalidError);
+      return (error as Error).message;
+    }
+    return 'no error';
+  };
+
+  it('unsupported schemas name the server, the tool and the field', () => {
+    expect(problem({ type: 'object', properties: { a: { oneOf: [{ type: 'string' }] } } })).toBe(
+      'MCP server "srv": record tool1: field "a": "oneOf" schemas are not supported',
+    );
+    expect(
+      problem({
+        type: 'object',
+        properties: { a: { type: 'object', properties: { b: { type: 'array', items: { $ref: '#/x' } } } } },
+      }),
+    ).toBe('MCP server "srv": record tool1: field "a.b[]": "$ref" schemas are not supported');
+    expect(problem({ type: 'object', properties: { a: { type: ['string', 'number'] } } })).toBe(
+      'MCP server "srv": record tool1: field "a": a union of types (string, number) is not supported',
+    );
+    expect(problem({ type: 'object', properties: { a: { enum: [1, 2] } } })).toBe(
+      'MCP server "srv": record tool1: field "a": only enums of strings are supported',
+    );
+    expect(problem({ type: 'object', properties: { a: { type: 'null' } } })).toBe(
+      'MCP server "srv": record tool1: field "a": type "null" is not supported',
+    );
+    expect(problem({ type: 'string' })).toBe(
+      'MCP server "srv": record tool1: field "inputSchema": the input schema must be an object schema, got {"type":"string"}',
+    );
+    expect(problem({ type: 'object', properties: [] })).toBe(
+      'MCP server "srv": record tool1: field "properties": "properties" must be an object',
+    );
+  });
+});
