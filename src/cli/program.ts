@@ -10,6 +10,7 @@ import { registerRetrieveCommands } from './commands/retrieve.js';
 import { registerRunCommands } from './commands/run.js';
 import { registerScoreCommands } from './commands/score.js';
 import { registerSftCommands } from './commands/sft.js';
+import { registerShortcutsCommands } from './commands/shortcuts.js';
 import { registerTasksCommands } from './commands/tasks.js';
 
 /**
@@ -35,5 +36,6 @@ export function buildProgram(): Command {
   registerDataCommands(program);
   registerRetrieveCommands(program);
   registerAskCommand(program);
+  registerShortcutsCommands(program);
   return program;
 }

@@ -36,8 +36,8 @@ export function shortcutsFilePath(dir: string, role: ShortcutsFileRole): string 
 }
 
 /**
- * Reads a whole official file with the lexeme-preserving parser. No streaming JSON parser is
- * installed, so the gold file (hundreds of MB upstream) is read into memory at once.
+ * Reads a whole official file with the lexeme-preserving parser (the gold file, hundreds of MB
+ * upstream, is better streamed: `streamGoldShortcuts`).
  */
 export function readShortcutsFile(dir: string, role: ShortcutsFileRole): { path: string; value: Json } {
   const path = shortcutsFilePath(dir, role);
@@ -80,17 +80,26 @@ export function loadGoldShortcuts(dir: string): Map<string, JsonObject> {
   if (!Array.isArray(value)) throw new InputInvalidError({ file: path }, 'expected a JSON array of records');
   const out = new Map<string, JsonObject>();
   value.forEach((r, i) => {
-    if (!isJsonObject(r) || typeof r.URL !== 'string')
-      throw new InputInvalidError({ file: path, record: i, field: 'URL' }, 'expected a record with a URL');
-    if (r.shortcut === null || r.shortcut === undefined) return;
-    if (!isJsonObject(r.shortcut) || !Array.isArray(r.shortcut.WFWorkflowActions))
-      throw new InputInvalidError(
-        { file: path, record: r.URL, field: 'shortcut.WFWorkflowActions' },
-        'expected the list of actions',
-      );
-    out.set(r.URL, r);
+    const record = checkedGoldRecord(r, i, path);
+    if (record) out.set(record.URL as string, record);
   });
   return out;
+}
+
+/**
+ * One element of the gold array checked (§2): a record with a URL and its action list, or
+ * undefined for a record whose `shortcut` is null (skipped everywhere upstream).
+ */
+export function checkedGoldRecord(r: Json, i: number, path: string): JsonObject | undefined {
+  if (!isJsonObject(r) || typeof r.URL !== 'string')
+    throw new InputInvalidError({ file: path, record: i, field: 'URL' }, 'expected a record with a URL');
+  if (r.shortcut === null || r.shortcut === undefined) return undefined;
+  if (!isJsonObject(r.shortcut) || !Array.isArray(r.shortcut.WFWorkflowActions))
+    throw new InputInvalidError(
+      { file: path, record: r.URL, field: 'shortcut.WFWorkflowActions' },
+      'expected the list of actions',
+    );
+  return r;
 }
 
 /** URL → query (`GeneratedQuery.query`) of generated_success_queries.json (§3). */

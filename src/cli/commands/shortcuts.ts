@@ -1,0 +1,92 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { printMetabenchPlan } from '../../plan/index.js';
+import {
+  describeShortcut,
+  dumpsShortcutsJson,
+  folderOfficialFiles,
+  formatShortcutListing,
+  loadShortcutsApis,
+  readShortcutFile,
+  readShortcutFolder,
+  SHORTCUTS_FILES,
+  shortcutToPlan,
+} from '../../tasks/index.js';
+import { printJson } from '../output.js';
+
+/**
+ * `apiary shortcuts …`: a user's own Apple Shortcuts files (unsigned binary or XML plist, or the
+ * JSON ShortcutsBench stores): a readable listing, the plan they map to, and a folder of them as a
+ * ShortcutsBench dataset in the official formats.
+ */
+export function registerShortcutsCommands(program: Command): void {
+  const cmd = program
+    .command('shortcuts')
+    .description('import Apple Shortcuts files (.shortcut/.plist, unsigned): show, to-plan, dataset');
+
+  cmd
+    .command('show')
+    .description(
+      'list the actions of a shortcut: parameters and their value forms, variables, control flow, level',
+    )
+    .argument(
+      '<file>',
+      '.shortcut or .plist file (binary or XML property list, unsigned) or ShortcutsBench JSON',
+    )
+    .option('--json', 'machine-readable output (the listing and the raw actions)')
+    .action((file: string, flags: { json?: boolean }) => {
+      const s = readShortcutFile(file);
+      const listing = describeShortcut(s.actions);
+      if (flags.json) printJson({ file, format: s.format, name: s.name, ...listing });
+      else process.stdout.write(`${formatShortcutListing(`${s.name} (${s.format})`, listing)}\n`);
+    });
+
+  cmd
+    .command('to-plan')
+    .description(
+      'print the shortcut as plan lines (previous outputs become step references) and what does not map',
+    )
+    .argument('<file>', '.shortcut or .plist file')
+    .option('--json', 'machine-readable output (plan JSON and the gaps)')
+    .action((file: string, flags: { json?: boolean }) => {
+      const s = readShortcutFile(file);
+      const { plan, stepOf, gaps } = shortcutToPlan(s.actions);
+      if (flags.json) {
+        printJson({ file, plan, steps: Object.fromEntries(stepOf), gaps });
+        return;
+      }
+      process.stdout.write(
+        plan.steps.length ? `${printMetabenchPlan(plan)}\n` : '(no action maps to a plan step)\n',
+      );
+      if (gaps.length) {
+        process.stdout.write(`\nnot mapped (${gaps.length}):\n`);
+        for (const g of gaps)
+          process.stdout.write(
+            `  action ${g.index} ${g.id}${g.param ? ` parameter ${g.param}` : ''}: ${g.reason}\n`,
+          );
+      }
+    });
+
+  cmd
+    .command('dataset')
+    .description(
+      'write a folder of shortcuts (each NAME.shortcut/.plist with NAME.query.txt) as the official gold, query and check-intersection files',
+    )
+    .argument('<folder>', 'folder of .shortcut/.plist files with their .query.txt sidecars')
+    .requiredOption('--data <dir>', 'folder with all_api2info.json and all_api2paraname2paratype.json')
+    .requiredOption('--out <dir>', 'where to write the three files')
+    .action((folder: string, flags: { data: string; out: string }) => {
+      const items = readShortcutFolder(resolve(folder));
+      const apis = loadShortcutsApis(flags.data);
+      const files = folderOfficialFiles(items, apis.paraTypes);
+      const out = resolve(flags.out);
+      mkdirSync(out, { recursive: true });
+      const write = (name: string, value: Parameters<typeof dumpsShortcutsJson>[0]) =>
+        writeFileSync(join(out, name), `${dumpsShortcutsJson(value, 2)}\n`);
+      write(SHORTCUTS_FILES.gold.name, files.gold);
+      write(SHORTCUTS_FILES.queries.name, files.queries);
+      write(SHORTCUTS_FILES.checkIntersection.name, files.checkIntersection);
+      process.stdout.write(`${items.length} shortcuts written to ${out}\n`);
+    });
+}
