@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { printMetabenchPlan } from '../../plan/index.js';
@@ -11,6 +11,7 @@ import {
   readShortcutFile,
   readShortcutFolder,
   SHORTCUTS_FILES,
+  shortcutsFilePath,
   shortcutToPlan,
 } from '../../tasks/index.js';
 import { printJson } from '../output.js';
@@ -71,11 +72,14 @@ export function registerShortcutsCommands(program: Command): void {
   cmd
     .command('dataset')
     .description(
-      'write a folder of shortcuts (each NAME.shortcut/.plist with NAME.query.txt) as the official gold, query and check-intersection files',
+      'write a folder of shortcuts (each NAME.shortcut/.plist with NAME.query.txt) as a complete official data folder (gold, queries, check-intersection, empty categories, the two API files)',
     )
     .argument('<folder>', 'folder of .shortcut/.plist files with their .query.txt sidecars')
     .requiredOption('--data <dir>', 'folder with all_api2info.json and all_api2paraname2paratype.json')
-    .requiredOption('--out <dir>', 'where to write the three files')
+    .requiredOption(
+      '--out <dir>',
+      'the data folder to write (for eval/score --data and the official scripts)',
+    )
     .action((folder: string, flags: { data: string; out: string }) => {
       const items = readShortcutFolder(resolve(folder));
       const apis = loadShortcutsApis(flags.data);
@@ -87,6 +91,11 @@ export function registerShortcutsCommands(program: Command): void {
       write(SHORTCUTS_FILES.gold.name, files.gold);
       write(SHORTCUTS_FILES.queries.name, files.queries);
       write(SHORTCUTS_FILES.checkIntersection.name, files.checkIntersection);
-      process.stdout.write(`${items.length} shortcuts written to ${out}\n`);
+      write(SHORTCUTS_FILES.categories.name, {}); // a user's shortcuts have no category
+      for (const role of ['apiInfo', 'paraTypes'] as const)
+        copyFileSync(shortcutsFilePath(flags.data, role), join(out, SHORTCUTS_FILES[role].name));
+      process.stdout.write(
+        `${items.length} shortcuts written to ${out} (a --data folder for eval and score)\n`,
+      );
     });
 }
