@@ -15,7 +15,11 @@ const WEATHER = join(MINE, 'weather.shortcut');
 const APIS = join(FIXTURES, 'authored');
 
 async function apiary(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { ...process.env, NO_COLOR: '1', HOME: mkdtempSync(join(tmpdir(), 'apiary-home-')) };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NO_COLOR: '1',
+    HOME: mkdtempSync(join(tmpdir(), 'apiary-home-')),
+  };
   for (const k of Object.keys(env)) if (k.startsWith('APIARY_') || k === 'OPENAI_API_KEY') delete env[k];
   try {
     const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', MAIN, ...args], {
