@@ -83,6 +83,25 @@ describe('apiary shortcuts', { timeout: 60_000 }, () => {
     expect(b.code).toBe(0);
     const sb = JSON.parse(readFileSync(join(tmp, 'b', 'summary.json'), 'utf8'));
     expect(sb.report).toEqual(sa.report);
+    // the official result records of the run, scored by `apiary score shortcuts`, give the same report
+    const lines = await apiary('shortcuts', 'results', join(tmp, 'b'));
+    expect(
+      lines.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).URL),
+    ).toEqual(['battery.plist', 'weather.shortcut']);
+    writeFileSync(join(tmp, 'official.jsonl'), lines.stdout);
+    const scored = await apiary(
+      'score',
+      'shortcuts',
+      '--data',
+      join(tmp, 'data'),
+      '--results',
+      join(tmp, 'official.jsonl'),
+      '--json',
+    );
+    expect(JSON.parse(scored.stdout).corrected).toEqual(sb.report.corrected);
   });
 
   it('names the missing query sidecar', async () => {

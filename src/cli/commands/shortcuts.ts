@@ -1,7 +1,9 @@
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { readResultsFile } from '../../harness/index.js';
 import { printMetabenchPlan } from '../../plan/index.js';
+import { ApiaryError } from '../../shared/index.js';
 import {
   describeShortcut,
   dumpsShortcutsJson,
@@ -97,5 +99,32 @@ export function registerShortcutsCommands(program: Command): void {
       process.stdout.write(
         `${items.length} shortcuts written to ${out} (a --data folder for eval and score)\n`,
       );
+    });
+
+  cmd
+    .command('results')
+    .description(
+      'print the official result records (JSONL) of an `apiary eval shortcuts` run, for `apiary score shortcuts` and the official scripts',
+    )
+    .argument('<run>', 'run folder (holding results.jsonl) or the results file itself')
+    .action((run: string) => {
+      const file = run.endsWith('.jsonl') ? resolve(run) : join(resolve(run), 'results.jsonl');
+      if (!existsSync(file)) throw new ApiaryError('NOT_FOUND', `no results file ${file}`);
+      const contents = readResultsFile(file);
+      if (contents.header && contents.header.spec.task.name !== 'shortcuts')
+        throw new ApiaryError(
+          'USAGE',
+          `${file} is a run of ${contents.header.spec.task.name}, not of shortcuts`,
+        );
+      let failed = 0;
+      for (const sample of contents.samples) {
+        const line = (sample.output as { resultLine?: unknown } | null)?.resultLine;
+        if (typeof line === 'string') process.stdout.write(`${line}\n`);
+        else failed++;
+      }
+      if (failed)
+        process.stderr.write(
+          `${failed} sample(s) ended in an error and have no result record (eval counts them as unparsed replies; rerun with --resume)\n`,
+        );
     });
 }

@@ -17,9 +17,18 @@ export const SHORTCUTS_FILES = {
     name: 'json-gpt-3.5-turbo_check_intersection_of_query_and_para_necessary.json',
     origin: 'the ShortcutsBench repository (EachSheep/ShortcutsBench; too large for ../shared/data)',
   },
-  apiInfo: { name: 'all_api2info.json', origin: 'ships in ../shared/data/shortcutsbench' },
-  paraTypes: { name: 'all_api2paraname2paratype.json', origin: 'ships in ../shared/data/shortcutsbench' },
-  categories: { name: 'generated_success_categories.json', origin: 'ships in ../shared/data/shortcutsbench' },
+  apiInfo: {
+    name: 'all_api2info.json',
+    origin: 'the ShortcutsBench repository (a copy is in ../shared/data/shortcutsbench)',
+  },
+  paraTypes: {
+    name: 'all_api2paraname2paratype.json',
+    origin: 'the ShortcutsBench repository (a copy is in ../shared/data/shortcutsbench)',
+  },
+  categories: {
+    name: 'generated_success_categories.json',
+    origin: 'the ShortcutsBench repository (a copy is in ../shared/data/shortcutsbench)',
+  },
 } as const;
 export type ShortcutsFileRole = keyof typeof SHORTCUTS_FILES;
 
@@ -33,6 +42,19 @@ export function shortcutsFilePath(dir: string, role: ShortcutsFileRole): string 
       `ShortcutsBench file ${name} is missing from ${dir} (it comes from ${origin})`,
     );
   return path;
+}
+
+/** Checks that every file of `roles` is in `dir`; one error lists all missing ones with their origins. */
+export function requireShortcutsFiles(dir: string, roles: readonly ShortcutsFileRole[]): void {
+  const missing = roles.filter((r) => !existsSync(join(dir, SHORTCUTS_FILES[r].name)));
+  if (missing.length === 0) return;
+  if (missing.length === 1) shortcutsFilePath(dir, missing[0]!);
+  throw new ApiaryError(
+    'NOT_FOUND',
+    `${missing.length} ShortcutsBench files are missing from ${dir}: ${missing
+      .map((r) => `${SHORTCUTS_FILES[r].name} (from ${SHORTCUTS_FILES[r].origin})`)
+      .join('; ')}`,
+  );
 }
 
 /**

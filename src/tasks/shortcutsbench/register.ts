@@ -1,11 +1,18 @@
 import { z } from 'zod';
 import { modelTurns } from '../../agents/index.js';
-import { sha256OfFiles } from '../../shared/index.js';
+import { ApiaryError, sha256OfFiles } from '../../shared/index.js';
 import { defaultTaskRegistry, type TaskRegistry } from '../registry.js';
 import type { Outcome, SolverDefinition, Task, TaskDefinition, TaskSample } from '../task.js';
 import { loadShortcutsApis } from './api-files.js';
 import { baselineStepper } from './baseline.js';
-import { loadCategories, loadQueries, loadSignificantParams, shortcutsFilePath } from './data-files.js';
+import {
+  loadCategories,
+  loadQueries,
+  loadSignificantParams,
+  requireShortcutsFiles,
+  type ShortcutsFileRole,
+  shortcutsFilePath,
+} from './data-files.js';
 import { streamGoldShortcuts } from './gold-stream.js';
 import { dumpsPythonJson, type Json, type JsonObject } from './json-value.js';
 import { type Level, levelOf, shortcutLength } from './length.js';
@@ -69,6 +76,16 @@ export const SHORTCUTS_SOLVERS: Record<string, SolverDefinition> = {
   },
 };
 
+/** The files `apiary eval shortcuts --data DIR` reads. */
+const OFFICIAL_ROLES: readonly ShortcutsFileRole[] = [
+  'gold',
+  'queries',
+  'checkIntersection',
+  'categories',
+  'apiInfo',
+  'paraTypes',
+];
+
 /** An error outcome scores as if every evaluated action had an unparseable reply (counted wrong). */
 function failedRecordLine(sample: ShortcutSample): string {
   return dumpsPythonJson({
@@ -90,7 +107,15 @@ export const shortcutsDefinition: TaskDefinition<ShortcutsBothModes, ShortcutSco
   noModelSolver: 'baseline',
   async load(ctx) {
     const { levels, shortcuts } = ShortcutsOptionsSchema.parse(ctx.options);
-    const dir = ctx.dataDir ?? process.env.APIARY_DATA ?? '.';
+    const dir = ctx.dataDir ?? process.env.APIARY_DATA;
+    if (!dir)
+      throw new ApiaryError(
+        'USAGE',
+        'shortcuts: pass --data DIR, the folder with the ShortcutsBench files (the gold, query and check-intersection ' +
+          'files, generated_success_categories.json, all_api2info.json, all_api2paraname2paratype.json; with ' +
+          '--shortcuts FOLDER only the last two)',
+      );
+    requireShortcutsFiles(dir, shortcuts ? ['apiInfo', 'paraTypes'] : OFFICIAL_ROLES);
     const apis = loadShortcutsApis(dir);
     const data = shortcuts ? folderData(shortcuts, apis) : await officialData(dir);
     const { gold, queries, significant, categories } = data;
