@@ -37,7 +37,10 @@ export function registerShortcutsCommands(program: Command): void {
       '<file>',
       '.shortcut or .plist file (binary or XML property list, unsigned) or ShortcutsBench JSON',
     )
-    .option('--json', 'machine-readable output (the listing: actions, parameters with forms, variables, level)')
+    .option(
+      '--json',
+      'machine-readable output (the listing: actions, parameters with forms, variables, level)',
+    )
     .action((file: string, flags: { json?: boolean }) => {
       const s = readShortcutFile(file);
       const listing = describeShortcut(s.actions);
