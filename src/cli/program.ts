@@ -11,6 +11,7 @@ import { registerRetrieveCommands } from './commands/retrieve.js';
 import { registerRunCommands } from './commands/run.js';
 import { registerScoreCommands } from './commands/score.js';
 import { registerSftCommands } from './commands/sft.js';
+import { registerShortcutsCommands } from './commands/shortcuts.js';
 import { registerTasksCommands } from './commands/tasks.js';
 
 /**
@@ -37,5 +38,6 @@ export function buildProgram(): Command {
   registerRetrieveCommands(program);
   registerAskCommand(program);
   registerMcpCommands(program);
+  registerShortcutsCommands(program);
   return program;
 }

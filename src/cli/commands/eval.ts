@@ -44,6 +44,8 @@ import { reportRun } from './report.js';
 export interface EvalFlags extends LegacyAppBenchFlags {
   /** ShortcutsBench: comma-separated levels (the task option `levels`). */
   levels?: string;
+  /** ShortcutsBench: a folder of the user's shortcuts (the task option `shortcuts`). */
+  shortcuts?: string;
   solver?: string;
   option?: string[];
   epochs?: string;
@@ -90,10 +92,14 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
       'USAGE',
       `--levels is a shortcuts flag; for ${def.name} use --option key=value (see apiary tasks)`,
     );
-  const levels =
-    flags.levels === undefined
+  if (flags.shortcuts !== undefined && def.name !== 'shortcuts')
+    throw new ApiaryError('USAGE', `--shortcuts is a flag of the shortcuts task, not of ${def.name}`);
+  const levels = {
+    ...(flags.levels === undefined
       ? {}
-      : { levels: parseList('--levels', flags.levels, ['1', '2', '3', '4']).map(Number) };
+      : { levels: parseList('--levels', flags.levels, ['1', '2', '3', '4']).map(Number) }),
+    ...(flags.shortcuts === undefined ? {} : { shortcuts: resolve(flags.shortcuts) }),
+  };
   const concurrency = parseInteger('--concurrency', flags.concurrency, { min: 1 }) ?? 4;
   const limit = parseInteger('--limit', flags.limit, { min: 0 });
   const seed = parseInteger('--seed', flags.seed, { min: 0 }) ?? 0;
@@ -370,6 +376,10 @@ function evalOptions(cmd: Command): Command {
     .option(
       '--levels <list>',
       'shortcuts: comma-separated subset of the levels 1,2,3,4 (same as --option levels=…)',
+    )
+    .option(
+      '--shortcuts <folder>',
+      'shortcuts: your own .shortcut/.plist files, each with NAME.query.txt (--data then only needs the two API files)',
     )
     .option('--json', 'machine-readable output (no progress display)');
 }

@@ -17,9 +17,18 @@ export const SHORTCUTS_FILES = {
     name: 'json-gpt-3.5-turbo_check_intersection_of_query_and_para_necessary.json',
     origin: 'the ShortcutsBench repository (EachSheep/ShortcutsBench; too large for ../shared/data)',
   },
-  apiInfo: { name: 'all_api2info.json', origin: 'ships in ../shared/data/shortcutsbench' },
-  paraTypes: { name: 'all_api2paraname2paratype.json', origin: 'ships in ../shared/data/shortcutsbench' },
-  categories: { name: 'generated_success_categories.json', origin: 'ships in ../shared/data/shortcutsbench' },
+  apiInfo: {
+    name: 'all_api2info.json',
+    origin: 'the ShortcutsBench repository (a copy is in ../shared/data/shortcutsbench)',
+  },
+  paraTypes: {
+    name: 'all_api2paraname2paratype.json',
+    origin: 'the ShortcutsBench repository (a copy is in ../shared/data/shortcutsbench)',
+  },
+  categories: {
+    name: 'generated_success_categories.json',
+    origin: 'the ShortcutsBench repository (a copy is in ../shared/data/shortcutsbench)',
+  },
 } as const;
 export type ShortcutsFileRole = keyof typeof SHORTCUTS_FILES;
 
@@ -35,9 +44,22 @@ export function shortcutsFilePath(dir: string, role: ShortcutsFileRole): string 
   return path;
 }
 
+/** Checks that every file of `roles` is in `dir`; one error lists all missing ones with their origins. */
+export function requireShortcutsFiles(dir: string, roles: readonly ShortcutsFileRole[]): void {
+  const missing = roles.filter((r) => !existsSync(join(dir, SHORTCUTS_FILES[r].name)));
+  if (missing.length === 0) return;
+  if (missing.length === 1) shortcutsFilePath(dir, missing[0]!);
+  throw new ApiaryError(
+    'NOT_FOUND',
+    `${missing.length} ShortcutsBench files are missing from ${dir}: ${missing
+      .map((r) => `${SHORTCUTS_FILES[r].name} (from ${SHORTCUTS_FILES[r].origin})`)
+      .join('; ')}`,
+  );
+}
+
 /**
- * Reads a whole official file with the lexeme-preserving parser. No streaming JSON parser is
- * installed, so the gold file (hundreds of MB upstream) is read into memory at once.
+ * Reads a whole official file with the lexeme-preserving parser (the gold file, hundreds of MB
+ * upstream, is better streamed: `streamGoldShortcuts`).
  */
 export function readShortcutsFile(dir: string, role: ShortcutsFileRole): { path: string; value: Json } {
   const path = shortcutsFilePath(dir, role);
@@ -80,17 +102,26 @@ export function loadGoldShortcuts(dir: string): Map<string, JsonObject> {
   if (!Array.isArray(value)) throw new InputInvalidError({ file: path }, 'expected a JSON array of records');
   const out = new Map<string, JsonObject>();
   value.forEach((r, i) => {
-    if (!isJsonObject(r) || typeof r.URL !== 'string')
-      throw new InputInvalidError({ file: path, record: i, field: 'URL' }, 'expected a record with a URL');
-    if (r.shortcut === null || r.shortcut === undefined) return;
-    if (!isJsonObject(r.shortcut) || !Array.isArray(r.shortcut.WFWorkflowActions))
-      throw new InputInvalidError(
-        { file: path, record: r.URL, field: 'shortcut.WFWorkflowActions' },
-        'expected the list of actions',
-      );
-    out.set(r.URL, r);
+    const record = checkedGoldRecord(r, i, path);
+    if (record) out.set(record.URL as string, record);
   });
   return out;
+}
+
+/**
+ * One element of the gold array checked (§2): a record with a URL and its action list, or
+ * undefined for a record whose `shortcut` is null (skipped everywhere upstream).
+ */
+export function checkedGoldRecord(r: Json, i: number, path: string): JsonObject | undefined {
+  if (!isJsonObject(r) || typeof r.URL !== 'string')
+    throw new InputInvalidError({ file: path, record: i, field: 'URL' }, 'expected a record with a URL');
+  if (r.shortcut === null || r.shortcut === undefined) return undefined;
+  if (!isJsonObject(r.shortcut) || !Array.isArray(r.shortcut.WFWorkflowActions))
+    throw new InputInvalidError(
+      { file: path, record: r.URL, field: 'shortcut.WFWorkflowActions' },
+      'expected the list of actions',
+    );
+  return r;
 }
 
 /** URL → query (`GeneratedQuery.query`) of generated_success_queries.json (§3). */

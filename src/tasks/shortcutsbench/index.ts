@@ -35,6 +35,9 @@ export {
   type ShortcutsFileRole,
   shortcutsFilePath,
 } from './data-files.js';
+// streaming the gold file (bounded memory)
+export { goldRecords as streamGoldRecords, streamGoldShortcuts, streamTopLevelJson } from './gold-stream.js';
+export { type TopLevelElement, TopLevelJsonSplitter } from './json-split.js';
 // lexeme-preserving JSON (ints and floats stay apart, as in Python)
 export {
   dumpsPythonJson as dumpsShortcutsJson,
@@ -97,6 +100,43 @@ export {
   scoreResultRecord,
 } from './score-record.js';
 export { type ShortcutsScoring, scoreShortcutsResults } from './score-shortcuts.js';
+export {
+  type ImportedShortcut,
+  parseShortcutBytes,
+  plistToJson,
+  readShortcutFile,
+  type ShortcutFileFormat,
+  SIGNED_SHORTCUT_HELP,
+  sniffShortcutFormat,
+} from './shortcut-file.js';
+// real shortcut files: import, listing, plan, folder datasets
+export {
+  type FolderShortcut,
+  folderOfficialFiles,
+  folderSignificantParams,
+  isNecessaryCandidate,
+  necessaryParams,
+  type OfficialFolderFiles,
+  QUERY_SIDECAR as SHORTCUTS_QUERY_SIDECAR,
+  readShortcutFolder,
+  SHORTCUT_EXTENSIONS,
+} from './shortcut-folder.js';
+export {
+  describeShortcut,
+  describeValue as describeShortcutValue,
+  formatShortcutListing,
+  type ListedAction as ShortcutListedAction,
+  type ListedForm as ShortcutValueListedForm,
+  type ListedParam as ShortcutListedParam,
+  type ListedVariable as ShortcutListedVariable,
+  type ShortcutListing,
+} from './shortcut-listing.js';
+export {
+  type PlanGap as ShortcutPlanGap,
+  planAppAndApi,
+  type ShortcutPlan,
+  shortcutToPlan,
+} from './shortcut-plan.js';
 export {
   type Accuracy as ShortcutsAccuracy,
   SHORTCUT_CATEGORIES,

@@ -1,24 +1,33 @@
 import { z } from 'zod';
 import { modelTurns } from '../../agents/index.js';
-import { sha256OfFiles } from '../../shared/index.js';
+import { ApiaryError, sha256OfFiles } from '../../shared/index.js';
 import { defaultTaskRegistry, type TaskRegistry } from '../registry.js';
 import type { Outcome, SolverDefinition, Task, TaskDefinition, TaskSample } from '../task.js';
 import { loadShortcutsApis } from './api-files.js';
 import { baselineStepper } from './baseline.js';
 import {
   loadCategories,
-  loadGoldShortcuts,
   loadQueries,
   loadSignificantParams,
+  requireShortcutsFiles,
+  type ShortcutsFileRole,
   shortcutsFilePath,
 } from './data-files.js';
+import { streamGoldShortcuts } from './gold-stream.js';
 import { dumpsPythonJson, type Json, type JsonObject } from './json-value.js';
 import { type Level, levelOf, shortcutLength } from './length.js';
 import { formatShortcutsReport } from './report-format.js';
 import { parseResultRecords } from './result-records.js';
 import { type ShortcutScore, scoreResultRecord } from './score-record.js';
+import { folderOfficialFiles, folderSignificantParams, readShortcutFolder } from './shortcut-folder.js';
 import { type ShortcutsReport, summarizeShortcuts } from './summary.js';
-import { modelStepper, type ShortcutRun, type ShortcutStepper, solveShortcut } from './teacher-forced.js';
+import {
+  modelStepper,
+  type ShortcutRun,
+  type ShortcutStepper,
+  type ShortcutsApis,
+  solveShortcut,
+} from './teacher-forced.js';
 
 /** Bumped when prompting or scoring changes the meaning of a result. */
 export const SHORTCUTS_TASK_VERSION = '1';
@@ -44,6 +53,14 @@ export const ShortcutsOptionsSchema = z.object({
     .nullable()
     .default(null)
     .describe('levels to run (1..4, from the gold longest-branch length); null: all'),
+  shortcuts: z
+    .string()
+    .min(1)
+    .nullable()
+    .default(null)
+    .describe(
+      'a folder of your own .shortcut/.plist files, each with NAME.query.txt, instead of the official gold and queries',
+    ),
 });
 
 export const SHORTCUTS_SOLVERS: Record<string, SolverDefinition> = {
@@ -58,6 +75,16 @@ export const SHORTCUTS_SOLVERS: Record<string, SolverDefinition> = {
     needsModel: false,
   },
 };
+
+/** The files `apiary eval shortcuts --data DIR` reads. */
+const OFFICIAL_ROLES: readonly ShortcutsFileRole[] = [
+  'gold',
+  'queries',
+  'checkIntersection',
+  'categories',
+  'apiInfo',
+  'paraTypes',
+];
 
 /** An error outcome scores as if every evaluated action had an unparseable reply (counted wrong). */
 function failedRecordLine(sample: ShortcutSample): string {
@@ -79,13 +106,19 @@ export const shortcutsDefinition: TaskDefinition<ShortcutsBothModes, ShortcutSco
   defaultSolver: 'teacher-forced',
   noModelSolver: 'baseline',
   async load(ctx) {
-    const { levels } = ShortcutsOptionsSchema.parse(ctx.options);
-    const dir = ctx.dataDir ?? process.env.APIARY_DATA ?? '.';
+    const { levels, shortcuts } = ShortcutsOptionsSchema.parse(ctx.options);
+    const dir = ctx.dataDir ?? process.env.APIARY_DATA;
+    if (!dir)
+      throw new ApiaryError(
+        'USAGE',
+        'shortcuts: pass --data DIR, the folder with the ShortcutsBench files (the gold, query and check-intersection ' +
+          'files, generated_success_categories.json, all_api2info.json, all_api2paraname2paratype.json; with ' +
+          '--shortcuts FOLDER only the last two)',
+      );
+    requireShortcutsFiles(dir, shortcuts ? ['apiInfo', 'paraTypes'] : OFFICIAL_ROLES);
     const apis = loadShortcutsApis(dir);
-    const gold = loadGoldShortcuts(dir);
-    const queries = loadQueries(dir);
-    const significant = loadSignificantParams(dir);
-    const categories = loadCategories(dir);
+    const data = shortcuts ? folderData(shortcuts, apis) : await officialData(dir);
+    const { gold, queries, significant, categories } = data;
     const perLevel = new Map<number, number>();
     const samples: ShortcutSample[] = [];
     for (const [url, query] of queries) {
@@ -133,14 +166,15 @@ export const shortcutsDefinition: TaskDefinition<ShortcutsBothModes, ShortcutSco
       summarize: (scores) => summarizeBoth(scores),
       formatReport: (r) => formatBoth(r),
     };
-    const files = (
-      ['gold', 'queries', 'checkIntersection', 'apiInfo', 'paraTypes', 'categories'] as const
-    ).map((role) => shortcutsFilePath(dir, role));
+    const files = [
+      ...(['apiInfo', 'paraTypes'] as const).map((role) => shortcutsFilePath(dir, role)),
+      ...data.files,
+    ];
     return {
       task,
-      dataSource: { path: dir, sha256: sha256OfFiles(files) },
+      dataSource: { path: shortcuts ?? dir, sha256: sha256OfFiles(files) },
       notes: [
-        `data: ${dir} (${samples.length} shortcuts${levels ? ` at levels ${levels.join(',')}` : ''}${ctx.limit !== undefined ? `, at most ${ctx.limit} per level` : ''})`,
+        `data: ${shortcuts ? `${shortcuts} (your shortcuts; APIs from ${dir})` : dir} (${samples.length} shortcuts${levels ? ` at levels ${levels.join(',')}` : ''}${ctx.limit !== undefined ? `, at most ${ctx.limit} per level` : ''})`,
       ],
     };
   },
@@ -156,6 +190,42 @@ export const shortcutsDefinition: TaskDefinition<ShortcutsBothModes, ShortcutSco
     return out;
   },
 };
+
+interface ShortcutsData {
+  gold: Map<string, JsonObject>;
+  queries: Map<string, string>;
+  significant: Map<string, Json>;
+  categories: Map<string, string>;
+  /** The files the data came from (hashed into the run spec). */
+  files: string[];
+}
+
+/** The official files of `dir`; the gold file is streamed, keeping only the queried shortcuts. */
+async function officialData(dir: string): Promise<ShortcutsData> {
+  const queries = loadQueries(dir);
+  return {
+    queries,
+    gold: await streamGoldShortcuts(dir, (url) => queries.has(url)),
+    significant: loadSignificantParams(dir),
+    categories: loadCategories(dir),
+    files: (['gold', 'queries', 'checkIntersection', 'categories'] as const).map((r) =>
+      shortcutsFilePath(dir, r),
+    ),
+  };
+}
+
+/** A folder of the user's shortcuts, as records in the official formats (no categories). */
+function folderData(folder: string, apis: ShortcutsApis): ShortcutsData {
+  const items = readShortcutFolder(folder);
+  const official = folderOfficialFiles(items, apis.paraTypes);
+  return {
+    gold: new Map(official.gold.map((r) => [r.URL as string, r])),
+    queries: new Map(items.map((s) => [s.url, s.query])),
+    significant: folderSignificantParams(official),
+    categories: new Map(),
+    files: items.flatMap((s) => [s.file, s.sidecar]),
+  };
+}
 
 function summarizeBoth(scores: readonly ShortcutScore[]): ShortcutsBothModes {
   return {

@@ -112,3 +112,31 @@ describe('the authored fixtures against the real API definitions', () => {
     expect(mismatched).toEqual([]);
   });
 });
+
+describe('the §4.4 rule (necessaryParams) against the real necessary-parameter file', () => {
+  it('accepts each of its 19,182 values under a non-String type some API declares for that parameter', async () => {
+    const { isNecessaryCandidate } = await import('./shortcut-folder.js');
+    const { parseJson } = await import('./json-value.js');
+    const lossless = parseJson(
+      readFileSync(join(data, 'all_shortcuts_paras_that_is_necessary_in_query.json'), 'utf8'),
+    ) as JsonObject;
+    const typesOf = new Map<string, Set<string>>(); // parameter name → declared scalar types
+    for (const params of Object.values(paraTypes))
+      for (const [name, t] of Object.entries(params)) {
+        const set = typesOf.get(name) ?? new Set<string>();
+        set.add(t.split('=')[0]!.trim());
+        typesOf.set(name, set);
+      }
+    let values = 0;
+    const rejected: string[] = [];
+    for (const [url, byPos] of Object.entries(lossless))
+      for (const [pos, params] of Object.entries(byPos as JsonObject))
+        for (const [name, value] of Object.entries(params as JsonObject)) {
+          values++;
+          const types = [...(typesOf.get(name) ?? [])];
+          if (!types.some((t) => isNecessaryCandidate(value, t))) rejected.push(`${url} ${pos} ${name}`);
+        }
+    expect(values).toBe(19182);
+    expect(rejected).toEqual([]);
+  });
+});
