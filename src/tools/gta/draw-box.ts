@@ -40,7 +40,7 @@ export function drawBoxTool(): ExecutableTool {
       const line = boxLineWidth(width, height);
       strokeBox(img, box, RED, line);
       if (annotation) {
-        const font = await fontFor(Math.max(8, Math.round(Math.min(width, height) / 20)));
+        const font = await fontFor(Math.max(8, Math.round(Math.min(width, height) / 12)));
         const size = textSize(font, annotation);
         const above = box.y1 - line - size.height;
         paintText(img, font, annotation, box.x1, above >= 0 ? above : box.y1 + line, RED);

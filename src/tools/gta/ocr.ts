@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { createWorker, type Worker } from 'tesseract.js';
@@ -47,16 +48,30 @@ export interface OcrTool extends ExecutableTool {
  */
 export function ocrTool(opts: OcrToolOptions = {}): OcrTool {
   let worker: Promise<Worker> | undefined;
+  const lang = opts.lang ?? 'eng';
+  const langPath = opts.langPath ?? bundledEnglishLangPath();
+  const dataFile = join(langPath, `${lang}.traineddata.gz`);
   const start = () =>
-    createWorker(opts.lang ?? 'eng', 1, {
-      langPath: opts.langPath ?? bundledEnglishLangPath(),
+    createWorker(lang, 1, {
+      langPath,
       cacheMethod: 'none',
       gzip: true,
+      // Without a handler tesseract.js throws worker errors as uncaught exceptions; the job's own
+      // promise rejects anyway, and that is where the error is reported.
+      errorHandler: () => {},
     });
+  const unavailable = () =>
+    existsSync(dataFile)
+      ? undefined
+      : `no ${lang} language data at ${dataFile} (install @tesseract.js-data/${lang} or set the OCR langPath)`;
   return {
     name: 'OCR',
+    unavailable,
     async run(args): Promise<ContentPart[]> {
       const path = imagePathArg('OCR', args);
+      // tesseract.js would wait forever for a language file it cannot load: check first.
+      const missing = unavailable();
+      if (missing) throw toolError('OCR', missing);
       if (!worker) {
         worker = start();
         // A failed start must not poison later calls.
