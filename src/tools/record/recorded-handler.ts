@@ -43,7 +43,7 @@ export function recordedHandler(
       if (recording.mode === 'replay')
         throw new ApiaryError(
           'TOOL_FAILED',
-          `replay miss: ${inner.appId} ${JSON.stringify(args)} is not in the recording ${recording.dir} (record it with mode record-missing)`,
+          `replay miss: ${inner.appId} ${JSON.stringify(args)} is not in the recording ${recording.dir} (record it with mode record-missing: --record-missing DIR)`,
         );
       recording.stats.runs++;
       const base = { key, tool: inner.appId, api, args, inputs };
