@@ -2,17 +2,8 @@ import { readFileSync } from 'node:fs';
 import type { ContentPart } from '../../apps/index.js';
 import { sha256Hex } from '../../shared/index.js';
 import type { ExecutableTool } from '../tool.js';
-import {
-  fontFor,
-  imagePathArg,
-  paintText,
-  parseColour,
-  readImage,
-  textArg,
-  textSize,
-  toolError,
-  writeImageResult,
-} from './image-tools.js';
+import { imagePathArg, parseColour, textArg, toolError } from './image-args.js';
+import { fontFor, paintText, readImage, textSize, writeImageResult } from './image-draw.js';
 
 /** Where the text goes: its top-left pixel. */
 export interface TextPlacement {

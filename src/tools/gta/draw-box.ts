@@ -2,17 +2,8 @@ import { readFileSync } from 'node:fs';
 import type { ContentPart } from '../../apps/index.js';
 import { sha256Hex } from '../../shared/index.js';
 import type { ExecutableTool } from '../tool.js';
-import {
-  fontFor,
-  imagePathArg,
-  paintText,
-  parseBbox,
-  readImage,
-  strokeBox,
-  textArg,
-  textSize,
-  writeImageResult,
-} from './image-tools.js';
+import { imagePathArg, parseBbox, textArg } from './image-args.js';
+import { fontFor, paintText, readImage, strokeBox, textSize, writeImageResult } from './image-draw.js';
 
 const RED = 0xff0000ff;
 

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { createWorker, type Worker } from 'tesseract.js';
 import type { ContentPart } from '../../apps/index.js';
 import type { ExecutableTool } from '../tool.js';
-import { imagePathArg, toolError } from './image-tools.js';
+import { imagePathArg, toolError } from './image-args.js';
 
 /** One recognised line: its pixel box and text. */
 export interface OcrLine {
