@@ -52,6 +52,11 @@ describe('calculate (a Python expression, printed as Python str() prints it)', (
     ['1/3', '0.3333333333333333'],
     ['10**21*1.0', '1e+21'],
     ['math.inf', 'inf'],
+    ['1e308*10', 'inf'],
+    ['50% + 1', '0'],
+    ['10%3', '1'],
+    ['2 ** 3 ** 2', '512'],
+    ['-0.0', '-0.0'],
   ])('%s → %s', (expression, expected) => {
     expect(calculate(expression)).toBe(expected);
   });
@@ -72,6 +77,10 @@ describe('calculate (a Python expression, printed as Python str() prints it)', (
     ['math.sqrt(-1)', 'ValueError: math domain error'],
     ['10**10**10', 'OverflowError: integer result too large'],
     ['import os', 'SyntaxError'],
+    ['50%', 'SyntaxError: "%" needs a right operand (no per cent in Python)'],
+    ['3 mod 2', 'SyntaxError: operator "mod" is not supported'],
+    ['max([])', 'ValueError: max() arg is an empty sequence'],
+    ['math.exp(1000)', 'OverflowError: math range error'],
   ])('refuses %s', (expression, message) => {
     expect(() => calculate(expression)).toThrow(message);
     try {

@@ -62,8 +62,9 @@ function checkedInt(v: bigint): bigint {
   if (bits > MAX_INT_BITS) throw new PyError('OverflowError', 'integer result too large');
   return v;
 }
-function finiteFloat(x: number, what: string): number {
-  if (!Number.isFinite(x)) throw new PyError('OverflowError', `${what} result too large`);
+/** Python's math functions and `**` raise where float arithmetic (`*`, `+`) gives inf. */
+function finiteFloat(x: number, message: string): number {
+  if (!Number.isFinite(x)) throw new PyError('OverflowError', message);
   return x;
 }
 
@@ -96,13 +97,13 @@ function power(a: PyValue, b: PyValue): PyValue {
   if (x === 0 && y < 0) throw new PyError('ZeroDivisionError', '0.0 cannot be raised to a negative power');
   if (x < 0 && !Number.isInteger(y))
     throw new PyError('ValueError', 'a negative number to a fractional power is complex');
-  return finiteFloat(x ** y, 'power');
+  return finiteFloat(x ** y, 'power result too large');
 }
 
 function binary(op: string, a: PyValue, b: PyValue): PyValue {
   switch (op) {
     case '+':
-      return isInt(a) && isInt(b) ? checkedInt(a + b) : finiteFloat(num(a) + num(b), 'addition');
+      return isInt(a) && isInt(b) ? checkedInt(a + b) : num(a) + num(b);
     case '-':
       return isInt(a) && isInt(b) ? checkedInt(a - b) : num(a) - num(b);
     case '*':
@@ -217,15 +218,16 @@ function domain(ok: boolean): void {
 }
 
 function listOf(args: PyValue[], fn: string): PyValue[] {
-  if (args.length === 1 && Array.isArray(args[0])) return args[0];
   if (args.length === 0) throw new PyError('TypeError', `${fn} expected at least 1 argument, got 0`);
-  return args;
+  if (args.length > 1 || !Array.isArray(args[0])) return args;
+  if (args[0].length === 0) throw new PyError('ValueError', `${fn}() arg is an empty sequence`);
+  return args[0];
 }
 function compare(a: PyValue, b: PyValue): number {
   return isInt(a) && isInt(b) ? (a < b ? -1 : a > b ? 1 : 0) : num(a) - num(b);
 }
 
-const float1 = (f: (x: number) => number) => (x: PyValue) => finiteFloat(f(num(x)), 'math');
+const float1 = (f: (x: number) => number) => (x: PyValue) => finiteFloat(f(num(x)), 'math range error');
 
 /** Python builtins and `math` functions the calculator offers (bare or as `math.<name>`). */
 const FUNCTIONS: Record<string, (...args: PyValue[]) => PyValue> = {
@@ -356,8 +358,15 @@ function evaluate(node: MathNode): PyValue {
     case 'ArrayNode':
       return (node as unknown as { items: MathNode[] }).items.map(evaluate);
     case 'OperatorNode': {
-      const { op, args, implicit } = node as unknown as { op: string; args: MathNode[]; implicit: boolean };
+      const { op, args, implicit, isPercentage } = node as unknown as {
+        op: string;
+        args: MathNode[];
+        implicit: boolean;
+        isPercentage?: boolean;
+      };
       if (implicit) throw new PyError('SyntaxError', `missing operator in "${node.toString()}"`);
+      // mathjs reads a trailing `%` as "per cent"; in Python it is only the modulo operator.
+      if (isPercentage) throw new PyError('SyntaxError', '"%" needs a right operand (no per cent in Python)');
       const values = args.map(evaluate);
       if (values.length === 1) {
         const [v] = values as [PyValue];
