@@ -8,7 +8,7 @@
 export { addTextTool, placeText, type TextPlacement } from './gta/add-text.js';
 export { calculate, calculatorTool } from './gta/calculator.js';
 export { boxLineWidth, drawBoxTool } from './gta/draw-box.js';
-export { parseBbox, parseColour } from './gta/image-args.js';
+export { parseBbox } from './gta/image-args.js';
 export {
   bundledEnglishLangPath,
   formatOcrLines,
@@ -33,6 +33,7 @@ export {
 export {
   type CallKey,
   callKey,
+  formatRecordingStats,
   RECORD_MODES,
   RECORDING_FILES,
   RECORDING_INDEX,

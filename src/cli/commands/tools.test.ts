@@ -27,8 +27,8 @@ async function apiary(...args: string[]): Promise<{ code: number; stdout: string
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-// Each test spawns the CLI (about 1-2 s per start under tsx); the tests are independent, so they run concurrently.
-describe.concurrent('apiary tools', () => {
+// Each CLI start under tsx takes 1-2 s (more on a loaded machine), hence the longer time limits.
+describe('apiary tools', () => {
   it('list: the 14 tools with category and status', async () => {
     const { code, stdout } = await apiary('tools', 'list', '--json');
     expect(code).toBe(0);
@@ -56,7 +56,7 @@ describe.concurrent('apiary tools', () => {
     expect(refused.stderr).toContain(
       "error [TOOL_FAILED] Calculator: NameError: name '__import__' is not defined",
     );
-  });
+  }, 60_000);
 
   it('call --record then --replay: the same image without running the tool; a miss is its own count', async () => {
     const rec = join(dir, 'rec');
@@ -98,14 +98,29 @@ describe.concurrent('apiary tools', () => {
     expect(miss.code).toBe(3);
     expect(miss.stderr).toContain(`recording ${rec}: 0 hits, 1 miss, 0 runs, 0 recorded`);
     expect(miss.stderr).toContain('error [TOOL_FAILED] replay miss: Calculator {"expression":"1+1"}');
-  });
+  }, 60_000);
 
   it('usage errors: unknown tool, argument or value, two recording modes', async () => {
     const unknown = await apiary('tools', 'call', 'Calculater');
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('error [NOT_FOUND] unknown GTA tool "Calculater"');
-    const both = await apiary('tools', 'call', 'Calculator', '--arg', 'x=1');
-    expect(both.code).toBe(2);
-    expect(both.stderr).toContain('error [USAGE] --arg must be one of expression for Calculator (got "x")');
-  });
+    const badKey = await apiary('tools', 'call', 'Calculator', '--arg', 'x=1');
+    expect(badKey.code).toBe(2);
+    expect(badKey.stderr).toContain('error [USAGE] --arg must be one of expression for Calculator (got "x")');
+    const modes = await apiary(
+      'tools',
+      'call',
+      'Calculator',
+      '--arg',
+      'expression=1',
+      '--record',
+      dir,
+      '--replay',
+      dir,
+    );
+    expect(modes.code).toBe(2);
+    expect(modes.stderr).toContain(
+      'error [USAGE] choose one of --record, --replay and --record-missing (got 2)',
+    );
+  }, 60_000);
 });

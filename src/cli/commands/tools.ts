@@ -7,11 +7,11 @@ import { appRegistry, dispatchCall } from '../../exec/index.js';
 import { ApiaryError } from '../../shared/index.js';
 import {
   disposeTools,
+  formatRecordingStats,
   GTA_TOOL_NAMES,
   gtaTool,
   gtaToolHandlers,
   gtaTools,
-  type RecordingStats,
   type RecordMode,
   ToolRecording,
   toolStatus,
@@ -79,10 +79,6 @@ function recordingFrom(flags: CallFlags): ToolRecording | undefined {
   const [mode, dir] = given[0] ?? [];
   return mode && dir ? new ToolRecording(resolve(dir), mode as RecordMode) : undefined;
 }
-
-const plural = (n: number, word: string, many = `${word}s`) => `${n} ${n === 1 ? word : many}`;
-export const formatRecordingStats = (s: RecordingStats) =>
-  `${plural(s.hits, 'hit')}, ${plural(s.misses, 'miss', 'misses')}, ${plural(s.runs, 'run')}, ${s.recorded} recorded`;
 
 export function registerToolsCommands(program: Command): void {
   const tools = program.command('tools').description("GTA's executable tools: list them, call one by hand");

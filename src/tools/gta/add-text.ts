@@ -2,8 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { ContentPart } from '../../apps/index.js';
 import { sha256Hex } from '../../shared/index.js';
 import type { ExecutableTool } from '../tool.js';
-import { imagePathArg, parseColour, textArg, toolError } from './image-args.js';
-import { fontFor, paintText, readImage, textSize, writeImageResult } from './image-draw.js';
+import { imagePathArg, textArg, toolError } from './image-args.js';
 
 /** Where the text goes: its top-left pixel. */
 export interface TextPlacement {
@@ -53,6 +52,9 @@ export function addTextTool(): ExecutableTool {
   return {
     name: 'AddText',
     async run(args, ctx): Promise<ContentPart[]> {
+      const { fontFor, paintText, readImage, textSize, writeImageResult, parseColour } = await import(
+        './image-draw.js'
+      );
       const path = imagePathArg('AddText', args);
       const text = textArg('AddText', args, 'text');
       const position = textArg('AddText', args, 'position');

@@ -1,4 +1,5 @@
-import { all, create, type FactoryFunctionMap, type MathNode } from 'mathjs';
+import { createRequire } from 'node:module';
+import type { FactoryFunctionMap, MathJsInstance, MathNode } from 'mathjs';
 import type { ContentPart } from '../../apps/index.js';
 import { ApiaryError, pyFloatRepr } from '../../shared/index.js';
 import type { ExecutableTool } from '../tool.js';
@@ -12,27 +13,35 @@ import type { ExecutableTool } from '../tool.js';
  * Nothing is ever evaluated as code.
  */
 
-// A restricted mathjs instance: literals become BigInt when integral (Python ints), floats
-// otherwise. The functions that could run text as code or change the instance are replaced.
-const math = create(all as FactoryFunctionMap, { number: 'bigint', numberFallback: 'number' });
-const parse = math.parse;
-const refuse = () => {
-  throw new Error('disabled in the calculator');
-};
-math.import(
-  {
-    import: refuse,
-    createUnit: refuse,
-    evaluate: refuse,
-    parse: refuse,
-    compile: refuse,
-    simplify: refuse,
-    derivative: refuse,
-    resolve: refuse,
-    reviver: refuse,
-  },
-  { override: true },
-);
+// A restricted mathjs instance, made on first use (loading mathjs takes longer than the whole CLI
+// start, and most commands never calculate): literals become BigInt when integral (Python ints),
+// floats otherwise. The functions that could run text as code or change the instance are replaced.
+let restricted: { math: MathJsInstance; parse: MathJsInstance['parse'] } | undefined;
+function mathjs(): { math: MathJsInstance; parse: MathJsInstance['parse'] } {
+  if (restricted) return restricted;
+  const { create, all } = createRequire(import.meta.url)('mathjs') as typeof import('mathjs');
+  const math = create(all as FactoryFunctionMap, { number: 'bigint', numberFallback: 'number' });
+  const parse = math.parse;
+  const refuse = () => {
+    throw new Error('disabled in the calculator');
+  };
+  math.import(
+    {
+      import: refuse,
+      createUnit: refuse,
+      evaluate: refuse,
+      parse: refuse,
+      compile: refuse,
+      simplify: refuse,
+      derivative: refuse,
+      resolve: refuse,
+      reviver: refuse,
+    },
+    { override: true },
+  );
+  restricted = { math, parse };
+  return restricted;
+}
 
 /** A Python value the calculator can produce: int (BigInt), float, or a list (for sum/max/min). */
 type PyValue = bigint | number | PyValue[];
@@ -244,7 +253,7 @@ const FUNCTIONS: Record<string, (...args: PyValue[]) => PyValue> = {
   float: (x) => num(x),
   sqrt: (x) => {
     domain(num(x) >= 0);
-    return math.sqrt(num(x)) as number;
+    return mathjs().math.sqrt(num(x)) as number;
   },
   isqrt: (x) => {
     const n = intOf(x, 'isqrt');
@@ -257,8 +266,8 @@ const FUNCTIONS: Record<string, (...args: PyValue[]) => PyValue> = {
   exp: float1(Math.exp),
   log: (x, base) => {
     domain(num(x) > 0 && (base === undefined || num(base) > 0));
-    const ln = math.log(num(x)) as number;
-    return base === undefined ? ln : ln / (math.log(num(base)) as number);
+    const ln = mathjs().math.log(num(x)) as number;
+    return base === undefined ? ln : ln / (mathjs().math.log(num(base)) as number);
   },
   log10: (x) => {
     domain(num(x) > 0);
@@ -419,7 +428,7 @@ export function calculate(expression: string): string {
   try {
     let tree: MathNode;
     try {
-      tree = parse(toMathjsSyntax(expression.trim()));
+      tree = mathjs().parse(toMathjsSyntax(expression.trim()));
     } catch (e) {
       if (e instanceof PyError) throw e;
       throw new PyError('SyntaxError', (e as Error).message);

@@ -3,7 +3,6 @@ import type { ContentPart } from '../../apps/index.js';
 import { sha256Hex } from '../../shared/index.js';
 import type { ExecutableTool } from '../tool.js';
 import { imagePathArg, parseBbox, textArg } from './image-args.js';
-import { fontFor, paintText, readImage, strokeBox, textSize, writeImageResult } from './image-draw.js';
 
 const RED = 0xff0000ff;
 
@@ -20,6 +19,9 @@ export function drawBoxTool(): ExecutableTool {
   return {
     name: 'DrawBox',
     async run(args, ctx): Promise<ContentPart[]> {
+      const { fontFor, paintText, readImage, strokeBox, textSize, writeImageResult } = await import(
+        './image-draw.js'
+      );
       const path = imagePathArg('DrawBox', args);
       const box = parseBbox('DrawBox', textArg('DrawBox', args, 'bbox'));
       const annotation =

@@ -1,8 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
-import { cssColorToHex } from 'jimp';
 import { ApiaryError } from '../../shared/index.js';
 
-/** Arguments of GTA's image tools (DrawBox, AddText): files, boxes, colours. Free of jimp types, so it can be public. */
+/** Arguments of GTA's image tools (DrawBox, AddText): files and boxes. No jimp here: it loads on a tool's first run. */
 export function toolError(tool: string, message: string, cause?: unknown): ApiaryError {
   return new ApiaryError('TOOL_FAILED', `${tool}: ${message}`, cause === undefined ? undefined : { cause });
 }
@@ -47,12 +46,4 @@ export function parseBbox(tool: string, text: string): Box {
     number,
   ];
   return { x1: Math.min(x1, x2), y1: Math.min(y1, y2), x2: Math.max(x1, x2), y2: Math.max(y1, y2) };
-}
-
-/** A CSS colour (`red`, `#00ff00`, `rgb(1,2,3)`) as RGBA; jimp reads unknown names as black, so those are refused. */
-export function parseColour(tool: string, name: string): number {
-  const hex = cssColorToHex(name.trim());
-  const black = /^(black|#0{3}|#0{6}|rgb\(\s*0\s*,\s*0\s*,\s*0\s*\))$/i.test(name.trim());
-  if (hex === 0x000000ff && !black) throw toolError(tool, `unknown colour "${name}"`);
-  return hex;
 }

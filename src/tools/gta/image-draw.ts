@@ -1,14 +1,16 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { intToRGBA, Jimp, type JimpInstance, loadFont, measureText } from 'jimp';
+import { cssColorToHex, intToRGBA, Jimp, type JimpInstance, loadFont, measureText } from 'jimp';
 import { SANS_8_WHITE, SANS_16_WHITE, SANS_32_WHITE, SANS_64_WHITE } from 'jimp/fonts';
 import type { ContentPart } from '../../apps/index.js';
 import { type Box, toolError } from './image-args.js';
 
 /**
- * Drawing for GTA's image tools with jimp. Internal to the tools domain: its declarations name jimp
- * types, which would pull jimp's own (partly untyped) dependencies into the package's public types.
+ * Drawing for GTA's image tools with jimp. The tools import this module on their first run (jimp
+ * takes a while to load, and most commands never draw). Internal to the tools domain: its
+ * declarations name jimp types, which would pull jimp's own (partly untyped) dependencies into the
+ * package's public types.
  */
 
 export async function readImage(tool: string, path: string): Promise<JimpInstance> {
@@ -17,6 +19,14 @@ export async function readImage(tool: string, path: string): Promise<JimpInstanc
   } catch (e) {
     throw toolError(tool, `cannot read image ${path}: ${(e as Error).message}`, e);
   }
+}
+
+/** A CSS colour (`red`, `#00ff00`, `rgb(1,2,3)`) as RGBA; jimp reads unknown names as black, so those are refused. */
+export function parseColour(tool: string, name: string): number {
+  const hex = cssColorToHex(name.trim());
+  const black = /^(black|#0{3}|#0{6}|rgb\(\s*0\s*,\s*0\s*,\s*0\s*\))$/i.test(name.trim());
+  if (hex === 0x000000ff && !black) throw toolError(tool, `unknown colour "${name}"`);
+  return hex;
 }
 
 /** Pixels of a box outline `width` wide, clipped to the image. */

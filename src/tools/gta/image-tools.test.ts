@@ -5,7 +5,8 @@ import { intToRGBA, Jimp } from 'jimp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { addTextTool, placeText } from './add-text.js';
 import { boxLineWidth, drawBoxTool } from './draw-box.js';
-import { parseBbox, parseColour } from './image-args.js';
+import { parseBbox } from './image-args.js';
+import { parseColour } from './image-draw.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'apiary-image-tools-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

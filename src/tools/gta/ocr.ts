@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { createWorker, type Worker } from 'tesseract.js';
+import type { Worker } from 'tesseract.js';
 import type { ContentPart } from '../../apps/index.js';
 import type { ExecutableTool } from '../tool.js';
 import { imagePathArg, toolError } from './image-args.js';
@@ -51,8 +51,9 @@ export function ocrTool(opts: OcrToolOptions = {}): OcrTool {
   const lang = opts.lang ?? 'eng';
   const langPath = opts.langPath ?? bundledEnglishLangPath();
   const dataFile = join(langPath, `${lang}.traineddata.gz`);
-  const start = () =>
-    createWorker(lang, 1, {
+  const start = async () => {
+    const { createWorker } = await import('tesseract.js');
+    return createWorker(lang, 1, {
       langPath,
       cacheMethod: 'none',
       gzip: true,
@@ -60,6 +61,7 @@ export function ocrTool(opts: OcrToolOptions = {}): OcrTool {
       // promise rejects anyway, and that is where the error is reported.
       errorHandler: () => {},
     });
+  };
   const unavailable = () =>
     existsSync(dataFile)
       ? undefined

@@ -1,6 +1,7 @@
 export { type CallKey, callKey } from './call-key.js';
 export { type RecordedHandlerOptions, recordedHandler } from './recorded-handler.js';
 export {
+  formatRecordingStats,
   RECORD_MODES,
   RECORDING_FILES,
   RECORDING_INDEX,

@@ -7,7 +7,7 @@ import { ApiaryError, sha256Hex } from '../../shared/index.js';
 import { type ExecutableTool, toolHandler } from '../tool.js';
 import { callKey } from './call-key.js';
 import { recordedHandler } from './recorded-handler.js';
-import { RECORDING_INDEX, type RecordMode, ToolRecording } from './recording.js';
+import { formatRecordingStats, RECORDING_INDEX, type RecordMode, ToolRecording } from './recording.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'apiary-record-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -123,6 +123,8 @@ describe('record and replay', () => {
     await h.call('Shout', { file: other }, ctx);
     await h.call('Shout', { file: other }, ctx);
     expect(filling.stats).toEqual({ hits: 2, misses: 1, runs: 1, recorded: 1 });
+    expect(formatRecordingStats(filling.stats)).toBe('2 hits, 1 miss, 1 run, 1 recorded');
+    expect(formatRecordingStats(strict.stats)).toBe('0 hits, 1 miss, 0 runs, 0 recorded');
     expect(tool.runs).toBe(2);
     expect(fresh('rec2', 'replay').size).toBe(2);
   });

@@ -66,6 +66,13 @@ export interface RecordingStats {
   recorded: number;
 }
 
+const plural = (n: number, word: string, many = `${word}s`) => `${n} ${n === 1 ? word : many}`;
+
+/** `3 hits, 1 miss, 1 run, 1 recorded`: the line a run prints about its recording. */
+export function formatRecordingStats(s: RecordingStats): string {
+  return `${plural(s.hits, 'hit')}, ${plural(s.misses, 'miss', 'misses')}, ${plural(s.runs, 'run')}, ${s.recorded} recorded`;
+}
+
 export class ToolRecording {
   readonly stats: RecordingStats = { hits: 0, misses: 0, runs: 0, recorded: 0 };
   private readonly calls = new Map<string, RecordedToolCall>();
