@@ -4,7 +4,8 @@
  *   npx tsx perf/gta-tools.ts [--runs N]
  *
  * On one rendered 640×240 PNG with three lines of text: OCR (the first call includes starting the
- * tesseract.js worker and loading the English data; then warm calls), Calculator, DrawBox,
+ * tesseract.js worker and loading the English data; then warm calls), Calculator (first call
+ * loads mathjs; then warm calls), DrawBox,
  * AddText, and a DrawBox call replayed from a recording. Baselines in the same run: reading the
  * image file, and reading plus decoding it with jimp (what every image tool does first).
  * Reported: median and p95 in ms over N runs (default 20).
@@ -57,6 +58,9 @@ const t0 = performance.now();
 const first = await call('OCR', { image });
 rows.push(['OCR, first call (worker start + data load)', `${(performance.now() - t0).toFixed(0)} ms`]);
 await measure('OCR, warm', () => call('OCR', { image }));
+const t1 = performance.now();
+await call('Calculator', { expression: '1+1' });
+rows.push(['Calculator, first call (loads mathjs)', `${(performance.now() - t1).toFixed(0)} ms`]);
 const expressions = ['4+8', '3.5*60', 'round(math.sqrt(2)*100)/100', '2**100 // 3', 'math.factorial(30) % 7'];
 await measure('Calculator', (i) => call('Calculator', { expression: expressions[i % expressions.length] }));
 await measure('DrawBox', (i) =>
