@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { calculate, calculatorTool } from './calculator.js';
 
@@ -100,3 +102,29 @@ describe('calculate (a Python expression, printed as Python str() prints it)', (
     );
   });
 });
+
+describe('the authored GTA fixtures', () => {
+  it("give every gold Calculator return for the step's expression", () => {
+    const file = join(import.meta.dirname, '../../tasks/gta/__fixtures__/data/dataset.json');
+    const dataset = JSON.parse(readFileSync(file, 'utf8')) as Record<string, { dialogs: Dialog[] }>;
+    const pairs = Object.values(dataset).flatMap(({ dialogs }) =>
+      dialogs.flatMap((d, i) => {
+        const call = d.tool_calls?.[0]?.function;
+        if (call?.name !== 'Calculator') return [];
+        return [[String(call.arguments.expression), dialogs[i + 1]?.content?.content]];
+      }),
+    );
+    expect(pairs).toEqual([
+      ['4+8', '12'],
+      ['3.5*60', '210.0'],
+      ['2.5+4', '6.5'],
+      ['16*0.75', '12.0'],
+    ]);
+    for (const [expression, gold] of pairs) expect(calculate(expression as string)).toBe(gold);
+  });
+});
+
+interface Dialog {
+  tool_calls?: Array<{ function: { name: string; arguments: Record<string, unknown> } }>;
+  content?: { content?: string };
+}

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { intToRGBA, Jimp } from 'jimp';
@@ -155,5 +155,36 @@ describe('AddText', () => {
     ).rejects.toThrow(
       'AddText: position must be "(x, y)" or two letters of l/m/r and t/m/b like "mt" (got "upper")',
     );
+  });
+});
+
+describe('the authored GTA fixtures', () => {
+  const data = join(import.meta.dirname, '../../tasks/gta/__fixtures__/data');
+
+  it('run every DrawBox and AddText call of the fixtures into images of the input size', async () => {
+    const dataset = JSON.parse(readFileSync(join(data, 'dataset.json'), 'utf8')) as Record<
+      string,
+      {
+        dialogs: Array<{
+          tool_calls?: Array<{ function: { name: string; arguments: Record<string, string> } }>;
+        }>;
+      }
+    >;
+    const calls = Object.values(dataset).flatMap(({ dialogs }) =>
+      dialogs.flatMap((d) => d.tool_calls?.map((c) => c.function) ?? []),
+    );
+    const drawing = calls.filter((c) => c.name === 'DrawBox' || c.name === 'AddText');
+    expect(drawing.map((c) => c.name)).toEqual(['DrawBox', 'AddText', 'AddText']);
+    const tools = { DrawBox: drawBoxTool(), AddText: addTextTool() };
+    for (const call of drawing) {
+      const args = { ...call.arguments, image: join(data, String(call.arguments.image)) };
+      const [part] = await tools[call.name as keyof typeof tools].run(args, {
+        outputDir: join(dir, 'fixtures'),
+      });
+      const out = await Jimp.read((part as { path: string }).path);
+      expect([out.bitmap.width, out.bitmap.height]).toEqual([16, 12]);
+      if (call.name === 'DrawBox')
+        expect(intToRGBA(out.getPixelColor(3, 4))).toMatchObject({ r: 255, g: 0, b: 0 });
+    }
   });
 });
