@@ -1,4 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
 import { sha256Hex, stableJson } from '../../shared/index.js';
 
 /** What identifies a tool call in a recording. */
@@ -18,15 +19,16 @@ function isFile(path: string): boolean {
 }
 
 /**
- * The key of a call. A string argument that names an existing file counts by its content, not
- * its path: the same image under another data root (another user, another machine) is the same
+ * The key of a call. A string argument that is the absolute path of an existing file (GTA's
+ * loader and the CLI make image paths absolute; a relative one could be any text, such as a
+ * Calculator expression `2` beside a file named `2`) counts by its content, not its path: the same image under another data root (another user, another machine) is the same
  * call, and an edited image is a different one.
  */
 export function callKey(tool: string, api: string, args: Record<string, unknown>): CallKey {
   const inputs: Record<string, string> = {};
   const keyed: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(args)) {
-    if (typeof value === 'string' && value !== '' && isFile(value)) {
+    if (typeof value === 'string' && isAbsolute(value) && isFile(value)) {
       const hash = sha256Hex(readFileSync(value));
       inputs[name] = hash;
       keyed[name] = { file: hash };

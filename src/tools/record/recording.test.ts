@@ -55,6 +55,8 @@ describe('callKey', () => {
     expect(callKey('Shout', 'Shout', { n: 1, file: copy }).key).toBe(a.key);
     expect(callKey('Shout', 'Shout', { file: input, n: 2 }).key).not.toBe(a.key);
     expect(callKey('Other', 'Other', { file: input, n: 1 }).key).not.toBe(a.key);
+    // A relative path is text: its key does not depend on what the current folder holds.
+    expect(callKey('Shout', 'Shout', { file: 'package.json' }).inputs).toEqual({});
   });
 });
 
