@@ -13,6 +13,7 @@ import { registerScoreCommands } from './commands/score.js';
 import { registerSftCommands } from './commands/sft.js';
 import { registerShortcutsCommands } from './commands/shortcuts.js';
 import { registerTasksCommands } from './commands/tasks.js';
+import { registerToolsCommands } from './commands/tools.js';
 
 /**
  * Builds the `apiary` command tree. Each domain registers its commands from its own file in
@@ -39,5 +40,6 @@ export function buildProgram(): Command {
   registerAskCommand(program);
   registerMcpCommands(program);
   registerShortcutsCommands(program);
+  registerToolsCommands(program);
   return program;
 }

@@ -12,6 +12,11 @@ export {
   type EmbeddingsStats,
   embeddingsClientFromEnv,
 } from './embeddings.js';
+// GTA's tools: OCR (tesseract.js), Calculator (mathjs), DrawBox and AddText (jimp)
+export { addTextTool, placeText, type TextPlacement } from './gta/add-text.js';
+export { calculate, calculatorTool } from './gta/calculator.js';
+export { boxLineWidth, drawBoxTool } from './gta/draw-box.js';
+export { parseBbox } from './gta/image-args.js';
 // GTA's image-generation tools on an OpenAI-compatible images endpoint
 export {
   type ImageGenToolOptions,
@@ -21,6 +26,26 @@ export {
   TEXT_TO_IMAGE_SUFFIX,
   textToImageTool,
 } from './gta/image-gen.js';
+export {
+  bundledEnglishLangPath,
+  formatOcrLines,
+  type OcrLine,
+  type OcrTool,
+  type OcrToolOptions,
+  ocrTool,
+} from './gta/ocr.js';
+// The registry: every GTA tool by name, its status, its app handlers for dispatchCall
+export {
+  disposeTools,
+  GTA_TOOL_NAMES,
+  type GtaToolHandlersOptions,
+  type GtaToolsConfig,
+  gtaTool,
+  gtaToolHandlers,
+  gtaTools,
+  toolStatus,
+  unavailableTool,
+} from './gta/registry.js';
 // GTA's GoogleSearch: pluggable providers (Serper.dev web search, an offline BM25 corpus)
 export {
   type GoogleSearchToolOptions,
@@ -65,6 +90,23 @@ export {
   type ModelEndpointKind,
   modelEndpointFromEnv,
 } from './model-endpoint.js';
+// Record and replay of tool calls (a folder with index.jsonl and checksummed files)
+export {
+  type CallKey,
+  callKey,
+  formatRecordingStats,
+  RECORD_MODES,
+  RECORDING_FILES,
+  RECORDING_INDEX,
+  type RecordedFile,
+  type RecordedHandlerOptions,
+  type RecordedToolCall,
+  RecordedToolCallSchema,
+  type RecordingStats,
+  type RecordMode,
+  recordedHandler,
+  ToolRecording,
+} from './record/index.js';
 export {
   type CorpusDoc,
   CorpusDocSchema,
@@ -86,5 +128,6 @@ export {
   type ExecutableTool,
   type ToolHandlerOptions,
   type ToolRunContext,
+  ToolUnavailableError,
   toolHandler,
 } from './tool.js';

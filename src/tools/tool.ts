@@ -16,6 +16,8 @@ export interface ExecutableTool {
   unavailable?(): string | undefined;
   /** Runs one call on validated arguments; throws an ApiaryError (code `TOOL_FAILED`) on failure. */
   run(args: Record<string, unknown>, ctx: ToolRunContext): Promise<ContentPart[]>;
+  /** Frees what the tool keeps between calls (a worker, a process); the tool may start again later. */
+  dispose?(): Promise<void>;
 }
 
 export interface ToolRunContext {
@@ -29,6 +31,16 @@ export interface ToolHandlerOptions {
   outputDir: string;
 }
 
+/**
+ * A tool that is not configured here (code `TOOL_FAILED`). Its own class so a recording never
+ * stores it as the tool's answer: configured later, the tool must run.
+ */
+export class ToolUnavailableError extends ApiaryError {
+  constructor(tool: string, reason: string) {
+    super('TOOL_FAILED', `${tool} is not available: ${reason}`);
+  }
+}
+
 /** A tool as the app handler `dispatchCall` runs: the tool's own identity, results as content parts. */
 export function toolHandler(tool: ExecutableTool, opts: ToolHandlerOptions): AppHandler {
   return {
@@ -37,7 +49,7 @@ export function toolHandler(tool: ExecutableTool, opts: ToolHandlerOptions): App
     async call(api: string, args: Record<string, unknown>, ctx: AppCallContext) {
       if (api !== tool.name) throw new ApiaryError('TOOL_FAILED', `tool ${tool.name} has no API "${api}"`);
       const missing = tool.unavailable?.();
-      if (missing) throw new ApiaryError('TOOL_FAILED', `${tool.name} is not available: ${missing}`);
+      if (missing) throw new ToolUnavailableError(tool.name, missing);
       const content = await tool.run(args, {
         outputDir: opts.outputDir,
         ...(ctx.signal ? { signal: ctx.signal } : {}),

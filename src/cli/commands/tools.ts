@@ -1,0 +1,158 @@
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { type Api, GTA_TOOL_CATEGORIES, indexCatalog, loadCatalog } from '../../catalog/index.js';
+import { appRegistry, dispatchCall } from '../../exec/index.js';
+import { ApiaryError } from '../../shared/index.js';
+import {
+  disposeTools,
+  formatRecordingStats,
+  GTA_TOOL_NAMES,
+  gtaTool,
+  gtaToolHandlers,
+  gtaTools,
+  type RecordMode,
+  ToolRecording,
+  toolStatus,
+} from '../../tools/index.js';
+import { usageError } from '../options.js';
+import { printJson } from '../output.js';
+
+interface ListFlags {
+  json?: boolean;
+}
+interface CallFlags {
+  arg?: string[];
+  outDir?: string;
+  json?: boolean;
+  record?: string;
+  replay?: string;
+  recordMissing?: string;
+  data?: string;
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** `key=value` → typed by the tool's parameter (int, float, bool; image paths made absolute). */
+function parseArgs(api: Api, pairs: readonly string[]): Record<string, unknown> {
+  const args: Record<string, unknown> = {};
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw usageError('--arg', 'key=value', pair);
+    const [key, text] = [pair.slice(0, eq), pair.slice(eq + 1)];
+    const param = api.parameters.find((p) => p.name === key);
+    if (!param)
+      throw usageError(
+        '--arg',
+        `one of ${api.parameters.map((p) => p.name).join(', ')} for ${api.name}`,
+        key,
+      );
+    const type = param.type.kind === 'primitive' ? param.type.name : 'string';
+    if (type === 'integer' || type === 'number') {
+      const n = Number(text);
+      if (text.trim() === '' || !Number.isFinite(n) || (type === 'integer' && !Number.isInteger(n)))
+        throw usageError(`--arg ${key}`, type === 'integer' ? 'an integer' : 'a number', text);
+      args[key] = n;
+    } else if (type === 'boolean') {
+      if (!['true', 'false'].includes(text)) throw usageError(`--arg ${key}`, 'true or false', text);
+      args[key] = text === 'true';
+    } else if (type === 'image' || type === 'file') args[key] = resolve(text);
+    else args[key] = text;
+  }
+  return args;
+}
+
+function recordingFrom(flags: CallFlags): ToolRecording | undefined {
+  const given = (
+    [
+      ['record', flags.record],
+      ['replay', flags.replay],
+      ['record-missing', flags.recordMissing],
+    ] as const
+  ).filter(([, dir]) => dir !== undefined);
+  if (given.length > 1)
+    throw new ApiaryError(
+      'USAGE',
+      `choose one of --record, --replay and --record-missing (got ${given.length})`,
+    );
+  const [mode, dir] = given[0] ?? [];
+  return mode && dir ? new ToolRecording(resolve(dir), mode as RecordMode) : undefined;
+}
+
+export function registerToolsCommands(program: Command): void {
+  const tools = program.command('tools').description("GTA's executable tools: list them, call one by hand");
+
+  tools
+    .command('list')
+    .description('each GTA tool with its category and whether it is ready (or what to configure)')
+    .option('--json', 'machine-readable output')
+    .action((flags: ListFlags) => {
+      const set = gtaTools();
+      const rows = GTA_TOOL_NAMES.map((name) => {
+        const status = toolStatus(gtaTool(set, name));
+        return {
+          name,
+          category: GTA_TOOL_CATEGORIES[name] ?? 'none',
+          status: status.ready ? 'ready' : status.reason,
+        };
+      });
+      if (flags.json) printJson(rows);
+      else {
+        const w = Math.max(...rows.map((r) => r.name.length));
+        for (const r of rows)
+          process.stdout.write(`${r.name.padEnd(w)}  ${r.category.padEnd(10)}  ${r.status}\n`);
+      }
+    });
+
+  tools
+    .command('call')
+    .description('call one GTA tool through the executor and print its result (text, or paths of images)')
+    .argument('<tool>', 'tool name, e.g. OCR, Calculator, DrawBox, AddText (apiary tools list)')
+    .option('--arg <key=value>', 'an argument, repeatable; image arguments are file paths', collect)
+    .option('--out-dir <dir>', 'folder for output images (default: a new temporary folder)')
+    .option('--record <dir>', 'run the tool and record the call in this recording folder')
+    .option('--replay <dir>', 'answer from this recording only; a call not in it fails (replay miss)')
+    .option('--record-missing <dir>', 'answer from this recording, run and record calls not in it')
+    .option('--data <dir>', 'data folder with gta/toolmeta.json (default: $APIARY_DATA, then bundled)')
+    .option('--json', 'machine-readable output')
+    .action(async (name: string, flags: CallFlags) => {
+      const set = gtaTools({}, [name]);
+      const catalog = indexCatalog(loadCatalog('gta', { dataDir: flags.data }));
+      const api = catalog.api(name, name);
+      if (!api) throw new ApiaryError('NOT_FOUND', `toolmeta.json has no tool "${name}"`);
+      const args = parseArgs(api, flags.arg ?? []);
+      const recording = recordingFrom(flags);
+      const outputDir = flags.outDir ? resolve(flags.outDir) : mkdtempSync(join(tmpdir(), 'apiary-tools-'));
+      mkdirSync(outputDir, { recursive: true });
+      try {
+        const apps = appRegistry(gtaToolHandlers(set, { outputDir, ...(recording ? { recording } : {}) }));
+        const outcome = await dispatchCall({ app: name, api: name, args }, { catalog, apps });
+        const stats = recording
+          ? { recording: { dir: recording.dir, mode: recording.mode, ...recording.stats } }
+          : {};
+        if (flags.json) {
+          printJson({
+            tool: name,
+            args,
+            ...(outcome.ok ? { content: outcome.content } : { error: outcome.error }),
+            ...stats,
+          });
+        } else if (outcome.ok) {
+          for (const part of outcome.content) {
+            if (part.type === 'text') process.stdout.write(`${part.text}\n`);
+            else if (part.type === 'image' || part.type === 'file') process.stdout.write(`${part.path}\n`);
+            else process.stdout.write(`${JSON.stringify(part)}\n`);
+          }
+        }
+        if (recording && !flags.json)
+          process.stderr.write(`recording ${recording.dir}: ${formatRecordingStats(recording.stats)}\n`);
+        if (!outcome.ok) {
+          const code = outcome.error.code === 'INVALID_INPUT' ? 'USAGE' : 'TOOL_FAILED';
+          throw new ApiaryError(code, outcome.error.message);
+        }
+      } finally {
+        await disposeTools(set);
+      }
+    });
+}

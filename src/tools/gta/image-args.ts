@@ -1,0 +1,49 @@
+import { existsSync, statSync } from 'node:fs';
+import { ApiaryError } from '../../shared/index.js';
+
+/** Arguments of GTA's image tools (DrawBox, AddText): files and boxes. No jimp here: it loads on a tool's first run. */
+export function toolError(tool: string, message: string, cause?: unknown): ApiaryError {
+  return new ApiaryError('TOOL_FAILED', `${tool}: ${message}`, cause === undefined ? undefined : { cause });
+}
+
+/** A string argument, required unless `fallback` is given. */
+export function textArg(
+  tool: string,
+  args: Record<string, unknown>,
+  name: string,
+  fallback?: string,
+): string {
+  const value = args[name] ?? fallback;
+  if (typeof value !== 'string') throw toolError(tool, `"${name}" must be a string`);
+  return value;
+}
+
+/** An image argument: the path of an existing file (GTA passes image files by path). */
+export function imagePathArg(tool: string, args: Record<string, unknown>, name = 'image'): string {
+  const path = textArg(tool, args, name);
+  if (!existsSync(path) || !statSync(path).isFile()) throw toolError(tool, `image file not found: ${path}`);
+  return path;
+}
+
+export interface Box {
+  x1: number;
+  y1: number;
+  x2: number;
+  y2: number;
+}
+
+const NUMBER = String.raw`\s*(-?\d+(?:\.\d+)?)\s*`;
+const BBOX = new RegExp(String.raw`^\s*[([]?${NUMBER},${NUMBER},${NUMBER},${NUMBER}[)\]]?\s*$`);
+
+/** `(x1, y1, x2, y2)` (brackets optional; numbers rounded to pixels) → a box with x1 ≤ x2, y1 ≤ y2. */
+export function parseBbox(tool: string, text: string): Box {
+  const m = BBOX.exec(text);
+  if (!m) throw toolError(tool, `bbox must be "(x1, y1, x2, y2)" (got "${text}")`);
+  const [x1, y1, x2, y2] = m.slice(1, 5).map((v) => Math.round(Number(v))) as [
+    number,
+    number,
+    number,
+    number,
+  ];
+  return { x1: Math.min(x1, x2), y1: Math.min(y1, y2), x2: Math.max(x1, x2), y2: Math.max(y1, y2) };
+}

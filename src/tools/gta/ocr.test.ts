@@ -1,0 +1,101 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Jimp, loadFont, measureText } from 'jimp';
+import { SANS_32_BLACK } from 'jimp/fonts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatOcrLines, ocrTool } from './ocr.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'apiary-ocr-'));
+const tool = ocrTool();
+afterAll(async () => {
+  await tool.dispose();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const menu = join(dir, 'menu.png');
+// Where the text is drawn (jimp's 32 px font: glyphs inside the line box, about 36 px tall).
+const LINES = [
+  { text: 'Tea 4.50', x: 20, y: 10 },
+  { text: 'Cake 8', x: 20, y: 60 },
+];
+let widths: number[] = [];
+
+beforeAll(async () => {
+  const font = await loadFont(SANS_32_BLACK);
+  const img = new Jimp({ width: 400, height: 120, color: 0xffffffff });
+  for (const l of LINES) img.print({ font, x: l.x, y: l.y, text: l.text });
+  widths = LINES.map((l) => measureText(font, l.text));
+  await img.write(menu as `${string}.png`);
+});
+
+describe('formatOcrLines', () => {
+  it("renders AgentLego's `(x1, y1, x2, y2) text` lines, trimming text and dropping empty lines", () => {
+    expect(
+      formatOcrLines([
+        { bbox: { x0: 2, y0: 1, x1: 14, y1: 4 }, text: 'Tea 4\n' },
+        { bbox: { x0: 0, y0: 0, x1: 1, y1: 1 }, text: ' \n' },
+        { bbox: { x0: 2, y0: 7, x1: 14, y1: 10 }, text: 'Cake  8\n' },
+      ]),
+    ).toBe('(2, 1, 14, 4) Tea 4\n(2, 7, 14, 10) Cake 8');
+    expect(formatOcrLines([])).toBe('');
+  });
+});
+
+describe('OCR (tesseract.js, bundled English data)', () => {
+  it('reads each rendered line exactly, with a box around the drawn text', async () => {
+    const cwdFiles = existsSync('eng.traineddata');
+    const [part] = await tool.run({ image: menu }, { outputDir: dir });
+    expect(part?.type).toBe('text');
+    const lines = (part as { text: string }).text.split('\n');
+    expect(lines).toHaveLength(2);
+    lines.forEach((line, i) => {
+      const m = /^\((\d+), (\d+), (\d+), (\d+)\) (.*)$/.exec(line);
+      expect(m).not.toBeNull();
+      const [x1, y1, x2, y2] = (m as RegExpExecArray).slice(1, 5).map(Number) as [
+        number,
+        number,
+        number,
+        number,
+      ];
+      const drawn = LINES[i] as (typeof LINES)[number];
+      expect(m?.[5]).toBe(drawn.text);
+      // The box lies within the drawn line's box (x, y) … (x + width, y + 36), give or take 3 px.
+      expect(x1).toBeGreaterThanOrEqual(drawn.x - 3);
+      expect(y1).toBeGreaterThanOrEqual(drawn.y - 3);
+      expect(x2).toBeLessThanOrEqual(drawn.x + (widths[i] as number) + 3);
+      expect(y2).toBeLessThanOrEqual(drawn.y + 36 + 3);
+      expect(x2 - x1).toBeGreaterThan((widths[i] as number) / 2);
+      expect(y2 - y1).toBeGreaterThan(15);
+    });
+    // The worker is kept: a second call gives the same text.
+    expect(await tool.run({ image: menu }, { outputDir: dir })).toEqual([part]);
+    // Language data is read in place, never cached next to the process.
+    expect(existsSync('eng.traineddata')).toBe(cwdFiles);
+  });
+
+  it('says what to install when the language data is missing, and never downloads it', async () => {
+    const empty = join(dir, 'no-lang');
+    mkdirSync(empty);
+    const broken = ocrTool({ langPath: empty });
+    const message = `no eng language data at ${join(empty, 'eng.traineddata.gz')} (install @tesseract.js-data/eng or set the OCR langPath)`;
+    expect(broken.unavailable?.()).toBe(message);
+    expect(tool.unavailable?.()).toBeUndefined();
+    await expect(broken.run({ image: menu }, { outputDir: dir })).rejects.toThrow(`OCR: ${message}`);
+    await broken.dispose();
+  });
+
+  it('reports an unreadable image as a tool error and keeps working', async () => {
+    const bad = join(dir, 'bad.png');
+    writeFileSync(bad, 'not a png');
+    await expect(tool.run({ image: bad }, { outputDir: dir })).rejects.toMatchObject({ code: 'TOOL_FAILED' });
+    const [part] = await tool.run({ image: menu }, { outputDir: dir });
+    expect((part as { text: string }).text).toMatch(/\) Tea 4\.50\n.*\) Cake 8$/);
+  });
+
+  it('reports a missing image as a tool error', async () => {
+    await expect(tool.run({ image: join(dir, 'none.png') }, { outputDir: dir })).rejects.toThrow(
+      `OCR: image file not found: ${join(dir, 'none.png')}`,
+    );
+  });
+});

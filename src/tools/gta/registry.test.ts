@@ -1,0 +1,50 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ToolRecording } from '../record/index.js';
+import { GTA_TOOL_NAMES, gtaTool, gtaToolHandlers, gtaTools, toolStatus } from './registry.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'apiary-gta-registry-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('gtaTools', () => {
+  it('lists all 14 GTA tools; OCR, Calculator, DrawBox and AddText are ready here', () => {
+    const tools = gtaTools();
+    expect([...tools.keys()]).toEqual(GTA_TOOL_NAMES);
+    expect(GTA_TOOL_NAMES).toHaveLength(14);
+    const ready = [...tools.values()].filter((t) => toolStatus(t).ready).map((t) => t.name);
+    expect(ready.sort()).toEqual(['AddText', 'Calculator', 'DrawBox', 'OCR']);
+  });
+
+  it('picks tools by name; a name that is not a GTA tool is NOT_FOUND', () => {
+    expect([...gtaTools({}, ['Calculator', 'OCR']).keys()]).toEqual(['Calculator', 'OCR']);
+    expect(() => gtaTools({}, ['Calculater'])).toThrow(/^unknown GTA tool "Calculater" \(available: OCR, /);
+    expect(() => gtaTool(gtaTools({}, ['OCR']), 'Calculator')).toThrow(
+      'unknown tool in this set "Calculator" (available: OCR)',
+    );
+  });
+
+  it('builds handlers under each tool identity; an unbuilt tool says it is unavailable', async () => {
+    const handlers = gtaToolHandlers(gtaTools({}, ['Calculator', 'Solver']), { outputDir: dir });
+    expect(handlers.map((h) => [h.appId, h.owner])).toEqual([
+      ['Calculator', 'tool:Calculator'],
+      ['Solver', 'tool:Solver'],
+    ]);
+    const [calc, solver] = handlers as [(typeof handlers)[0], (typeof handlers)[0]];
+    expect(await calc.call('Calculator', { expression: '3.5*60' }, { caller: 'tool:Calculator' })).toEqual({
+      content: [{ type: 'text', text: '210.0' }],
+    });
+    await expect(solver.call('Solver', { command: 'x' }, { caller: 'tool:Solver' })).rejects.toThrow(
+      'Solver is not available: not part of this build of Apiary yet',
+    );
+  });
+
+  it('routes calls through a recording when one is given', async () => {
+    const recording = new ToolRecording(join(dir, 'rec'), 'record-missing');
+    const [calc] = gtaToolHandlers(gtaTools({}, ['Calculator']), { outputDir: dir, recording });
+    await calc?.call('Calculator', { expression: '2**10' }, { caller: 'tool:Calculator' });
+    await calc?.call('Calculator', { expression: '2**10' }, { caller: 'tool:Calculator' });
+    expect(recording.stats).toEqual({ hits: 1, misses: 1, runs: 1, recorded: 1 });
+  });
+});

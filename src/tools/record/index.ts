@@ -1,0 +1,14 @@
+export { type CallKey, callKey } from './call-key.js';
+export { type RecordedHandlerOptions, recordedHandler } from './recorded-handler.js';
+export {
+  formatRecordingStats,
+  RECORD_MODES,
+  RECORDING_FILES,
+  RECORDING_INDEX,
+  type RecordedFile,
+  type RecordedToolCall,
+  RecordedToolCallSchema,
+  type RecordingStats,
+  type RecordMode,
+  ToolRecording,
+} from './recording.js';
