@@ -1,12 +1,16 @@
 import type { AppHandler } from '../../apps/index.js';
 import { GTA_TOOL_CATEGORIES } from '../../catalog/index.js';
 import { ApiaryError, NotFoundError } from '../../shared/index.js';
+import type { ModelEndpointFlags } from '../model-endpoint.js';
 import { recordedHandler, type ToolRecording } from '../record/index.js';
 import { type ExecutableTool, ToolUnavailableError, toolHandler } from '../tool.js';
 import { addTextTool } from './add-text.js';
 import { calculatorTool } from './calculator.js';
 import { drawBoxTool } from './draw-box.js';
+import { imageGenToolsFromEnv } from './image-gen.js';
 import { type OcrToolOptions, ocrTool } from './ocr.js';
+import { googleSearchTool, type SearchProviderFlags, searchProviderFromEnv } from './search.js';
+import { visionToolsFromEnv } from './vision.js';
 
 /** GTA's 14 tool names, as `toolmeta.json` (and the catalog built from it) names them. */
 export const GTA_TOOL_NAMES: readonly string[] = Object.keys(GTA_TOOL_CATEGORIES);
@@ -14,20 +18,44 @@ export const GTA_TOOL_NAMES: readonly string[] = Object.keys(GTA_TOOL_CATEGORIES
 /** What the tools need from the user; each part is optional, a tool without its part says so. */
 export interface GtaToolsConfig {
   ocr?: OcrToolOptions;
+  /** GoogleSearch's provider (`--search-corpus`, `--search-provider`). */
+  search?: SearchProviderFlags;
+  /** The vision-language endpoint of TextToBbox, CountGivenObject, ImageDescription, … */
+  vision?: ModelEndpointFlags;
+  /** The images endpoint of TextToImage and ImageStylization. */
+  image?: ModelEndpointFlags;
+  /** Where endpoints and keys are read when no flag gives them (default `process.env`). */
+  env?: Record<string, string | undefined>;
 }
 
-/**
- * How each tool is built. Tools of other parts are merged here (the lead's list):
- * - sandbox (src/tools/sandbox, gta/solver.ts, gta/plot.ts): Solver, Plot
- * - search (gta/search*): GoogleSearch
- * - vision (gta/vision*): TextToBbox, CountGivenObject, ImageDescription, RegionAttributeDescription, MathOCR
- * - image generation (gta/images*): TextToImage, ImageStylization
- */
+const envOf = (config: GtaToolsConfig) => config.env ?? process.env;
+
+/** One tool of a family built together (the vision tools share one client). */
+function pick(tools: ExecutableTool[], name: string): ExecutableTool {
+  const tool = tools.find((t) => t.name === name);
+  if (!tool) throw new ApiaryError('TOOL_FAILED', `internal: tool family lacks ${name}`);
+  return tool;
+}
+const vision = (config: GtaToolsConfig, name: string) =>
+  pick(visionToolsFromEnv(envOf(config), config.vision), name);
+const imageGen = (config: GtaToolsConfig, name: string) =>
+  pick(imageGenToolsFromEnv(envOf(config), config.image), name);
+
+/** How each tool is built from the user's configuration. */
 const BUILDERS: Readonly<Record<string, (config: GtaToolsConfig) => ExecutableTool>> = {
   OCR: (config) => ocrTool(config.ocr),
   Calculator: () => calculatorTool(),
   DrawBox: () => drawBoxTool(),
   AddText: () => addTextTool(),
+  GoogleSearch: (config) =>
+    googleSearchTool({ provider: searchProviderFromEnv(envOf(config), config.search) }),
+  TextToBbox: (config) => vision(config, 'TextToBbox'),
+  CountGivenObject: (config) => vision(config, 'CountGivenObject'),
+  ImageDescription: (config) => vision(config, 'ImageDescription'),
+  RegionAttributeDescription: (config) => vision(config, 'RegionAttributeDescription'),
+  MathOCR: (config) => vision(config, 'MathOCR'),
+  TextToImage: (config) => imageGen(config, 'TextToImage'),
+  ImageStylization: (config) => imageGen(config, 'ImageStylization'),
 };
 
 /** A tool this build cannot run: listed, callable, and every call says why it is unavailable. */
