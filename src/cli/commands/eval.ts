@@ -31,6 +31,7 @@ import {
 } from '../../tasks/index.js';
 import { parseInteger, parseList, parseNumber } from '../options.js';
 import { EXIT, printJson } from '../output.js';
+import { runEvalAll } from './eval-all.js';
 import {
   chooseSolver,
   type LegacyAppBenchFlags,
@@ -382,8 +383,10 @@ export function registerEvalCommands(program: Command): void {
         'run a registered task end to end (resumable JSONL results); `apiary tasks` lists tasks, ' +
           'solvers and options. AppBench without a model runs the no-LLM baseline',
       )
-      .argument('<task>', 'task name (appbench, toolbench-retrieval, …)'),
-  ).action((taskName: string, flags: EvalFlags) => runEvalCommand(taskName, flags));
+      .argument('<task>', 'task name (appbench, toolbench-retrieval, …), or all: every task, one report'),
+  ).action((taskName: string, flags: EvalFlags) =>
+    taskName === 'all' ? runEvalAll(flags) : runEvalCommand(taskName, flags),
+  );
 
   evalCmd
     .command('report')
