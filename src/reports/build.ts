@@ -38,12 +38,13 @@ export async function buildHtmlReport(
   opts: HtmlReportOptions = {},
 ): Promise<string> {
   const published = opts.published ?? loadPublishedResults();
-  const labelled = uniqueLabels(runs);
   const byTask = new Map<string, ReportRun[]>();
-  for (const r of labelled) {
+  for (const r of runs) {
     const name = r.summary.spec.task.name;
     byTask.set(name, [...(byTask.get(name) ?? []), r]);
   }
+  // Labels need only tell a task's runs apart (its section's columns and legends).
+  for (const [name, taskRuns] of byTask) byTask.set(name, uniqueLabels(taskRuns));
   const sections: ReportSection[] = [];
   for (const [task, taskRuns] of byTask) {
     const def = SECTIONS[task];

@@ -27,12 +27,19 @@ export function groupedBarSpec(data: readonly ChartDatum[], opts: ChartOptions):
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
     // About 14 px per bar, within what fits beside the legend on a 1200 px page.
-    width: Math.max(160, Math.min(760, xOrder.length * seriesOrder.length * 14 + xOrder.length * 16)),
+    width: Math.max(160, Math.min(760, xOrder.length * (seriesOrder.length * 14 + 16))),
     height: 220,
     data: { values: data.map((d) => ({ ...d, source: d.published ? 'published' : 'this run' })) },
     mark: { type: 'bar', tooltip: false },
     encoding: {
-      x: { field: 'x', type: 'nominal', title: opts.xTitle, sort: xOrder, axis: { labelAngle: 0 } },
+      // Long group names (ShortcutsBench categories) are slanted so they do not overlap.
+      x: {
+        field: 'x',
+        type: 'nominal',
+        title: opts.xTitle,
+        sort: xOrder,
+        axis: { labelAngle: xOrder.some((x) => x.length > 8) ? -30 : 0, labelLimit: 220 },
+      },
       xOffset: { field: 'series', type: 'nominal', sort: seriesOrder },
       y: { field: 'value', type: 'quantitative', title: opts.yTitle },
       color: {
