@@ -98,6 +98,22 @@ describe('apiary eval all', { timeout: 120_000 }, () => {
     expect(html.match(/<svg/g)).toHaveLength(3 + 4 + 1);
     expect(html).toContain('<td>GPT-4o (published, test (full))</td>');
     expect(html).not.toMatch(/<script/i);
+
+    // apiary report over two of the sub-folders: one HTML page, or each text summary in turn
+    const page = join(out, 'two.html');
+    const two = await runCli([
+      'report',
+      join(out, 'appbench'),
+      join(out, 'toolbench-retrieval'),
+      '--html',
+      page,
+    ]);
+    expect([two.code, two.stdout]).toEqual([0, `report: ${page}\n`]);
+    expect(readFileSync(page, 'utf8').match(/<section id="task-/g)).toHaveLength(2);
+    const text = await runCli(['report', join(out, 'appbench'), join(out, 'toolbench-retrieval')]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('AppBench — 4 samples');
+    expect(text.stdout).toContain('ToolBench retrieval: metrics ×100');
   });
 
   it('without --data: tasks with bundled data run, the others are skipped and named in the report', async () => {
