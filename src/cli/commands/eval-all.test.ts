@@ -116,13 +116,18 @@ describe('apiary eval all', { timeout: 120_000 }, () => {
     expect(text.stdout).toContain('ToolBench retrieval: metrics ×100');
   });
 
-  it('without --data: tasks with bundled data run, the others are skipped and named in the report', async () => {
+  it('without --data: tasks with bundled data run, the others are skipped and named (--json: one document)', async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'apiary-all-')), 'all');
-    const r = await runCli(['eval', 'all', '--limit', '1', '--out', out]);
+    const r = await runCli(['eval', 'all', '--limit', '1', '--out', out, '--json']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('appbench: ran');
-    expect(r.stdout).toMatch(/shortcuts: skipped \(\[NOT_FOUND\] ShortcutsBench file /);
-    expect(r.stdout).toMatch(/toolbench-retrieval: skipped \(\[NOT_FOUND\] /);
+    const doc = JSON.parse(r.stdout);
+    expect([doc.out, doc.report]).toEqual([out, join(out, 'report.html')]);
+    expect(doc.tasks.map((t: { task: string; status: string }) => `${t.task}: ${t.status}`)).toEqual([
+      'appbench: ran',
+      'shortcuts: skipped',
+      'toolbench-retrieval: skipped',
+    ]);
+    expect(doc.tasks[1].reason).toMatch(/^\[NOT_FOUND\] ShortcutsBench file /);
     expect(existsSync(join(out, 'shortcuts', 'results.jsonl'))).toBe(false);
     const html = readFileSync(join(out, 'report.html'), 'utf8');
     expect(html.match(/<section id="task-/g)).toHaveLength(1);

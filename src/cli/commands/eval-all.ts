@@ -66,8 +66,13 @@ export async function runEvalAll(flags: EvalFlags): Promise<void> {
     if (!flags.json) process.stderr.write(`\n== ${def.name} → ${folder}\n`);
     const exitBefore = process.exitCode;
     try {
-      // The JSON summary is printed once at the end; per-task output goes to the terminal only.
-      await runEvalCommand(def.name, { ...flags, out: folder, json: false, ...(data ? { data } : {}) });
+      // With --json, one document for every task is printed at the end, and nothing else on stdout.
+      await runEvalCommand(def.name, {
+        ...flags,
+        out: folder,
+        ...(flags.json ? { noStdout: true } : {}),
+        ...(data ? { data } : {}),
+      });
       outcomes.push({ task: def.name, folder, status: 'ran' });
     } catch (error) {
       const missingData = error instanceof ApiaryError && error.code === 'NOT_FOUND';

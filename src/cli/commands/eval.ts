@@ -73,6 +73,8 @@ export interface EvalFlags extends LegacyAppBenchFlags {
   endpointCheck?: boolean;
   maxConnectionFailures?: string;
   json?: boolean;
+  /** Internal (`eval all`): print nothing to stdout; the caller prints one result for every task. */
+  noStdout?: boolean;
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -272,7 +274,9 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
     note(
       `note: took over a stale lock of pid ${result.lockTakenOver.pid} (started ${result.lockTakenOver.startedAt}; that process is gone)`,
     );
-  if (flags.json) {
+  if (flags.noStdout) {
+    // eval all --json: its single JSON document is the only thing on stdout
+  } else if (flags.json) {
     printJson({
       resultsFile: result.resultsFile,
       summaryFile: result.summaryFile,

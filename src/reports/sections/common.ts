@@ -42,7 +42,7 @@ export function runFactsTable(runs: readonly ReportRun[]): HtmlTable {
           ? `temperature ${s.temperature ?? '-'}, top_p ${s.topP ?? 'omitted'}, max tokens ${s.maxOutputTokens ?? '-'}`
           : '—';
       }),
-      row('data sha256', (r) => short(r.summary.spec.data.sha256)),
+      row('data (sha256)', (r) => `${r.summary.spec.data.path} (${short(r.summary.spec.data.sha256)})`),
       row(
         'samples × epochs',
         (r) => `${r.summary.samples} × ${r.summary.spec.epochs} (${r.summary.records} records)`,
