@@ -58,6 +58,7 @@ describe('TaskRegistry', () => {
     r.register(def('alpha'));
     expect(() => r.register(def('alpha'))).toThrow('task "alpha" is already registered');
     expect(() => r.register(def('report'))).toThrow('invalid task name "report"');
+    expect(() => r.register(def('all'))).toThrow('invalid task name "all"'); // `apiary eval all`
     expect(() => r.register(def('beta', { defaultSolver: 'nope' }))).toThrow(
       'task "beta": solver "nope" is not among greedy, rules',
     );

@@ -2,7 +2,7 @@ import { ApiaryError } from '../shared/index.js';
 import type { TaskDefinition } from './task.js';
 
 /** Names that `apiary eval <name>` reads as something else. */
-const RESERVED_NAMES = new Set(['report']);
+const RESERVED_NAMES = new Set(['report', 'all']);
 
 /** Tasks by name. The CLI uses the default registry; tests can build their own. */
 export class TaskRegistry {

@@ -31,6 +31,7 @@ import {
 } from '../../tasks/index.js';
 import { parseInteger, parseList, parseNumber } from '../options.js';
 import { EXIT, printJson } from '../output.js';
+import { runEvalAll } from './eval-all.js';
 import {
   chooseSolver,
   type LegacyAppBenchFlags,
@@ -74,6 +75,8 @@ export interface EvalFlags extends LegacyAppBenchFlags {
   endpointCheck?: boolean;
   maxConnectionFailures?: string;
   json?: boolean;
+  /** Internal (`eval all`): print nothing to stdout; the caller prints one result for every task. */
+  noStdout?: boolean;
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -277,7 +280,9 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
     note(
       `note: took over a stale lock of pid ${result.lockTakenOver.pid} (started ${result.lockTakenOver.startedAt}; that process is gone)`,
     );
-  if (flags.json) {
+  if (flags.noStdout) {
+    // eval all --json: its single JSON document is the only thing on stdout
+  } else if (flags.json) {
     printJson({
       resultsFile: result.resultsFile,
       summaryFile: result.summaryFile,
@@ -392,8 +397,10 @@ export function registerEvalCommands(program: Command): void {
         'run a registered task end to end (resumable JSONL results); `apiary tasks` lists tasks, ' +
           'solvers and options. AppBench without a model runs the no-LLM baseline',
       )
-      .argument('<task>', 'task name (appbench, toolbench-retrieval, …)'),
-  ).action((taskName: string, flags: EvalFlags) => runEvalCommand(taskName, flags));
+      .argument('<task>', 'task name (appbench, toolbench-retrieval, …), or all: every task, one report'),
+  ).action((taskName: string, flags: EvalFlags) =>
+    taskName === 'all' ? runEvalAll(flags) : runEvalCommand(taskName, flags),
+  );
 
   evalCmd
     .command('report')

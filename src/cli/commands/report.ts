@@ -1,7 +1,8 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { formatRunSummary, readResultsFile, summarizeResults } from '../../harness/index.js';
+import { buildHtmlReportFromFolders } from '../../reports/index.js';
 import { ApiaryError } from '../../shared/index.js';
 import { type AnyTask, getTask, registerBuiltinTasks } from '../../tasks/index.js';
 import { printJson } from '../output.js';
@@ -67,11 +68,42 @@ export async function reportRun(run: string, opts: { json?: boolean }): Promise<
   process.stdout.write(`summary: ${summaryFile}\n`);
 }
 
+/**
+ * Writes one self-contained HTML report over the runs (any tasks; runs of one task side by side).
+ * Returns the absolute path written.
+ */
+export async function writeHtmlReport(
+  runs: readonly string[],
+  file: string,
+  notes: string[] = [],
+): Promise<string> {
+  registerBuiltinTasks();
+  const html = await buildHtmlReportFromFolders(runs, { notes });
+  const out = resolve(file);
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, html);
+  return out;
+}
+
 export function registerReportCommands(program: Command): void {
   program
     .command('report')
-    .description('recompute and print the summary of a run of any task from its results.jsonl')
-    .argument('<run>', 'run folder (holding results.jsonl) or the results file itself')
+    .description(
+      'recompute and print the summary of a run of any task from its results.jsonl; with --html, one ' +
+        'self-contained HTML report over one or more runs (tables, charts, published numbers, comparison)',
+    )
+    .argument('<runs...>', 'run folders (holding results.jsonl) or results files')
     .option('--json', 'machine-readable output')
-    .action((run: string, flags: { json?: boolean }) => reportRun(run, flags));
+    .option('--html <file>', 'write one HTML report over all the runs to this file')
+    .action(async (runs: string[], flags: { json?: boolean; html?: string }) => {
+      if (flags.html) {
+        if (flags.json) throw new ApiaryError('USAGE', '--html and --json exclude each other');
+        const out = await writeHtmlReport(runs, flags.html);
+        process.stdout.write(`report: ${out}\n`);
+        return;
+      }
+      if (runs.length > 1 && flags.json)
+        throw new ApiaryError('USAGE', '--json reports one run; pass one run folder (or use --html)');
+      for (const run of runs) await reportRun(run, flags);
+    });
 }

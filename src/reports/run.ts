@@ -1,0 +1,80 @@
+import { existsSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import {
+  distinctSamples,
+  type RunSummary,
+  readResultsFile,
+  type SampleLine,
+  summarizeResults,
+} from '../harness/index.js';
+import { ApiaryError } from '../shared/index.js';
+import { defaultTaskRegistry, registerBuiltinTasks, type TaskRegistry } from '../tasks/index.js';
+import { gtaReportDefinition } from './gta-scores.js';
+
+/** A run as the report sees it: its spec and summary, and its distinct (sample, epoch) records. */
+export interface ReportRun {
+  /** The run folder (or the results file's folder). */
+  folder: string;
+  /** Short name shown in column heads and legends (model and solver; made unique by the caller). */
+  label: string;
+  summary: RunSummary;
+  lines: SampleLine[];
+  /** The results file ended in a torn line (an interrupted run); it is not counted. */
+  truncatedTail: boolean;
+}
+
+/** What a report needs of a task: how to summarise its scores and its headline metrics. */
+export interface ReportTaskDefinition {
+  summarize(scores: readonly unknown[]): unknown;
+  metrics(report: never): Record<string, number>;
+  passed?(score: never): boolean;
+}
+
+/**
+ * The task definition for a run: the registry's, else the report's own for tasks it knows how to
+ * summarise before they are registered (GTA); else none (the report shows the run facts only).
+ */
+function definitionFor(name: string, registry: TaskRegistry): ReportTaskDefinition | null {
+  if (registry.has(name)) return registry.get(name) as ReportTaskDefinition;
+  if (name === 'gta') return gtaReportDefinition as ReportTaskDefinition;
+  return null;
+}
+
+export function loadReportRun(run: string, registry: TaskRegistry = defaultTaskRegistry): ReportRun {
+  registerBuiltinTasks(registry);
+  const file = run.endsWith('.jsonl') ? resolve(run) : join(resolve(run), 'results.jsonl');
+  if (!existsSync(file)) throw new ApiaryError('NOT_FOUND', `no results file at ${file}`);
+  const contents = readResultsFile(file);
+  const spec = contents.header?.spec;
+  if (!spec) throw new ApiaryError('INPUT_INVALID', `${file}: no header record`);
+  const def = definitionFor(spec.task.name, registry);
+  const summary = summarizeResults(
+    { summarize: def ? (s) => def.summarize(s) : () => null, dataset: [] },
+    contents,
+    file,
+    def
+      ? {
+          metrics: (r) => def.metrics(r as never),
+          ...(def.passed ? { passed: (s) => def.passed!(s as never) } : {}),
+        }
+      : {},
+  );
+  const { lines } = distinctSamples(contents.samples);
+  const folder = dirname(file);
+  return {
+    folder,
+    label: `${spec.model?.id ?? 'no model'} · ${spec.solver.name}`,
+    summary,
+    lines,
+    truncatedTail: contents.truncatedTail,
+  };
+}
+
+/** Labels made unique: runs sharing a label get their folder name appended. */
+export function uniqueLabels(runs: readonly ReportRun[]): ReportRun[] {
+  const count = new Map<string, number>();
+  for (const r of runs) count.set(r.label, (count.get(r.label) ?? 0) + 1);
+  return runs.map((r) =>
+    count.get(r.label)! > 1 ? { ...r, label: `${r.label} (${basename(r.folder)})` } : r,
+  );
+}
