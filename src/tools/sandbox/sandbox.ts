@@ -1,0 +1,437 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, lstatSync, readlinkSync } from 'node:fs';
+import { chmod, chown, constants, mkdir, mkdtemp, open, readdir, rm, writeFile } from 'node:fs/promises';
+import { constants as osConstants, tmpdir } from 'node:os';
+import { dirname, isAbsolute, join, normalize, sep } from 'node:path';
+import { ApiaryError } from '../../shared/index.js';
+import { PYTHON_BOOTSTRAP, rlimitsFor } from './bootstrap.js';
+import { BoundedOutput } from './bounded-output.js';
+import {
+  bwrapArgs,
+  ROOT_LIBRARY_PATHS,
+  type RootEntry,
+  SANDBOX_PRIVATE_DIRS,
+  SANDBOX_WORK_DIR,
+  sandboxEnvironment,
+} from './bwrap-args.js';
+import {
+  type ResolvedSandboxOptions,
+  SANDBOX_ISOLATION_ENV,
+  type SandboxIsolation,
+  SandboxIsolationSchema,
+  type SandboxLimits,
+  SandboxLimitsSchema,
+  type SandboxOptions,
+  SandboxOptionsSchema,
+} from './config.js';
+import { countTasksOfUser } from './process-count.js';
+import { bwrapSetupError, bwrapSupportsDisableUserns, findBwrap, sandboxProblem } from './requirements.js';
+
+const ENTRY_FILE = 'main.py';
+const STATUS_FD = 3;
+/** At most this many written files are listed (and copied) per run. */
+const MAX_LISTED_FILES = 64;
+
+export interface PythonRunRequest {
+  /** The program, run as `__main__` from the work folder (`/sandbox/main.py`). */
+  code: string;
+  /** Input files written into the work folder first, by relative name. */
+  files?: Record<string, string | Uint8Array>;
+  /** Command-line arguments (`sys.argv[1:]`). */
+  args?: string[];
+  /** Modules the code needs; a missing one is reported before anything runs. */
+  modules?: readonly string[];
+  /** Copy the regular files the run wrote into this host folder (listed in `files` with `path`). */
+  collectInto?: string;
+  /** Written files whose bytes to return (`files[i].data`), by relative name. */
+  read?: readonly string[];
+  /** Overrides of the sandbox's limits for this run. */
+  limits?: Partial<SandboxLimits>;
+  signal?: AbortSignal;
+}
+
+export interface SandboxFile {
+  /** Path relative to the work folder, `/`-separated. */
+  name: string;
+  bytes: number;
+  /** Where the copy is on the host (only with `collectInto`). */
+  path?: string;
+  /** The file's bytes (only for names in the request's `read`). */
+  data?: Buffer;
+}
+
+/** Why a run was ended from outside; a CPU, memory or file-size limit shows as a signal or a Python error. */
+export type SandboxLimitHit = 'wall-time' | 'output' | 'cancelled';
+
+export interface PythonRunResult {
+  /** Python's exit status; null when it died by a signal or was killed. */
+  exitCode: number | null;
+  /** The signal that ended Python (`SIGXCPU` for the CPU limit, `SIGKILL`, …). */
+  signal: NodeJS.Signals | null;
+  limit: SandboxLimitHit | null;
+  stdout: string;
+  stderr: string;
+  stdoutTruncated: boolean;
+  stderrTruncated: boolean;
+  durationMs: number;
+  /** Regular files the code wrote into the work folder (not symlinks, not inputs). */
+  files: SandboxFile[];
+  isolation: SandboxIsolation;
+}
+
+export interface SandboxDeps {
+  now?: () => number;
+  /** Environment read for APIARY_SANDBOX_ISOLATION (default process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Runs Python code in a bubblewrap sandbox: no network, a read-only system, a fresh work folder
+ * as the only writable place, a clean environment, limits on time, CPU, memory, processes, file
+ * size and output. One instance per configuration; runs are independent and may overlap.
+ */
+export class PythonSandbox {
+  readonly options: ResolvedSandboxOptions;
+  private readonly now: () => number;
+  private readonly bwrap: string | undefined;
+  private disableUserns: boolean | undefined;
+  private readonly problems = new Map<string, string | undefined>();
+
+  constructor(options: SandboxOptions = {}, deps: SandboxDeps = {}) {
+    const env = deps.env ?? process.env;
+    const fromEnv = env[SANDBOX_ISOLATION_ENV];
+    const isolation =
+      options.isolation ?? (fromEnv ? parseIsolation(fromEnv) : undefined) ?? ('bwrap' as const);
+    this.options = SandboxOptionsSchema.parse({ ...options, isolation });
+    this.now = deps.now ?? (() => performance.now());
+    this.bwrap = findBwrap(this.options.bwrapPath);
+  }
+
+  get isolation(): SandboxIsolation {
+    return this.options.isolation;
+  }
+
+  /** Why runs needing `modules` cannot happen here (what to install); undefined when ready. */
+  unavailable(modules: readonly string[] = []): string | undefined {
+    const key = [...modules].sort().join(',');
+    if (!this.problems.has(key))
+      this.problems.set(
+        key,
+        sandboxProblem({
+          bwrap: this.bwrap,
+          needsBwrap: this.isolation === 'bwrap',
+          pythonPath: this.options.pythonPath,
+          modules,
+        }),
+      );
+    return this.problems.get(key);
+  }
+
+  /**
+   * Runs `code` and returns what happened. Code that fails, loops or floods is a result (exit
+   * status, signal, `limit`); only a sandbox that cannot start throws (`TOOL_FAILED`).
+   */
+  async run(request: PythonRunRequest): Promise<PythonRunResult> {
+    const problem = this.unavailable(request.modules ?? []);
+    if (problem) throw new ApiaryError('TOOL_FAILED', problem);
+    const limits = SandboxLimitsSchema.parse({ ...this.options.limits, ...request.limits });
+    const runAs = runAsFor(this.options);
+    const workDir = await this.prepareWorkDir(request, runAs);
+    try {
+      return await this.execute(request, limits, workDir, runAs);
+    } finally {
+      await removeTree(workDir);
+    }
+  }
+
+  private async prepareWorkDir(request: PythonRunRequest, runAs: RunAs | undefined): Promise<string> {
+    const workDir = await mkdtemp(join(this.options.tempRoot ?? tmpdir(), 'apiary-sandbox-'));
+    const made = [workDir];
+    for (const dir of SANDBOX_PRIVATE_DIRS) {
+      await mkdir(join(workDir, dir));
+      made.push(join(workDir, dir));
+    }
+    await writeFile(join(workDir, ENTRY_FILE), request.code);
+    made.push(join(workDir, ENTRY_FILE));
+    for (const [name, content] of Object.entries(request.files ?? {})) {
+      const target = join(workDir, safeRelativeName(name));
+      for (let dir = dirname(target); dir !== workDir && !made.includes(dir); dir = dirname(dir))
+        made.push(dir);
+      await mkdir(dirname(target), { recursive: true });
+      await writeFile(target, content);
+      made.push(target);
+    }
+    if (runAs) for (const path of made) await chown(path, runAs.uid, runAs.gid);
+    return workDir;
+  }
+
+  private async execute(
+    request: PythonRunRequest,
+    limits: SandboxLimits,
+    workDir: string,
+    runAs: RunAs | undefined,
+  ): Promise<PythonRunResult> {
+    const sandboxed = this.isolation === 'bwrap';
+    const base = sandboxed ? SANDBOX_WORK_DIR : workDir;
+    // In bwrap the process count is per user namespace (only the sandbox's own tasks); without
+    // it the limit counts every task of the user, so add those already running.
+    const processCap =
+      limits.maxProcesses + (sandboxed ? 0 : countTasksOfUser(runAs?.uid ?? process.getuid?.() ?? 0));
+    const python = [
+      this.options.pythonPath,
+      '-I',
+      '-B',
+      '-c',
+      PYTHON_BOOTSTRAP,
+      JSON.stringify(rlimitsFor({ ...limits, processCap })),
+      `${base}/${ENTRY_FILE}`,
+      ...(request.args ?? []),
+    ];
+    const [file, args] = sandboxed ? this.bwrapCommand(workDir, python) : [python[0]!, python.slice(1)];
+    const guard = existsSync('/usr/bin/setpriv');
+    const t0 = this.now();
+    const child = spawn(
+      guard ? '/usr/bin/setpriv' : file,
+      guard ? ['--pdeathsig', 'KILL', '--', file, ...args] : args,
+      {
+        cwd: workDir,
+        env: sandboxed ? {} : sandboxEnvironment(workDir),
+        stdio: ['ignore', 'pipe', 'pipe', sandboxed ? 'pipe' : 'ignore'],
+        detached: true,
+        ...(runAs ? { uid: runAs.uid, gid: runAs.gid } : {}),
+      },
+    );
+    const ended = await watch(child, limits, request.signal);
+    const durationMs = this.now() - t0;
+    const status = sandboxed ? parseStatus(ended.status) : undefined;
+    if (sandboxed && ended.limit === null && status?.exitCode === undefined)
+      throw new ApiaryError('TOOL_FAILED', bwrapSetupError(ended.stderr.text()));
+    const exit = exitOf(status?.exitCode ?? ended.code, ended.signal, sandboxed);
+    const files = await listWrittenFiles(
+      workDir,
+      new Set([ENTRY_FILE, ...Object.keys(request.files ?? {}).map(safeRelativeName)]),
+    );
+    if (request.collectInto) await collectFiles(workDir, files, request.collectInto);
+    for (const file of files)
+      if (request.read?.includes(file.name)) file.data = await readNoFollow(join(workDir, file.name));
+    return {
+      ...exit,
+      limit: ended.limit,
+      stdout: ended.stdout.text(),
+      stderr: ended.stderr.text(),
+      stdoutTruncated: ended.stdout.truncated,
+      stderrTruncated: ended.stderr.truncated,
+      durationMs,
+      files,
+      isolation: this.isolation,
+    };
+  }
+
+  private bwrapCommand(workDir: string, python: string[]): [string, string[]] {
+    const bwrap = this.bwrap!;
+    this.disableUserns ??= bwrapSupportsDisableUserns(bwrap);
+    return [
+      bwrap,
+      bwrapArgs({
+        workDir,
+        rootEntries: hostRootEntries(),
+        readOnlyBinds: pythonOutsideUsr(this.options.pythonPath),
+        disableNestedUserns: this.disableUserns,
+        statusFd: STATUS_FD,
+        command: python,
+      }),
+    ];
+  }
+}
+
+interface RunAs {
+  uid: number;
+  gid: number;
+}
+
+/** Root's process count is never limited by the kernel: root runs the sandbox as another user. */
+function runAsFor(options: ResolvedSandboxOptions): RunAs | undefined {
+  return process.getuid?.() === 0 ? options.rootRunsAs : undefined;
+}
+
+function parseIsolation(value: string): SandboxIsolation {
+  const parsed = SandboxIsolationSchema.safeParse(value);
+  if (!parsed.success)
+    throw new ApiaryError('USAGE', `${SANDBOX_ISOLATION_ENV}=${value}: expected "bwrap" or "unsafe-none"`);
+  return parsed.data;
+}
+
+/** An input file name as a path inside the work folder; absolute or escaping names are refused. */
+function safeRelativeName(name: string): string {
+  const normal = normalize(name);
+  if (isAbsolute(normal) || normal === '..' || normal.startsWith(`..${sep}`) || normal === '.')
+    throw new ApiaryError(
+      'TOOL_FAILED',
+      `sandbox input file "${name}" must be a relative path inside the work folder`,
+    );
+  return normal;
+}
+
+function hostRootEntries(): RootEntry[] {
+  const entries: RootEntry[] = [];
+  for (const path of ROOT_LIBRARY_PATHS) {
+    try {
+      const stat = lstatSync(path);
+      if (stat.isSymbolicLink()) entries.push({ path, kind: 'symlink', target: readlinkSync(path) });
+      else if (stat.isDirectory()) entries.push({ path, kind: 'dir' });
+    } catch {
+      // absent on this system
+    }
+  }
+  return entries;
+}
+
+/** A configured Python outside /usr needs its installation folder visible (read-only). */
+function pythonOutsideUsr(pythonPath: string): string[] {
+  if (pythonPath.startsWith('/usr/') || pythonPath.startsWith('/bin/')) return [];
+  return [dirname(dirname(pythonPath))];
+}
+
+interface Ended {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  limit: SandboxLimitHit | null;
+  stdout: BoundedOutput;
+  stderr: BoundedOutput;
+  status: string;
+}
+
+/** Waits for the process, enforcing wall time, output size and cancellation by killing its group. */
+function watch(child: ChildProcess, limits: SandboxLimits, signal: AbortSignal | undefined): Promise<Ended> {
+  return new Promise((resolve, reject) => {
+    let limit: SandboxLimitHit | null = null;
+    const kill = (why: SandboxLimitHit) => {
+      limit ??= why;
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    };
+    const stdout = new BoundedOutput(limits.maxOutputBytes, () => kill('output'));
+    const stderr = new BoundedOutput(limits.maxOutputBytes, () => kill('output'));
+    let status = '';
+    child.stdout!.on('data', (chunk: Buffer) => stdout.add(chunk));
+    child.stderr!.on('data', (chunk: Buffer) => stderr.add(chunk));
+    child.stdio[STATUS_FD]?.on('data', (chunk: Buffer) => {
+      status += chunk.toString('utf8');
+    });
+    const timer = setTimeout(() => kill('wall-time'), limits.wallMs);
+    const onAbort = () => kill('cancelled');
+    if (signal?.aborted) onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      reject(
+        new ApiaryError('TOOL_FAILED', `the sandbox could not start: ${error.message}`, { cause: error }),
+      );
+    });
+    child.on('close', (code, sig) => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      resolve({ code, signal: sig, limit, stdout, stderr, status });
+    });
+  });
+}
+
+/** bwrap's JSON status lines: `{"child-pid": …}` when started, `{"exit-code": …}` when done. */
+function parseStatus(text: string): { exitCode?: number } {
+  const out: { exitCode?: number } = {};
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      const record = JSON.parse(line) as Record<string, unknown>;
+      if (typeof record['exit-code'] === 'number') out.exitCode = record['exit-code'];
+    } catch {
+      // a partial line from a killed bwrap
+    }
+  }
+  return out;
+}
+
+const SIGNAL_NAMES = new Map<number, NodeJS.Signals>(
+  Object.entries(osConstants.signals).map(([name, number]) => [number, name as NodeJS.Signals]),
+);
+
+/**
+ * Python's exit status or signal. bwrap reports a child killed by signal N as exit code 128 + N
+ * (the shell's convention), so such codes are read back as signals.
+ */
+function exitOf(
+  code: number | null,
+  signal: NodeJS.Signals | null,
+  viaBwrap: boolean,
+): { exitCode: number | null; signal: NodeJS.Signals | null } {
+  if (signal) return { exitCode: null, signal };
+  if (viaBwrap && code !== null && code > 128 && SIGNAL_NAMES.has(code - 128))
+    return { exitCode: null, signal: SIGNAL_NAMES.get(code - 128)! };
+  return { exitCode: code, signal: null };
+}
+
+/** Regular files under the work folder, except the sandbox's own folders and the given inputs. */
+async function listWrittenFiles(workDir: string, inputs: Set<string>): Promise<SandboxFile[]> {
+  const found: SandboxFile[] = [];
+  const walk = async (dir: string, prefix: string): Promise<void> => {
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch {
+      return; // a folder the code made unreadable
+    }
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      if (found.length >= MAX_LISTED_FILES) return;
+      const name = prefix ? `${prefix}/${entry.name}` : entry.name;
+      if (!prefix && SANDBOX_PRIVATE_DIRS.includes(entry.name)) continue;
+      if (entry.isDirectory()) await walk(join(dir, entry.name), name);
+      else if (entry.isFile() && !inputs.has(name))
+        found.push({ name, bytes: lstatSync(join(dir, entry.name)).size });
+    }
+  };
+  await walk(workDir, '');
+  return found;
+}
+
+/**
+ * Copies written files out of the work folder. Opened with O_NOFOLLOW: a file the code swapped
+ * for a symlink is not followed (the sandbox is dead by now, so nothing changes under us).
+ */
+async function collectFiles(workDir: string, files: SandboxFile[], into: string): Promise<void> {
+  await mkdir(into, { recursive: true });
+  for (const file of files) {
+    const target = join(into, file.name);
+    await mkdir(dirname(target), { recursive: true });
+    await writeFile(target, await readNoFollow(join(workDir, file.name)));
+    file.path = target;
+  }
+}
+
+async function readNoFollow(path: string): Promise<Buffer> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Removes the work folder even when the code made parts of it unwritable. */
+async function removeTree(dir: string): Promise<void> {
+  try {
+    await rm(dir, { recursive: true, force: true });
+  } catch {
+    await chmodTree(dir);
+    await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+async function chmodTree(dir: string): Promise<void> {
+  await chmod(dir, 0o700).catch(() => undefined);
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  for (const entry of entries) if (entry.isDirectory()) await chmodTree(join(dir, entry.name));
+}
