@@ -204,8 +204,11 @@ export class PythonSandbox {
     const ended = await watch(child, limits, request.signal);
     const durationMs = this.now() - t0;
     const status = sandboxed ? parseStatus(ended.status) : undefined;
-    if (sandboxed && ended.limit === null && status?.exitCode === undefined)
-      throw new ApiaryError('TOOL_FAILED', bwrapSetupError(ended.stderr.text()));
+    if (sandboxed && ended.limit === null && status?.exitCode === undefined) {
+      const why = bwrapSetupError(ended.stderr.text());
+      const hint = runAs && /Permission denied/.test(why) ? unreachableHint(runAs, this.options) : '';
+      throw new ApiaryError('TOOL_FAILED', `${why}${hint}`);
+    }
     const exit = exitOf(status?.exitCode ?? ended.code, ended.signal, sandboxed);
     const files = await listWrittenFiles(
       workDir,
@@ -252,6 +255,13 @@ interface RunAs {
 /** Root's process count is never limited by the kernel: root runs the sandbox as another user. */
 function runAsFor(options: ResolvedSandboxOptions): RunAs | undefined {
   return process.getuid?.() === 0 ? options.rootRunsAs : undefined;
+}
+
+function unreachableHint(runAs: RunAs, options: ResolvedSandboxOptions): string {
+  return (
+    ` (Apiary runs as root, so the sandbox runs as uid ${runAs.uid}: the temp root ` +
+    `${options.tempRoot ?? tmpdir()} and the bwrap binary must be reachable by that user)`
+  );
 }
 
 function parseIsolation(value: string): SandboxIsolation {
