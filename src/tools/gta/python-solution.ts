@@ -28,7 +28,8 @@ const HEADERS: Record<SolutionKind, string> = {
 /**
  * The program run in the sandbox: like AgentLego's runtime, the header and the code are
  * executed in one fresh globals dict and `solution()` is evaluated there. The code's own prints
- * go to stderr, so the real stdout carries only the JSON report (`text`, `image` or `error`).
+ * go to stderr, so the real stdout carries only the JSON report (`text`, `image` or `error`),
+ * written by the original process alone (forked copies of it exit silently).
  */
 export function solutionProgram(kind: SolutionKind): string {
   const finish =
@@ -44,7 +45,10 @@ export function solutionProgram(kind: SolutionKind): string {
   return `import json, os, sys
 _report_to = os.fdopen(os.dup(1), 'w', encoding='utf-8')
 os.dup2(2, 1)
+_pid = os.getpid()
 def _report(**fields):
+    if os.getpid() != _pid:
+        os._exit(0)  # a process the code forked: only the original reports
     _report_to.write(json.dumps(fields))
     _report_to.flush()
 try:

@@ -68,7 +68,9 @@ export function bwrapArgs(input: BwrapArgsInput): string[] {
   }
   for (const path of ETC_READ_ONLY) args.push('--ro-bind-try', path, path);
   for (const path of input.readOnlyBinds) args.push('--ro-bind', path, path);
-  args.push('--proc', '/proc', '--dev', '/dev');
+  // /dev is a fresh tmpfs with the harmless devices (null, zero, urandom…): made read-only too
+  // (writing to a device still works on a read-only mount).
+  args.push('--proc', '/proc', '--dev', '/dev', '--remount-ro', '/dev');
   args.push('--bind', input.workDir, SANDBOX_WORK_DIR, '--chdir', SANDBOX_WORK_DIR);
   args.push('--remount-ro', '/');
   args.push('--json-status-fd', String(input.statusFd));

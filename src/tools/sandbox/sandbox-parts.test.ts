@@ -43,7 +43,11 @@ describe('bwrapArgs', () => {
     expect(joined).toContain('--ro-bind-try /etc/matplotlibrc /etc/matplotlibrc');
     const writable = args.flatMap((a, i) => (a === '--bind' ? [`${args[i + 1]}→${args[i + 2]}`] : []));
     expect(writable).toEqual(['/tmp/w1→/sandbox']);
-    expect(joined).toContain('--remount-ro /');
+    expect(joined).toContain('--remount-ro /dev');
+    expect(args.slice(args.lastIndexOf('--remount-ro'), args.lastIndexOf('--remount-ro') + 2)).toEqual([
+      '--remount-ro',
+      '/',
+    ]);
     expect(joined).not.toMatch(/\/etc\/(passwd|shadow|hosts|resolv)/);
   });
 
