@@ -116,6 +116,10 @@ describe.skipIf(missing !== undefined)(
         'sandbox input file "../escape.txt" must be a relative path inside the work folder',
       );
       await expect(sandbox.run({ code: 'pass', files: { '/etc/x': 'x' } })).rejects.toThrow(ApiaryError);
+      await expect(sandbox.run({ code: 'pass', files: { 'main.py': 'x' } })).rejects.toThrow(
+        'sandbox input file "main.py" would replace the sandbox\'s own files',
+      );
+      await expect(sandbox.run({ code: 'pass', files: { '.home/x': 'x' } })).rejects.toThrow(ApiaryError);
       expect(existsSync(join(tempRoot, '..', 'escape.txt'))).toBe(false);
     });
   },

@@ -279,6 +279,11 @@ function safeRelativeName(name: string): string {
       'TOOL_FAILED',
       `sandbox input file "${name}" must be a relative path inside the work folder`,
     );
+  if (normal === ENTRY_FILE || SANDBOX_PRIVATE_DIRS.includes(normal.split(sep)[0]!))
+    throw new ApiaryError(
+      'TOOL_FAILED',
+      `sandbox input file "${name}" would replace the sandbox's own files`,
+    );
   return normal;
 }
 
