@@ -79,9 +79,12 @@ describe.skipIf(missing !== undefined)(
 
     it('sees only its clean environment and the sandbox layout', async () => {
       const run = await sandbox.run({
-        code: 'import os, json\nprint(json.dumps([sorted(os.environ), sorted(os.listdir("/")), os.getcwd()]))',
+        code: 'import os, json\nprint(json.dumps([sorted(os.environ), sorted(os.listdir("/")), os.getcwd()]))\nprint(os.getuid())',
       });
-      expect(JSON.parse(run.stdout)).toEqual([
+      const [listing, uid] = run.stdout.trim().split('\n');
+      // Root's sandbox runs as nobody; anyone else's as themselves (mapped in its user namespace).
+      expect(Number(uid)).toBe(process.getuid!() === 0 ? 65534 : process.getuid!());
+      expect(JSON.parse(listing!)).toEqual([
         [
           'HOME',
           'LANG',
@@ -97,8 +100,8 @@ describe.skipIf(missing !== undefined)(
         expect.arrayContaining(['dev', 'etc', 'proc', 'sandbox', 'usr']),
         '/sandbox',
       ]);
-      expect(JSON.parse(run.stdout)[1]).not.toContain('home');
-      expect(JSON.parse(run.stdout)[1]).not.toContain('tmp');
+      expect(JSON.parse(listing!)[1]).not.toContain('home');
+      expect(JSON.parse(listing!)[1]).not.toContain('tmp');
     });
 
     it('stops at the wall-clock limit and on cancellation', async () => {
@@ -144,15 +147,36 @@ describe('PythonSandbox configuration', () => {
     );
   });
 
-  it('reports a bwrap that cannot create namespaces with what to enable (never runs unsandboxed)', async () => {
-    const fake = join(scratch, 'bwrap-no-userns');
-    writeFileSync(
-      fake,
-      '#!/bin/sh\necho "bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces." >&2\nexit 1\n',
+  const NO_USERNS =
+    'echo "bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces." >&2\nexit 1';
+  const fakeBwrap = (name: string, script: string) => {
+    const path = join(scratch, name);
+    writeFileSync(path, `#!/bin/sh\n${script}\n`);
+    chmodSync(path, 0o755);
+    return path;
+  };
+
+  it('reports a bwrap that cannot create namespaces with what to enable, before any run', async () => {
+    const sandbox = new PythonSandbox({
+      bwrapPath: fakeBwrap('bwrap-no-userns', NO_USERNS),
+      tempRoot: scratch,
+    });
+    expect(sandbox.unavailable()).toContain('sysctl kernel.unprivileged_userns_clone=1');
+    await expect(sandbox.run({ code: 'pass' })).rejects.toMatchObject({
+      code: 'TOOL_FAILED',
+      message: expect.stringContaining("isolation 'unsafe-none' (APIARY_SANDBOX_ISOLATION=unsafe-none)"),
+    });
+  });
+
+  it('a sandbox that fails to build during a run is an error, never an unsandboxed run', async () => {
+    // Passes the start-up probe, then fails as a real run starts (its status fd is asked for).
+    const flaky = fakeBwrap(
+      'bwrap-flaky',
+      `case "$*" in *--json-status-fd*) ${NO_USERNS.replace('\n', ';')};; esac\nexit 0`,
     );
-    chmodSync(fake, 0o755);
-    const sandbox = new PythonSandbox({ bwrapPath: fake, tempRoot: scratch });
-    await expect(sandbox.run({ code: 'open("/tmp/ran-unsandboxed", "w")' })).rejects.toMatchObject({
+    const sandbox = new PythonSandbox({ bwrapPath: flaky, tempRoot: scratch });
+    expect(sandbox.unavailable()).toBeUndefined();
+    await expect(sandbox.run({ code: 'print("ran")' })).rejects.toMatchObject({
       code: 'TOOL_FAILED',
       message: expect.stringContaining('sysctl kernel.unprivileged_userns_clone=1'),
     });

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readlinkSync } from 'node:fs';
 import { chmod, chown, constants, mkdir, mkdtemp, open, readdir, rm, writeFile } from 'node:fs/promises';
 import { constants as osConstants, tmpdir } from 'node:os';
@@ -122,9 +122,41 @@ export class PythonSandbox {
           needsBwrap: this.isolation === 'bwrap',
           pythonPath: this.options.pythonPath,
           modules,
-        }),
+        }) ?? this.namespaceProblem(),
       );
     return this.problems.get(key);
+  }
+
+  private namespaceChecked = false;
+  private namespaceProblemFound: string | undefined;
+
+  /**
+   * Whether bwrap can build a sandbox here at all (user namespaces allowed, reachable as the
+   * sandbox user): one empty Python start in a minimal sandbox, checked once per instance.
+   */
+  private namespaceProblem(): string | undefined {
+    if (this.isolation !== 'bwrap' || this.namespaceChecked) return this.namespaceProblemFound;
+    this.namespaceChecked = true;
+    const runAs = runAsFor(this.options);
+    const args = ['--unshare-all', '--unshare-user', '--die-with-parent', '--ro-bind', '/usr', '/usr'];
+    for (const entry of hostRootEntries())
+      args.push(
+        ...(entry.kind === 'symlink'
+          ? ['--symlink', entry.target, entry.path]
+          : ['--ro-bind', entry.path, entry.path]),
+      );
+    args.push('--proc', '/proc', '--dev', '/dev', '--', this.options.pythonPath, '-I', '-c', 'pass');
+    const probe = spawnSync(this.bwrap!, args, {
+      encoding: 'utf8',
+      env: {},
+      timeout: 10_000,
+      ...(runAs ? { uid: runAs.uid, gid: runAs.gid } : {}),
+    });
+    if (probe.status !== 0)
+      this.namespaceProblemFound = bwrapSetupError(
+        `${probe.stderr ?? ''}${probe.error ? probe.error.message : ''}`,
+      );
+    return this.namespaceProblemFound;
   }
 
   /**
