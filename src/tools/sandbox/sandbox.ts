@@ -1,11 +1,10 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readlinkSync } from 'node:fs';
-import { chmod, chown, constants, mkdir, mkdtemp, open, readdir, rm, writeFile } from 'node:fs/promises';
-import { constants as osConstants, tmpdir } from 'node:os';
-import { dirname, isAbsolute, join, normalize, sep } from 'node:path';
+import { chown, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { ApiaryError } from '../../shared/index.js';
 import { PYTHON_BOOTSTRAP, rlimitsFor } from './bootstrap.js';
-import { BoundedOutput } from './bounded-output.js';
 import {
   bwrapArgs,
   ROOT_LIBRARY_PATHS,
@@ -25,12 +24,19 @@ import {
   SandboxOptionsSchema,
 } from './config.js';
 import { countTasksOfUser } from './process-count.js';
+import { exitOf, parseStatus, type SandboxLimitHit, STATUS_FD, watch } from './process-watch.js';
 import { bwrapSetupError, bwrapSupportsDisableUserns, findBwrap, sandboxProblem } from './requirements.js';
+import {
+  collectFiles,
+  ENTRY_FILE,
+  listWrittenFiles,
+  readNoFollow,
+  removeTree,
+  type SandboxFile,
+  safeRelativeName,
+} from './work-folder.js';
 
-const ENTRY_FILE = 'main.py';
-const STATUS_FD = 3;
-/** At most this many written files are listed (and copied) per run. */
-const MAX_LISTED_FILES = 64;
+export type { SandboxFile, SandboxLimitHit };
 
 export interface PythonRunRequest {
   /** The program, run as `__main__` from the work folder (`/sandbox/main.py`). */
@@ -49,19 +55,6 @@ export interface PythonRunRequest {
   limits?: Partial<SandboxLimits>;
   signal?: AbortSignal;
 }
-
-export interface SandboxFile {
-  /** Path relative to the work folder, `/`-separated. */
-  name: string;
-  bytes: number;
-  /** Where the copy is on the host (only with `collectInto`). */
-  path?: string;
-  /** The file's bytes (only for names in the request's `read`). */
-  data?: Buffer;
-}
-
-/** Why a run was ended from outside; a CPU, memory or file-size limit shows as a signal or a Python error. */
-export type SandboxLimitHit = 'wall-time' | 'output' | 'cancelled';
 
 export interface PythonRunResult {
   /** Python's exit status; null when it died by a signal or was killed. */
@@ -220,6 +213,8 @@ export class PythonSandbox {
       ...(request.args ?? []),
     ];
     const [file, args] = sandboxed ? this.bwrapCommand(workDir, python) : [python[0]!, python.slice(1)];
+    // setpriv (util-linux) makes bwrap itself die with us; bwrap's --die-with-parent covers
+    // only the sandboxed child. Its own process group lets a limit kill everything at once.
     const guard = existsSync('/usr/bin/setpriv');
     const t0 = this.now();
     const child = spawn(
@@ -303,22 +298,6 @@ function parseIsolation(value: string): SandboxIsolation {
   return parsed.data;
 }
 
-/** An input file name as a path inside the work folder; absolute or escaping names are refused. */
-function safeRelativeName(name: string): string {
-  const normal = normalize(name);
-  if (isAbsolute(normal) || normal === '..' || normal.startsWith(`..${sep}`) || normal === '.')
-    throw new ApiaryError(
-      'TOOL_FAILED',
-      `sandbox input file "${name}" must be a relative path inside the work folder`,
-    );
-  if (normal === ENTRY_FILE || SANDBOX_PRIVATE_DIRS.includes(normal.split(sep)[0]!))
-    throw new ApiaryError(
-      'TOOL_FAILED',
-      `sandbox input file "${name}" would replace the sandbox's own files`,
-    );
-  return normal;
-}
-
 function hostRootEntries(): RootEntry[] {
   const entries: RootEntry[] = [];
   for (const path of ROOT_LIBRARY_PATHS) {
@@ -337,148 +316,4 @@ function hostRootEntries(): RootEntry[] {
 function pythonOutsideUsr(pythonPath: string): string[] {
   if (pythonPath.startsWith('/usr/') || pythonPath.startsWith('/bin/')) return [];
   return [dirname(dirname(pythonPath))];
-}
-
-interface Ended {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  limit: SandboxLimitHit | null;
-  stdout: BoundedOutput;
-  stderr: BoundedOutput;
-  status: string;
-}
-
-/** Waits for the process, enforcing wall time, output size and cancellation by killing its group. */
-function watch(child: ChildProcess, limits: SandboxLimits, signal: AbortSignal | undefined): Promise<Ended> {
-  return new Promise((resolve, reject) => {
-    let limit: SandboxLimitHit | null = null;
-    const kill = (why: SandboxLimitHit) => {
-      limit ??= why;
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    };
-    const stdout = new BoundedOutput(limits.maxOutputBytes, () => kill('output'));
-    const stderr = new BoundedOutput(limits.maxOutputBytes, () => kill('output'));
-    let status = '';
-    child.stdout!.on('data', (chunk: Buffer) => stdout.add(chunk));
-    child.stderr!.on('data', (chunk: Buffer) => stderr.add(chunk));
-    child.stdio[STATUS_FD]?.on('data', (chunk: Buffer) => {
-      status += chunk.toString('utf8');
-    });
-    const timer = setTimeout(() => kill('wall-time'), limits.wallMs);
-    const onAbort = () => kill('cancelled');
-    if (signal?.aborted) onAbort();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      reject(
-        new ApiaryError('TOOL_FAILED', `the sandbox could not start: ${error.message}`, { cause: error }),
-      );
-    });
-    child.on('close', (code, sig) => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      resolve({ code, signal: sig, limit, stdout, stderr, status });
-    });
-  });
-}
-
-/** bwrap's JSON status lines: `{"child-pid": …}` when started, `{"exit-code": …}` when done. */
-function parseStatus(text: string): { exitCode?: number } {
-  const out: { exitCode?: number } = {};
-  for (const line of text.split('\n')) {
-    if (!line.trim()) continue;
-    try {
-      const record = JSON.parse(line) as Record<string, unknown>;
-      if (typeof record['exit-code'] === 'number') out.exitCode = record['exit-code'];
-    } catch {
-      // a partial line from a killed bwrap
-    }
-  }
-  return out;
-}
-
-const SIGNAL_NAMES = new Map<number, NodeJS.Signals>(
-  Object.entries(osConstants.signals).map(([name, number]) => [number, name as NodeJS.Signals]),
-);
-
-/**
- * Python's exit status or signal. bwrap reports a child killed by signal N as exit code 128 + N
- * (the shell's convention), so such codes are read back as signals.
- */
-function exitOf(
-  code: number | null,
-  signal: NodeJS.Signals | null,
-  viaBwrap: boolean,
-): { exitCode: number | null; signal: NodeJS.Signals | null } {
-  if (signal) return { exitCode: null, signal };
-  if (viaBwrap && code !== null && code > 128 && SIGNAL_NAMES.has(code - 128))
-    return { exitCode: null, signal: SIGNAL_NAMES.get(code - 128)! };
-  return { exitCode: code, signal: null };
-}
-
-/** Regular files under the work folder, except the sandbox's own folders and the given inputs. */
-async function listWrittenFiles(workDir: string, inputs: Set<string>): Promise<SandboxFile[]> {
-  const found: SandboxFile[] = [];
-  const walk = async (dir: string, prefix: string): Promise<void> => {
-    let entries: import('node:fs').Dirent[];
-    try {
-      entries = await readdir(dir, { withFileTypes: true });
-    } catch {
-      return; // a folder the code made unreadable
-    }
-    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-      if (found.length >= MAX_LISTED_FILES) return;
-      const name = prefix ? `${prefix}/${entry.name}` : entry.name;
-      if (!prefix && SANDBOX_PRIVATE_DIRS.includes(entry.name)) continue;
-      if (entry.isDirectory()) await walk(join(dir, entry.name), name);
-      else if (entry.isFile() && !inputs.has(name))
-        found.push({ name, bytes: lstatSync(join(dir, entry.name)).size });
-    }
-  };
-  await walk(workDir, '');
-  return found;
-}
-
-/**
- * Copies written files out of the work folder. Opened with O_NOFOLLOW: a file the code swapped
- * for a symlink is not followed (the sandbox is dead by now, so nothing changes under us).
- */
-async function collectFiles(workDir: string, files: SandboxFile[], into: string): Promise<void> {
-  await mkdir(into, { recursive: true });
-  for (const file of files) {
-    const target = join(into, file.name);
-    await mkdir(dirname(target), { recursive: true });
-    await writeFile(target, await readNoFollow(join(workDir, file.name)));
-    file.path = target;
-  }
-}
-
-async function readNoFollow(path: string): Promise<Buffer> {
-  const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
-  try {
-    return await handle.readFile();
-  } finally {
-    await handle.close();
-  }
-}
-
-/** Removes the work folder even when the code made parts of it unwritable. */
-async function removeTree(dir: string): Promise<void> {
-  try {
-    await rm(dir, { recursive: true, force: true });
-  } catch {
-    await chmodTree(dir);
-    await rm(dir, { recursive: true, force: true }).catch(() => undefined);
-  }
-}
-
-async function chmodTree(dir: string): Promise<void> {
-  await chmod(dir, 0o700).catch(() => undefined);
-  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-  for (const entry of entries) if (entry.isDirectory()) await chmodTree(join(dir, entry.name));
 }
