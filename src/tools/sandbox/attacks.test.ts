@@ -27,6 +27,9 @@ import { type PythonRunResult, PythonSandbox } from './sandbox.js';
  * read secrets, write outside its folder, escape through symlinks, exhaust processes, CPU,
  * memory and output, and signal its parents. Each attempt must end as a tool error or a harmless
  * result, the next call must still work, and host-side checks count escapes (there must be none).
+ * About 10 s on an idle 2-core machine, longer under load: every attempt really starts Python
+ * (most through Solver, which imports sympy) and the CPU, wall-clock and process limits are
+ * really hit; a security suite that only simulated them would prove nothing.
  */
 const probe = new PythonSandbox();
 const missing = probe.unavailable(['sympy', 'matplotlib']);
@@ -421,7 +424,6 @@ describe.skipIf(missing !== undefined)(
       expect(okText(a)).toMatch(/^\['(OSError|PermissionError)', '-1'\]$/);
     });
 
-    // 21 attempts in about 15 s: limits must be hit for real (CPU, wall time), so this suite is slower than most.
     it('summary: every attempt was contained and the next call still worked', () => {
       // Reported for the issue note: attempts and escapes.
       console.info(`sandbox attack suite: ${JSON.stringify(summary)}`);
