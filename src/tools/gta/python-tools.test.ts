@@ -46,7 +46,9 @@ afterAll(() => rmSync(outputDir, { recursive: true, force: true }));
 const example = (description: string) => description.slice(description.indexOf('```python'));
 
 describe.skipIf(missing !== undefined)(
-  `Solver and Plot through dispatchCall (skipped without the Debian packages ${SANDBOX_DEBIAN_PACKAGES})`,
+  missing
+    ? `Solver and Plot through dispatchCall (skipped: ${missing})`
+    : 'Solver and Plot through dispatchCall',
   () => {
     const catalog = loadCatalog('gta');
     const index = indexCatalog(catalog);

@@ -24,7 +24,7 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 const leftovers = (root: string) => readdirSync(root).filter((n) => n.startsWith('apiary-sandbox-'));
 
 describe.skipIf(missing !== undefined)(
-  `PythonSandbox (skipped without the Debian packages ${SANDBOX_DEBIAN_PACKAGES})`,
+  missing ? `PythonSandbox (skipped: ${missing})` : 'PythonSandbox',
   () => {
     const tempRoot = mkdtempSync(join(scratch, 'runs-'));
     chmodSync(tempRoot, 0o755);
