@@ -6,6 +6,8 @@ import type { SandboxLimits } from './config.js';
 
 /** The fd bwrap writes its JSON status to. */
 export const STATUS_FD = 3;
+/** How long output may still arrive after the process exited. */
+const PIPE_GRACE_MS = 1_000;
 
 /** Why a run was ended from outside; a CPU, memory or file-size limit shows as a signal or a Python error. */
 export type SandboxLimitHit = 'wall-time' | 'output' | 'cancelled';
@@ -54,6 +56,13 @@ export function watch(
       reject(
         new ApiaryError('TOOL_FAILED', `the sandbox could not start: ${error.message}`, { cause: error }),
       );
+    });
+    // Outside bwrap a process that left our group could keep the pipes open after Python exits:
+    // stop waiting for them shortly after the exit.
+    child.on('exit', () => {
+      setTimeout(() => {
+        for (const stream of child.stdio) stream?.destroy();
+      }, PIPE_GRACE_MS).unref();
     });
     child.on('close', (code, sig) => {
       clearTimeout(timer);

@@ -1,7 +1,8 @@
 import type { Dirent } from 'node:fs';
-import { lstatSync } from 'node:fs';
-import { chmod, constants, mkdir, open, readdir, rm, writeFile } from 'node:fs/promises';
+import { createWriteStream, lstatSync } from 'node:fs';
+import { chmod, constants, mkdir, open, readdir, rm } from 'node:fs/promises';
 import { dirname, isAbsolute, join, normalize, sep } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { ApiaryError } from '../../shared/index.js';
 import { SANDBOX_PRIVATE_DIRS } from './bwrap-args.js';
 
@@ -68,7 +69,8 @@ export async function collectFiles(workDir: string, files: SandboxFile[], into: 
   for (const file of files) {
     const target = join(into, file.name);
     await mkdir(dirname(target), { recursive: true });
-    await writeFile(target, await readNoFollow(join(workDir, file.name)));
+    const handle = await open(join(workDir, file.name), constants.O_RDONLY | constants.O_NOFOLLOW);
+    await pipeline(handle.createReadStream(), createWriteStream(target)); // closes the handle
     file.path = target;
   }
 }
