@@ -200,6 +200,13 @@ describe('PythonSandbox configuration', () => {
         code: 'import os\nprint(os.environ["MPLBACKEND"], "APIARY" in str(os.environ))',
       });
       expect([run.isolation, run.exitCode, run.stdout]).toEqual(['unsafe-none', 0, 'Agg False\n']);
+      // A process that left the group keeps the pipes open: the run still ends about a second
+      // after Python exits, not when that process does (3 s later).
+      const stray = await sandbox.run({
+        code: 'import os, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(3)\n    os._exit(0)\nprint("done")',
+      });
+      expect([stray.exitCode, stray.stdout]).toEqual([0, 'done\n']);
+      expect(stray.durationMs).toBeLessThan(2_900);
     },
   );
 });
