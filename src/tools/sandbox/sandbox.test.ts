@@ -114,6 +114,20 @@ describe.skipIf(missing !== undefined)(
       expect(cancelled.limit).toBe('cancelled');
     });
 
+    it('gives runs that need matplotlib a font list built by its own code, which a run cannot spoil', async () => {
+      const look = [
+        'import glob, os',
+        'found = glob.glob(os.path.join(os.environ["MPLCONFIGDIR"], "fontlist-*.json"))',
+        'print(len(found), open(found[0]).read(1) if found else "")',
+        'for path in found:',
+        '    open(path, "w").write("spoiled")',
+      ].join('\n');
+      const first = await sandbox.run({ code: look, modules: ['matplotlib'] });
+      const second = await sandbox.run({ code: look, modules: ['matplotlib'] });
+      const without = await sandbox.run({ code: look });
+      expect([first.stdout, second.stdout, without.stdout]).toEqual(['1 {\n', '1 {\n', '0 \n']);
+    });
+
     it('refuses input file names outside the work folder', async () => {
       await expect(sandbox.run({ code: 'pass', files: { '../escape.txt': 'x' } })).rejects.toThrow(
         'sandbox input file "../escape.txt" must be a relative path inside the work folder',

@@ -89,6 +89,7 @@ export class PythonSandbox {
   private readonly bwrap: string | undefined;
   private disableUserns: boolean | undefined;
   private readonly problems = new Map<string, string | undefined>();
+  private fontList: Promise<FontList | undefined> | undefined;
 
   constructor(options: SandboxOptions = {}, deps: SandboxDeps = {}) {
     const env = deps.env ?? process.env;
@@ -161,7 +162,8 @@ export class PythonSandbox {
     if (problem) throw new ApiaryError('TOOL_FAILED', problem);
     const limits = SandboxLimitsSchema.parse({ ...this.options.limits, ...request.limits });
     const runAs = runAsFor(this.options);
-    const workDir = await this.prepareWorkDir(request, runAs);
+    const own = request.modules?.includes('matplotlib') ? await this.matplotlibFontList() : undefined;
+    const workDir = await this.prepareWorkDir(request, runAs, own);
     try {
       return await this.execute(request, limits, workDir, runAs);
     } finally {
@@ -169,12 +171,42 @@ export class PythonSandbox {
     }
   }
 
-  private async prepareWorkDir(request: PythonRunRequest, runAs: RunAs | undefined): Promise<string> {
+  /**
+   * matplotlib's font list, built once per instance by a run of our own code (never from a user
+   * run, which could have tampered with it) and copied into each run that imports matplotlib:
+   * otherwise every fresh home folder rebuilds it.
+   */
+  private matplotlibFontList(): Promise<FontList | undefined> {
+    this.fontList ??= this.run({
+      code: BUILD_FONT_LIST,
+      read: ['fontlist.json', 'fontlist.name'],
+    }).then(
+      (run) => {
+        const data = run.files.find((f) => f.name === 'fontlist.json')?.data;
+        const name = run.files.find((f) => f.name === 'fontlist.name')?.data?.toString('utf8');
+        return data && name && /^fontlist-v\d+\.json$/.test(name) ? { name, data } : undefined;
+      },
+      () => undefined,
+    );
+    return this.fontList;
+  }
+
+  private async prepareWorkDir(
+    request: PythonRunRequest,
+    runAs: RunAs | undefined,
+    fontList: FontList | undefined,
+  ): Promise<string> {
     const workDir = await mkdtemp(join(this.options.tempRoot ?? tmpdir(), 'apiary-sandbox-'));
     const made = [workDir];
     for (const dir of SANDBOX_PRIVATE_DIRS) {
       await mkdir(join(workDir, dir));
       made.push(join(workDir, dir));
+    }
+    if (fontList) {
+      const dir = join(workDir, MATPLOTLIB_CONFIG_DIR);
+      await mkdir(dir);
+      await writeFile(join(dir, fontList.name), fontList.data);
+      made.push(dir, join(dir, fontList.name));
     }
     await writeFile(join(workDir, ENTRY_FILE), request.code);
     made.push(join(workDir, ENTRY_FILE));
@@ -273,6 +305,23 @@ export class PythonSandbox {
     ];
   }
 }
+
+interface FontList {
+  name: string;
+  data: Buffer;
+}
+
+/** Where MPLCONFIGDIR points, relative to the work folder (see sandboxEnvironment). */
+const MATPLOTLIB_CONFIG_DIR = '.home/matplotlib';
+
+/** Builds matplotlib's font list and copies it where the host can read it back. */
+const BUILD_FONT_LIST = `import glob, os, shutil
+import matplotlib.font_manager
+found = sorted(glob.glob(os.path.join(os.environ['MPLCONFIGDIR'], 'fontlist-*.json')))
+if found:
+    shutil.copy(found[-1], 'fontlist.json')
+    open('fontlist.name', 'w').write(os.path.basename(found[-1]))
+`;
 
 interface RunAs {
   uid: number;
