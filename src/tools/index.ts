@@ -34,6 +34,8 @@ export {
   type OcrToolOptions,
   ocrTool,
 } from './gta/ocr.js';
+export { plotTool } from './gta/plot.js';
+export { type SolutionKind, stripMarkdownCode } from './gta/python-solution.js';
 // The registry: every GTA tool by name, its status, its app handlers for dispatchCall
 export {
   disposeTools,
@@ -53,6 +55,7 @@ export {
   type SearchProviderFlags,
   searchProviderFromEnv,
 } from './gta/search.js';
+export { GTA_PYTHON_TIMEOUT_MS, type PythonToolOptions, solverTool } from './gta/solver.js';
 // GTA's vision tools on a vision-language model (OpenAI-compatible chat, image content parts)
 export {
   countGivenObjectTool,
@@ -107,6 +110,24 @@ export {
   recordedHandler,
   ToolRecording,
 } from './record/index.js';
+export {
+  SANDBOX_DEBIAN_PACKAGES,
+  SANDBOX_ISOLATION_ENV,
+  type SandboxIsolation,
+  type SandboxLimits,
+  SandboxLimitsSchema,
+  type SandboxOptions,
+  SandboxOptionsSchema,
+} from './sandbox/config.js';
+export { describeRunFailure } from './sandbox/describe.js';
+export {
+  type PythonRunRequest,
+  type PythonRunResult,
+  PythonSandbox,
+  type SandboxDeps,
+  type SandboxFile,
+  type SandboxLimitHit,
+} from './sandbox/sandbox.js';
 export {
   type CorpusDoc,
   CorpusDocSchema,

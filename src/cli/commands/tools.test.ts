@@ -4,13 +4,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { solverTool } from '../../tools/index.js';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '../../..');
 const main = join(root, 'src/cli/main.ts');
 const image = join(root, 'src/tasks/gta/__fixtures__/data/image/image_2.png');
 const dir = mkdtempSync(join(tmpdir(), 'apiary-tools-cli-'));
-const ENV = { ...process.env, APIARY_DATA: '' };
+// No tool endpoint configured, whatever the machine's environment says
+const ENV = Object.fromEntries(
+  Object.entries({ ...process.env, APIARY_DATA: '' }).filter(
+    ([k]) => !/^APIARY_(VISION|IMAGE|SEARCH|SERPER)_/.test(k) && k !== 'SERPER_API_KEY',
+  ),
+);
+// Solver and Plot are ready where bubblewrap and Debian's python3-sympy/matplotlib are (CI)
+const pythonReady = solverTool().unavailable?.() === undefined;
 
 async function apiary(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
@@ -45,6 +53,7 @@ describe('apiary tools', () => {
       'DrawBox',
       'AddText',
       'Calculator',
+      ...(pythonReady ? ['Solver', 'Plot'] : []),
     ]);
   });
 

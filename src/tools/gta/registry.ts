@@ -9,7 +9,9 @@ import { calculatorTool } from './calculator.js';
 import { drawBoxTool } from './draw-box.js';
 import { imageGenToolsFromEnv } from './image-gen.js';
 import { type OcrToolOptions, ocrTool } from './ocr.js';
+import { plotTool } from './plot.js';
 import { googleSearchTool, type SearchProviderFlags, searchProviderFromEnv } from './search.js';
+import { type PythonToolOptions, solverTool } from './solver.js';
 import { visionToolsFromEnv } from './vision.js';
 
 /** GTA's 14 tool names, as `toolmeta.json` (and the catalog built from it) names them. */
@@ -18,6 +20,8 @@ export const GTA_TOOL_NAMES: readonly string[] = Object.keys(GTA_TOOL_CATEGORIES
 /** What the tools need from the user; each part is optional, a tool without its part says so. */
 export interface GtaToolsConfig {
   ocr?: OcrToolOptions;
+  /** Solver's and Plot's Python sandbox (pass `sandbox` to share one between them). */
+  python?: PythonToolOptions;
   /** GoogleSearch's provider (`--search-corpus`, `--search-provider`). */
   search?: SearchProviderFlags;
   /** The vision-language endpoint of TextToBbox, CountGivenObject, ImageDescription, … */
@@ -47,6 +51,8 @@ const BUILDERS: Readonly<Record<string, (config: GtaToolsConfig) => ExecutableTo
   Calculator: () => calculatorTool(),
   DrawBox: () => drawBoxTool(),
   AddText: () => addTextTool(),
+  Solver: (config) => solverTool(config.python),
+  Plot: (config) => plotTool(config.python),
   GoogleSearch: (config) =>
     googleSearchTool({ provider: searchProviderFromEnv(envOf(config), config.search) }),
   TextToBbox: (config) => vision(config, 'TextToBbox'),

@@ -1,0 +1,71 @@
+import { z } from 'zod';
+
+/**
+ * Resource limits of one sandboxed Python run. Every limit is set before the user's code starts
+ * (soft = hard, so the code cannot raise it again); the wall time and the output size are
+ * enforced from outside by killing the sandbox.
+ */
+export const SandboxLimitsSchema = z.object({
+  /** Wall-clock time of the whole run, start-up included; the sandbox is killed after it. */
+  wallMs: z.number().int().positive().default(20_000),
+  /** CPU seconds (RLIMIT_CPU): an endless computation dies with SIGXCPU. */
+  cpuSeconds: z.number().int().positive().default(15),
+  /** Address space in bytes (RLIMIT_AS): a huge allocation raises MemoryError. */
+  memoryBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(1024 * 1024 * 1024),
+  /** Processes and threads the run may add to those its user already has (RLIMIT_NPROC). */
+  maxProcesses: z.number().int().positive().default(16),
+  /** Size of any one file the code writes (RLIMIT_FSIZE). */
+  maxFileBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(32 * 1024 * 1024),
+  /** Open file descriptors (RLIMIT_NOFILE). */
+  maxOpenFiles: z.number().int().positive().default(256),
+  /** Bytes kept of stdout and of stderr each; more output ends the run (`limit: 'output'`). */
+  maxOutputBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(1024 * 1024),
+});
+export type SandboxLimits = z.infer<typeof SandboxLimitsSchema>;
+
+/**
+ * How code is isolated. `bwrap`: bubblewrap namespaces (the only safe choice). `unsafe-none`: no
+ * isolation at all, only the resource limits; for machines where user namespaces are disabled,
+ * and only when a person chose it (the run result says so).
+ */
+export const SandboxIsolationSchema = z.enum(['bwrap', 'unsafe-none']);
+export type SandboxIsolation = z.infer<typeof SandboxIsolationSchema>;
+
+export const SandboxOptionsSchema = z.object({
+  /** The interpreter; Debian's, which has python3-sympy and python3-matplotlib beside it. */
+  pythonPath: z.string().default('/usr/bin/python3'),
+  /** bubblewrap; found on PATH when not given. */
+  bwrapPath: z.string().optional(),
+  isolation: SandboxIsolationSchema.default('bwrap'),
+  /**
+   * The user the sandbox runs as when Apiary runs as root (root's process count is not limited
+   * by the kernel, so a fork bomb is only stopped under another user). Default: nobody.
+   */
+  rootRunsAs: z
+    .object({ uid: z.number().int().nonnegative(), gid: z.number().int().nonnegative() })
+    .default({ uid: 65534, gid: 65534 }),
+  /** Where fresh work folders are made (must be reachable by `rootRunsAs`); default os.tmpdir(). */
+  tempRoot: z.string().optional(),
+  /** Overrides of the default limits (see SandboxLimitsSchema). */
+  limits: SandboxLimitsSchema.partial().optional(),
+});
+export type SandboxOptions = z.input<typeof SandboxOptionsSchema>;
+export type ResolvedSandboxOptions = z.infer<typeof SandboxOptionsSchema>;
+
+/** The Debian packages the sandbox and GTA's Python tools need, for error messages. */
+export const SANDBOX_DEBIAN_PACKAGES = 'bubblewrap python3 python3-sympy python3-matplotlib';
+
+/** Environment variable that selects the isolation (`unsafe-none` to opt out, knowingly). */
+export const SANDBOX_ISOLATION_ENV = 'APIARY_SANDBOX_ISOLATION';
