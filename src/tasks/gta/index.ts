@@ -45,6 +45,16 @@ export {
   type GtaStepPredictionRecord,
   readGtaStepPredictions,
 } from './predictions.js';
+export {
+  GTA_ARCHIVE,
+  GTA_DATASET_RELEASE,
+  type GtaManifest,
+  GtaManifestSchema,
+  gtaCacheDir,
+  type PullGtaOptions,
+  type PullGtaResult,
+  pullGta,
+} from './pull-gta.js';
 export { pyEquals, pyTruthy } from './py-value.js';
 export {
   GTA_SAMPLING,

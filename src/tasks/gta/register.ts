@@ -27,6 +27,7 @@ import { referenceKind } from './answer-match.js';
 import { type GtaRecord, loadGtaDataset } from './dataset.js';
 import { type GtaE2eProtocol, runGtaE2e } from './e2e-agent.js';
 import { type GtaE2eRecordScore, scoreGtaE2eRecord } from './e2e-metrics.js';
+import { gtaCacheDir } from './pull-gta.js';
 import { callStep, GTA_NO_ACTION } from './step-execute.js';
 import { type GtaStepCounts, scoreGtaSteps } from './step-metrics.js';
 import { runGtaStepMode } from './step-solver.js';
@@ -137,11 +138,12 @@ export const gtaDefinition: TaskDefinition<GtaTaskReport, GtaScore> = {
         'USAGE',
         'gta: the step solver is for --mode step; end to end use react or native-tools',
       );
-    const dir = ctx.dataDir ?? process.env.APIARY_GTA_DATA;
+    const pulled = existsSync(join(gtaCacheDir(), 'dataset.json')) ? gtaCacheDir() : undefined;
+    const dir = ctx.dataDir ?? process.env.APIARY_GTA_DATA ?? pulled;
     if (!dir)
       throw new ApiaryError(
         'NOT_FOUND',
-        'gta: no dataset: pass --data DIR, the folder with dataset.json and image/ (`apiary data pull gta` downloads it)',
+        'gta: no dataset: pass --data DIR, the folder with dataset.json and image/ (or run `apiary data pull gta` first)',
       );
     const dataset = loadGtaDataset(dir);
     const metaFile = toolmetaPath(dataset.root);
