@@ -126,6 +126,8 @@ export interface LoadedTask {
   notes?: string[];
   /** Frees what the task keeps for its samples (tool workers); the caller calls it once the run ends. */
   dispose?: () => Promise<void>;
+  /** Lines worth showing once the run ended (e.g. a tool recording's hits and misses). */
+  finalNotes?: () => string[];
 }
 
 /** A registered task: everything `apiary eval <name>` needs. */

@@ -319,6 +319,7 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
     await loaded.dispose?.();
   }
   const { summary } = result;
+  for (const n of loaded.finalNotes?.() ?? []) note(n);
   if (result.lockTakenOver)
     note(
       `note: took over a stale lock of pid ${result.lockTakenOver.pid} (started ${result.lockTakenOver.startedAt}; that process is gone)`,

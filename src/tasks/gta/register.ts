@@ -16,6 +16,7 @@ import {
 import {
   disposeTools,
   embeddingsClientFromEnv,
+  formatRecordingStats,
   gtaToolHandlers,
   gtaTools,
   ToolRecording,
@@ -72,6 +73,12 @@ export const GtaOptionsSchema = z.object({
       'step: step-by-step with the gold history and dummy tools (InstAcc, ToolAcc, ArgAcc, SummAcc); e2e: the agent runs the real tools (AnsAcc, tool F1)',
     ),
   maxTurn: z.number().int().min(1).default(10).describe('end to end: turns per query (Lagent max_turn)'),
+  ids: z
+    .array(z.string())
+    .min(1)
+    .nullable()
+    .default(null)
+    .describe('only these sample keys of dataset.json ("0", "17", …); null: all'),
 });
 
 export const GTA_SOLVERS: Record<string, SolverDefinition> = {
@@ -127,7 +134,7 @@ export const gtaDefinition: TaskDefinition<GtaTaskReport, GtaScore> = {
   defaultSolver: 'react',
   sampling: GTA_SAMPLING,
   async load(ctx) {
-    const { mode, maxTurn } = GtaOptionsSchema.parse(ctx.options);
+    const { mode, maxTurn, ids } = GtaOptionsSchema.parse(ctx.options);
     if (mode === 'step' && ctx.solver === 'native-tools')
       throw new ApiaryError(
         'USAGE',
@@ -153,12 +160,16 @@ export const gtaDefinition: TaskDefinition<GtaTaskReport, GtaScore> = {
     const samples: GtaSample[] = [];
     for (const record of dataset.records) {
       recordTools(record.tools, toolmeta, { file: datasetFile, record: record.key }); // unknown tools fail early
+      if (ids && !ids.includes(record.key)) continue;
       const category = categoryOf(record);
       const taken = perCategory.get(category) ?? 0;
       if (ctx.limit !== undefined && taken >= ctx.limit) continue;
       perCategory.set(category, taken + 1);
       samples.push({ id: record.key, category, record });
     }
+    const unknown = (ids ?? []).filter((id) => !dataset.records.some((r) => r.key === id));
+    if (unknown.length)
+      throw new ApiaryError('USAGE', `gta option "ids": no sample ${unknown.join(', ')} in ${datasetFile}`);
     if (!ctx.model) throw new ApiaryError('USAGE', 'gta: every solver needs a model (--model, --base-url)');
     const turns: TurnTaker = modelTurns(ctx.model, {
       settings: ctx.sampling,
@@ -263,6 +274,11 @@ export const gtaDefinition: TaskDefinition<GtaTaskReport, GtaScore> = {
       dispose: async () => {
         await disposeTools(tools);
       },
+      // a replay's misses are their own count, never hidden among hits
+      finalNotes: () =>
+        recording
+          ? [`tool recording ${recording.dir} (${recording.mode}): ${formatRecordingStats(recording.stats)}`]
+          : [],
     };
   },
   summarize: (scores) => summarizeGtaTask(scores),
