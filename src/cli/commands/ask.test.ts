@@ -176,13 +176,15 @@ describe('apiary ask', () => {
       'ask',
       REQUEST,
       '--catalog',
-      'gta',
+      'shortcuts',
       '--base-url',
       'http://127.0.0.1:9/v1',
       '--model',
       'm',
     );
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('catalog "gta" has no executable apps here (executable: appbench, sgd)');
+    expect(r.stderr).toContain(
+      'catalog "shortcuts" has no executable apps here (executable: appbench, sgd, gta)',
+    );
   });
 });

@@ -25,7 +25,7 @@ import { appBenchDemoKnowledgeBase, loadAppBenchGoldTasks } from '../../sft/inde
 import { ApiaryError } from '../../shared/index.js';
 import { parseApprover, parseChoice, parseExistingFile, parseInteger, parseNumber } from '../options.js';
 import { EXIT, printJson } from '../output.js';
-import { executableCatalog } from './mcp.js';
+import { EXECUTABLE_CATALOGS, executableCatalog } from './mcp.js';
 
 interface AskFlags {
   catalog: string;
@@ -59,8 +59,8 @@ function demoSelectorFrom(
   return createDemoSelector({ embedder, ...appBenchDemoKnowledgeBase(tasks, catalog), threshold, k: 3 });
 }
 
-/** Catalogs whose APIs Apiary can execute (simulated SGD apps behind the AppBench and SGD catalogs). */
-const EXECUTABLE = ['appbench', 'sgd'];
+/** Catalogs whose APIs Apiary can execute (simulated SGD apps, GTA's tools). */
+const EXECUTABLE = EXECUTABLE_CATALOGS;
 
 function callLine(c: CallRecord): string {
   const args = c.args && typeof c.args === 'object' ? JSON.stringify(c.args) : String(c.args ?? '');

@@ -129,11 +129,11 @@ describe('apiary eval all', { timeout: 120_000 }, () => {
       'toolbench-retrieval: skipped',
     ]);
     expect(doc.tasks[1].reason).toMatch(/^\[USAGE\] solver "react" of gta needs a model/);
-    expect(doc.tasks[2].reason).toMatch(/^\[NOT_FOUND\] ShortcutsBench file /);
+    expect(doc.tasks[2].reason).toMatch(/^\[NOT_FOUND\] shortcuts: pass --data DIR, the folder with /);
     expect(existsSync(join(out, 'shortcuts', 'results.jsonl'))).toBe(false);
     const html = readFileSync(join(out, 'report.html'), 'utf8');
     expect(html.match(/<section id="task-/g)).toHaveLength(1);
-    expect(html).toContain('shortcuts: skipped ([NOT_FOUND] ShortcutsBench file');
+    expect(html).toContain('shortcuts: skipped ([NOT_FOUND] shortcuts: pass --data DIR');
   });
 
   it('refuses a task-specific flag', async () => {

@@ -108,9 +108,10 @@ export const shortcutsDefinition: TaskDefinition<ShortcutsBothModes, ShortcutSco
   async load(ctx) {
     const { levels, shortcuts } = ShortcutsOptionsSchema.parse(ctx.options);
     const dir = ctx.dataDir ?? process.env.APIARY_DATA;
+    // NOT_FOUND rather than USAGE: the data is missing (so `eval all` skips the task, naming why)
     if (!dir)
       throw new ApiaryError(
-        'USAGE',
+        'NOT_FOUND',
         'shortcuts: pass --data DIR, the folder with the ShortcutsBench files (the gold, query and check-intersection ' +
           'files, generated_success_categories.json, all_api2info.json, all_api2paraname2paratype.json; with ' +
           '--shortcuts FOLDER only the last two)',
