@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveModelSetup } from '../../models/index.js';
+import { summarizeGtaScores } from '../../reports/gta-scores.js';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../../test/index.js';
 import { gtaTools, toolStatus } from '../../tools/index.js';
 import type { AnyTask, LoadedTask } from '../task.js';
@@ -76,6 +77,14 @@ describe('GTA end to end: a scripted model drives the ReAct loop over the real t
     expect(report.e2e!.categoryF1.perception).toMatchObject({ predicted: 7, gold: 7, hit: 7 });
     expect(report.e2e!.categoryF1.operation).toMatchObject({ predicted: 3, gold: 3, hit: 3 });
     expect(report.e2e!.categoryF1.logic).toMatchObject({ predicted: 5, gold: 5, hit: 5 });
+    // the HTML report reads the same per-sample scores and finds the same numbers
+    const html = summarizeGtaScores([...ids].map((id) => results.get(id)!.score));
+    expect([html.unreadable, html.ansAcc, html.ansAccImg]).toEqual([
+      0,
+      report.e2e!.ansAcc,
+      report.e2e!.ansAccImg,
+    ]);
+    expect(html.categoryF1).toEqual(report.e2e!.categoryF1);
     for (const id of ['7', '8', '10']) {
       const out = results.get(id)!.output;
       expect(out.stopReason).toBe('final');
