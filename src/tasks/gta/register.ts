@@ -33,7 +33,7 @@ import { callStep, GTA_NO_ACTION } from './step-execute.js';
 import { type GtaStepCounts, scoreGtaSteps } from './step-metrics.js';
 import { runGtaStepMode } from './step-solver.js';
 import { formatGtaReport, type GtaTaskReport, gtaTaskMetrics, summarizeGtaTask } from './task-report.js';
-import { type GtaToolMeta, loadGtaToolMeta, recordTools } from './toolmeta.js';
+import { loadGtaToolMeta, recordTools } from './toolmeta.js';
 
 /** Bumped when prompting or scoring changes the meaning of a result. */
 export const GTA_TASK_VERSION = '1';
