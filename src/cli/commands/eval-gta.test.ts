@@ -115,6 +115,24 @@ describe('apiary eval gta', { timeout: 60_000 }, () => {
     expect(Object.keys(byId(join(root, 'run1'))).sort()).toEqual(['0', '2', '8']);
     expect(byId(join(root, 'run2'))).toEqual(byId(join(root, 'run1')));
     expect(existsSync(join(root, 'run2', 'artefacts', 'sample-8', images[0]!))).toBe(true);
+
+    // apiary score re-scores the run's results.jsonl through the task (no model, no tools)
+    const rescored = await runCli([
+      'score',
+      'gta',
+      '--mode',
+      'e2e',
+      '--data',
+      DATA,
+      '--predictions',
+      join(root, 'run1', 'results.jsonl'),
+      '--option',
+      'ids=0,2,8',
+      '--json',
+    ]);
+    expect(rescored.code).toBe(0);
+    const metrics = JSON.parse(rescored.stdout).metrics;
+    expect([metrics.AnsAcc, metrics.ToolCall, metrics.L_F1]).toEqual([100, 4, summary.headline.L_F1.mean]);
   });
 
   it('refuses GTA flags on another task and the step solver end to end', async () => {

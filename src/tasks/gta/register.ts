@@ -170,11 +170,14 @@ export const gtaDefinition: TaskDefinition<GtaTaskReport, GtaScore> = {
     const unknown = (ids ?? []).filter((id) => !dataset.records.some((r) => r.key === id));
     if (unknown.length)
       throw new ApiaryError('USAGE', `gta option "ids": no sample ${unknown.join(', ')} in ${datasetFile}`);
-    if (!ctx.model) throw new ApiaryError('USAGE', 'gta: every solver needs a model (--model, --base-url)');
-    const turns: TurnTaker = modelTurns(ctx.model, {
-      settings: ctx.sampling,
-      ...(ctx.modelCalls ? { retry: ctx.modelCalls } : {}),
-    });
+    // no model is fine for re-scoring recorded outputs (`apiary score gta`); solving needs one
+    const turns: TurnTaker = ctx.model
+      ? modelTurns(ctx.model, {
+          settings: ctx.sampling,
+          ...(ctx.modelCalls ? { retry: ctx.modelCalls } : {}),
+        })
+      : () =>
+          Promise.reject(new ApiaryError('USAGE', 'gta: every solver needs a model (--model, --base-url)'));
     const embedder: GtaEmbedder | undefined = embeddingsClientFromEnv(process.env, ctx.tools?.embeddings);
     const toolsOf = (record: GtaRecord) =>
       recordTools(record.tools, toolmeta, { file: datasetFile, record: record.key });
@@ -186,9 +189,12 @@ export const gtaDefinition: TaskDefinition<GtaTaskReport, GtaScore> = {
       ? new ToolRecording(resolve(ctx.tools.recording.dir), ctx.tools.recording.mode)
       : undefined;
     const catalog = indexCatalog(gtaCatalog(readJsonFile(metaFile), metaFile));
-    const artefactsRoot = ctx.runDir
-      ? join(ctx.runDir, 'artefacts')
-      : mkdtempSync(join(tmpdir(), 'apiary-gta-'));
+    // tool images: <run folder>/artefacts/sample-<key>/, or a temporary folder made on first use
+    let artefactsRoot = ctx.runDir ? join(ctx.runDir, 'artefacts') : undefined;
+    const artefacts = () => {
+      artefactsRoot ??= mkdtempSync(join(tmpdir(), 'apiary-gta-'));
+      return artefactsRoot;
+    };
     const protocol: GtaE2eProtocol = ctx.solver === 'native-tools' ? 'native-tools' : 'react';
 
     const task: Task<GtaSample, GtaOutput, GtaScore, GtaTaskReport> = {
@@ -208,7 +214,7 @@ export const gtaDefinition: TaskDefinition<GtaTaskReport, GtaScore> = {
             modelCalls: run!.predictions.length,
           };
         }
-        const outputDir = join(artefactsRoot, `sample-${sample.id}`);
+        const outputDir = join(artefacts(), `sample-${sample.id}`);
         mkdirSync(outputDir, { recursive: true });
         const handlers = gtaToolHandlers(
           toolsOf(sample.record).map((m) => tools.get(m.name)!),
@@ -266,7 +272,7 @@ export const gtaDefinition: TaskDefinition<GtaTaskReport, GtaScore> = {
       task,
       dataSource: { path: dataset.root, sha256: sha256OfFiles(files) },
       notes: [
-        `data: ${dataset.root} (${samples.length} of ${dataset.records.length} queries, mode ${mode}${mode === 'e2e' ? `, tool images in ${artefactsRoot}` : ''})`,
+        `data: ${dataset.root} (${samples.length} of ${dataset.records.length} queries, mode ${mode}${mode === 'e2e' && artefactsRoot ? `, tool images in ${artefactsRoot}` : ''})`,
         ...(embedder
           ? []
           : ['no embeddings endpoint: subjective answers and ImgGen similarity are left unscored (0)']),
