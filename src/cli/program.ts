@@ -4,6 +4,7 @@ import { registerAskCommand } from './commands/ask.js';
 import { registerCatalogCommands } from './commands/catalog.js';
 import { registerDataCommands } from './commands/data.js';
 import { registerEvalCommands } from './commands/eval.js';
+import { registerGtaCommands } from './commands/gta.js';
 import { registerMcpCommands } from './commands/mcp.js';
 import { registerPlanCommands } from './commands/plan.js';
 import { registerReportCommands } from './commands/report.js';
@@ -41,5 +42,6 @@ export function buildProgram(): Command {
   registerMcpCommands(program);
   registerShortcutsCommands(program);
   registerToolsCommands(program);
+  registerGtaCommands(program);
   return program;
 }

@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PyJson } from '../../shared/index.js';
 import { respond } from '../../tasks/gta/__fixtures__/e2e-script.js';
+import { loadGtaDataset, readGtaStepPredictions, scoreGtaE2e } from '../../tasks/index.js';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../../test/index.js';
 
 /**
@@ -133,6 +135,27 @@ describe('apiary eval gta', { timeout: 60_000 }, () => {
     expect(rescored.code).toBe(0);
     const metrics = JSON.parse(rescored.stdout).metrics;
     expect([metrics.AnsAcc, metrics.ToolCall, metrics.L_F1]).toEqual([100, 4, summary.headline.L_F1.mean]);
+
+    // the run as an OpenCompass prediction file: gold and prediction hold one list per user turn
+    const file = join(root, 'gta_bench.json');
+    const exported = await runCli(['gta', 'predictions', join(root, 'run1'), '--out', file]);
+    expect([exported.code, exported.stderr]).toEqual([0, '3 sample(s) of a e2e run\n']);
+    const records = readGtaStepPredictions(file);
+    expect(records.map((r) => r.key)).toEqual(['0', '2', '8']);
+    const dataset = loadGtaDataset(DATA);
+    const refs = new Map(dataset.records.map((r) => [r.key, r.gtAnswer]));
+    const scores = await scoreGtaE2e(
+      records.map((r) => ({
+        predictions: r.predictions[0] as PyJson[],
+        golds: r.golds[0] as PyJson[],
+        reference: refs.get(r.key)!,
+      })),
+    );
+    expect([scores.ansAcc, scores.toolCall, scores.categoryF1.logic.f1]).toEqual([
+      100,
+      4,
+      summary.headline.L_F1.mean,
+    ]);
   });
 
   it('refuses GTA flags on another task and the step solver end to end', async () => {

@@ -41,6 +41,7 @@ export {
 } from './e2e-metrics.js';
 export { type GtaLeaderboardRow, parseGtaLeaderboard } from './leaderboard.js';
 export {
+  formatGtaE2ePredictions,
   formatGtaStepPredictions,
   type GtaStepPredictionRecord,
   readGtaStepPredictions,
