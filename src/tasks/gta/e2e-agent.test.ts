@@ -9,7 +9,7 @@ import { ZERO_USAGE } from '../../models/index.js';
 import { pyJsonDumps, readJsonFile } from '../../shared/index.js';
 import { calculatorTool, toolHandler } from '../../tools/index.js';
 import { loadGtaDataset } from './dataset.js';
-import { runGtaE2e } from './e2e-agent.js';
+import { GTA_NATIVE_SYSTEM, runGtaE2e } from './e2e-agent.js';
 import { loadGtaToolMeta, recordTools } from './toolmeta.js';
 
 /** runGtaE2e's step records on malformed replies, failed calls, max_turn and native tool calls. */
@@ -172,5 +172,7 @@ describe('runGtaE2e (native tool calling)', () => {
       required: ['expression'],
     });
     expect(turn.requests[0]!.messages.at(-1)).toEqual({ role: 'user', content: 'What is 17 times 23?' });
+    expect(turn.requests[0]!.system).toBe(GTA_NATIVE_SYSTEM);
+    expect(Object.keys(turn.requests[0]!.tools ?? {})).toEqual(['Calculator']); // no ask_user
   });
 });

@@ -36,6 +36,10 @@ export const GTA_MAX_TURN = 10;
 
 export type GtaE2eProtocol = 'react' | 'native-tools';
 
+/** The native tool-calling solver's system text (GTA has none of its own; no ask-user tool here). */
+export const GTA_NATIVE_SYSTEM =
+  'You are an assistant that can use tools. Call the tools you need, read their results, and when you know the answer, reply with it in plain text.';
+
 export interface GtaE2eOptions {
   record: GtaRecord;
   /** The record's tools (only these are offered, in record order). */
@@ -195,7 +199,8 @@ export async function runGtaE2e(opts: GtaE2eOptions): Promise<GtaE2eRun> {
   const toolset = gtaToolset(opts.tools, opts.dispatch.catalog, opts.dispatch);
   const known = new Set(toolset.tools.map((t) => t.name));
   const steps: PyObject[] = [];
-  const inner = kind === 'react' ? reactProtocol() : nativeToolsProtocol({ askUser: false });
+  const inner =
+    kind === 'react' ? reactProtocol() : nativeToolsProtocol({ askUser: false, system: GTA_NATIVE_SYSTEM });
   const query = pyGet(opts.record.dialogs[0], 'content');
   const hint = gtaFilesHint(opts.record);
   const result = await runAgent({

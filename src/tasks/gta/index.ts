@@ -23,6 +23,7 @@ export {
 } from './dataset.js';
 export {
   GTA_MAX_TURN,
+  GTA_NATIVE_SYSTEM,
   type GtaE2eOptions,
   type GtaE2eProtocol,
   type GtaE2eRun,
