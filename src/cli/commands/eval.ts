@@ -393,7 +393,7 @@ function evalOptions(cmd: Command): Command {
     .option('--max-cost <usd>', 'stop starting samples once the recorded cost reaches this (exit 3)')
     .option(
       '--data <dir>',
-      'data folder (appbench: test_*.json or dev_*.json; toolbench-retrieval: the data root)',
+      'data folder (appbench: test_*.json or dev_*.json; toolbench-retrieval: the data root; gta: dataset.json + image/)',
     )
     .option('--model <id>', 'model name (or APIARY_MODEL / apiary.config.json)')
     .option('--base-url <url>', 'OpenAI-compatible endpoint ending in /v1 (or APIARY_BASE_URL)')
