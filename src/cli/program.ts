@@ -11,6 +11,7 @@ import { registerRunCommands } from './commands/run.js';
 import { registerScoreCommands } from './commands/score.js';
 import { registerSftCommands } from './commands/sft.js';
 import { registerTasksCommands } from './commands/tasks.js';
+import { registerViewCommand } from './commands/view.js';
 
 /**
  * Builds the `apiary` command tree. Each domain registers its commands from its own file in
@@ -35,5 +36,6 @@ export function buildProgram(): Command {
   registerDataCommands(program);
   registerRetrieveCommands(program);
   registerAskCommand(program);
+  registerViewCommand(program);
   return program;
 }
