@@ -118,6 +118,7 @@ export function viewerApp(index: RunIndex, opts: ViewerAppOptions = {}): Hono {
   app.get('/viewer.js', (c) => c.body(VIEWER_JS, 200, { 'content-type': 'text/javascript; charset=utf-8' }));
   app.get('/viewer.css', (c) => c.body(VIEWER_CSS, 200, { 'content-type': 'text/css; charset=utf-8' }));
 
+  app.get('/favicon.ico', (c) => c.body(null, 204));
   app.get('/api/run', (c) => c.json(runOverview(index)));
 
   app.get('/api/samples', (c) => {

@@ -1,6 +1,6 @@
 // The viewer page style.
 // Kept as a string so the package ships it without a build step; no backticks or `${` inside.
-export const VIEWER_CSS = String.raw`:root { --fg: #1d2330; --muted: #6b7280; --line: #e3e6ec; --bg2: #f6f7f9; --ok: #137a3b; --bad: #b42318; font-family: "DejaVu Sans", system-ui, sans-serif; font-size: 14px; color: var(--fg); }
+export const VIEWER_CSS = `:root { --fg: #1d2330; --muted: #6b7280; --line: #e3e6ec; --bg2: #f6f7f9; --ok: #137a3b; --bad: #b42318; font-family: "DejaVu Sans", system-ui, sans-serif; font-size: 14px; color: var(--fg); }
 body { margin: 0; }
 header { padding: 10px 16px; border-bottom: 1px solid var(--line); }
 h1 { font-size: 18px; margin: 0 0 4px; }

@@ -1,6 +1,6 @@
 // The viewer page: static markup; the script fills it from the JSON routes.
 // Kept as a string so the package ships it without a build step; no backticks or `${` inside.
-export const VIEWER_HTML = String.raw`<!doctype html>
+export const VIEWER_HTML = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">

@@ -228,7 +228,10 @@ export const VIEWER_JS = String.raw`// Apiary trace viewer: plain DOM code. Ever
 
   function renderTurn(t) {
     const sent = [];
-    if (t.sent && t.sent.system) sent.push(el('div', { class: 'msg system' }, [el('span', { class: 'role', text: 'system' }), pre(t.sent.system)]));
+    if (t.sent && t.sent.system)
+      sent.push(
+        el('details', { class: 'msg system' }, [el('summary', { class: 'role', text: 'system (' + t.sent.system.length + ' characters)' }), pre(t.sent.system)]),
+      );
     for (const m of (t.sent && t.sent.messages) || [])
       sent.push(el('div', { class: 'msg ' + m.role }, [el('span', { class: 'role', text: m.role }), renderContent(m.content)]));
     const calls = (t.reply.toolCalls || []).map((c) =>
@@ -296,7 +299,7 @@ export const VIEWER_JS = String.raw`// Apiary trace viewer: plain DOM code. Ever
     const out = record.output && typeof record.output === 'object' ? record.output : null;
     const rest = out ? Object.fromEntries(Object.entries(out).filter(([k]) => k !== 'trace')) : record.output;
     const metrics = Object.entries(entry.metrics);
-    box.replaceChildren(
+    const parts = [
       el('h2', { text: entry.id + (state.run.spec.epochs > 1 ? ' · epoch ' + entry.epoch : '') }),
       kv([
         ['category', entry.category],
@@ -317,7 +320,8 @@ export const VIEWER_JS = String.raw`// Apiary trace viewer: plain DOM code. Ever
       ]),
       out && Array.isArray(out.trace) ? renderTrace(out.trace) : null,
       el('section', { class: 'output' }, [el('h3', { text: 'Output' }), out && Array.isArray(out.trace) ? el('details', {}, [el('summary', { text: 'Output fields' }), json(rest)]) : typeof rest === 'string' ? renderResult(rest) : json(rest)]),
-    );
+    ];
+    box.replaceChildren(...parts.filter((p) => p !== null));
     for (const r of document.querySelectorAll('#list-body tr')) r.classList.toggle('open', r.dataset.n === String(n));
   }
 
