@@ -97,6 +97,12 @@ export function viewerApp(index: RunIndex, opts: ViewerAppOptions = {}): Hono {
       await next();
     });
   }
+  // A served file never runs as a page of the viewer (an SVG with a script, an HTML file): set
+  // outside secureHeaders so its page policy does not replace this one.
+  app.use('/api/file', async (c, next) => {
+    await next();
+    c.res.headers.set('content-security-policy', "default-src 'none'; sandbox");
+  });
   app.use(
     secureHeaders({
       // Everything comes from this server; model text is only ever set as text, and no inline
