@@ -17,7 +17,13 @@ export {
   type SampleEntry,
 } from './run-index.js';
 // What one record shows: its kinds of error, its metrics and pass/fail
-export { ERROR_KINDS, type ErrorKind, errorKinds, type SampleScoring, scoringFor } from './sample-facts.js';
+export {
+  SAMPLE_ERROR_KINDS,
+  type SampleErrorKind,
+  type SampleScoring,
+  sampleErrorKinds,
+  scoringFor,
+} from './sample-facts.js';
 // The sample list's filters
 export {
   filterSamples,

@@ -4,7 +4,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputInvalidError } from '../shared/index.js';
 import { toyScoring, writeToyRun } from './__fixtures__/toy-run.js';
-import { errorKinds, indexRun, jsonlLines, readSampleRecord, scoringFor, scoringForTask } from './index.js';
+import {
+  indexRun,
+  jsonlLines,
+  readSampleRecord,
+  sampleErrorKinds,
+  scoringFor,
+  scoringForTask,
+} from './index.js';
 
 const REAL_RUN = join(import.meta.dirname, '__fixtures__', 'appbench-tool-loop');
 const tmp = () => mkdtempSync(join(tmpdir(), 'apiary-viewer-index-'));
@@ -102,17 +109,18 @@ describe('indexRun', () => {
 
 describe('sample facts', () => {
   it('error kinds: infra vs solver errors, decode failures and tool errors from the agent summary or the trace', () => {
-    expect(errorKinds({ error: 'MODEL_UNREACHABLE: no answer', output: null })).toEqual(['infra']);
-    expect(errorKinds({ error: 'boom', output: null })).toEqual(['solver']);
+    expect(sampleErrorKinds({ error: 'MODEL_UNREACHABLE: no answer', output: null })).toEqual(['infra']);
+    expect(sampleErrorKinds({ error: 'boom', output: null })).toEqual(['solver']);
     expect(
-      errorKinds({ error: null, output: { trace: [{ type: 'turn', decision: 'decode-failure' }] } }),
+      sampleErrorKinds({ error: null, output: { trace: [{ type: 'turn', decision: 'decode-failure' }] } }),
     ).toEqual(['decode']);
-    expect(errorKinds({ error: null, output: { trace: [{ type: 'call', ok: false }] } })).toEqual(['tool']);
-    expect(errorKinds({ error: null, output: { agent: { decodeFailures: 2, callErrors: 1 } } })).toEqual([
-      'decode',
+    expect(sampleErrorKinds({ error: null, output: { trace: [{ type: 'call', ok: false }] } })).toEqual([
       'tool',
     ]);
-    expect(errorKinds({ error: null, output: { reply: 'x' } })).toEqual([]);
+    expect(
+      sampleErrorKinds({ error: null, output: { agent: { decodeFailures: 2, callErrors: 1 } } }),
+    ).toEqual(['decode', 'tool']);
+    expect(sampleErrorKinds({ error: null, output: { reply: 'x' } })).toEqual([]);
   });
 
   it('scoring without a task: a bare number is the score; a task whose summary throws gives no metrics', () => {

@@ -11,7 +11,7 @@ import {
 } from '../harness/index.js';
 import { ApiaryError, InputInvalidError, parseWith } from '../shared/index.js';
 import { jsonlLines } from './jsonl-lines.js';
-import { type ErrorKind, errorKinds, type SampleScoring, scoringFor } from './sample-facts.js';
+import { type SampleErrorKind, type SampleScoring, sampleErrorKinds, scoringFor } from './sample-facts.js';
 
 /** What the viewer keeps of one sample record: enough to list and filter it, and where to read the rest. */
 export interface SampleEntry {
@@ -21,7 +21,7 @@ export interface SampleEntry {
   epoch: number;
   category: string | null;
   error: string | null;
-  errorKinds: ErrorKind[];
+  errorKinds: SampleErrorKind[];
   metrics: Record<string, number>;
   /** null when the task has no pass/fail; a record with an error has not passed. */
   passed: boolean | null;
@@ -131,7 +131,7 @@ export async function indexRun(
         epoch: s.epoch,
         category: s.category,
         error: s.error,
-        errorKinds: errorKinds(s),
+        errorKinds: sampleErrorKinds(s),
         metrics,
         passed: pass === null ? null : s.error === null && pass,
         durationMs: s.durationMs,

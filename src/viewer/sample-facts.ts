@@ -6,8 +6,8 @@ import type { TaskDefinition } from '../tasks/index.js';
  * output for another reason (`solver`), a model reply could not be decoded (`decode`), or a tool
  * call came back with an error (`tool`). One record may show several.
  */
-export const ERROR_KINDS = ['infra', 'solver', 'decode', 'tool'] as const;
-export type ErrorKind = (typeof ERROR_KINDS)[number];
+export const SAMPLE_ERROR_KINDS = ['infra', 'solver', 'decode', 'tool'] as const;
+export type SampleErrorKind = (typeof SAMPLE_ERROR_KINDS)[number];
 
 interface AgentFacts {
   decodeFailures?: unknown;
@@ -30,8 +30,8 @@ function agentParts(output: unknown): { agent: AgentFacts | null; trace: TraceFa
   return { agent, trace };
 }
 
-export function errorKinds(line: Pick<SampleLine, 'error' | 'output'>): ErrorKind[] {
-  const kinds: ErrorKind[] = [];
+export function sampleErrorKinds(line: Pick<SampleLine, 'error' | 'output'>): SampleErrorKind[] {
+  const kinds: SampleErrorKind[] = [];
   if (line.error !== null) kinds.push(isInfrastructureError(line.error) ? 'infra' : 'solver');
   const { agent, trace } = agentParts(line.output);
   const positive = (x: unknown) => typeof x === 'number' && x > 0;

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import type { SampleEntry } from './run-index.js';
-import { ERROR_KINDS } from './sample-facts.js';
+import { SAMPLE_ERROR_KINDS } from './sample-facts.js';
 
 /** The sample list's query: the filters of the viewer's list, as URL query parameters. */
 export const SampleQuerySchema = z.object({
   /** `passed` / `failed`: by the task's pass/fail (records without one are left out). */
   outcome: z.enum(['all', 'passed', 'failed']).default('all'),
   /** `none`: records with no trouble; `some`: with any; a kind: with that one. */
-  error: z.enum(['any', 'none', 'some', ...ERROR_KINDS]).default('any'),
+  error: z.enum(['any', 'none', 'some', ...SAMPLE_ERROR_KINDS]).default('any'),
   /** The metric `min`/`max` bound (inclusive); the run's first metric when absent. */
   metric: z.string().min(1).optional(),
   min: z.coerce.number().optional(),

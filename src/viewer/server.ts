@@ -9,7 +9,7 @@ import { ApiaryError } from '../shared/index.js';
 import { getTask, registerBuiltinTasks } from '../tasks/index.js';
 import { resolveRunFile } from './run-files.js';
 import { indexRun, type RunIndex, readSampleRecord, type SampleEntry } from './run-index.js';
-import { ERROR_KINDS, type SampleScoring, scoringFor } from './sample-facts.js';
+import { SAMPLE_ERROR_KINDS, type SampleScoring, scoringFor } from './sample-facts.js';
 import { filterSamples, SampleQuerySchema } from './sample-filter.js';
 import { VIEWER_CSS } from './ui/page-css.js';
 import { VIEWER_HTML } from './ui/page-html.js';
@@ -47,7 +47,10 @@ export function runOverview(index: RunIndex) {
   const counts = {
     passed: 0,
     failed: 0,
-    errors: { none: 0, ...Object.fromEntries(ERROR_KINDS.map((k) => [k, 0])) } as Record<string, number>,
+    errors: { none: 0, ...Object.fromEntries(SAMPLE_ERROR_KINDS.map((k) => [k, 0])) } as Record<
+      string,
+      number
+    >,
   };
   const categories = new Set<string>();
   for (const e of index.samples) {

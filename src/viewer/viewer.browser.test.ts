@@ -141,7 +141,12 @@ describe.skipIf(!haveChromium)(
       expect(await call.locator('.result pre').first().textContent()).toBe('Drew 3 bars.');
       const img = call.locator('figure img');
       await expect
-        .poll(() => img.evaluate((el: HTMLImageElement) => [el.complete, el.naturalWidth, el.naturalHeight]))
+        .poll(() =>
+          img.evaluate((el) => {
+            const i = el as unknown as { complete: boolean; naturalWidth: number; naturalHeight: number };
+            return [i.complete, i.naturalWidth, i.naturalHeight];
+          }),
+        )
         .toEqual([true, PLOT_SIZE.width, PLOT_SIZE.height]);
       const turn = detail.locator('.turn').first();
       expect(await turn.locator('dl.kv').textContent()).toBe(
@@ -178,7 +183,7 @@ describe.skipIf(!haveChromium)(
       expect(await detail.locator('.reply pre').textContent()).toBe(XSS_REPLY);
       expect(await detail.locator('.stop dl.kv dd').nth(1).textContent()).toBe(XSS_REPLY);
       expect(await detail.locator('script, img[src="x"]').count()).toBe(0);
-      expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+      expect(await page.evaluate(() => (globalThis as { __xss?: number }).__xss)).toBeUndefined();
       expect(dialogs).toEqual([]);
     });
   },
