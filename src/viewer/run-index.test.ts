@@ -52,11 +52,12 @@ describe('indexRun', () => {
       [3, 's-decode', 'b', false, ['decode'], 0],
       [4, 's-infra', 'b', false, ['infra'], 0],
       [5, 's-solver', 'b', false, ['solver'], 0],
+      [6, 's-parts', 'b', true, [], 1],
     ]);
     expect(index.blobs.size).toBe(1);
     const rec = await readSampleRecord(index, 2);
     expect(rec).toMatchObject({ id: 's-tool', score: { accuracy: 0.5 }, durationMs: 256 });
-    expect(await readSampleRecord(index, 6)).toBeUndefined();
+    expect(await readSampleRecord(index, 7)).toBeUndefined();
   });
 
   it('leaves out a torn last line, flags repeated (id, epoch) records, refuses a bad line naming it', async () => {
@@ -67,8 +68,17 @@ describe('indexRun', () => {
     appendFileSync(file, `${pass}\n{"type":"sample","id":"half`);
     const index = await indexRun(run, toyScoring);
     expect(index.truncatedTail).toBe(true);
-    expect(index.samples).toHaveLength(7);
-    expect(index.samples.map((e) => e.duplicate)).toEqual([false, false, false, false, false, false, true]);
+    expect(index.samples).toHaveLength(8);
+    expect(index.samples.map((e) => e.duplicate)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+      true,
+    ]);
 
     writeFileSync(file, [lines[0], lines[1], 'not json', ...lines.slice(2)].join('\n'));
     const err = await indexRun(run, toyScoring).catch((e: unknown) => e);

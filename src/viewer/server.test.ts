@@ -30,29 +30,37 @@ describe('viewer routes', () => {
     const run = await res.json();
     expect(run).toMatchObject({
       spec: { task: { name: 'toy' }, solver: { name: 'scripted' } },
-      records: 6,
-      samples: 6,
+      records: 7,
+      samples: 7,
       metricNames: ['accuracy'],
       hasPass: true,
       categories: ['a', 'b'],
-      counts: { passed: 1, failed: 5, errors: { none: 2, infra: 1, solver: 1, decode: 1, tool: 1 } },
+      counts: { passed: 2, failed: 5, errors: { none: 3, infra: 1, solver: 1, decode: 1, tool: 1 } },
       truncatedTail: false,
       headline: null,
     });
   });
 
   it('/api/samples filters by outcome, error kind, metric range, category and id', async () => {
-    expect(await ids('')).toEqual(['s-pass', 's-xss', 's-tool', 's-decode', 's-infra', 's-solver']);
-    expect(await ids('outcome=passed')).toEqual(['s-pass']);
+    expect(await ids('')).toEqual([
+      's-pass',
+      's-xss',
+      's-tool',
+      's-decode',
+      's-infra',
+      's-solver',
+      's-parts',
+    ]);
+    expect(await ids('outcome=passed')).toEqual(['s-pass', 's-parts']);
     // a record with an error has not passed
     expect(await ids('outcome=failed')).toEqual(['s-xss', 's-tool', 's-decode', 's-infra', 's-solver']);
-    expect(await ids('error=none')).toEqual(['s-pass', 's-xss']);
+    expect(await ids('error=none')).toEqual(['s-pass', 's-xss', 's-parts']);
     expect(await ids('error=some')).toEqual(['s-tool', 's-decode', 's-infra', 's-solver']);
     expect(await ids('error=tool')).toEqual(['s-tool']);
     expect(await ids('error=decode')).toEqual(['s-decode']);
     expect(await ids('error=infra')).toEqual(['s-infra']);
     expect(await ids('error=solver')).toEqual(['s-solver']);
-    expect(await ids('min=0.5')).toEqual(['s-pass', 's-tool']);
+    expect(await ids('min=0.5')).toEqual(['s-pass', 's-tool', 's-parts']);
     expect(await ids('min=0.1&max=0.9')).toEqual(['s-tool']);
     expect(await ids('metric=accuracy&max=0&category=a')).toEqual(['s-xss']);
     expect(await ids('metric=nope&min=0')).toEqual([]);
@@ -96,7 +104,7 @@ describe('viewer routes', () => {
       error: 'MODEL_CALL_FAILED: HTTP 500 after 3 attempts',
       output: null,
     });
-    expect((await get('/api/samples/6')).status).toBe(404);
+    expect((await get('/api/samples/7')).status).toBe(404);
     expect((await get('/api/samples/-1')).status).toBe(404);
     expect((await get('/api/samples/1e0')).status).toBe(404);
   });

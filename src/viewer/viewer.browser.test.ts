@@ -23,6 +23,9 @@ const ARGS = [
   '--disable-sync',
 ];
 const haveChromium = existsSync(CHROMIUM);
+/** Waits up to 5 s (the machine may be busy) for a value from the page. */
+const poll = <T>(read: () => Promise<T> | T) => expect.poll(read, { timeout: 5000 });
+const ALL = ['s-pass', 's-xss', 's-tool', 's-decode', 's-infra', 's-solver', 's-parts'];
 
 describe.skipIf(!haveChromium)(
   'trace viewer in chromium (needs the Debian package chromium)',
@@ -45,6 +48,7 @@ describe.skipIf(!haveChromium)(
         },
       );
       page = await context.newPage();
+      page.setDefaultTimeout(5000); // a missing element fails the test in seconds, not 30 s
       page.on('dialog', (d) => {
         dialogs.push(d.message());
         void d.dismiss();
@@ -60,25 +64,25 @@ describe.skipIf(!haveChromium)(
     const listIds = () => page.locator('#list-body td.id').allTextContents();
     /** Clicks and waits for the list to show `ids` (the list reloads from the hash). */
     async function expectList(ids: string[]) {
-      await expect.poll(listIds).toEqual(ids);
+      await poll(listIds).toEqual(ids);
     }
 
     it('loads the run: title, filter counts, every sample with its score, pass and errors', async () => {
       expect(await page.locator('#run-title').textContent()).toBe('toy · scripted · m');
       expect(await page.locator('#f-outcome button').allTextContents()).toEqual([
-        'All 6',
-        'Passed 1',
+        'All 7',
+        'Passed 2',
         'Failed 5',
       ]);
       expect(await page.locator('#f-error button').allTextContents()).toEqual([
         'Any',
-        'No error 2',
+        'No error 3',
         'Infra 1',
         'Solver 1',
         'Decode 1',
         'Tool 1',
       ]);
-      await expectList(['s-pass', 's-xss', 's-tool', 's-decode', 's-infra', 's-solver']);
+      await expectList(ALL);
       expect(await page.locator('#list-body td.score').allTextContents()).toEqual([
         '1',
         '0',
@@ -86,6 +90,7 @@ describe.skipIf(!haveChromium)(
         '0',
         '0',
         '0',
+        '1',
       ]);
       expect(await page.locator('#list-body td.pass').allTextContents()).toEqual([
         'pass',
@@ -94,11 +99,12 @@ describe.skipIf(!haveChromium)(
         'fail',
         'fail',
         'fail',
+        'pass',
       ]);
       expect(await page.locator('#list-body tr').nth(3).locator('.badge').allTextContents()).toEqual([
         'decode',
       ]);
-      expect(await page.locator('#list-range').textContent()).toBe('1–6 of 6');
+      expect(await page.locator('#list-range').textContent()).toBe('1–7 of 7');
     });
 
     it('filters by outcome, error kind and score range with clicks', async () => {
@@ -108,27 +114,27 @@ describe.skipIf(!haveChromium)(
       await expectList(['s-tool']);
       await page.getByRole('button', { name: 'Infra 1' }).click();
       await expectList(['s-infra']);
-      await page.getByRole('button', { name: 'No error 2' }).click();
+      await page.getByRole('button', { name: 'No error 3' }).click();
       await expectList(['s-xss']);
       expect(page.url()).toContain('outcome=failed');
       expect(page.url()).toContain('error=none');
-      await page.getByRole('button', { name: 'All 6' }).click();
+      await page.getByRole('button', { name: 'All 7' }).click();
       await page.getByRole('button', { name: 'Any' }).click();
-      await expectList(['s-pass', 's-xss', 's-tool', 's-decode', 's-infra', 's-solver']);
+      await expectList(ALL);
       await page.fill('#f-min', '0.5');
       await page.fill('#f-max', '1');
       await page.click('#apply-range');
-      await expectList(['s-pass', 's-tool']);
+      await expectList(['s-pass', 's-tool', 's-parts']);
       await page.fill('#f-min', '');
       await page.fill('#f-max', '');
       await page.click('#apply-range');
-      await expectList(['s-pass', 's-xss', 's-tool', 's-decode', 's-infra', 's-solver']);
+      await expectList(ALL);
     });
 
     it('opens a sample: verdict, steps, call arguments, timings, tokens, stop reason, and its image loaded', async () => {
       await page.locator('#list-body tr', { hasText: 's-pass' }).click();
       const detail = page.locator('#detail');
-      await expect.poll(() => detail.locator('h2').textContent()).toBe('s-pass');
+      await poll(() => detail.locator('h2').textContent()).toBe('s-pass');
       expect(await detail.locator('.verdict p.pass').textContent()).toBe('passed');
       expect(await detail.locator('.verdict table.metrics').textContent()).toBe('accuracy1');
       expect(await detail.locator('.step h3').allTextContents()).toEqual(['Step 1', 'Step 2']);
@@ -161,7 +167,7 @@ describe.skipIf(!haveChromium)(
     it('shows tool errors, result rows as a table, and refuses images outside the run folder', async () => {
       await page.locator('#list-body tr', { hasText: 's-tool' }).click();
       const detail = page.locator('#detail');
-      await expect.poll(() => detail.locator('h2').textContent()).toBe('s-tool');
+      await poll(() => detail.locator('h2').textContent()).toBe('s-tool');
       expect(await detail.locator('.call.err .label.error').textContent()).toBe('error INVALID_INPUT');
       expect(await detail.locator('.call.err pre.error').textContent()).toBe(
         'field "date": expected YYYY-MM-DD',
@@ -176,10 +182,25 @@ describe.skipIf(!haveChromium)(
       expect(await detail.locator('figure img').count()).toBe(0);
     });
 
+    it('a record without a trace: its output, and the images its content parts name', async () => {
+      await page.locator('#list-body tr', { hasText: 's-parts' }).click();
+      const detail = page.locator('#detail');
+      await poll(() => detail.locator('h2').textContent()).toBe('s-parts');
+      expect(await detail.locator('.trace').count()).toBe(0);
+      expect(JSON.parse((await detail.locator('.output pre.json').textContent())!)).toMatchObject({
+        answer: 'A chart.',
+      });
+      const img = detail.locator('.images figure img');
+      await expect
+        .poll(() => img.evaluate((el) => (el as unknown as { naturalWidth: number }).naturalWidth))
+        .toBe(2);
+      expect(await detail.locator('.images figcaption').textContent()).toBe('images/plot.png');
+    });
+
     it('shows a model reply holding markup as text, and runs none of it', async () => {
       await page.locator('#list-body tr', { hasText: 's-xss' }).click();
       const detail = page.locator('#detail');
-      await expect.poll(() => detail.locator('h2').textContent()).toBe('s-xss');
+      await poll(() => detail.locator('h2').textContent()).toBe('s-xss');
       expect(await detail.locator('.reply pre').textContent()).toBe(XSS_REPLY);
       expect(await detail.locator('.stop dl.kv dd').nth(1).textContent()).toBe(XSS_REPLY);
       expect(await detail.locator('script, img[src="x"]').count()).toBe(0);

@@ -6,7 +6,7 @@ import type { SampleScoring } from '../index.js';
 
 /*
  * A small run folder of a made-up task, written with the harness's own writer (so long texts
- * become blob lines): six records covering pass, fail, each kind of error, an image inside the
+ * become blob lines): seven records covering pass, fail, each kind of error, an image inside the
  * folder, one outside it, tool rows, and a model reply holding markup.
  */
 
@@ -29,7 +29,7 @@ const spec: RunSpec = {
   sampling: { temperature: 0, topP: null, maxOutputTokens: 256 },
   data: { path: '/nowhere', sha256: 'abc' },
   limit: null,
-  size: 6,
+  size: 7,
   seed: 7,
   epochs: 1,
   concurrency: 1,
@@ -187,6 +187,15 @@ export async function writeToyRun(dir: string): Promise<string> {
   );
   w.append(sample('s-infra', 'b', null, 0, 'MODEL_CALL_FAILED: HTTP 500 after 3 attempts'));
   w.append(sample('s-solver', 'b', null, 0, 'PARSE_FAILED: no plan in the reply'));
+  // no trace: a solver whose output holds content parts
+  w.append(
+    sample(
+      's-parts',
+      'b',
+      { answer: 'A chart.', content: [{ type: 'image', path: 'images/plot.png', mediaType: 'image/png' }] },
+      1,
+    ),
+  );
   w.close();
   return run;
 }

@@ -289,6 +289,22 @@ export const VIEWER_JS = String.raw`// Apiary trace viewer: plain DOM code. Ever
     return box;
   }
 
+  /** Image paths an output names outside a trace: content parts {type: 'image', path} and [image](path) lines. */
+  function imagesIn(value, out) {
+    if (typeof value === 'string') {
+      for (const line of value.split('\n')) {
+        const m = IMAGE_LINE.exec(line);
+        if (m && !out.includes(m[1])) out.push(m[1]);
+      }
+    } else if (Array.isArray(value)) for (const v of value) imagesIn(v, out);
+    else if (value && typeof value === 'object') {
+      if (value.type === 'image' && typeof value.path === 'string') {
+        if (!out.includes(value.path)) out.push(value.path);
+      } else for (const v of Object.values(value)) imagesIn(v, out);
+    }
+    return out;
+  }
+
   async function openSample(n) {
     const box = $('detail');
     if (n === null) {
@@ -321,6 +337,8 @@ export const VIEWER_JS = String.raw`// Apiary trace viewer: plain DOM code. Ever
       out && Array.isArray(out.trace) ? renderTrace(out.trace) : null,
       el('section', { class: 'output' }, [el('h3', { text: 'Output' }), out && Array.isArray(out.trace) ? el('details', {}, [el('summary', { text: 'Output fields' }), json(rest)]) : typeof rest === 'string' ? renderResult(rest) : json(rest)]),
     ];
+    const images = imagesIn(rest, []);
+    if (images.length) parts.push(el('section', { class: 'images' }, [el('h3', { text: 'Images in the output' }), ...images.map(image)]));
     box.replaceChildren(...parts.filter((p) => p !== null));
     for (const r of document.querySelectorAll('#list-body tr')) r.classList.toggle('open', r.dataset.n === String(n));
   }
