@@ -69,6 +69,7 @@ import {
 import { runEval } from 'apiary/harness';
 import { buildSftSamples } from 'apiary/sft';
 import { type ScriptedReply, scriptedLanguageModel, startScriptedOpenAiServer } from 'apiary/test';
+import { type RunningViewer, startViewer, viewerApp } from 'apiary/viewer';
 
 export async function tour(): Promise<ExecutionResult> {
   const catalog: Catalog = loadCatalog('appbench');
@@ -107,6 +108,8 @@ export const sft = buildSftSamples;
 export const reply: ScriptedReply = { fault: 'http429' };
 export const scripted = scriptedLanguageModel(() => 'ok');
 export const server = startScriptedOpenAiServer;
+export const view = (run: string): Promise<RunningViewer> => startViewer(run, { port: 0 });
+export const viewerRoutes = viewerApp;
 `;
 
 describe('the package compiles in a consumer project', () => {
