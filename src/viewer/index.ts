@@ -14,6 +14,7 @@ export {
   locateRun,
   type RunIndex,
   readSampleRecord,
+  refreshIndex,
   type SampleEntry,
 } from './run-index.js';
 // What one record shows: its kinds of error, its metrics and pass/fail

@@ -10,15 +10,20 @@ export interface JsonlLine {
 }
 
 /**
- * The lines of a file with their byte offsets, read as a stream: memory holds one chunk and the
- * current line, never the file, so a 1 GB results file can be indexed.
+ * The lines of a file with their byte offsets, read as a stream from byte `start` (a line start):
+ * memory holds one chunk and the current line, never the file, so a 1 GB results file can be indexed.
  */
-export async function* jsonlLines(file: string, chunkBytes = 1 << 20): AsyncGenerator<JsonlLine> {
+export async function* jsonlLines(
+  file: string,
+  opts: { start?: number; chunkBytes?: number } = {},
+): AsyncGenerator<JsonlLine> {
+  const start = opts.start ?? 0;
   let parts: Buffer[] = [];
   let partsBytes = 0;
-  let lineStart = 0;
-  let pos = 0;
-  for await (const chunk of createReadStream(file, { highWaterMark: chunkBytes }) as AsyncIterable<Buffer>) {
+  let lineStart = start;
+  let pos = start;
+  const stream = createReadStream(file, { start, highWaterMark: opts.chunkBytes ?? 1 << 20 });
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
     let from = 0;
     for (;;) {
       const nl = chunk.indexOf(0x0a, from);

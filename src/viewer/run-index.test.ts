@@ -24,7 +24,7 @@ describe('jsonlLines', () => {
     const bytes = readFileSync(file);
     for (const chunk of [1, 3, 7, 64, 1 << 20]) {
       const got: Array<[number, number, string, boolean]> = [];
-      for await (const l of jsonlLines(file, chunk))
+      for await (const l of jsonlLines(file, { chunkBytes: chunk }))
         got.push([l.offset, l.length, l.bytes.toString(), l.terminated]);
       expect(got).toEqual([
         [0, 14, '{"a":"héllo"}', true],

@@ -48,8 +48,11 @@ export interface RunIndex {
   hasPass: boolean;
   /** Byte ranges of blob lines (long texts shared by samples), by SHA-256. */
   blobs: Map<string, { offset: number; length: number }>;
-  /** The file ended in a partial line (an interrupted run); it is left out. */
+  /** The file ended in a partial line (an interrupted run, or a run still writing); it is left out. */
   truncatedTail: boolean;
+  /** Bytes of the file up to the end of its last complete line (where indexing goes on). */
+  validBytes: number;
+  /** The file's size when last indexed. */
   bytes: number;
 }
 
@@ -61,102 +64,153 @@ export function locateRun(run: string): { folder: string; resultsFile: string } 
   return { folder: resolve(resultsFile, '..'), resultsFile };
 }
 
+type ScoringOf = SampleScoring | ((spec: RunSpec) => SampleScoring);
+
+/** What indexing needs to go on from where it stopped (a run still being written grows). */
+interface IndexProgress {
+  scoringOf: ScoringOf;
+  scoring: SampleScoring;
+  /** (epoch, id) pairs seen, to flag repeated records. */
+  seen: Set<string>;
+  metricNames: Set<string>;
+  /** Lines read before `validBytes` (for messages naming a line). */
+  lines: number;
+}
+const progress = new WeakMap<RunIndex, IndexProgress>();
+
 /**
  * Reads a results file once, as a stream, and keeps per record only what the sample list shows
  * plus the line's byte range: a sample's output and trace are read again when it is opened.
  * A torn last line is left out; a bad line elsewhere is an input error naming the line.
  * `scoringOf` may depend on the spec (the run's task).
  */
-export async function indexRun(
-  run: string,
-  scoringOf: SampleScoring | ((spec: RunSpec) => SampleScoring) = scoringFor(),
-): Promise<RunIndex> {
+export async function indexRun(run: string, scoringOf: ScoringOf = scoringFor()): Promise<RunIndex> {
   const { folder, resultsFile } = locateRun(run);
-  let header: { spec: RunSpec; version: number | null } | null = null;
-  let scoring: SampleScoring = typeof scoringOf === 'function' ? scoringFor() : scoringOf;
-  const samples: SampleEntry[] = [];
-  const blobs = new Map<string, { offset: number; length: number }>();
-  const metricNames = new Set<string>();
-  const seen = new Set<string>();
-  let hasPass = false;
-  let truncatedTail = false;
-  let lineNo = 0;
-  for await (const line of jsonlLines(resultsFile)) {
-    lineNo++;
-    const text = line.bytes.toString('utf8');
-    if (text.trim() === '') continue;
-    const record = `line ${lineNo}`;
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (error) {
-      if (!line.terminated) {
-        truncatedTail = true;
-        break;
-      }
-      throw new InputInvalidError(
-        { file: resultsFile, record },
-        `not valid JSON (${(error as Error).message})`,
-        {
-          cause: error,
-        },
-      );
-    }
-    if (!line.terminated) {
-      truncatedTail = true; // whole JSON but no newline: the harness drops it too
-      break;
-    }
-    const type = (json as { type?: unknown } | null)?.type;
-    if (type === 'header') {
-      if (header) throw new InputInvalidError({ file: resultsFile, record }, 'a second header record');
-      // the harness reader maps older spec versions
-      const parsed = parseResultsText(`${text}\n`, resultsFile);
-      header = { spec: parsed.header!.spec, version: parsed.specVersion };
-      if (typeof scoringOf === 'function') scoring = scoringOf(header.spec);
-    } else if (type === 'blob') {
-      const blob = parseWith(BlobLineSchema, json, { file: resultsFile, record });
-      blobs.set(blob.sha256, { offset: line.offset, length: line.length });
-    } else {
-      if (!header)
-        throw new InputInvalidError({ file: resultsFile, record }, 'sample record before the header');
-      const s = parseWith(SampleLineSchema, json, { file: resultsFile, record });
-      const metrics = scoring.metrics(s.score);
-      for (const k of Object.keys(metrics)) metricNames.add(k);
-      const pass = scoring.passed(s.score);
-      if (pass !== null) hasPass = true;
-      const key = `${s.epoch}\u0000${s.id}`;
-      samples.push({
-        n: samples.length,
-        id: s.id,
-        epoch: s.epoch,
-        category: s.category,
-        error: s.error,
-        errorKinds: sampleErrorKinds(s),
-        metrics,
-        passed: pass === null ? null : s.error === null && pass,
-        durationMs: s.durationMs,
-        modelCalls: s.modelCalls,
-        usage: s.usage,
-        duplicate: seen.has(key),
-        offset: line.offset,
-        length: line.length,
-      });
-      seen.add(key);
-    }
-  }
-  if (!header) throw new InputInvalidError({ file: resultsFile, record: 'line 1' }, 'no header record');
-  return {
+  const index: RunIndex = {
     folder,
     resultsFile,
-    spec: header.spec,
-    specVersion: header.version,
-    samples,
-    metricNames: [...metricNames],
-    hasPass,
-    blobs,
-    truncatedTail,
-    bytes: statSync(resultsFile).size,
+    spec: null as unknown as RunSpec, // set by the header line, checked below
+    specVersion: null,
+    samples: [],
+    metricNames: [],
+    hasPass: false,
+    blobs: new Map(),
+    truncatedTail: false,
+    validBytes: 0,
+    bytes: 0,
   };
+  progress.set(index, {
+    scoringOf,
+    scoring: typeof scoringOf === 'function' ? scoringFor() : scoringOf,
+    seen: new Set(),
+    metricNames: new Set(),
+    lines: 0,
+  });
+  await extendIndex(index);
+  if (!index.spec) throw new InputInvalidError({ file: resultsFile, record: 'line 1' }, 'no header record');
+  return index;
+}
+
+/**
+ * Brings an index up to date with its file: records appended since are indexed (from the last
+ * complete line, so a tail torn then is read again whole); a file that shrank (a resumed run cut its
+ * torn tail) is indexed again from the start. Returns the number of records added.
+ */
+export async function refreshIndex(index: RunIndex): Promise<number> {
+  const size = statSync(index.resultsFile).size;
+  if (size === index.bytes) return 0;
+  if (size < index.validBytes) {
+    const fresh = await indexRun(index.resultsFile, progress.get(index)!.scoringOf);
+    progress.set(index, progress.get(fresh)!);
+    const before = index.samples.length;
+    Object.assign(index, fresh);
+    return index.samples.length - before;
+  }
+  const before = index.samples.length;
+  await extendIndex(index);
+  return index.samples.length - before;
+}
+
+async function extendIndex(index: RunIndex): Promise<void> {
+  const state = progress.get(index)!;
+  const file = index.resultsFile;
+  index.truncatedTail = false;
+  let lineNo = state.lines;
+  for await (const line of jsonlLines(file, { start: index.validBytes })) {
+    lineNo++;
+    const text = line.bytes.toString('utf8');
+    const record = `line ${lineNo}`;
+    let json: unknown;
+    if (text.trim() !== '')
+      try {
+        json = JSON.parse(text);
+      } catch (error) {
+        if (!line.terminated) {
+          index.truncatedTail = true;
+          break;
+        }
+        throw new InputInvalidError({ file, record }, `not valid JSON (${(error as Error).message})`, {
+          cause: error,
+        });
+      }
+    if (!line.terminated) {
+      index.truncatedTail = text.trim() !== ''; // whole JSON but no newline: the harness drops it too
+      break;
+    }
+    if (json !== undefined) indexLine(index, state, json, text, line, record);
+    state.lines = lineNo;
+    index.validBytes = line.offset + line.length + 1;
+  }
+  index.metricNames = [...state.metricNames];
+  index.bytes = statSync(file).size;
+}
+
+function indexLine(
+  index: RunIndex,
+  state: IndexProgress,
+  json: unknown,
+  text: string,
+  line: { offset: number; length: number },
+  record: string,
+): void {
+  const file = index.resultsFile;
+  const type = (json as { type?: unknown } | null)?.type;
+  if (type === 'header') {
+    if (index.spec) throw new InputInvalidError({ file, record }, 'a second header record');
+    // the harness reader maps older spec versions
+    const parsed = parseResultsText(`${text}\n`, file);
+    index.spec = parsed.header!.spec;
+    index.specVersion = parsed.specVersion;
+    if (typeof state.scoringOf === 'function') state.scoring = state.scoringOf(index.spec);
+  } else if (type === 'blob') {
+    const blob = parseWith(BlobLineSchema, json, { file, record });
+    index.blobs.set(blob.sha256, { offset: line.offset, length: line.length });
+  } else {
+    if (!index.spec) throw new InputInvalidError({ file, record }, 'sample record before the header');
+    const s = parseWith(SampleLineSchema, json, { file, record });
+    const metrics = state.scoring.metrics(s.score);
+    for (const k of Object.keys(metrics)) state.metricNames.add(k);
+    const pass = state.scoring.passed(s.score);
+    if (pass !== null) index.hasPass = true;
+    const key = `${s.epoch}\u0000${s.id}`;
+    index.samples.push({
+      n: index.samples.length,
+      id: s.id,
+      epoch: s.epoch,
+      category: s.category,
+      error: s.error,
+      errorKinds: sampleErrorKinds(s),
+      metrics,
+      passed: pass === null ? null : s.error === null && pass,
+      durationMs: s.durationMs,
+      modelCalls: s.modelCalls,
+      usage: s.usage,
+      duplicate: state.seen.has(key),
+      offset: line.offset,
+      length: line.length,
+    });
+    state.seen.add(key);
+  }
 }
 
 /** The blob references (`{"$blob": sha}`) a value holds. */

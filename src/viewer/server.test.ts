@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -148,5 +148,55 @@ describe('viewer routes', () => {
     expect((await get('/nothing')).status).toBe(404);
     const open = viewerApp(index, { allowedHosts: null });
     expect((await open.request('http://attacker.example/api/run')).status).toBe(200);
+  });
+});
+
+describe('a run still being written', () => {
+  it('records appended after start show up; a torn tail is read again once whole; a shrunk file is indexed anew', async () => {
+    const live = await writeToyRun(mkdtempSync(join(tmpdir(), 'apiary-viewer-live-')));
+    const file = join(live, 'results.jsonl');
+    const liveApp = viewerApp(await indexRun(live, toyScoring));
+    const overview = async () =>
+      (await (await liveApp.request('http://127.0.0.1/api/run')).json()) as {
+        records: number;
+        truncatedTail: boolean;
+        counts: { passed: number };
+      };
+    expect((await overview()).records).toBe(7);
+    const original = readFileSync(file, 'utf8');
+    const line = (id: string, accuracy: number) =>
+      JSON.stringify({
+        type: 'sample',
+        id,
+        epoch: 1,
+        category: 'c',
+        output: null,
+        error: null,
+        usage: null,
+        modelCalls: 0,
+        startedAt: '2026-01-02T03:04:09.000Z',
+        durationMs: 5,
+        score: { accuracy },
+      });
+    appendFileSync(file, `${line('s-new', 1)}\n`);
+    expect(await overview()).toMatchObject({ records: 8, truncatedTail: false, counts: { passed: 3 } });
+    const torn = line('s-late', 0.25);
+    appendFileSync(file, torn.slice(0, 40));
+    expect(await overview()).toMatchObject({ records: 8, truncatedTail: true });
+    appendFileSync(file, `${torn.slice(40)}\n`);
+    expect(await overview()).toMatchObject({ records: 9, truncatedTail: false });
+    const listed = (await (await liveApp.request('http://127.0.0.1/api/samples?category=c')).json()) as {
+      items: Array<{ id: string; n: number; metrics: { accuracy: number } }>;
+    };
+    expect(listed.items.map((e) => [e.n, e.id, e.metrics.accuracy])).toEqual([
+      [7, 's-new', 1],
+      [8, 's-late', 0.25],
+    ]);
+    const late = (await (await liveApp.request('http://127.0.0.1/api/samples/8')).json()) as {
+      record: { id: string };
+    };
+    expect(late.record.id).toBe('s-late');
+    writeFileSync(file, original);
+    expect((await overview()).records).toBe(7);
   });
 });

@@ -3,12 +3,12 @@ import type { AddressInfo } from 'node:net';
 import { extname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { serve } from '@hono/node-server';
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
 import { ApiaryError } from '../shared/index.js';
 import { getTask, registerBuiltinTasks } from '../tasks/index.js';
 import { resolveRunFile } from './run-files.js';
-import { indexRun, type RunIndex, readSampleRecord, type SampleEntry } from './run-index.js';
+import { indexRun, type RunIndex, readSampleRecord, refreshIndex, type SampleEntry } from './run-index.js';
 import { SAMPLE_ERROR_KINDS, type SampleScoring, scoringFor } from './sample-facts.js';
 import { filterSamples, SampleQuerySchema } from './sample-filter.js';
 import { VIEWER_CSS } from './ui/page-css.js';
@@ -126,6 +126,19 @@ export function viewerApp(index: RunIndex, opts: ViewerAppOptions = {}): Hono {
   app.get('/', (c) => c.html(VIEWER_HTML));
   app.get('/viewer.js', (c) => c.body(VIEWER_JS, 200, { 'content-type': 'text/javascript; charset=utf-8' }));
   app.get('/viewer.css', (c) => c.body(VIEWER_CSS, 200, { 'content-type': 'text/css; charset=utf-8' }));
+
+  // A run still being written grows: the overview and the list index what was appended first
+  // (one stat when nothing changed); concurrent requests share one refresh.
+  let refreshing: Promise<number> | null = null;
+  const upToDate: MiddlewareHandler = async (_c, next) => {
+    refreshing ??= refreshIndex(index).finally(() => {
+      refreshing = null;
+    });
+    await refreshing;
+    await next();
+  };
+  app.use('/api/run', upToDate);
+  app.use('/api/samples', upToDate);
 
   app.get('/favicon.ico', (c) => c.body(null, 204));
   app.get('/api/run', (c) => c.json(runOverview(index)));

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
@@ -206,6 +206,27 @@ describe.skipIf(!haveChromium)(
       expect(await detail.locator('script, img[src="x"]').count()).toBe(0);
       expect(await page.evaluate(() => (globalThis as { __xss?: number }).__xss)).toBeUndefined();
       expect(dialogs).toEqual([]);
+    });
+
+    it('Reload shows records a running eval appended since the page loaded', async () => {
+      const record = {
+        type: 'sample',
+        id: 's-appended',
+        epoch: 1,
+        category: 'b',
+        output: null,
+        error: 'MODEL_UNREACHABLE: no answer',
+        usage: null,
+        modelCalls: 0,
+        startedAt: '2026-01-02T03:04:09.000Z',
+        durationMs: 5,
+        score: { accuracy: 0 },
+      };
+      appendFileSync(viewer.index.resultsFile, `${JSON.stringify(record)}\n`);
+      await page.getByRole('button', { name: 'Reload' }).click();
+      await poll(listIds).toEqual([...ALL, 's-appended']);
+      expect(await page.locator('#f-error button').nth(2).textContent()).toBe('Infra 2');
+      expect(await page.locator('#f-outcome button').first().textContent()).toBe('All 8');
     });
   },
 );

@@ -12,7 +12,7 @@ export const VIEWER_HTML = `<!doctype html>
 <body>
 <header>
   <h1 id="run-title">Apiary trace viewer</h1>
-  <div id="run-facts" class="muted"></div>
+  <div><span id="run-facts" class="muted"></span> <button id="reload" type="button" title="read records appended since">Reload</button></div>
   <div id="run-headline"></div>
   <div id="status" role="status"></div>
 </header>

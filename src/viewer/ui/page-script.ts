@@ -361,6 +361,18 @@ export const VIEWER_JS = String.raw`// Apiary trace viewer: plain DOM code. Ever
     }
   }
 
+  /** A run still being written: the server indexes what was appended; the page shows it. */
+  async function reload() {
+    try {
+      state.run = await api('/api/run');
+      renderRun(state.run);
+      lastListKey = null;
+      await render();
+    } catch (error) {
+      $('status').textContent = String(error.message || error);
+    }
+  }
+
   async function main() {
     $('apply-range').addEventListener('click', () =>
       setHash({ metric: $('f-metric').value, min: $('f-min').value, max: $('f-max').value, offset: 0 }),
@@ -369,6 +381,7 @@ export const VIEWER_JS = String.raw`// Apiary trace viewer: plain DOM code. Ever
     $('f-q').addEventListener('change', () => setHash({ q: $('f-q').value, offset: 0 }));
     $('prev').addEventListener('click', () => setHash({ offset: Math.max(0, state.page.offset - state.limit) }));
     $('next').addEventListener('click', () => setHash({ offset: state.page.offset + state.limit }));
+    $('reload').addEventListener('click', reload);
     window.addEventListener('hashchange', render);
     try {
       state.run = await api('/api/run');
