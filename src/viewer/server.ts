@@ -127,8 +127,8 @@ export function viewerApp(index: RunIndex, opts: ViewerAppOptions = {}): Hono {
   app.get('/viewer.js', (c) => c.body(VIEWER_JS, 200, { 'content-type': 'text/javascript; charset=utf-8' }));
   app.get('/viewer.css', (c) => c.body(VIEWER_CSS, 200, { 'content-type': 'text/css; charset=utf-8' }));
 
-  // A run still being written grows: the overview and the list index what was appended first
-  // (one stat when nothing changed); concurrent requests share one refresh.
+  // A run still being written grows: the overview, the list and a record index what was appended
+  // first (one stat when nothing changed); concurrent requests share one refresh.
   let refreshing: Promise<number> | null = null;
   const upToDate: MiddlewareHandler = async (_c, next) => {
     refreshing ??= refreshIndex(index).finally(() => {
@@ -139,6 +139,7 @@ export function viewerApp(index: RunIndex, opts: ViewerAppOptions = {}): Hono {
   };
   app.use('/api/run', upToDate);
   app.use('/api/samples', upToDate);
+  app.use('/api/samples/*', upToDate);
 
   app.get('/favicon.ico', (c) => c.body(null, 204));
   app.get('/api/run', (c) => c.json(runOverview(index)));
@@ -171,11 +172,7 @@ export function viewerApp(index: RunIndex, opts: ViewerAppOptions = {}): Hono {
         : c.text('not found', 404);
     const type = MEDIA_TYPES[extname(found.path).toLowerCase()] ?? 'application/octet-stream';
     const body = Readable.toWeb(createReadStream(found.path)) as ReadableStream;
-    // a served file never runs as a page of the viewer (an SVG with a script, an HTML file)
-    return c.body(body, 200, {
-      'content-type': type,
-      'content-security-policy': "default-src 'none'; sandbox",
-    });
+    return c.body(body, 200, { 'content-type': type });
   });
 
   app.notFound((c) => c.json({ error: 'not found' }, 404));
