@@ -18,9 +18,11 @@ export {
 } from './progress.js';
 // The results file
 export {
+  BlobLineSchema,
   type HeaderLine,
   HeaderLineSchema,
   headerLine,
+  internalize as restoreBlobRefs,
   parseResultsText,
   type ResultsFileContents,
   ResultsWriter,
@@ -86,6 +88,7 @@ export {
   formatDollars,
   formatOptions,
   formatRunSummary,
+  isInfrastructureError,
   type RunSummary,
   type SummaryMetrics,
   summarizeResults,

@@ -76,8 +76,8 @@ function externalize(value: unknown, known: Set<string>, onNew: (blob: BlobLine)
   return value;
 }
 
-/** Puts blob texts back in place of their references. */
-function internalize(value: unknown, blobs: ReadonlyMap<string, string>): unknown {
+/** Puts blob texts back in place of their references (a reference with no text stays as it is). */
+export function internalize(value: unknown, blobs: ReadonlyMap<string, string>): unknown {
   if (Array.isArray(value)) return value.map((v) => internalize(v, blobs));
   if (value !== null && typeof value === 'object') {
     const ref = (value as { $blob?: unknown }).$blob;
