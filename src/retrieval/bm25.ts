@@ -55,7 +55,7 @@ export class Bm25Index implements Retriever {
     if (!texts) {
       if (!parts) throw new RangeError('Bm25Index needs texts or parts');
       this.size = parts.size;
-      parts.vocabulary.forEach((t, i) => this.termIds.set(t, i));
+      for (let i = 0; i < parts.vocabulary.length; i++) this.termIds.set(parts.vocabulary[i] as string, i);
       this.idf = parts.idf;
       this.offsets = parts.offsets;
       this.postDocs = parts.postDocs;
