@@ -13,6 +13,13 @@ export type { RetrievalSet } from './dataset.js';
 export { toolBenchDocText } from './doc-text.js';
 // evaluation (NDCG@1/3/5, Recall@5/10)
 export { evaluateRetriever, type QueryScores, type RetrievalReport } from './evaluate.js';
+// retrieval index files of the corpus
+export {
+  buildToolBenchIndex,
+  TOOLBENCH_CORPUS_VERSION,
+  toolBenchCatalogHash,
+  toolBenchLabels,
+} from './index-file.js';
 
 // queries and corpus text
 export { parseToolBenchQueries, readToolBenchQueries, type ToolBenchQuery } from './queries.js';

@@ -1,0 +1,81 @@
+import cliProgress from 'cli-progress';
+import {
+  type FieldedCorpus,
+  indexBuildSteps,
+  type OpenedIndex,
+  openRetrievalIndex,
+  type RetrievalIndex,
+  type RetrieverKind,
+} from '../retrieval/index.js';
+
+/** The kinds an index file serves (every BM25 kind and `ranked`; vectors are not stored). */
+export const INDEXED_KINDS: ReadonlySet<RetrieverKind> = new Set([
+  'bm25-plain',
+  'bm25',
+  'bm25-tool',
+  'bm25-fields',
+  'ranked',
+]);
+
+/**
+ * Build-step progress on stderr: a bar with ETA on a terminal, one line per index otherwise,
+ * nothing when quiet (--json).
+ */
+export function indexProgress(
+  total: number,
+  quiet: boolean,
+): { step: (name: string) => void; stop: () => void } {
+  const stream = process.stderr;
+  if (quiet) return { step() {}, stop() {} };
+  if (!stream.isTTY) {
+    let done = 0;
+    return {
+      step: (name) => stream.write(`index: ${++done}/${total} ${name}\n`),
+      stop() {},
+    };
+  }
+  const bar = new cliProgress.SingleBar(
+    { stream, format: 'building index {bar} {value}/{total} {name} | ETA {eta}s', hideCursor: true },
+    cliProgress.Presets.shades_classic,
+  );
+  bar.start(total, 0, { name: '' });
+  return { step: (name) => bar.increment(1, { name }), stop: () => bar.stop() };
+}
+
+export interface CliIndexOptions {
+  /** --index FILE (default: the user cache folder). */
+  path?: string;
+  catalog: string;
+  catalogHash: string;
+  /** The corpus, only loaded when the index must be built. */
+  corpus: () => FieldedCorpus;
+  build: (corpus: FieldedCorpus, onStep: (name: string) => void) => RetrievalIndex;
+  quiet: boolean;
+  /** Build even when the file is current (`retrieve index build`). */
+  force?: boolean;
+}
+
+/** Loads the catalog's index file, or builds and writes it (progress bar) on first use or when stale. */
+export function openCliIndex(opts: CliIndexOptions): OpenedIndex {
+  const log = (m: string) => {
+    if (!opts.quiet) process.stderr.write(`${m}\n`);
+  };
+  const opened = openRetrievalIndex({
+    ...(opts.path ? { path: opts.path } : {}),
+    catalog: opts.catalog,
+    catalogHash: opts.catalogHash,
+    log,
+    ...(opts.force ? { force: true } : {}),
+    build: () => {
+      const corpus = opts.corpus();
+      const progress = indexProgress(indexBuildSteps(corpus), opts.quiet);
+      try {
+        return opts.build(corpus, progress.step);
+      } finally {
+        progress.stop();
+      }
+    },
+  });
+  log(`index: ${opened.from} ${opened.path} in ${Math.round(opened.ms)} ms`);
+  return opened;
+}
