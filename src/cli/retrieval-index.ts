@@ -51,14 +51,17 @@ export interface CliIndexOptions {
   corpus: () => FieldedCorpus;
   build: (corpus: FieldedCorpus, onStep: (name: string) => void) => RetrievalIndex;
   quiet: boolean;
+  /** Say nothing at all, not even why a file is rebuilt (`apiary ask --json`). */
+  silent?: boolean;
   /** Build even when the file is current (`retrieve index build`). */
   force?: boolean;
 }
 
 /** Loads the catalog's index file, or builds and writes it (progress bar) on first use or when stale. */
 export function openCliIndex(opts: CliIndexOptions): OpenedIndex {
+  // why a file is rebuilt is always said (stderr; --json keeps stdout clean); progress only when not quiet
   const log = (m: string) => {
-    if (!opts.quiet) process.stderr.write(`${m}\n`);
+    if (!opts.silent) process.stderr.write(`${m}\n`);
   };
   const opened = openRetrievalIndex({
     ...(opts.path ? { path: opts.path } : {}),
@@ -76,6 +79,6 @@ export function openCliIndex(opts: CliIndexOptions): OpenedIndex {
       }
     },
   });
-  log(`index: ${opened.from} ${opened.path} in ${Math.round(opened.ms)} ms`);
+  if (!opts.quiet) log(`index: ${opened.from} ${opened.path} in ${Math.round(opened.ms)} ms`);
   return opened;
 }

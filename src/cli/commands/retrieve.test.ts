@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -135,6 +135,62 @@ describe('apiary retrieve', () => {
     expect(JSON.parse(r.stdout).hits[0].api).toBe('Sports/GoalLine/League table');
     const ab = await apiary('retrieve', 'query', 'reserve a table at a restaurant', '-k', '1');
     expect(ab.stdout).toMatch(/^1\. Restaurants\.reserverestaurant/);
+  });
+
+  it('index build writes the index file; query and eval load it; a damaged file is rebuilt with a note', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'apiary-index-'));
+    const index = join(dir, 'tb.apix');
+    const b = await apiary(
+      'retrieve',
+      'index',
+      'build',
+      '--catalog',
+      'toolbench',
+      '--data',
+      data,
+      '--out',
+      index,
+      '--json',
+    );
+    expect(b.code).toBe(0);
+    const built = JSON.parse(b.stdout);
+    expect(built).toMatchObject({ path: index, catalog: 'toolbench', documents: 4, ranker: false });
+    expect(built.catalogHash).toMatch(/^[0-9a-f]{64}$/);
+    const q = await apiary(
+      'retrieve',
+      'query',
+      'football league standings',
+      '--catalog',
+      'toolbench',
+      '--data',
+      data,
+      '--index',
+      index,
+      '--retriever',
+      'bm25-fields',
+      '-k',
+      '1',
+    );
+    expect(q.code).toBe(0);
+    expect(q.stderr).toMatch(/index: loaded .*tb\.apix/);
+    expect(q.stdout).toMatch(/^1\. Sports\/GoalLine\/League table/);
+    writeFileSync(index, 'not an index');
+    const e = await apiary(
+      'retrieve',
+      'eval',
+      '--retriever',
+      'bm25',
+      '--data',
+      data,
+      '--index',
+      index,
+      '--json',
+    );
+    expect(e.code).toBe(0);
+    expect(e.stderr).toContain('is unusable');
+    expect(e.stderr).toContain('not an apiary retrieval index');
+    expect(e.stderr).toMatch(/index written to .*tb\.apix/);
+    expect(JSON.parse(e.stdout).results.find((x: { file: string }) => x.file === 'G1_tool').ndcg1).toBe(100);
   });
 
   it('usage errors exit 2', async () => {

@@ -243,7 +243,10 @@ export function registerRetrieveCommands(program: Command): void {
     .option('--seed <n>', 'random seed', '42')
     .option('--no-word-vectors', 'hashed lexical features only (no GloVe)')
     .option('--no-ranker', 'train the projection only (no weights for `ranked`)')
-    .option('--ranker-fields-only', 'the ranker weighs the field features only (no trained cosine: `ranked` then runs from an index file alone)')
+    .option(
+      '--ranker-fields-only',
+      'the ranker weighs the field features only (no trained cosine: `ranked` then runs from an index file alone)',
+    )
     .option('--json', 'machine-readable output')
     .action(
       async (flags: {
