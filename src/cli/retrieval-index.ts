@@ -82,3 +82,61 @@ export function openCliIndex(opts: CliIndexOptions): OpenedIndex {
   if (!opts.quiet) log(`index: ${opened.from} ${opened.path} in ${Math.round(opened.ms)} ms`);
   return opened;
 }
+
+const fmtSeconds = (s: number) =>
+  s < 90 ? `${Math.round(s)}s` : `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, '0')}s`;
+
+/**
+ * Progress of one training stage over all its batches (epochs × batches per epoch): a bar with
+ * ETA on a terminal, a line every 5 s otherwise, nothing when quiet.
+ */
+export function trainProgress(
+  label: string,
+  quiet: boolean,
+  opts: { now?: () => number; stream?: Pick<NodeJS.WriteStream, 'write' | 'isTTY'> } = {},
+): {
+  batch: (info: { epoch: number; batch: number; batches: number; loss: number }, epochs: number) => void;
+  stop: () => void;
+} {
+  if (quiet) return { batch() {}, stop() {} };
+  const stream = opts.stream ?? process.stderr;
+  const now = opts.now ?? (() => performance.now());
+  let t0 = 0;
+  let first: number | undefined;
+  let last = Number.NEGATIVE_INFINITY;
+  let bar: cliProgress.SingleBar | undefined;
+  return {
+    batch: ({ epoch, batch, batches, loss }, epochs) => {
+      const total = batches * epochs;
+      const done = epoch * batches + batch + 1;
+      if (first === undefined) {
+        // the rate counts from the first batch seen (not feature extraction, not batches skipped by --resume)
+        first = done;
+        t0 = now();
+      }
+      if (stream.isTTY) {
+        if (!bar) {
+          bar = new cliProgress.SingleBar(
+            {
+              stream: stream as NodeJS.WriteStream,
+              format: `${label} {bar} {value}/{total} batches | loss {loss} | ETA {eta_formatted}`,
+              hideCursor: true,
+            },
+            cliProgress.Presets.shades_classic,
+          );
+          bar.start(total, done, { loss: loss.toFixed(4) });
+        } else bar.update(done, { loss: loss.toFixed(4) });
+        return;
+      }
+      const t = now();
+      if (t - last < 5000 && done < total) return;
+      last = t;
+      const rate = (done - first) / Math.max(1e-3, (t - t0) / 1000);
+      const eta = rate > 0 ? (total - done) / rate : Number.NaN;
+      stream.write(
+        `${label}: epoch ${epoch + 1}/${epochs} batch ${done}/${total} loss ${loss.toFixed(4)} ${rate.toFixed(1)} batches/s ETA ${Number.isFinite(eta) ? fmtSeconds(eta) : '?'}\n`,
+      );
+    },
+    stop: () => bar?.stop(),
+  };
+}

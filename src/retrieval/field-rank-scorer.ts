@@ -96,14 +96,20 @@ export class FieldRankScorer {
     const terms = text.terms(query);
     const words = new Set(terms);
     const acc = new Float64Array(n);
-    const zero = (len: number) => new Float32Array(len);
-    // doc-level BM25 fields
-    this.addScaled(acc, 'doc.text', w('doc.text') ? text.scoreTermsInto(terms, this.bufA) : zero(0));
-    if (ix.second && w('doc.second'))
-      this.addScaled(acc, 'doc.second', ix.second.scoreTermsInto(terms, this.bufA));
-    if (ix.name && w('doc.name')) this.addScaled(acc, 'doc.name', ix.name.scoreTermsInto(terms, this.bufA));
+    // doc-level BM25 fields; doc.text + doc.second are kept for group.top2 (computed once)
+    const needTop2 = Boolean(ix.group && w('group.top2'));
+    const docText = needTop2 || w('doc.text') ? text.scoreTermsInto(terms, this.bufA) : undefined;
+    const docSecond =
+      ix.second && (needTop2 || w('doc.second')) ? ix.second.scoreTermsInto(terms, this.bufB) : undefined;
+    if (docText) this.addScaled(acc, 'doc.text', docText);
+    if (docSecond) this.addScaled(acc, 'doc.second', docSecond);
+    const top2Doc = needTop2 ? new Float32Array(n) : undefined;
+    if (top2Doc && docText)
+      for (let i = 0; i < n; i++)
+        top2Doc[i] = (docText[i] as number) + (docSecond ? (docSecond[i] as number) : 0);
+    if (ix.name && w('doc.name')) this.addScaled(acc, 'doc.name', ix.name.scoreTermsInto(terms, this.ds));
     if (ix.description && w('doc.description'))
-      this.addScaled(acc, 'doc.description', ix.description.scoreTermsInto(terms, this.bufA));
+      this.addScaled(acc, 'doc.description', ix.description.scoreTermsInto(terms, this.ds));
     if (ix.name) this.addCoverage(acc, w('doc.name.coverage'), ix.name, words);
     for (const [f, x] of extra ?? []) this.addScaled(acc, f, x);
 
@@ -162,8 +168,8 @@ export class FieldRankScorer {
       if (index && w(f)) this.addScaled(gacc, f, index.scoreTermsInto(terms, gbuf));
     this.addScaled(gacc, 'group.coverage', cover);
     this.addScaled(gacc, 'group.coverage.text', coverText);
-    if (w('group.top2')) {
-      const d = this.docScore(terms, this.ds);
+    if (top2Doc) {
+      const d = top2Doc;
       const top1 = new Float32Array(count);
       const top2 = new Float32Array(count);
       for (let i = 0; i < n; i++) {

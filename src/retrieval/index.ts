@@ -121,6 +121,14 @@ export {
   tokenize,
   tokenizeRegex,
 } from './tokenize.js';
+// Training checkpoints (resume a run exactly)
+export {
+  configMismatch,
+  loadTrainCheckpoint,
+  saveTrainCheckpoint,
+  type TrainCheckpoint,
+} from './train-checkpoint.js';
+
 // The trainable retriever: training, model files, retrieval
 export {
   contextFeatures,
@@ -130,6 +138,7 @@ export {
   TrainedRetriever,
   type TrainingPair,
   type TrainOptions,
+  type TrainState,
   trainProjection,
 } from './trained-retriever.js';
 // The retriever contract and retrieval data

@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { loadCatalog, resolveDataDir } from '../../catalog/index.js';
@@ -6,8 +6,10 @@ import {
   buildRetrievalIndex,
   buildRetriever,
   catalogCorpus,
+  configMismatch,
   corpusHash,
   type FieldedCorpus,
+  loadTrainCheckpoint,
   loadTrainedModel,
   loadWordVectors,
   type OpenedIndex,
@@ -15,8 +17,10 @@ import {
   type RetrievalQuery,
   type RetrieverDeps,
   type RetrieverKind,
+  saveTrainCheckpoint,
   saveTrainedModel,
   type TrainedModel,
+  type TrainState,
 } from '../../retrieval/index.js';
 import { ApiaryError, NotFoundError } from '../../shared/index.js';
 import {
@@ -39,7 +43,7 @@ import {
 } from '../../tasks/toolbench/index.js';
 import { parseChoice, parseExistingFile, parseInteger, parseList, parseOutputPath } from '../options.js';
 import { printJson } from '../output.js';
-import { INDEXED_KINDS, openCliIndex } from '../retrieval-index.js';
+import { INDEXED_KINDS, openCliIndex, trainProgress } from '../retrieval-index.js';
 
 interface CommonFlags {
   data?: string;
@@ -235,7 +239,7 @@ export function registerRetrieveCommands(program: Command): void {
     .option('--overwrite', 'replace an existing --out file')
     .option(
       '--holdout <names>',
-      'query files kept out of training (comma-separated, or "all" for synthetic pairs only)',
+      'query files kept out of training (comma-separated; "all" for synthetic pairs only; "none" to train on every file)',
       'G1_tool',
     )
     .option('--epochs <n>', 'epochs', '3')
@@ -247,11 +251,22 @@ export function registerRetrieveCommands(program: Command): void {
       '--ranker-fields-only',
       'the ranker weighs the field features only (no trained cosine: `ranked` then runs from an index file alone)',
     )
+    .option(
+      '--checkpoint-every <n>',
+      'save a checkpoint every n batches (and at each epoch end) in <out>.ckpt/',
+      '200',
+    )
+    .option(
+      '--resume',
+      'continue from the checkpoints in <out>.ckpt/ (same options; the result equals an uninterrupted run)',
+    )
     .option('--json', 'machine-readable output')
     .action(
       async (flags: {
         data?: string;
         out: string;
+        checkpointEvery: string;
+        resume?: boolean;
         holdout: string;
         epochs: string;
         synthetic?: string;
@@ -270,7 +285,15 @@ export function registerRetrieveCommands(program: Command): void {
         const dataDir = resolveDataDir(flags.data);
         const suite = loadToolBenchSuite(dataDir);
         const holdout =
-          flags.holdout === 'all' ? [...suite.sets.keys()] : parseList('--holdout', flags.holdout);
+          flags.holdout === 'all'
+            ? [...suite.sets.keys()]
+            : flags.holdout === 'none'
+              ? []
+              : parseList('--holdout', flags.holdout);
+        const every = parseInteger('--checkpoint-every', flags.checkpointEvery, { min: 1 });
+        const ckptDir = `${out}.ckpt`;
+        if (flags.resume && !existsSync(ckptDir))
+          throw new ApiaryError('USAGE', `--resume: no checkpoints in ${ckptDir} (start without --resume)`);
         for (const h of holdout)
           if (!suite.sets.has(h)) throw new NotFoundError('query file', h, [...suite.sets.keys(), 'all']);
         const trainOn = [...suite.sets.keys()].filter((g) => !holdout.includes(g));
@@ -279,23 +302,44 @@ export function registerRetrieveCommands(program: Command): void {
         );
         const table = flags.wordVectors ? loadWordVectors().table : undefined;
         const t0 = performance.now();
-        let lastLog = 0;
-        const train = (files: readonly string[]) =>
-          trainToolBenchModel(suite, {
+        // Each projection training is a stage with its own checkpoint file; --resume continues each
+        // stage where it stopped (a finished stage is only re-assembled, not retrained).
+        const train = (files: readonly string[], stage: string) => {
+          const config = {
+            stage,
             trainOn: files,
             epochs,
             synthetic: synthetic ?? (files.length ? 0 : 8000),
             seed,
-            ...(table ? { table } : {}),
-            onBatch: ({ epoch, batch, batches, loss }) => {
-              const now = performance.now();
-              if (now - lastLog > 5000 && !flags.json) {
-                lastLog = now;
-                log(`epoch ${epoch + 1} batch ${batch + 1}/${batches} loss ${loss.toFixed(4)}`);
-              }
-            },
-          });
-        const model = train(trainOn);
+            wordVectors: Boolean(table),
+          };
+          const path = join(ckptDir, `${stage}.json`);
+          let resume: TrainState | undefined;
+          if (flags.resume && existsSync(path)) {
+            const ck = loadTrainCheckpoint(path);
+            const diff = configMismatch(ck.config, config);
+            if (diff)
+              throw new ApiaryError('USAGE', `--resume: ${path} was made with other options (${diff})`);
+            resume = ck.state;
+            log(`${stage}: resuming at epoch ${ck.state.epoch + 1}, batch ${ck.state.nextBatch + 1}`);
+          }
+          const progress = trainProgress(stage, Boolean(flags.json));
+          try {
+            return trainToolBenchModel(suite, {
+              trainOn: files,
+              epochs,
+              synthetic: config.synthetic,
+              seed,
+              ...(table ? { table } : {}),
+              ...(resume ? { resume } : {}),
+              checkpoint: { every, save: (state) => saveTrainCheckpoint(path, { stage, config, state }) },
+              onBatch: (info) => progress.batch(info, epochs),
+            });
+          } finally {
+            progress.stop();
+          }
+        };
+        const model = train(trainOn, 'projection');
         model.info.heldOut = holdout;
         if (flags.ranker && trainOn.length) {
           // With 2+ training files the `trained` feature of each file comes from a model that did
@@ -306,7 +350,13 @@ export function registerRetrieveCommands(program: Command): void {
               log(
                 `ranker: training the feature model for ${f} on ${trainOn.filter((g) => g !== f).join(', ')}`,
               );
-              featureModels.set(f, train(trainOn.filter((g) => g !== f)));
+              featureModels.set(
+                f,
+                train(
+                  trainOn.filter((g) => g !== f),
+                  `feature-model-${f}`,
+                ),
+              );
             }
           log('ranker: listwise training on the field features …');
           model.ranker = await trainToolBenchRanker(suite, {
@@ -317,6 +367,7 @@ export function registerRetrieveCommands(program: Command): void {
         }
         model.info.seconds = Math.round((performance.now() - t0) / 1000);
         saveTrainedModel(out, model);
+        rmSync(ckptDir, { recursive: true, force: true });
         if (flags.json) printJson({ out, ...model.info, ...(model.ranker ? { ranker: model.ranker } : {}) });
         else
           process.stdout.write(

@@ -15,6 +15,8 @@ import {
   shuffleInPlace,
   type TrainedModel,
   type TrainingPair,
+  type TrainOptions,
+  type TrainState,
   tokenize,
   trainLinearRanker,
   trainProjection,
@@ -159,6 +161,9 @@ export interface TrainSuiteOptions extends PairOptions {
   lr?: number;
   batchSize?: number;
   onBatch?: (info: { epoch: number; batch: number; batches: number; loss: number }) => void;
+  /** Checkpoints and resume, passed to `trainProjection`. */
+  checkpoint?: TrainOptions['checkpoint'];
+  resume?: TrainState;
 }
 
 /** Trains the projection retriever on a suite (features fitted on the corpus texts). */
@@ -187,6 +192,8 @@ export function trainToolBenchModel(suite: ToolBenchSuite, opts: TrainSuiteOptio
     seed: opts.seed ?? 42,
     groupOf: (d) => catOf[d] as number,
     ...(opts.onBatch ? { onBatch: opts.onBatch } : {}),
+    ...(opts.checkpoint ? { checkpoint: opts.checkpoint } : {}),
+    ...(opts.resume ? { resume: opts.resume } : {}),
   });
   return {
     features: fx.config,
