@@ -70,6 +70,16 @@ export function defaultIndexPath(catalog: string, catalogHash: string): string {
   );
 }
 
+/** Index files of a catalog in the user cache folder (normally one: older ones are removed on write). */
+export function cachedIndexFiles(catalog: string): string[] {
+  const dir = dirname(defaultIndexPath(catalog, '0'.repeat(16)));
+  if (!existsSync(dir)) return [];
+  const prefix = `${catalog.replace(/[^A-Za-z0-9_.-]+/g, '_')}-`;
+  return readdirSync(dir)
+    .filter((f) => f.startsWith(prefix) && /^[0-9a-f]{16}\.apix$/.test(f.slice(prefix.length)))
+    .map((f) => join(dir, f));
+}
+
 export interface OpenIndexOptions {
   /** Index file to use (default `defaultIndexPath`). */
   path?: string;

@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, renameSync, writeSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { z } from 'zod';
 import { InputInvalidError } from '../shared/index.js';
@@ -150,12 +150,13 @@ export function saveRetrievalIndex(path: string, index: RetrievalIndex): void {
   renameSync(tmp, path);
 }
 
-/** What `readRetrievalIndexHeader` tells without reading the sections. */
+/** What `readRetrievalIndexInfo` tells without reading the sections. */
 export interface IndexFileInfo {
   version: number;
   catalog: string;
   catalogHash: string;
   size: number;
+  info: Record<string, unknown>;
 }
 
 function parseHeader(path: string, buf: Buffer): { header: IndexHeader; base: number } {
@@ -284,13 +285,25 @@ export function loadRetrievalIndex(path: string): RetrievalIndex {
   };
 }
 
-/** The header of an index file (version, catalog and its hash) without checking the sections. */
+/** The header of an index file (catalog, its hash, provenance), reading only the header's bytes. */
 export function readRetrievalIndexInfo(path: string): IndexFileInfo {
-  const { header } = parseHeader(path, readFileSync(path));
-  return {
-    version: header.version,
-    catalog: header.catalog,
-    catalogHash: header.catalogHash,
-    size: header.size,
-  };
+  const fd = openSync(path, 'r');
+  try {
+    const head = Buffer.alloc(12);
+    const got = readSync(fd, head, 0, 12, 0);
+    const len = got === 12 && head.toString('latin1', 0, 8) === MAGIC ? head.readUInt32LE(8) : 0;
+    const buf = Buffer.alloc(12 + len);
+    head.copy(buf, 0, 0, got);
+    if (len) readSync(fd, buf, 12, len, 12);
+    const { header } = parseHeader(path, buf.subarray(0, got < 12 ? got : buf.length));
+    return {
+      version: header.version,
+      catalog: header.catalog,
+      catalogHash: header.catalogHash,
+      size: header.size,
+      info: header.info,
+    };
+  } finally {
+    closeSync(fd);
+  }
 }

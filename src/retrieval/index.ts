@@ -73,6 +73,7 @@ export { HybridRetriever, LinearSumRetriever, WeightedFusionRetriever } from './
 export {
   type BuildIndexOptions,
   buildRetrievalIndex,
+  cachedIndexFiles,
   corpusHash,
   defaultIndexPath,
   indexBuildSteps,

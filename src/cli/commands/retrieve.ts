@@ -5,6 +5,7 @@ import { loadCatalog, resolveDataDir } from '../../catalog/index.js';
 import {
   buildRetrievalIndex,
   buildRetriever,
+  cachedIndexFiles,
   catalogCorpus,
   configMismatch,
   corpusHash,
@@ -37,6 +38,7 @@ import {
   TOOLBENCH_GROUPS,
   type ToolBenchSuite,
   toolBenchCatalogHash,
+  toolBenchCatalogHashFast,
   toolBenchCorpus,
   trainToolBenchModel,
   trainToolBenchRanker,
@@ -71,14 +73,14 @@ const useIndex = (kind: RetrieverKind, flags: CommonFlags) =>
 
 /** The ToolBench index (loaded, or built from the suite on first use). */
 function toolBenchIndex(dataDir: string, flags: CommonFlags, suite: () => ToolBenchSuite): OpenedIndex {
-  const catalogHash = toolBenchCatalogHash(dataDir);
   const path = indexPath(flags);
+  const catalogHash = toolBenchCatalogHashFast(dataDir, path ? [path] : cachedIndexFiles('toolbench'));
   return openCliIndex({
     ...(path ? { path } : {}),
     catalog: 'toolbench',
     catalogHash,
     corpus: () => toolBenchCorpus(suite()),
-    build: (_corpus, onStep) => buildToolBenchIndex(suite(), catalogHash, { onStep }),
+    build: (_corpus, onStep) => buildToolBenchIndex(suite(), catalogHash, { onStep, dataDir }),
     quiet: Boolean(flags.json),
   });
 }
@@ -432,7 +434,8 @@ export function registerRetrieveCommands(program: Command): void {
             catalog: 'toolbench',
             catalogHash,
             corpus: () => toolBenchCorpus(suite),
-            build: (_c, onStep) => buildToolBenchIndex(suite, catalogHash, { onStep, info, ...ranker }),
+            build: (_c, onStep) =>
+              buildToolBenchIndex(suite, catalogHash, { onStep, info, dataDir, ...ranker }),
             force: true,
           });
         } else {

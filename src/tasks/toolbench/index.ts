@@ -18,7 +18,9 @@ export {
   buildToolBenchIndex,
   TOOLBENCH_CORPUS_VERSION,
   toolBenchCatalogHash,
+  toolBenchCatalogHashFast,
   toolBenchLabels,
+  toolBenchSourceStamp,
 } from './index-file.js';
 
 // queries and corpus text
