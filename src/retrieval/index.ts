@@ -108,7 +108,7 @@ export { Adam, type Projection, project } from './mnr.js';
 // Embeddings from an OpenAI-compatible endpoint
 export { OpenAiCompatibleEmbedder, type OpenAiEmbedderOptions } from './openai-embedder.js';
 // Feature vectors of the `ranked` retriever
-export { rankFeatureSource } from './rank-features.js';
+export { rankFeatureSource, useFieldIndexes } from './rank-features.js';
 // Tuned weights of the combined kinds
 export { RANKER_INITIAL, RANKER_SCALED } from './retriever-weights.js';
 // Sparse vectors and in-place shuffling

@@ -22,6 +22,7 @@ import {
   saveTrainedModel,
   type TrainedModel,
   type TrainState,
+  useFieldIndexes,
 } from '../../retrieval/index.js';
 import { ApiaryError, NotFoundError } from '../../shared/index.js';
 import {
@@ -269,6 +270,7 @@ export function registerRetrieveCommands(program: Command): void {
         out: string;
         checkpointEvery: string;
         resume?: boolean;
+        index?: string | boolean;
         holdout: string;
         epochs: string;
         synthetic?: string;
@@ -360,6 +362,12 @@ export function registerRetrieveCommands(program: Command): void {
                 ),
               );
             }
+          // the field indexes from the catalog's index file (built once, then loaded in < 1 s)
+          if (flags.index !== false)
+            useFieldIndexes(
+              toolBenchCorpus(suite),
+              toolBenchIndex(dataDir, { ...flags, retriever: 'ranked' }, () => suite).index.indexes,
+            );
           log('ranker: listwise training on the field features …');
           model.ranker = await trainToolBenchRanker(suite, {
             trainOn,
