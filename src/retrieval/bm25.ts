@@ -1,3 +1,4 @@
+import { TermTable } from './term-table.js';
 import { stem, tokenize } from './tokenize.js';
 import { topK } from './top-k.js';
 import type { RetrievalHit, Retriever } from './types.js';
@@ -13,12 +14,16 @@ export interface Bm25Options {
 
 export const bm25Analyze = (text: string): string[] => tokenize(text).map(stem);
 
-/** The arrays of a built index (what an index file stores); `vocabulary[id]` is term `id`. */
+/**
+ * The arrays of a built index (what an index file stores): the terms as `vocabulary` (term `id`
+ * at `vocabulary[id]`) or as a `TermTable` (loaded from a file, no `Map` to build).
+ */
 export interface Bm25Parts {
   k1: number;
   b: number;
   size: number;
-  vocabulary: readonly string[];
+  vocabulary?: readonly string[];
+  termTable?: TermTable;
   idf: Float32Array;
   offsets: Uint32Array;
   postDocs: Uint32Array;
@@ -38,7 +43,7 @@ export class Bm25Index implements Retriever {
   readonly k1: number;
   readonly b: number;
   private readonly analyze: (text: string) => string[];
-  private readonly termIds = new Map<string, number>();
+  private readonly termIds: Map<string, number> | TermTable;
   private readonly idf: Float32Array;
   private readonly offsets: Uint32Array;
   private readonly postDocs: Uint32Array;
@@ -55,7 +60,13 @@ export class Bm25Index implements Retriever {
     if (!texts) {
       if (!parts) throw new RangeError('Bm25Index needs texts or parts');
       this.size = parts.size;
-      for (let i = 0; i < parts.vocabulary.length; i++) this.termIds.set(parts.vocabulary[i] as string, i);
+      if (parts.termTable) this.termIds = parts.termTable;
+      else {
+        const ids = new Map<string, number>();
+        const vocab = parts.vocabulary ?? [];
+        for (let i = 0; i < vocab.length; i++) ids.set(vocab[i] as string, i);
+        this.termIds = ids;
+      }
       this.idf = parts.idf;
       this.offsets = parts.offsets;
       this.postDocs = parts.postDocs;
@@ -63,6 +74,8 @@ export class Bm25Index implements Retriever {
       return;
     }
     this.size = texts.length;
+    const termIds = new Map<string, number>();
+    this.termIds = termIds;
     // pass 1: per-document term counts, stored as (termId, tf) pairs
     const docTerms: Uint32Array[] = [];
     const docLen = new Float64Array(texts.length);
@@ -72,10 +85,10 @@ export class Bm25Index implements Retriever {
       const counts = new Map<number, number>();
       const toks = this.analyze(texts[d] as string);
       for (const t of toks) {
-        let id = this.termIds.get(t);
+        let id = termIds.get(t);
         if (id === undefined) {
-          id = this.termIds.size;
-          this.termIds.set(t, id);
+          id = termIds.size;
+          termIds.set(t, id);
           df.push(0);
         }
         counts.set(id, (counts.get(id) ?? 0) + 1);
@@ -130,7 +143,9 @@ export class Bm25Index implements Retriever {
       k1: this.k1,
       b: this.b,
       size: this.size,
-      vocabulary: [...this.termIds.keys()],
+      ...(this.termIds instanceof TermTable
+        ? { termTable: this.termIds }
+        : { vocabulary: [...this.termIds.keys()] }),
       idf: this.idf,
       offsets: this.offsets,
       postDocs: this.postDocs,

@@ -6,6 +6,7 @@ import { Bm25Index, type Bm25Parts } from './bm25.js';
 import { plainAnalyze } from './build-retriever.js';
 import type { FieldIndexes } from './field-features.js';
 import type { RankerModel } from './linear-ranker.js';
+import { TermTable } from './term-table.js';
 
 /**
  * Retrieval index files (`.apix`): every BM25 index a catalog's lexical retrievers and `ranked`
@@ -17,7 +18,7 @@ import type { RankerModel } from './linear-ranker.js';
  * (a changed catalog makes the file stale) and a CRC-32 of the section bytes (a damaged file is
  * refused with a clear error instead of giving wrong rankings).
  */
-export const INDEX_FORMAT_VERSION = 1;
+export const INDEX_FORMAT_VERSION = 2;
 const MAGIC = 'APIX0001';
 
 const bm25Meta = z.object({ k1: z.number(), b: z.number(), size: z.number().int().min(0) });
@@ -107,7 +108,11 @@ export function saveRetrievalIndex(path: string, index: RetrievalIndex): void {
   for (const [name, b] of namedIndexes(index)) {
     const p = b.toParts();
     bm25[name] = { k1: p.k1, b: p.b, size: p.size };
-    add(`${name}.vocabulary`, 'utf8', Buffer.from(p.vocabulary.join('\n'), 'utf8'));
+    const table = p.termTable ?? TermTable.build(p.vocabulary ?? []);
+    const t = table.arrays;
+    add(`${name}.termSlots`, 'u32', bytes(t.slots));
+    add(`${name}.termOffsets`, 'u32', bytes(t.offsets));
+    add(`${name}.termBytes`, 'utf8', t.bytes);
     add(`${name}.idf`, 'f32', bytes(p.idf));
     add(`${name}.offsets`, 'u32', bytes(p.offsets));
     add(`${name}.postDocs`, 'u32', bytes(p.postDocs));
@@ -229,18 +234,33 @@ export function loadRetrievalIndex(path: string): RetrievalIndex {
   const bm25 = (name: string): Bm25Index | undefined => {
     const meta = header.bm25[name];
     if (!meta) return undefined;
-    const vocabText = text(`${name}.vocabulary`);
+    const termBytes = get(`${name}.termBytes`);
+    const termSlots = u32(`${name}.termSlots`);
+    const termOffsets = u32(`${name}.termOffsets`);
+    if (termOffsets.length < 1 || termOffsets[termOffsets.length - 1] !== termBytes.length)
+      throw bad('term offsets do not end at the size of the term bytes', name);
+    if (
+      termSlots.length === 0 ||
+      termSlots.length & (termSlots.length - 1) ||
+      termSlots.length < termOffsets.length - 1
+    )
+      throw bad('term slots are not a power of two above the term count', name);
+    const termTable = new TermTable({
+      slots: termSlots,
+      offsets: termOffsets,
+      bytes: new Uint8Array(buf.buffer, buf.byteOffset + base + termBytes.offset, termBytes.length),
+    });
     const parts: Bm25Parts = {
       ...meta,
-      vocabulary: vocabText ? vocabText.split('\n') : [],
+      termTable,
       idf: f32(`${name}.idf`),
       offsets: u32(`${name}.offsets`),
       postDocs: u32(`${name}.postDocs`),
       postWeights: f32(`${name}.postWeights`),
     };
-    if (parts.offsets.length !== parts.vocabulary.length + 1 || parts.idf.length !== parts.vocabulary.length)
-      throw bad('vocabulary, idf and offsets disagree in length', name);
-    if (parts.offsets[parts.vocabulary.length] !== parts.postDocs.length)
+    if (parts.offsets.length !== termTable.size + 1 || parts.idf.length !== termTable.size)
+      throw bad('terms, idf and offsets disagree in length', name);
+    if (parts.offsets[termTable.size] !== parts.postDocs.length)
       throw bad('offsets do not end at the number of postings', name);
     return new Bm25Index(null, name === 'plain' ? { analyze: plainAnalyze } : {}, parts);
   };
@@ -264,10 +284,7 @@ export function loadRetrievalIndex(path: string): RetrievalIndex {
     };
   }
   const plain = bm25('plain');
-  const json = (name: string) => (byName.has(name) ? (JSON.parse(text(name)) as string[]) : undefined);
-  const labels = json('labels');
-  const details = json('details');
-  return {
+  const out: RetrievalIndex = {
     catalog: header.catalog,
     catalogHash: header.catalogHash,
     indexes: {
@@ -279,10 +296,21 @@ export function loadRetrievalIndex(path: string): RetrievalIndex {
     },
     ...(plain ? { plain } : {}),
     ...(header.ranker ? { ranker: { weights: header.ranker.weights, scaled: header.ranker.scaled } } : {}),
-    ...(labels ? { labels } : {}),
-    ...(details ? { details } : {}),
     info: header.info,
   };
+  // labels and details are parsed on first use (a query prints 5 of 46,802; eval none)
+  for (const name of ['labels', 'details'] as const)
+    if (byName.has(name)) {
+      let value: string[] | undefined;
+      Object.defineProperty(out, name, {
+        enumerable: true,
+        get: () => {
+          value ??= JSON.parse(text(name)) as string[];
+          return value;
+        },
+      });
+    }
+  return out;
 }
 
 /** The header of an index file (catalog, its hash, provenance), reading only the header's bytes. */
