@@ -304,6 +304,13 @@ export function registerRetrieveCommands(program: Command): void {
         log(
           `training on ${trainOn.length ? trainOn.join(', ') : 'synthetic pairs only'}; held out: ${holdout.join(', ')}`,
         );
+        // The ranker's field indexes come from the catalog's index file, opened first: building it
+        // (first use) costs a transient few hundred MB, better spent before the word vectors load.
+        if (flags.ranker && trainOn.length && flags.index !== false)
+          useFieldIndexes(
+            toolBenchCorpus(suite),
+            toolBenchIndex(dataDir, { ...flags, retriever: 'ranked' }, () => suite).index.indexes,
+          );
         const table = flags.wordVectors ? loadWordVectors().table : undefined;
         const t0 = performance.now();
         // Each projection training is a stage with its own checkpoint file; --resume continues each
@@ -362,12 +369,6 @@ export function registerRetrieveCommands(program: Command): void {
                 ),
               );
             }
-          // the field indexes from the catalog's index file (built once, then loaded in < 1 s)
-          if (flags.index !== false)
-            useFieldIndexes(
-              toolBenchCorpus(suite),
-              toolBenchIndex(dataDir, { ...flags, retriever: 'ranked' }, () => suite).index.indexes,
-            );
           log('ranker: listwise training on the field features …');
           model.ranker = await trainToolBenchRanker(suite, {
             trainOn,
