@@ -35,6 +35,7 @@ import {
 import {
   buildToolBenchIndex,
   evaluateRetriever,
+  fitToolBenchFeatures,
   loadToolBenchSuite,
   TOOLBENCH_GROUPS,
   type ToolBenchSuite,
@@ -312,6 +313,8 @@ export function registerRetrieveCommands(program: Command): void {
         if (useIndexFile) openIndex();
         const table = flags.wordVectors ? loadWordVectors().table : undefined;
         const t0 = performance.now();
+        // one feature extractor for every stage (fitting it is the same work each time)
+        const extractor = fitToolBenchFeatures(suite, table ? { table } : {});
         // Each projection training is a stage with its own checkpoint file; --resume continues each
         // stage where it stopped (a finished stage is only re-assembled, not retrained).
         const train = (files: readonly string[], stage: string) => {
@@ -341,6 +344,7 @@ export function registerRetrieveCommands(program: Command): void {
               synthetic: config.synthetic,
               seed,
               ...(table ? { table } : {}),
+              extractor,
               ...(resume ? { resume } : {}),
               checkpoint: { every, save: (state) => saveTrainCheckpoint(path, { stage, config, state }) },
               onBatch: (info) => progress.batch(info, epochs),

@@ -53,6 +53,7 @@ export {
 } from './retrieval-task.js';
 // the suite, training on it
 export {
+  fitToolBenchFeatures,
   loadToolBenchSuite,
   type PairOptions,
   type RankerTrainingOptions,
