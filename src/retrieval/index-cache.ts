@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import envPaths from 'env-paths';
-import { sha256Hex } from '../shared/index.js';
+import { ApiaryError, sha256Hex } from '../shared/index.js';
 import { Bm25Index } from './bm25.js';
 import { plainAnalyze } from './build-retriever.js';
 import { buildFieldIndexes, type FieldedCorpus } from './field-features.js';
@@ -110,14 +110,22 @@ export function openRetrievalIndex(opts: OpenIndexOptions): OpenedIndex {
   const t0 = performance.now();
   const path = opts.path ?? defaultIndexPath(opts.catalog, opts.catalogHash);
   if (!opts.force && existsSync(path)) {
+    let index: RetrievalIndex | undefined;
     try {
-      const index = loadRetrievalIndex(path);
-      if (index.catalogHash === opts.catalogHash && index.catalog === opts.catalog)
-        return { index, path, from: 'loaded', ms: performance.now() - t0 };
-      opts.log?.(`index ${path} was built for another version of catalog ${index.catalog}: rebuilding`);
+      index = loadRetrievalIndex(path);
     } catch (e) {
       opts.log?.(`index ${path} is unusable (${(e as Error).message}): rebuilding`);
     }
+    // another catalog's index is not overwritten: the path was probably given by mistake
+    if (index && index.catalog !== opts.catalog)
+      throw new ApiaryError(
+        'USAGE',
+        `index ${path} holds catalog ${index.catalog}, not ${opts.catalog}: pass another --index file`,
+      );
+    if (index?.catalogHash === opts.catalogHash)
+      return { index, path, from: 'loaded', ms: performance.now() - t0 };
+    if (index)
+      opts.log?.(`index ${path} was built for another version of catalog ${index.catalog}: rebuilding`);
   }
   const index = opts.build();
   mkdirSync(dirname(path), { recursive: true });

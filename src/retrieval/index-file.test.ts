@@ -158,5 +158,10 @@ describe('retrieval index files', () => {
     expect(notes.some((n) => n.includes('is unusable') && n.includes('bad magic'))).toBe(true);
     expect(builds).toBe(3);
     expect(loadRetrievalIndex(p).catalogHash).toBe('f'.repeat(64));
+    // an index of another catalog is an error, never overwritten
+    expect(() =>
+      openRetrievalIndex({ path: p, catalog: 'other', catalogHash: hash, build: () => built() }),
+    ).toThrow(`index ${p} holds catalog demo, not other: pass another --index file`);
+    expect(loadRetrievalIndex(p).catalog).toBe('demo');
   });
 });
