@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import envPaths from 'env-paths';
 import { ApiaryError, sha256Hex } from '../shared/index.js';
 import { Bm25Index } from './bm25.js';
@@ -70,7 +70,7 @@ export function defaultIndexPath(catalog: string, catalogHash: string): string {
   );
 }
 
-/** Index files of a catalog in the user cache folder (normally one: older ones are removed on write). */
+/** Index files of a catalog in the user cache folder (one per catalog version seen). */
 export function cachedIndexFiles(catalog: string): string[] {
   const dir = dirname(defaultIndexPath(catalog, '0'.repeat(16)));
   if (!existsSync(dir)) return [];
@@ -103,8 +103,8 @@ export interface OpenedIndex {
 
 /**
  * The index of a catalog: loaded from its file when that file is current, else built and written
- * (a stale or damaged file is replaced, with a note, never a crash). Writing the default cache
- * path also removes older index files of the same catalog.
+ * (a stale or damaged file is replaced, with a note, never a crash). Cached files of other
+ * versions of the catalog are kept (two data folders do not evict each other's index).
  */
 export function openRetrievalIndex(opts: OpenIndexOptions): OpenedIndex {
   const t0 = performance.now();
@@ -130,20 +130,6 @@ export function openRetrievalIndex(opts: OpenIndexOptions): OpenedIndex {
   const index = opts.build();
   mkdirSync(dirname(path), { recursive: true });
   saveRetrievalIndex(path, index);
-  if (!opts.path) removeOlderIndexes(path, opts.catalog);
   opts.log?.(`index written to ${path}`);
   return { index, path, from: 'built', ms: performance.now() - t0 };
-}
-
-function removeOlderIndexes(current: string, catalog: string): void {
-  const dir = dirname(current);
-  const prefix = `${catalog.replace(/[^A-Za-z0-9_.-]+/g, '_')}-`;
-  for (const f of readdirSync(dir))
-    if (
-      f.startsWith(prefix) &&
-      f.endsWith('.apix') &&
-      f !== basename(current) &&
-      /^[0-9a-f]{16}\.apix$/.test(f.slice(prefix.length))
-    )
-      rmSync(join(dir, f), { force: true });
 }

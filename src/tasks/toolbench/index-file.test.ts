@@ -1,9 +1,14 @@
 import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { saveRetrievalIndex } from '../../retrieval/index.js';
-import { buildToolBenchIndex, toolBenchCatalogHash, toolBenchCatalogHashFast } from './index-file.js';
+import { defaultIndexPath, saveRetrievalIndex } from '../../retrieval/index.js';
+import {
+  buildToolBenchIndex,
+  findCachedToolBenchIndex,
+  toolBenchCatalogHash,
+  toolBenchCatalogHashFast,
+} from './index-file.js';
 import { loadToolBenchSuite } from './suite.js';
 
 const fixtures = join(import.meta.dirname, '__fixtures__');
@@ -32,5 +37,26 @@ describe('ToolBench index files', () => {
     expect(changed).not.toBe(marker);
     expect(changed).toBe(toolBenchCatalogHash(data));
     expect(changed).not.toBe(real);
+  });
+
+  it('findCachedToolBenchIndex: the cached index of this tools.jsonl, else nothing (never builds)', () => {
+    const saved = process.env.XDG_CACHE_HOME;
+    process.env.XDG_CACHE_HOME = mkdtempSync(join(tmpdir(), 'apiary-tb-cache-'));
+    try {
+      const data = mkdtempSync(join(tmpdir(), 'apiary-tb-data-'));
+      mkdirSync(join(data, 'toolbench'));
+      copyFileSync(join(fixtures, 'tools.jsonl'), join(data, 'toolbench', 'tools.jsonl'));
+      expect(findCachedToolBenchIndex(data)).toBeUndefined();
+      const hash = toolBenchCatalogHash(data);
+      const path = defaultIndexPath('toolbench', hash);
+      mkdirSync(dirname(path), { recursive: true });
+      saveRetrievalIndex(path, buildToolBenchIndex(loadToolBenchSuite(data, []), hash, { dataDir: data }));
+      expect(findCachedToolBenchIndex(data)?.catalogHash).toBe(hash);
+      appendFileSync(join(data, 'toolbench', 'tools.jsonl'), '\n');
+      expect(findCachedToolBenchIndex(data)).toBeUndefined();
+    } finally {
+      if (saved === undefined) delete process.env.XDG_CACHE_HOME;
+      else process.env.XDG_CACHE_HOME = saved;
+    }
   });
 });

@@ -2,6 +2,8 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   buildRetrievalIndex,
+  cachedIndexFiles,
+  loadRetrievalIndex,
   type RankerModel,
   type RetrievalIndex,
   readRetrievalIndexInfo,
@@ -49,6 +51,24 @@ export function toolBenchCatalogHashFast(dataDir: string, indexFiles: readonly s
     }
   }
   return toolBenchCatalogHash(dataDir);
+}
+
+/**
+ * A current ToolBench index from the user cache folder, if one exists (matched by the recorded
+ * size and mtime of `tools.jsonl`, as `toolBenchCatalogHashFast`); never builds or writes one.
+ * For callers that should use an index when present without owning the cache (the harness task).
+ */
+export function findCachedToolBenchIndex(dataDir: string): RetrievalIndex | undefined {
+  const stamp = toolBenchSourceStamp(dataDir);
+  for (const f of cachedIndexFiles('toolbench')) {
+    try {
+      const seen = readRetrievalIndexInfo(f).info.source as { size?: number; mtimeMs?: number } | undefined;
+      if (seen?.size === stamp.size && seen?.mtimeMs === stamp.mtimeMs) return loadRetrievalIndex(f);
+    } catch {
+      // unreadable: the caller indexes in memory
+    }
+  }
+  return undefined;
 }
 
 /** A printable label per API (`category/tool/api`) and its description on one line. */

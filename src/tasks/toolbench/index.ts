@@ -16,6 +16,7 @@ export { evaluateRetriever, type QueryScores, type RetrievalReport } from './eva
 // retrieval index files of the corpus
 export {
   buildToolBenchIndex,
+  findCachedToolBenchIndex,
   TOOLBENCH_CORPUS_VERSION,
   toolBenchCatalogHash,
   toolBenchCatalogHashFast,
