@@ -1,0 +1,50 @@
+/**
+ * Entry of a sample worker thread (started by ./worker-pool.ts): rebuilds the task from the
+ * recipe in `workerData`, then solves and scores the samples the main thread sends, one message
+ * each. The main thread stays the only writer of the run folder.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { ApiaryError } from '../shared/index.js';
+import {
+  errorMessage,
+  type RebuiltTask,
+  rebuildTask,
+  runSampleById,
+  TaskRecipeSchema,
+} from './sample-runner.js';
+import type { FromWorker, ToWorker } from './worker-messages.js';
+
+const port = parentPort;
+if (!port) throw new Error('sample-worker.ts runs as a worker thread');
+const post = (m: FromWorker) => port.postMessage(m);
+
+let abort = new AbortController();
+let rebuilt: RebuiltTask;
+try {
+  rebuilt = await rebuildTask(TaskRecipeSchema.parse(workerData), undefined, abort.signal);
+  post({ type: 'ready' });
+} catch (error) {
+  post({
+    type: 'load-failed',
+    code: error instanceof ApiaryError ? error.code : null,
+    message: error instanceof ApiaryError ? error.message : errorMessage(error),
+  });
+  port.close();
+  process.exit(1);
+}
+
+port.on('message', (m: ToWorker) => {
+  if (m.type === 'abort') {
+    abort.abort(new DOMException('run aborted', 'AbortError'));
+    abort = new AbortController();
+  } else if (m.type === 'close') {
+    post({ type: 'closed', ...(rebuilt.cache ? { cacheStats: { ...rebuilt.cache.stats } } : {}) });
+    port.close();
+  } else {
+    const signal = abort.signal;
+    runSampleById(rebuilt, m.id, { seed: m.seed, epoch: m.epoch, signal }).then(
+      (run) => post({ type: 'result', job: m.job, run }),
+      (error) => post({ type: 'job-failed', job: m.job, message: errorMessage(error) }),
+    );
+  }
+});
