@@ -74,6 +74,11 @@ export interface RunEvalOptions<S extends TaskSample, O, Sc, R> extends SummaryM
   workers?: number;
   /** How a worker rebuilds the task (registry name, options, solver, model); needed with `workers` > 1. */
   recipe?: TaskRecipe;
+  /**
+   * Workers already started (`startSampleWorkers`) for this task, used instead of `workers`: several
+   * runs share one pool (its start-up paid once); the caller closes it.
+   */
+  pool?: SampleWorkerPool;
   /** Lock the run folder while writing (default on; deps for tests). */
   lock?: boolean | Partial<RunLockDeps>;
   deps?: Partial<RunEvalDeps>;
@@ -128,7 +133,7 @@ export async function runEval<S extends TaskSample, O, Sc, R>(
       'a cost budget (--max-cost) needs a price (--price-input, --price-output)',
     );
   const workers = Math.max(1, Math.floor(opts.workers ?? 1));
-  if (workers > 1 && !opts.recipe)
+  if (workers > 1 && !opts.recipe && !opts.pool)
     throw new ApiaryError(
       'USAGE',
       `--workers ${workers}: task "${opts.task.name}" cannot be rebuilt in worker threads (it was built in memory, not loaded from the task registry); run with --workers 1`,
@@ -235,8 +240,9 @@ async function runLocked<S extends TaskSample, O, Sc, R>(
 
   // Worker threads, when asked for: started once the results file is open (a resume check that
   // refuses must not pay for them), stopped before the summary.
-  let pool: SampleWorkerPool | null = null;
-  if (opts.workers !== undefined && opts.workers > 1 && todo.length > 0) {
+  let pool: SampleWorkerPool | null = opts.pool ?? null;
+  const ownPool = !opts.pool;
+  if (!pool && opts.workers !== undefined && opts.workers > 1 && todo.length > 0) {
     try {
       pool = await startSampleWorkers(opts.recipe!, Math.min(Math.floor(opts.workers), todo.length));
     } catch (error) {
@@ -311,7 +317,7 @@ async function runLocked<S extends TaskSample, O, Sc, R>(
   } finally {
     signal?.removeEventListener('abort', onAbort);
     writer.close();
-    if (pool) workerCacheStats = await pool.close();
+    if (pool && ownPool) workerCacheStats = await pool.close();
   }
   const failure = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failure) throw failure.reason;

@@ -5,6 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { ApiaryError } from '../shared/index.js';
+import { type BlobLine, externalize } from './results-file.js';
 import {
   errorMessage,
   type RebuiltTask,
@@ -19,6 +20,7 @@ if (!port) throw new Error('sample-worker.ts runs as a worker thread');
 const post = (m: FromWorker) => port.postMessage(m);
 
 let abort = new AbortController();
+const sentBlobs = new Set<string>();
 let rebuilt: RebuiltTask;
 try {
   rebuilt = await rebuildTask(TaskRecipeSchema.parse(workerData), undefined, abort.signal);
@@ -43,7 +45,12 @@ port.on('message', (m: ToWorker) => {
   } else {
     const signal = abort.signal;
     runSampleById(rebuilt, m.id, { seed: m.seed, epoch: m.epoch, signal }).then(
-      (run) => post({ type: 'result', job: m.job, run }),
+      (run) => {
+        // the catalog-long system prompt of every sample is copied between threads once, not per sample
+        const blobs: BlobLine[] = [];
+        if (run) run.output = externalize(run.output, sentBlobs, (b) => blobs.push(b));
+        post({ type: 'result', job: m.job, run, blobs });
+      },
       (error) => post({ type: 'job-failed', job: m.job, message: errorMessage(error) }),
     );
   }

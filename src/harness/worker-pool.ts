@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ApiaryError } from '../shared/index.js';
+import { internalize } from './results-file.js';
 import type { SampleRun, TaskRecipe } from './sample-runner.js';
 import type { FromWorker, ToWorker } from './worker-messages.js';
 
@@ -59,6 +60,7 @@ function workerFor(recipe: TaskRecipe): Worker {
 export async function startSampleWorkers(recipe: TaskRecipe, size: number): Promise<SampleWorkerPool> {
   let failure: ApiaryError | null = null;
   let nextJob = 0;
+  const blobTexts = new Map<string, string>();
   const slots: Slot[] = [];
 
   const fail = (slot: Slot, why: string) => {
@@ -90,6 +92,9 @@ export async function startSampleWorkers(recipe: TaskRecipe, size: number): Prom
           case 'result': {
             const job = slot.inFlight.get(m.job);
             slot.inFlight.delete(m.job);
+            for (const b of m.blobs) if (!blobTexts.has(b.sha256)) blobTexts.set(b.sha256, b.text);
+            // one string instance per blob: the results writer hashes it once, not per sample
+            if (m.run && blobTexts.size) m.run.output = internalize(m.run.output, blobTexts);
             return job?.resolve(m.run);
           }
           case 'job-failed': {
