@@ -102,7 +102,7 @@ describe('externalize', () => {
       trace: [{ step: 1 }, { sent: { system: { $blob: blobs[0] }, n: 2 } }],
     });
     expect(out.trace[0]).toBe(input.trace[0]); // untouched branch shared
-    expect(input.trace[1]!.sent.system).toBe(long); // input not mutated
+    expect((input.trace[1] as { sent: { system: string } }).sent.system).toBe(long); // input not mutated
   });
   it('copies objects that are not plain data by their own keys, as before (a Date has none)', () => {
     expect(externalize({ at: new Date(0) }, new Set(), () => {})).toEqual({ at: {} });
