@@ -13,7 +13,7 @@ import {
   runSampleById,
   TaskRecipeSchema,
 } from './sample-runner.js';
-import type { FromWorker, ToWorker } from './worker-messages.js';
+import type { FromWorker, ToWorker, WorkerJob, WorkerResult } from './worker-messages.js';
 
 const port = parentPort;
 if (!port) throw new Error('sample-worker.ts runs as a worker thread');
@@ -35,23 +35,36 @@ try {
   process.exit(1);
 }
 
+let done: WorkerResult[] = [];
+const flush = () => {
+  const results = done;
+  done = [];
+  if (results.length) post({ type: 'results', results });
+};
+const finish = (result: WorkerResult) => {
+  if (done.length === 0) setImmediate(flush);
+  done.push(result);
+};
+
+function run(job: WorkerJob): void {
+  runSampleById(rebuilt, job.id, { seed: job.seed, epoch: job.epoch, signal: abort.signal }).then(
+    (run) => {
+      // the catalog-long system prompt of every sample is copied between threads once, not per sample
+      const blobs: BlobLine[] = [];
+      if (run) run.output = externalize(run.output, sentBlobs, (b) => blobs.push(b));
+      finish({ job: job.job, run, blobs });
+    },
+    (error) => post({ type: 'job-failed', job: job.job, message: errorMessage(error) }),
+  );
+}
+
 port.on('message', (m: ToWorker) => {
   if (m.type === 'abort') {
     abort.abort(new DOMException('run aborted', 'AbortError'));
     abort = new AbortController();
   } else if (m.type === 'close') {
+    flush();
     post({ type: 'closed', ...(rebuilt.cache ? { cacheStats: { ...rebuilt.cache.stats } } : {}) });
     port.close();
-  } else {
-    const signal = abort.signal;
-    runSampleById(rebuilt, m.id, { seed: m.seed, epoch: m.epoch, signal }).then(
-      (run) => {
-        // the catalog-long system prompt of every sample is copied between threads once, not per sample
-        const blobs: BlobLine[] = [];
-        if (run) run.output = externalize(run.output, sentBlobs, (b) => blobs.push(b));
-        post({ type: 'result', job: m.job, run, blobs });
-      },
-      (error) => post({ type: 'job-failed', job: m.job, message: errorMessage(error) }),
-    );
-  }
+  } else for (const job of m.jobs) run(job);
 });

@@ -4,7 +4,7 @@ import { Worker } from 'node:worker_threads';
 import { ApiaryError } from '../shared/index.js';
 import { internalize } from './results-file.js';
 import type { SampleRun, TaskRecipe } from './sample-runner.js';
-import type { FromWorker, ToWorker } from './worker-messages.js';
+import type { FromWorker, ToWorker, WorkerJob } from './worker-messages.js';
 
 /** Samples solved and scored in worker threads, each holding the task rebuilt from one recipe. */
 export interface SampleWorkerPool {
@@ -26,6 +26,8 @@ interface Slot {
   worker: Worker;
   index: number;
   inFlight: Map<number, { resolve: (r: SampleRun | null) => void; reject: (e: unknown) => void }>;
+  /** Jobs handed to this worker in this turn of the event loop, sent together. */
+  queued: WorkerJob[];
   exited: boolean;
   closing: boolean;
   lastError: unknown;
@@ -77,6 +79,7 @@ export async function startSampleWorkers(recipe: TaskRecipe, size: number): Prom
       worker: workerFor(recipe),
       index,
       inFlight: new Map(),
+      queued: [],
       exited: false,
       closing: false,
       lastError: undefined,
@@ -89,14 +92,16 @@ export async function startSampleWorkers(recipe: TaskRecipe, size: number): Prom
             return resolve();
           case 'load-failed':
             return reject(new ApiaryError(m.code ?? 'WORKER_FAILED', `worker thread: ${m.message}`));
-          case 'result': {
-            const job = slot.inFlight.get(m.job);
-            slot.inFlight.delete(m.job);
-            for (const b of m.blobs) if (!blobTexts.has(b.sha256)) blobTexts.set(b.sha256, b.text);
-            // one string instance per blob: the results writer hashes it once, not per sample
-            if (m.run && blobTexts.size) m.run.output = internalize(m.run.output, blobTexts);
-            return job?.resolve(m.run);
-          }
+          case 'results':
+            for (const r of m.results) {
+              const job = slot.inFlight.get(r.job);
+              slot.inFlight.delete(r.job);
+              for (const b of r.blobs) if (!blobTexts.has(b.sha256)) blobTexts.set(b.sha256, b.text);
+              // one string instance per blob: the results writer hashes it once, not per sample
+              if (r.run && blobTexts.size) r.run.output = internalize(r.run.output, blobTexts);
+              job?.resolve(r.run);
+            }
+            return;
           case 'job-failed': {
             slot.lastError = new Error(m.message);
             fail(slot, `could not run a sample: ${m.message}`);
@@ -139,6 +144,11 @@ export async function startSampleWorkers(recipe: TaskRecipe, size: number): Prom
   }
 
   const send = (slot: Slot, m: ToWorker) => slot.worker.postMessage(m);
+  const sendQueued = (slot: Slot) => {
+    const jobs = slot.queued;
+    slot.queued = [];
+    if (jobs.length && !slot.exited) send(slot, { type: 'run', jobs });
+  };
   return {
     size,
     get failure() {
@@ -153,7 +163,8 @@ export async function startSampleWorkers(recipe: TaskRecipe, size: number): Prom
       const chosen = slot;
       return new Promise<SampleRun | null>((resolve, reject) => {
         chosen.inFlight.set(job, { resolve, reject });
-        send(chosen, { type: 'run', job, id, epoch, seed });
+        if (chosen.queued.length === 0) setImmediate(() => sendQueued(chosen));
+        chosen.queued.push({ job, id, epoch, seed });
       });
     },
     abort() {
