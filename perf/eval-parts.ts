@@ -76,9 +76,9 @@ const scoreRound = async () => {
   );
   const c0 = process.cpuUsage();
   for (const round of copies)
-    round.forEach((s, i) =>
-      scoreAppBenchSample(s, { id: s.id, reply: replies[i % 2 ? (i + 1) % replies.length : i]! }, catalog),
-    );
+    round.forEach((s, i) => {
+      scoreAppBenchSample(s, { id: s.id, reply: replies[i % 2 ? (i + 1) % replies.length : i]! }, catalog);
+    });
   const u = process.cpuUsage(c0);
   return (u.user + u.system) / 1000 / (rounds * pool.length);
 };
