@@ -9,13 +9,13 @@
  * - agent loop: the flat agent's `plan` (prompt, runtime, plan-lines protocol, trace) minus generate;
  * - scoring: `scoreAppBenchSample` on the AppBench dev set when ../shared/data has it (200 records,
  *   each scored once, half with their gold reply, half with another sample's), else the mini set;
- * - harness: `runEval` at concurrency 256 with a solver and a scorer that return constants (results
- *   JSONL, summary) per sample.
+ * - harness: `runEval` at concurrency 256 with a solver and a scorer that return one real flat-agent
+ *   output (reply and trace) and its score for every sample: results JSONL, summary (AppBench report).
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { flatAgent } from '../src/agents/index.js';
+import { flatAgent, planPrompt, renderAppApiList } from '../src/agents/index.js';
 import { loadCatalog } from '../src/catalog/index.js';
 import { buildRunSpec, runEval } from '../src/harness/index.js';
 import { generate } from '../src/models/index.js';
@@ -24,7 +24,9 @@ import {
   APPBENCH_SAMPLING,
   type AppBenchSample,
   appBenchGoldReply,
+  appBenchTask,
   loadAppBenchDataset,
+  summarizeAppBench,
 } from '../src/tasks/index.js';
 import { createModel } from './scale-model.js';
 
@@ -50,7 +52,7 @@ async function best(n: number, op: (i: number) => unknown): Promise<number> {
 }
 
 const instruction = (i: number) => mini[i % mini.length]!.record.input;
-const system = 'You plan calls.\n'.repeat(600); // ~10 KB, like the flat prompt
+const system = planPrompt(renderAppApiList(catalog), '2019-03-01'); // the flat agent's own prompt
 const generateMs = await best(N, (i) =>
   generate({
     model,
@@ -85,19 +87,18 @@ const scoreRound = async () => {
 await scoreRound();
 const scoreMs = Math.min(await scoreRound(), await scoreRound(), await scoreRound());
 
+// A real sample's output (flat agent: reply, trace with the prompt) and score, returned as they are.
+const solved = await appBenchTask({ samples: mini, catalog, agent }).solve(mini[7]!, { seed: 0 });
+const score = scoreAppBenchSample(mini[7]!, { id: 'x', reply: solved.output.reply }, catalog);
 const harnessRun = async () => {
   const samples = Array.from({ length: N }, (_, i) => ({ id: `s-${i}`, category: 'ss' }));
   const task = {
     name: 'const',
     version: '1',
     dataset: samples,
-    solve: async () => ({
-      output: { reply: 'x' },
-      usage: { inputTokens: 1, outputTokens: 1 },
-      modelCalls: 1,
-    }),
-    score: () => ({ ok: 1 }),
-    summarize: (scores: readonly unknown[]) => ({ n: scores.length }),
+    solve: async () => solved,
+    score: () => score,
+    summarize: summarizeAppBench,
   };
   const spec = buildRunSpec(
     {
@@ -127,7 +128,7 @@ console.log(
   `CPU ms/sample (best of 3, N=${N}; scoring on ${pool.length} ${pool === mini ? 'mini' : 'dev'} records)`,
 );
 console.log(`  generate (AI SDK call + wrapper)  ${f(generateMs)}`);
-console.log(`  agent loop (flat plan − generate) ${f(planMs - generateMs)}`);
+console.log(`  flat plan (generate + agent loop) ${f(planMs)}`);
 console.log(`  AppBench scoring                  ${f(scoreMs)}`);
 console.log(`  harness (JSONL, summary)          ${f(harnessMs)}`);
 console.log(`  sum                               ${f(planMs + scoreMs + harnessMs)}`);
