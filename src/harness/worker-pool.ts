@@ -40,6 +40,9 @@ interface Slot {
  */
 const YOUNG_GENERATION = { maxYoungGenerationSizeMb: 96 };
 
+/** How long `close` waits for a worker to answer before terminating it. */
+const CLOSE_GRACE_MS = 5000;
+
 /**
  * The worker entry. From the TypeScript sources (tests, `tsx`) the worker boots through tsx's
  * loader, which a worker does not inherit from `--import` flags; from `dist/` it is plain JS.
@@ -186,7 +189,12 @@ export async function startSampleWorkers(recipe: TaskRecipe, size: number): Prom
             new Promise<void>((resolve) => {
               s.closing = true;
               if (s.exited) return resolve();
-              s.worker.once('exit', () => resolve());
+              // a worker stuck in synchronous code never reads 'close': stopped after a grace period
+              const stuck = setTimeout(() => void s.worker.terminate(), CLOSE_GRACE_MS);
+              s.worker.once('exit', () => {
+                clearTimeout(stuck);
+                resolve();
+              });
               send(s, { type: 'close' });
             }),
         ),
