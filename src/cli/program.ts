@@ -15,6 +15,7 @@ import { registerSftCommands } from './commands/sft.js';
 import { registerShortcutsCommands } from './commands/shortcuts.js';
 import { registerTasksCommands } from './commands/tasks.js';
 import { registerToolsCommands } from './commands/tools.js';
+import { registerViewCommand } from './commands/view.js';
 
 /**
  * Builds the `apiary` command tree. Each domain registers its commands from its own file in
@@ -43,5 +44,6 @@ export function buildProgram(): Command {
   registerShortcutsCommands(program);
   registerToolsCommands(program);
   registerGtaCommands(program);
+  registerViewCommand(program);
   return program;
 }

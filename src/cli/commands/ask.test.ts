@@ -21,6 +21,7 @@ async function apiary(...args: string[]): Promise<{ code: number; stdout: string
     APIARY_DATA: '',
     HOME: home,
     XDG_DATA_HOME: join(home, 'data'),
+    XDG_CACHE_HOME: join(home, 'cache'),
   };
   for (const k of ['APIARY_BASE_URL', 'APIARY_MODEL', 'APIARY_CONFIG']) delete env[k];
   try {
