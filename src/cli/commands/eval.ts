@@ -349,7 +349,11 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
     await loaded.dispose?.();
   }
   const { summary } = result;
-  for (const n of loaded.finalNotes?.() ?? []) note(n);
+  const finalNotes = loaded.finalNotes?.() ?? [];
+  // with worker threads the tasks that ran the samples live in the workers: this thread's counts are 0
+  if (workers > 1 && finalNotes.length)
+    note('tool recording: with --workers each worker thread keeps its own counts (not shown)');
+  else for (const n of finalNotes) note(n);
   // with worker threads the cache lives in each worker: their counts replace this thread's (all 0)
   const cacheStats = result.workerCacheStats ?? cache?.stats;
   if (result.lockTakenOver)
