@@ -139,6 +139,18 @@ describe('runGtaE2e (ReAct)', () => {
   });
 });
 
+describe('runGtaE2e (FinishAction)', () => {
+  it('"Action:FinishAction" ends the run with its input as the answer, as Lagent\'s executor does', async () => {
+    const turn = scripted(['Thought:done\nAction:FinishAction\nAction Input:391']);
+    const r = await run(turn);
+    expect([r.result.stopReason, r.result.answer, turn.requests.length]).toEqual(['final', '391', 1]);
+    expect(JSON.parse(pyJsonDumps(r.predictions))).toEqual([
+      { role: 'assistant', content: 'done\n', meta: { type: 'thought' } },
+      { role: 'assistant', content: '391' },
+    ]);
+  });
+});
+
 describe('runGtaE2e (native tool calling)', () => {
   it('records each provider tool call and the final text as GTA steps', async () => {
     const turn = scripted([

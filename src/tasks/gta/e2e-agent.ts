@@ -21,7 +21,14 @@ import { contentToText, type DispatchContext, dispatchCall } from '../../exec/in
 import { type PyJson, type PyObject, pyGet, toPyJson } from '../../shared/index.js';
 import type { GtaRecord } from './dataset.js';
 import { pyObject } from './py-value.js';
-import { answerStep, callStep, GTA_INVALID_ACTION, GTA_NO_ACTION, pyArgs } from './step-execute.js';
+import {
+  answerStep,
+  callStep,
+  GTA_FINISH_ACTION,
+  GTA_INVALID_ACTION,
+  GTA_NO_ACTION,
+  pyArgs,
+} from './step-execute.js';
 import { type GtaToolMeta, gtaAgentTool } from './toolmeta.js';
 
 /**
@@ -133,7 +140,17 @@ function recordingProtocol(
   return {
     ...inner,
     parse(reply, tools): Decision {
-      const decision = inner.parse(reply, tools);
+      let decision = inner.parse(reply, tools);
+      // Lagent's executor holds FinishAction too: "Action:FinishAction" ends the run with its input
+      const only = decision.kind === 'calls' && decision.calls.length === 1 ? decision.calls[0]! : undefined;
+      if (kind === 'react' && only?.tool === GTA_FINISH_ACTION && !known.has(GTA_FINISH_ACTION))
+        decision = {
+          kind: 'final',
+          answer: only.rawInput ?? '',
+          ...(decision.kind === 'calls' && decision.thought !== undefined
+            ? { thought: decision.thought }
+            : {}),
+        };
       if (decision.kind === 'final') {
         thought(decision.thought);
         steps.push(answerStep(decision.answer));
