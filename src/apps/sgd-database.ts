@@ -1,10 +1,18 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import envPaths from 'env-paths';
 import { z } from 'zod';
 import { bundledDataDir } from '../catalog/index.js';
-import { ApiaryError, InputInvalidError, parseJsonText, parseWith, readJsonFile } from '../shared/index.js';
+import {
+  ApiaryError,
+  InputInvalidError,
+  parseJsonText,
+  parseWith,
+  readBytesFile,
+  readJsonFile,
+  readTextFile,
+} from '../shared/index.js';
 import { normalizeSlotValue } from './normalize-slot-value.js';
 
 /** Bumped whenever the schema or the build rules change; stored in `meta.build_version`. */
@@ -396,7 +404,7 @@ let bundledImage: Buffer | undefined;
 export function openBundledSgdDatabase(): SgdDatabaseHandle {
   if (!bundledImage) {
     const path = bundledSgdSubsetPath();
-    const json = parseJsonText(readFileSync(path, 'utf8'), path);
+    const json = parseJsonText(readTextFile(path), path);
     const db = new Database(':memory:');
     buildSgdDatabase([{ file: 'data/sgd-db/sgd-subset.json', json }], db);
     bundledImage = db.serialize();
@@ -424,7 +432,7 @@ export function openSgdDatabase(path?: string, opts: OpenSgdDatabaseOptions = {}
       throw new ApiaryError('NOT_FOUND', `no SGD database at ${path} (build it with: apiary apps build-db)`);
     return openBundledSgdDatabase();
   }
-  const db = opts.copy === false ? new Database(file) : new Database(readFileSync(file));
+  const db = opts.copy === false ? new Database(file) : new Database(readBytesFile(file));
   let version: string | undefined;
   try {
     version = sgdDatabaseMeta(db).build_version;

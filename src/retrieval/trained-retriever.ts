@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { ApiaryError, mulberry32, parseWith, writeFileAtomic } from '../shared/index.js';
+import { ApiaryError, mulberry32, parseWith, readBytesFile, writeFileAtomic } from '../shared/index.js';
 import { type FeatureConfig, FeatureExtractor } from './features.js';
 import { Adam, identityProjection, mnrLossAndGrad, type Projection, project } from './mnr.js';
 import { mixSparse, type SparseVector, shuffleInPlace } from './sparse.js';
@@ -290,7 +289,7 @@ export function saveTrainedModel(path: string, model: TrainedModel): void {
 }
 
 export function loadTrainedModel(path: string): TrainedModel {
-  return decodeTrainedModel(readFileSync(path), path);
+  return decodeTrainedModel(readBytesFile(path), path);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { modelTurns } from '../../agents/index.js';
-import { sha256OfFiles } from '../../shared/index.js';
+import { ApiaryError, sha256OfFiles } from '../../shared/index.js';
 import { defaultTaskRegistry, type TaskRegistry } from '../registry.js';
 import type { Outcome, SolverDefinition, Task, TaskDefinition, TaskSample } from '../task.js';
 import { loadShortcutsApis } from './api-files.js';
@@ -103,7 +103,11 @@ export const shortcutsDefinition: TaskDefinition<ShortcutsBothModes, ShortcutSco
     let stepper: ShortcutStepper;
     if (ctx.solver === 'baseline') stepper = baselineStepper(apis);
     else {
-      if (!ctx.model) throw new Error('the teacher-forced solver needs a model');
+      if (!ctx.model)
+        throw new ApiaryError(
+          'USAGE',
+          'the teacher-forced solver needs a model: pass --model and --base-url, or --solver baseline',
+        );
       stepper = modelStepper(
         modelTurns(ctx.model, {
           settings: ctx.sampling,
