@@ -216,6 +216,23 @@ export function buildSgdDatabase(
   dialogueFiles: Iterable<SgdDialogueFile>,
   db: SqliteDatabase,
 ): SgdBuildCounts {
+  const steps = sgdDatabaseBuild(dialogueFiles, db);
+  db.transaction(() => {
+    while (!steps.next().done);
+  })();
+  db.exec('ANALYZE');
+  return steps.counts;
+}
+
+/**
+ * The build as steps, for a caller that must stay responsive (Ctrl-C): `next()` indexes one
+ * dialogue file (the last step writes the occurrences and the meta table); the caller owns the
+ * transaction and runs ANALYZE at the end. `counts` grows as the steps run.
+ */
+export function sgdDatabaseBuild(
+  dialogueFiles: Iterable<SgdDialogueFile>,
+  db: SqliteDatabase,
+): Generator<string, void> & { counts: SgdBuildCounts } {
   createSgdSchema(db);
   const insertSource = db.prepare('INSERT INTO sources (id, file, dialogues, calls) VALUES (?, ?, 0, 0)');
   const updateSource = db.prepare('UPDATE sources SET dialogues = ?, calls = ? WHERE id = ?');
@@ -245,7 +262,7 @@ export function buildSgdDatabase(
   const occurrences: number[] = [0];
   const files: string[] = [];
 
-  const build = db.transaction(() => {
+  function* build(): Generator<string, void> {
     for (const { file, json } of dialogueFiles) {
       const sourceId = ++counts.files;
       files.push(file);
@@ -307,6 +324,7 @@ export function buildSgdDatabase(
         });
       });
       updateSource.run(json.length, fileCalls, sourceId);
+      yield file;
     }
     for (let id = 1; id < occurrences.length; id++)
       if (occurrences[id]! > 1) updateOccurrences.run(occurrences[id], id);
@@ -321,10 +339,8 @@ export function buildSgdDatabase(
       row_values: String(counts.rowValues),
     };
     for (const key of Object.keys(meta).sort()) insertMeta.run(key, meta[key]);
-  });
-  build();
-  db.exec('ANALYZE');
-  return counts;
+  }
+  return Object.assign(build(), { counts });
 }
 
 /** Per-(service, intent) counts of a built database, ordered by service then intent. */

@@ -111,10 +111,12 @@ export {
   loadTrainedModel,
   saveTrainedModel,
   type TrainedModel,
+  type TrainedProjection,
   TrainedRetriever,
   type TrainingPair,
   type TrainOptions,
   trainProjection,
+  trainProjectionUntil,
 } from './trained-retriever.js';
 
 // The retriever contract and retrieval data

@@ -48,6 +48,12 @@ export interface TrainOptions {
   onBatch?: (info: { epoch: number; batch: number; batches: number; loss: number }) => void;
 }
 
+export interface TrainedProjection {
+  projection: Projection;
+  /** Mean loss of each finished epoch. */
+  epochLosses: number[];
+}
+
 /**
  * Trains W with the Multiple Negatives Ranking loss on (query, document) pairs over frozen
  * features: seeded shuffle each epoch, batches built so that no document appears twice in one
@@ -59,7 +65,46 @@ export function trainProjection(
   corpus: readonly string[],
   pairs: readonly TrainingPair[],
   opts: TrainOptions = {},
-): { projection: Projection; epochLosses: number[] } {
+): TrainedProjection {
+  const steps = projectionTraining(extractor, corpus, pairs, opts);
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+  }
+}
+
+/**
+ * `trainProjection` that gives the event loop a turn every `yieldEveryMs` (default 50), so a
+ * Ctrl-C handler can run, and stops after the batch in progress once `signal` is aborted: the
+ * projection then holds every update made so far and `stopped` is true.
+ */
+export async function trainProjectionUntil(
+  extractor: FeatureExtractor,
+  corpus: readonly string[],
+  pairs: readonly TrainingPair[],
+  opts: TrainOptions & { signal?: AbortSignal; yieldEveryMs?: number } = {},
+): Promise<TrainedProjection & { stopped: boolean }> {
+  const steps = projectionTraining(extractor, corpus, pairs, opts);
+  const every = opts.yieldEveryMs ?? 50;
+  let last = performance.now();
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return { ...next.value, stopped: false };
+    if (performance.now() - last >= every) {
+      await new Promise((r) => setImmediate(r));
+      last = performance.now();
+    }
+    if (opts.signal?.aborted) return { ...next.value, stopped: true };
+  }
+}
+
+/** The training loop, one yield after each batch with what a caller stopping there would keep. */
+function* projectionTraining(
+  extractor: FeatureExtractor,
+  corpus: readonly string[],
+  pairs: readonly TrainingPair[],
+  opts: TrainOptions,
+): Generator<TrainedProjection, TrainedProjection> {
   const epochs = opts.epochs ?? 3;
   const batchSize = opts.batchSize ?? 64;
   const scale = opts.scale ?? 20;
@@ -130,7 +175,7 @@ export function trainProjection(
     }
     let total = 0;
     if (opts.groupOf) shuffleInPlace(batches, rand);
-    batches.forEach((batch, b) => {
+    for (const [b, batch] of batches.entries()) {
       const { loss, touched } = mnrLossAndGrad(
         p,
         batch.map((x) => qf(x.query)),
@@ -141,7 +186,8 @@ export function trainProjection(
       adam.step(grad, touched);
       total += loss;
       opts.onBatch?.({ epoch, batch: b, batches: batches.length, loss });
-    });
+      yield { projection: p, epochLosses: [...epochLosses] };
+    }
     epochLosses.push(batches.length ? total / batches.length : 0);
   }
   return { projection: p, epochLosses };

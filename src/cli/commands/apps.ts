@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import {
@@ -10,6 +11,7 @@ import {
 } from '../../apps/index.js';
 import { loadCatalog, resolveDataDir } from '../../catalog/index.js';
 import { NotFoundError, parseJsonText } from '../../shared/index.js';
+import { EXIT_INTERRUPTED, trapSigint } from '../interrupt.js';
 import { parseChoice, parseOutputPath, usageError } from '../options.js';
 import { printJson } from '../output.js';
 
@@ -45,10 +47,23 @@ export function registerAppsCommands(program: Command): void {
     )
     .option('--out <file>', `database file (default ${defaultSgdDatabasePath()})`)
     .option('--json', 'machine-readable output')
-    .action((flags: BuildFlags) => {
+    .action(async (flags: BuildFlags) => {
       const dataDir = resolveDataDir(flags.data ? resolve(flags.data) : undefined);
       const out = resolve(parseOutputPath('--out', flags.out) ?? defaultSgdDatabasePath());
-      const report = buildSgdDatabaseFile(dataDir, out);
+      const interrupt = trapSigint('the build stops after this file; nothing is written');
+      const report = await buildSgdDatabaseFile(dataDir, out, { signal: interrupt.signal }).finally(() =>
+        interrupt.release(),
+      );
+      if ('interrupted' in report) {
+        // an index missing files would make searches miss rows silently: all or nothing
+        const { filesDone, files } = report.interrupted;
+        if (flags.json) printJson(report);
+        process.stderr.write(
+          `interrupted after ${filesDone}/${files} file(s): ${out} not written${existsSync(out) ? ' (the earlier database is kept)' : ''}\n`,
+        );
+        process.exitCode = EXIT_INTERRUPTED;
+        return;
+      }
       if (flags.json) {
         printJson(report);
         return;

@@ -26,9 +26,10 @@ import {
   loadToolBenchSuite,
   TOOLBENCH_GROUPS,
   toolBenchCorpus,
-  trainToolBenchModel,
+  trainToolBenchModelUntil,
   trainToolBenchRanker,
 } from '../../tasks/toolbench/index.js';
+import { EXIT_INTERRUPTED, trapSigint } from '../interrupt.js';
 import { parseChoice, parseExistingFile, parseInteger, parseList, parseOutputPath } from '../options.js';
 import { printJson } from '../output.js';
 
@@ -205,12 +206,16 @@ export function registerRetrieveCommands(program: Command): void {
         const table = flags.wordVectors ? loadWordVectors().table : undefined;
         const t0 = performance.now();
         let lastLog = 0;
+        // The first Ctrl-C stops training after the batch in progress and writes the model trained
+        // so far (whole: temp file + rename); no ranker is trained then.
+        const interrupt = trapSigint('training stops after this batch; the model trained so far is written');
         const train = (files: readonly string[]) =>
-          trainToolBenchModel(suite, {
+          trainToolBenchModelUntil(suite, {
             trainOn: files,
             epochs,
             synthetic: synthetic ?? (files.length ? 0 : 8000),
             seed,
+            signal: interrupt.signal,
             ...(table ? { table } : {}),
             onBatch: ({ epoch, batch, batches, loss }) => {
               const now = performance.now();
@@ -220,28 +225,46 @@ export function registerRetrieveCommands(program: Command): void {
               }
             },
           });
-        const model = train(trainOn);
-        model.info.heldOut = holdout;
-        if (flags.ranker && trainOn.length) {
-          // With 2+ training files the `trained` feature of each file comes from a model that did
-          // not see it (as at test time); with one file the ranker uses the field features only.
-          const featureModels = new Map<string, TrainedModel>();
-          if (trainOn.length > 1)
-            for (const f of trainOn) {
-              log(
-                `ranker: training the feature model for ${f} on ${trainOn.filter((g) => g !== f).join(', ')}`,
-              );
-              featureModels.set(f, train(trainOn.filter((g) => g !== f)));
+        let model: TrainedModel;
+        try {
+          const main = await train(trainOn);
+          model = main.model;
+          model.info.heldOut = holdout;
+          if (flags.ranker && trainOn.length && !main.stopped) {
+            // With 2+ training files the `trained` feature of each file comes from a model that did
+            // not see it (as at test time); with one file the ranker uses the field features only.
+            const featureModels = new Map<string, TrainedModel>();
+            if (trainOn.length > 1)
+              for (const f of trainOn) {
+                log(
+                  `ranker: training the feature model for ${f} on ${trainOn.filter((g) => g !== f).join(', ')}`,
+                );
+                const feature = await train(trainOn.filter((g) => g !== f));
+                if (feature.stopped) break;
+                featureModels.set(f, feature.model);
+              }
+            if (!interrupt.signal.aborted) {
+              log('ranker: listwise training on the field features …');
+              model.ranker = await trainToolBenchRanker(suite, {
+                trainOn,
+                featureModels,
+                ...(table ? { table } : {}),
+              });
             }
-          log('ranker: listwise training on the field features …');
-          model.ranker = await trainToolBenchRanker(suite, {
-            trainOn,
-            featureModels,
-            ...(table ? { table } : {}),
-          });
+          }
+          if (interrupt.signal.aborted)
+            model.info.interrupted ??= { epochsFinished: (model.info.epochLosses as number[]).length };
+          model.info.seconds = Math.round((performance.now() - t0) / 1000);
+          saveTrainedModel(out, model);
+        } finally {
+          interrupt.release();
         }
-        model.info.seconds = Math.round((performance.now() - t0) / 1000);
-        saveTrainedModel(out, model);
+        if (interrupt.signal.aborted) {
+          process.exitCode = EXIT_INTERRUPTED;
+          log(
+            `interrupted: wrote ${out} after ${(model.info.epochLosses as number[]).length} finished epoch(s)${model.ranker ? '' : ', without a ranker'}`,
+          );
+        }
         if (flags.json) printJson({ out, ...model.info, ...(model.ranker ? { ranker: model.ranker } : {}) });
         else
           process.stdout.write(

@@ -52,5 +52,6 @@ export {
   type TrainSuiteOptions,
   toolBenchCorpus,
   trainToolBenchModel,
+  trainToolBenchModelUntil,
   trainToolBenchRanker,
 } from './suite.js';

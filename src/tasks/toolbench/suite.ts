@@ -14,10 +14,13 @@ import {
   rankFeatureSource,
   shuffleInPlace,
   type TrainedModel,
+  type TrainedProjection,
   type TrainingPair,
+  type TrainOptions,
   tokenize,
   trainLinearRanker,
   trainProjection,
+  trainProjectionUntil,
   type WordVectors,
 } from '../../retrieval/index.js';
 import { mulberry32, NotFoundError } from '../../shared/index.js';
@@ -161,8 +164,8 @@ export interface TrainSuiteOptions extends PairOptions {
   onBatch?: (info: { epoch: number; batch: number; batches: number; loss: number }) => void;
 }
 
-/** Trains the projection retriever on a suite (features fitted on the corpus texts). */
-export function trainToolBenchModel(suite: ToolBenchSuite, opts: TrainSuiteOptions): TrainedModel {
+/** What both trainers share: the fitted features, the pairs, the projection options, the model info. */
+function toolBenchTraining(suite: ToolBenchSuite, opts: TrainSuiteOptions) {
   const fx = FeatureExtractor.fit(suite.texts, {
     hashDim: opts.hashDim ?? 256,
     ...(opts.table ? { table: opts.table } : {}),
@@ -179,7 +182,7 @@ export function trainToolBenchModel(suite: ToolBenchSuite, opts: TrainSuiteOptio
   });
   const gamma = opts.toolContext ?? TOOL_CONTEXT_WEIGHT;
   const docFeatures = contextFeatures(suite.texts, { texts: suite.toolTexts, groupOf: suite.toolOf }, gamma);
-  const { projection, epochLosses } = trainProjection(fx, suite.texts, pairs, {
+  const trainOptions: TrainOptions = {
     ...(gamma > 0 ? { docFeatures: (d: number) => docFeatures(fx, d) } : {}),
     epochs: opts.epochs ?? 3,
     lr: opts.lr ?? 1e-3,
@@ -187,8 +190,8 @@ export function trainToolBenchModel(suite: ToolBenchSuite, opts: TrainSuiteOptio
     seed: opts.seed ?? 42,
     groupOf: (d) => catOf[d] as number,
     ...(opts.onBatch ? { onBatch: opts.onBatch } : {}),
-  });
-  return {
+  };
+  const model = ({ projection, epochLosses }: TrainedProjection): TrainedModel => ({
     features: fx.config,
     projection,
     scale: 20,
@@ -204,7 +207,32 @@ export function trainToolBenchModel(suite: ToolBenchSuite, opts: TrainSuiteOptio
       seed: opts.seed ?? 42,
       toolContext: gamma,
     },
-  };
+  });
+  return { fx, pairs, trainOptions, model };
+}
+
+/** Trains the projection retriever on a suite (features fitted on the corpus texts). */
+export function trainToolBenchModel(suite: ToolBenchSuite, opts: TrainSuiteOptions): TrainedModel {
+  const t = toolBenchTraining(suite, opts);
+  return t.model(trainProjection(t.fx, suite.texts, t.pairs, t.trainOptions));
+}
+
+/**
+ * `trainToolBenchModel` that `signal` can stop (Ctrl-C): the model returned then holds the updates
+ * made so far, `stopped` is true and `info.interrupted` records the finished epochs.
+ */
+export async function trainToolBenchModelUntil(
+  suite: ToolBenchSuite,
+  opts: TrainSuiteOptions & { signal?: AbortSignal },
+): Promise<{ model: TrainedModel; stopped: boolean }> {
+  const t = toolBenchTraining(suite, opts);
+  const r = await trainProjectionUntil(t.fx, suite.texts, t.pairs, {
+    ...t.trainOptions,
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  });
+  const model = t.model(r);
+  if (r.stopped) model.info.interrupted = { epochsFinished: r.epochLosses.length };
+  return { model, stopped: r.stopped };
 }
 
 export interface RankerTrainingOptions {
