@@ -128,7 +128,9 @@ describe('CLI error paths', { timeout: 60_000 }, () => {
   });
 
   it('usage: an unknown flag, task, solver or option; an output folder that cannot be written', async () => {
-    const [flag, task, solver, option, readOnly] = await Promise.all([
+    const aFile = join(mkdtempSync(join(tmpdir(), 'apiary-errors-')), 'notes.txt');
+    writeFileSync(aFile, 'x');
+    const [flag, task, solver, option, readOnly, outFile] = await Promise.all([
       apiary('eval', 'appbench', '--limt', '3'),
       apiary('eval', 'appbnch'),
       apiary('eval', 'appbench', '--solver', 'greedy'),
@@ -144,6 +146,7 @@ describe('CLI error paths', { timeout: 60_000 }, () => {
         '--out',
         '/proc/apiary/sft.jsonl',
       ),
+      apiary('eval', 'appbench', '--out', aFile),
     ]);
     expect(flag.code).toBe(2);
     expect(flag.stderr.split('\n')[0]).toBe("error [USAGE] unknown option '--limt'");
@@ -163,5 +166,10 @@ describe('CLI error paths', { timeout: 60_000 }, () => {
       2,
       'error [USAGE] --out must be a path in a writable folder (/proc is not) (got "/proc/apiary/sft.jsonl")\n',
     ]);
+    // a file where the run folder goes: refused before the run (was INTERNAL EEXIST, exit 3, after loading)
+    expect(outFile.code).toBe(2);
+    expect(outFile.stderr.split('\n').at(-2)).toBe(
+      `error [USAGE] --out must be a folder path, not a file (got "${aFile}")`,
+    );
   });
 });

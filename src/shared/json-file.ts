@@ -36,14 +36,18 @@ export function fileReadError(path: string, error: unknown): ApiaryError {
         cause: error,
       },
     );
+  if (code === 'EEXIST')
+    return new InputInvalidError(
+      { file: path },
+      'already exists (a file where a folder is needed?); pass another path',
+      {
+        cause: error,
+      },
+    );
   if (error instanceof ApiaryError) return error;
-  return new ApiaryError(
-    'INTERNAL',
-    `${path}: cannot be read (${(error as Error)?.message ?? String(error)})`,
-    {
-      cause: error,
-    },
-  );
+  return new ApiaryError('INTERNAL', `${path}: ${(error as Error)?.message ?? String(error)}`, {
+    cause: error,
+  });
 }
 
 /** Reads a whole file as bytes; every failure is a typed error naming the path ({@link fileReadError}). */

@@ -17,9 +17,15 @@ export const SHORTCUTS_FILES = {
     name: 'json-gpt-3.5-turbo_check_intersection_of_query_and_para_necessary.json',
     origin: 'the ShortcutsBench repository (EachSheep/ShortcutsBench; too large for ../shared/data)',
   },
-  apiInfo: { name: 'all_api2info.json', origin: 'ships in ../shared/data/shortcutsbench' },
-  paraTypes: { name: 'all_api2paraname2paratype.json', origin: 'ships in ../shared/data/shortcutsbench' },
-  categories: { name: 'generated_success_categories.json', origin: 'ships in ../shared/data/shortcutsbench' },
+  apiInfo: { name: 'all_api2info.json', origin: 'the data folder ../shared/data/shortcutsbench' },
+  paraTypes: {
+    name: 'all_api2paraname2paratype.json',
+    origin: 'the data folder ../shared/data/shortcutsbench',
+  },
+  categories: {
+    name: 'generated_success_categories.json',
+    origin: 'the data folder ../shared/data/shortcutsbench',
+  },
 } as const;
 export type ShortcutsFileRole = keyof typeof SHORTCUTS_FILES;
 
