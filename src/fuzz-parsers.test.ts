@@ -40,6 +40,17 @@ describe('parsers of untrusted text never crash', () => {
     });
   }
 
+  it('deep nesting is a typed error, not a stack overflow (found by this fuzzing: parsePyJson recursed)', () => {
+    const inputs = [
+      '['.repeat(100_000) + ']'.repeat(100_000),
+      `${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}`,
+    ];
+    const crashes = fuzzTargets().flatMap((t) =>
+      inputs.map((text) => [t.name, crashOf(t, text)] as const).filter(([, c]) => c !== null),
+    );
+    expect(crashes).toEqual([]);
+  });
+
   it('the seeds themselves parse (the mutations start from valid inputs)', () => {
     const failing = fuzzTargets()
       .flatMap((t) => t.seeds.map((s, i) => [t.name, i, outcomeOf(t, s).outcome] as const))
