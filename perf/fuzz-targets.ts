@@ -261,14 +261,15 @@ const NASTY = [
 
 /**
  * One seeded mutation of `seed`: 1–4 edits among delete a span, duplicate a span, insert nasty
- * text, replace a character, truncate, and swap a JSON value for another type. `rand` in [0, 1).
+ * text, replace a character, truncate, nest a span thousands of levels deep, and swap a JSON value
+ * for another type. `rand` in [0, 1).
  */
 export function mutate(seed: string, rand: () => number): string {
   let s = seed;
   const at = () => Math.floor(rand() * (s.length + 1));
   const edits = 1 + Math.floor(rand() * 4);
   for (let e = 0; e < edits; e++) {
-    const op = Math.floor(rand() * 6);
+    const op = Math.floor(rand() * 7);
     const i = at();
     const j = Math.min(s.length, i + 1 + Math.floor(rand() * 16));
     const nasty = NASTY[Math.floor(rand() * NASTY.length)]!;
@@ -277,7 +278,12 @@ export function mutate(seed: string, rand: () => number): string {
     else if (op === 2) s = s.slice(0, i) + nasty + s.slice(i);
     else if (op === 3) s = s.slice(0, i) + nasty + s.slice(i + 1);
     else if (op === 4) s = s.slice(0, i);
-    else {
+    else if (op === 5) {
+      // nesting deeper than any stack: around the whole text or a span
+      const k = 2000 + Math.floor(rand() * 20_000);
+      const [open, close] = rand() < 0.5 ? ['[', ']'] : ['{"a":', '}'];
+      s = s.slice(0, i) + open.repeat(k) + s.slice(i, j) + close.repeat(k) + s.slice(j);
+    } else {
       // a JSON value of another type where a string, number or literal stood
       const values = ['null', '[]', '{}', '0', '"x"', 'true', '-1', '1.5e308', '[[[]]]'];
       const m = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?|true|false|null/g;
