@@ -16,7 +16,11 @@ export {
 } from './app.js';
 
 // Building the database file from an SGD release (`apiary apps build-db`)
-export { buildSgdDatabaseFile, type SgdDatabaseFileReport } from './build-sgd-database-file.js';
+export {
+  buildSgdDatabaseFile,
+  type SgdDatabaseBuildInterrupted,
+  type SgdDatabaseFileReport,
+} from './build-sgd-database-file.js';
 
 // Slot value normalisation shared by the database and the apps
 export { normalizeSlotValue } from './normalize-slot-value.js';

@@ -14,8 +14,8 @@ const dir = mkdtempSync(join(tmpdir(), 'apiary-sgd-full-'));
 let report: SgdDatabaseFileReport;
 let handle: SgdDatabaseHandle;
 
-beforeAll(() => {
-  report = buildSgdDatabaseFile(data, join(dir, 'sgd.sqlite'));
+beforeAll(async () => {
+  report = await buildSgdDatabaseFile(data, join(dir, 'sgd.sqlite'));
   handle = openSgdDatabase(report.out);
 });
 afterAll(() => {

@@ -293,7 +293,7 @@ describe('database files', () => {
     ]);
     const out = join(dir, 'out', 'sgd.sqlite');
     let t = 0;
-    const report = buildSgdDatabaseFile(data, out, { now: () => (t += 5), pid: 1 });
+    const report = await buildSgdDatabaseFile(data, out, { now: () => (t += 5), pid: 1 });
     expect(report.counts.calls).toBe(9);
     expect(report.ms).toBe(5);
     expect(report.bytes).toBe(statSync(out).size);
@@ -313,9 +313,9 @@ describe('database files', () => {
     again.db.close();
   });
 
-  it('reports a missing explicit file and an empty data folder', () => {
+  it('reports a missing explicit file and an empty data folder', async () => {
     expect(() => openSgdDatabase(join(dir, 'missing.sqlite'))).toThrow(/no SGD database at/);
-    expect(() => buildSgdDatabaseFile(join(dir, 'empty'), join(dir, 'x.sqlite'))).toThrow(
+    await expect(buildSgdDatabaseFile(join(dir, 'empty'), join(dir, 'x.sqlite'))).rejects.toThrow(
       /no SGD dialogue files under/,
     );
   });

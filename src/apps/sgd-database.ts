@@ -1,10 +1,18 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import envPaths from 'env-paths';
 import { z } from 'zod';
 import { bundledDataDir } from '../catalog/index.js';
-import { ApiaryError, InputInvalidError, parseJsonText, parseWith, readJsonFile } from '../shared/index.js';
+import {
+  ApiaryError,
+  InputInvalidError,
+  parseJsonText,
+  parseWith,
+  readBytesFile,
+  readJsonFile,
+  readTextFile,
+} from '../shared/index.js';
 import { normalizeSlotValue } from './normalize-slot-value.js';
 
 /** Bumped whenever the schema or the build rules change; stored in `meta.build_version`. */
@@ -208,6 +216,23 @@ export function buildSgdDatabase(
   dialogueFiles: Iterable<SgdDialogueFile>,
   db: SqliteDatabase,
 ): SgdBuildCounts {
+  const steps = sgdDatabaseBuild(dialogueFiles, db);
+  db.transaction(() => {
+    while (!steps.next().done);
+  })();
+  db.exec('ANALYZE');
+  return steps.counts;
+}
+
+/**
+ * The build as steps, for a caller that must stay responsive (Ctrl-C): `next()` indexes one
+ * dialogue file (the last step writes the occurrences and the meta table); the caller owns the
+ * transaction and runs ANALYZE at the end. `counts` grows as the steps run.
+ */
+export function sgdDatabaseBuild(
+  dialogueFiles: Iterable<SgdDialogueFile>,
+  db: SqliteDatabase,
+): Generator<string, void> & { counts: SgdBuildCounts } {
   createSgdSchema(db);
   const insertSource = db.prepare('INSERT INTO sources (id, file, dialogues, calls) VALUES (?, ?, 0, 0)');
   const updateSource = db.prepare('UPDATE sources SET dialogues = ?, calls = ? WHERE id = ?');
@@ -237,7 +262,7 @@ export function buildSgdDatabase(
   const occurrences: number[] = [0];
   const files: string[] = [];
 
-  const build = db.transaction(() => {
+  function* build(): Generator<string, void> {
     for (const { file, json } of dialogueFiles) {
       const sourceId = ++counts.files;
       files.push(file);
@@ -299,6 +324,7 @@ export function buildSgdDatabase(
         });
       });
       updateSource.run(json.length, fileCalls, sourceId);
+      yield file;
     }
     for (let id = 1; id < occurrences.length; id++)
       if (occurrences[id]! > 1) updateOccurrences.run(occurrences[id], id);
@@ -313,10 +339,8 @@ export function buildSgdDatabase(
       row_values: String(counts.rowValues),
     };
     for (const key of Object.keys(meta).sort()) insertMeta.run(key, meta[key]);
-  });
-  build();
-  db.exec('ANALYZE');
-  return counts;
+  }
+  return Object.assign(build(), { counts });
 }
 
 /** Per-(service, intent) counts of a built database, ordered by service then intent. */
@@ -396,7 +420,7 @@ let bundledImage: Buffer | undefined;
 export function openBundledSgdDatabase(): SgdDatabaseHandle {
   if (!bundledImage) {
     const path = bundledSgdSubsetPath();
-    const json = parseJsonText(readFileSync(path, 'utf8'), path);
+    const json = parseJsonText(readTextFile(path), path);
     const db = new Database(':memory:');
     buildSgdDatabase([{ file: 'data/sgd-db/sgd-subset.json', json }], db);
     bundledImage = db.serialize();
@@ -424,7 +448,7 @@ export function openSgdDatabase(path?: string, opts: OpenSgdDatabaseOptions = {}
       throw new ApiaryError('NOT_FOUND', `no SGD database at ${path} (build it with: apiary apps build-db)`);
     return openBundledSgdDatabase();
   }
-  const db = opts.copy === false ? new Database(file) : new Database(readFileSync(file));
+  const db = opts.copy === false ? new Database(file) : new Database(readBytesFile(file));
   let version: string | undefined;
   try {
     version = sgdDatabaseMeta(db).build_version;

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { NotFoundError, parseJsonText, parseWith, readJsonFile, readTextFile } from '../shared/index.js';
 import { findDataFile } from './data-paths.js';
 import { appBenchCatalog } from './loaders/appbench.js';
@@ -14,6 +15,9 @@ export interface LoadCatalogOptions {
   /** Folder laid out like the official releases; defaults to $APIARY_DATA, then the bundled data. */
   dataDir?: string;
 }
+
+/** The names `loadCatalog` knows without a file. */
+const BUILT_IN_CATALOGS = ['appbench', 'sgd', 'gta', 'shortcuts', 'toolbench'] as const;
 
 function requireFile(rel: string, opts: LoadCatalogOptions, hint: string): string {
   const path = findDataFile(rel, opts.dataDir);
@@ -67,6 +71,9 @@ export function loadCatalog(nameOrFile: string, opts: LoadCatalogOptions = {}): 
       return toolBenchCatalog(readTextFile(path), path);
     }
     default: {
+      // a bare word that is no file is most likely a mistyped catalog name
+      if (!/[./\\]/.test(nameOrFile) && !existsSync(nameOrFile))
+        throw new NotFoundError('catalog', nameOrFile, [...BUILT_IN_CATALOGS, 'or a catalog JSON file']);
       const text = readTextFile(nameOrFile);
       return parseWith(CatalogSchema, parseJsonText(text, nameOrFile), { file: nameOrFile });
     }

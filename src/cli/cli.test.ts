@@ -66,7 +66,7 @@ describe('apiary CLI: catalog and plan', () => {
   it('errors are one line with a code and exit 2; --help exits 0', async () => {
     const missing = await apiary('plan', 'validate', 'no-such-file.txt');
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain('[NOT_FOUND] unknown file "no-such-file.txt"');
+    expect(missing.stderr).toBe('error [NOT_FOUND] no-such-file.txt: no such file; check the path\n');
     expect(missing.stderr).not.toMatch(/\n\s+at /); // no stack trace without --debug
     const help = await apiary('catalog', 'export', '--help');
     expect(help.code).toBe(0);

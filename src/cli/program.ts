@@ -27,6 +27,8 @@ export function buildProgram(): Command {
     .version('0.1.0')
     .option('--debug', 'print stack traces on errors')
     .showHelpAfterError()
+    // commander's own usage errors in the one format (`error [USAGE] …`); subcommands inherit this
+    .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'error [USAGE] ')) })
     .exitOverride();
   registerCatalogCommands(program);
   registerPlanCommands(program);

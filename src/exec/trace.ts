@@ -1,15 +1,6 @@
-import {
-  appendFileSync,
-  closeSync,
-  existsSync,
-  fsyncSync,
-  openSync,
-  readFileSync,
-  readSync,
-  writeSync,
-} from 'node:fs';
+import { appendFileSync, closeSync, existsSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
 import { z } from 'zod';
-import { InputInvalidError } from '../shared/index.js';
+import { InputInvalidError, readTextFile } from '../shared/index.js';
 
 export const TRACE_EVENTS = ['start', 'end', 'error', 'refused', 'interrupted'] as const;
 
@@ -99,7 +90,7 @@ export interface TraceRepair {
  */
 export function repairTrace(file: string, deps: { now?: () => number } = {}): TraceRepair {
   if (!existsSync(file)) return { appended: [], skippedLines: [] };
-  const text = readFileSync(file, 'utf8');
+  const text = readTextFile(file);
   const open = new Map<string, TraceEvent>();
   const skippedLines: number[] = [];
   const key = (e: TraceEvent) => `${e.run}\u0000${e.step}\u0000${e.attempt ?? 1}`;
@@ -143,7 +134,7 @@ export function repairTrace(file: string, deps: { now?: () => number } = {}): Tr
 /** Reads a JSONL trace (invalid lines are skipped). */
 export function readTrace(file: string): TraceEvent[] {
   const out: TraceEvent[] = [];
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
+  for (const line of readTextFile(file).split('\n')) {
     if (!line.trim()) continue;
     try {
       const parsed = TraceEventSchema.safeParse(JSON.parse(line));
@@ -175,7 +166,7 @@ export function assertTraceFile(file: string): void {
   if (index < 0) return;
   const line = lines[index]!;
   // A first line longer than the head is checked whole.
-  const first = index === lines.length - 1 ? readFileSync(file, 'utf8').split('\n')[index]! : line;
+  const first = index === lines.length - 1 ? readTextFile(file).split('\n')[index]! : line;
   let ok = false;
   try {
     ok = TraceEventSchema.safeParse(JSON.parse(first)).success;

@@ -1,6 +1,6 @@
-import { closeSync, existsSync, fsyncSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { z } from 'zod';
-import { InputInvalidError, parseWith, sha256Hex } from '../shared/index.js';
+import { InputInvalidError, parseWith, readTextFile, sha256Hex } from '../shared/index.js';
 import { type RunSpec, RunSpecSchema, RunSpecV1Schema, upgradeRunSpecV1 } from './run-spec.js';
 
 export const UsageSchema = z.object({
@@ -219,7 +219,7 @@ export function readResultsFile(file: string): ResultsFileContents {
       truncatedTail: false,
       blobs: new Set(),
     };
-  return parseResultsText(readFileSync(file, 'utf8'), file);
+  return parseResultsText(readTextFile(file), file);
 }
 
 /**

@@ -1,5 +1,6 @@
 import Table from 'cli-table3';
 import { costOf } from '../models/index.js';
+import { InputInvalidError } from '../shared/index.js';
 import type { AnyTask } from '../tasks/index.js';
 import { type MetricEstimate, meanWithCi, type PassRates, passRates } from './epoch-stats.js';
 import { type ResultsFileContents, readResultsFile, type SampleLine } from './results-file.js';
@@ -109,7 +110,11 @@ export function summarizeResults(
   resultsFile: string,
   extra: SummaryMetrics = {},
 ): RunSummary {
-  if (!contents.header) throw new Error(`${resultsFile}: no header record`);
+  if (!contents.header)
+    throw new InputInvalidError(
+      { file: resultsFile, record: 1 },
+      'no header record; a results file starts with the run spec written by `apiary eval`',
+    );
   const spec = contents.header.spec;
   const { lines, duplicates } = distinctSamples(
     contents.samples,

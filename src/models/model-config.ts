@@ -1,7 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { ApiaryError, parseWith } from '../shared/index.js';
+import { ApiaryError, parseWith, readTextFile } from '../shared/index.js';
 
 /**
  * `apiary.config.json` (model part). Unknown top-level keys are allowed so that other
@@ -34,7 +34,7 @@ export const DEFAULT_CONFIG_FILE = 'apiary.config.json';
 export function readModelConfigFile(
   configFile: string | undefined,
   cwd: string,
-  readText: (path: string) => string = (p) => readFileSync(p, 'utf8'),
+  readText: (path: string) => string = readTextFile,
   exists: (path: string) => boolean = existsSync,
 ): ModelConfigFile | undefined {
   const path = resolve(cwd, configFile ?? DEFAULT_CONFIG_FILE);

@@ -136,11 +136,13 @@ export {
   loadTrainedModel,
   saveTrainedModel,
   type TrainedModel,
+  type TrainedProjection,
   TrainedRetriever,
   type TrainingPair,
   type TrainOptions,
   type TrainState,
   trainProjection,
+  trainProjectionUntil,
 } from './trained-retriever.js';
 // The retriever contract and retrieval data
 export type { Embedder, RetrievalHit, RetrievalQuery, Retriever } from './types.js';

@@ -8,6 +8,7 @@ import {
   TrainedRetriever,
   type TrainState,
   trainProjection,
+  trainProjectionUntil,
 } from './trained-retriever.js';
 import { wordVectorsFromRows } from './word-vectors.js';
 
@@ -90,6 +91,50 @@ describe('trained retriever', () => {
       expect([...resumed.projection.w]).toEqual([...full.projection.w]);
       expect(resumed.epochLosses).toEqual(full.epochLosses);
     }
+  });
+
+  it('a stopped run (signal) keeps its updates, saves the state at that batch, and a resume from it ends like an uninterrupted run', async () => {
+    const fx = FeatureExtractor.fit(corpus, { hashDim: 16 });
+    const pairs = [0, 1, 2, 3, 0, 1, 2, 3].map((doc, i) => ({ query: `${corpus[doc]} q${i}`, doc }));
+    const opts = { epochs: 3, batchSize: 2, lr: 0.05, seed: 7, groupOf: (d: number) => d % 2 };
+    const full = trainProjection(fx, corpus, pairs, opts);
+    // 4 batches per epoch: stop after the 5th batch (epoch 2, batch 1), then after the 4th (an epoch's end)
+    for (const [stopAfter, saves, finished] of [
+      [
+        5,
+        [
+          [1, 0],
+          [1, 1],
+        ],
+        1,
+      ],
+      [4, [[1, 0]], 1],
+    ] as const) {
+      const ctrl = new AbortController();
+      const saved: TrainState[] = [];
+      let seen = 0;
+      const stopped = await trainProjectionUntil(fx, corpus, pairs, {
+        ...opts,
+        signal: ctrl.signal,
+        yieldEveryMs: 0,
+        checkpoint: { every: 100, save: (s) => saved.push(s) },
+        onBatch: () => {
+          if (++seen === stopAfter) ctrl.abort();
+        },
+      });
+      expect(stopped.stopped).toBe(true);
+      expect(seen).toBe(stopAfter);
+      expect(stopped.epochLosses).toHaveLength(finished);
+      expect(saved.map((s) => [s.epoch, s.nextBatch])).toEqual(saves);
+      expect([...(saved.at(-1) as TrainState).w]).toEqual([...stopped.projection.w]);
+      const resumed = trainProjection(fx, corpus, pairs, { ...opts, resume: saved.at(-1) as TrainState });
+      expect([...resumed.projection.w]).toEqual([...full.projection.w]);
+      expect(resumed.epochLosses).toEqual(full.epochLosses);
+    }
+    // not stopped: the same result as trainProjection
+    const whole = await trainProjectionUntil(fx, corpus, pairs, opts);
+    expect(whole.stopped).toBe(false);
+    expect([...whole.projection.w]).toEqual([...full.projection.w]);
   });
 
   it('saves and loads (JSON header + float32 weights)', async () => {

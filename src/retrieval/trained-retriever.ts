@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { ApiaryError, mulberry32, parseWith, writeFileAtomic } from '../shared/index.js';
+import { ApiaryError, mulberry32, parseWith, readBytesFile, writeFileAtomic } from '../shared/index.js';
 import { type FeatureConfig, FeatureExtractor } from './features.js';
 import { Adam, identityProjection, mnrLossAndGrad, type Projection, project } from './mnr.js';
 import { mixSparse, type SparseVector, shuffleInPlace } from './sparse.js';
@@ -69,6 +68,12 @@ export interface TrainState {
   lossSoFar: number;
 }
 
+export interface TrainedProjection {
+  projection: Projection;
+  /** Mean loss of each finished epoch. */
+  epochLosses: number[];
+}
+
 /**
  * Trains W with the Multiple Negatives Ranking loss on (query, document) pairs over frozen
  * features: seeded shuffle each epoch, batches built so that no document appears twice in one
@@ -80,7 +85,62 @@ export function trainProjection(
   corpus: readonly string[],
   pairs: readonly TrainingPair[],
   opts: TrainOptions = {},
-): { projection: Projection; epochLosses: number[] } {
+): TrainedProjection {
+  const steps = projectionTraining(extractor, corpus, pairs, opts);
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+  }
+}
+
+/**
+ * `trainProjection` that gives the event loop a turn every `yieldEveryMs` (default 50), so a
+ * Ctrl-C handler can run, and stops after the batch in progress once `signal` is aborted: the
+ * projection then holds every update made so far, `stopped` is true and, with `checkpoint`, the
+ * state at that batch is saved too, so a run resumed from it continues exactly there.
+ */
+export async function trainProjectionUntil(
+  extractor: FeatureExtractor,
+  corpus: readonly string[],
+  pairs: readonly TrainingPair[],
+  opts: TrainOptions & { signal?: AbortSignal; yieldEveryMs?: number } = {},
+): Promise<TrainedProjection & { stopped: boolean }> {
+  const steps = projectionTraining(extractor, corpus, pairs, opts);
+  const every = opts.yieldEveryMs ?? 50;
+  let last = performance.now();
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return { ...next.value, stopped: false };
+    if (performance.now() - last >= every) {
+      await new Promise((r) => setImmediate(r));
+      last = performance.now();
+    }
+    if (opts.signal?.aborted) {
+      // read before the generator moves on: the state describes this very batch
+      if (opts.checkpoint && !next.value.checkpointed) opts.checkpoint.save(next.value.state());
+      return { projection: next.value.projection, epochLosses: next.value.epochLosses, stopped: true };
+    }
+  }
+}
+
+/** What the training loop yields after each batch: the weights so far and how to resume from there. */
+interface TrainingStep extends TrainedProjection {
+  /** The resumable state at this batch (valid until the generator is resumed). */
+  state: () => TrainState;
+  /** True when `opts.checkpoint` has just saved this very state. */
+  checkpointed: boolean;
+}
+
+/**
+ * The training loop, one yield after each batch (after the epoch's end for its last batch) with
+ * what a caller stopping there keeps; checkpoints are saved as `opts.checkpoint` asks.
+ */
+function* projectionTraining(
+  extractor: FeatureExtractor,
+  corpus: readonly string[],
+  pairs: readonly TrainingPair[],
+  opts: TrainOptions,
+): Generator<TrainingStep, TrainedProjection> {
   const epochs = opts.epochs ?? 3;
   const batchSize = opts.batchSize ?? 64;
   const scale = opts.scale ?? 20;
@@ -166,20 +226,19 @@ export function trainProjection(
     const resumed = resume && epoch === resume.epoch;
     let total = resumed ? resume.lossSoFar : 0;
     if (opts.groupOf) shuffleInPlace(batches, rand);
-    const state = (nextBatch: number): TrainState => ({
-      epoch: nextBatch === batches.length ? epoch + 1 : epoch,
-      nextBatch: nextBatch === batches.length ? 0 : nextBatch,
-      randCalls: nextBatch === batches.length ? randCalls : epochRandCalls,
+    // mid-epoch: the epoch's shuffle is replayed from its first random number, then batches skipped
+    const midEpoch = (nextBatch: number) => (): TrainState => ({
+      epoch,
+      nextBatch,
+      randCalls: epochRandCalls,
       w: p.w.slice(),
       adam: adam.state(),
-      epochLosses:
-        nextBatch === batches.length
-          ? [...epochLosses, batches.length ? total / batches.length : 0]
-          : [...epochLosses],
-      lossSoFar: nextBatch === batches.length ? 0 : total,
+      epochLosses: [...epochLosses],
+      lossSoFar: total,
     });
-    batches.forEach((batch, b) => {
-      if (resumed && b < resume.nextBatch) return;
+    const ck = opts.checkpoint;
+    for (const [b, batch] of batches.entries()) {
+      if (resumed && b < resume.nextBatch) continue;
       const { loss, touched } = mnrLossAndGrad(
         p,
         batch.map((x) => qf(x.query)),
@@ -190,11 +249,24 @@ export function trainProjection(
       adam.step(grad, touched);
       total += loss;
       opts.onBatch?.({ epoch, batch: b, batches: batches.length, loss });
-      const ck = opts.checkpoint;
-      if (ck && (b + 1) % ck.every === 0 && b + 1 < batches.length) ck.save(state(b + 1));
-    });
-    opts.checkpoint?.save(state(batches.length));
+      if (b + 1 === batches.length) break; // the last batch is yielded with the epoch's end
+      const state = midEpoch(b + 1);
+      const checkpointed = Boolean(ck && (b + 1) % ck.every === 0);
+      if (checkpointed) ck?.save(state());
+      yield { projection: p, epochLosses: [...epochLosses], state, checkpointed };
+    }
     epochLosses.push(batches.length ? total / batches.length : 0);
+    const atEnd = (): TrainState => ({
+      epoch: epoch + 1,
+      nextBatch: 0,
+      randCalls,
+      w: p.w.slice(),
+      adam: adam.state(),
+      epochLosses: [...epochLosses],
+      lossSoFar: 0,
+    });
+    ck?.save(atEnd());
+    yield { projection: p, epochLosses: [...epochLosses], state: atEnd, checkpointed: Boolean(ck) };
   }
   return { projection: p, epochLosses };
 }
@@ -341,7 +413,7 @@ export function saveTrainedModel(path: string, model: TrainedModel): void {
 }
 
 export function loadTrainedModel(path: string): TrainedModel {
-  return decodeTrainedModel(readFileSync(path), path);
+  return decodeTrainedModel(readBytesFile(path), path);
 }
 
 /**

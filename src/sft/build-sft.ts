@@ -46,6 +46,11 @@ export interface BuildSftOptions {
   concurrency?: number;
   /** Called after each paraphrase call (done, total). */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Stops paraphrasing: no new call starts, calls in flight are aborted, and the build returns only
+   * the samples whose paraphrase had finished (`stats.interrupted` counts the ones left out).
+   */
+  signal?: AbortSignal;
 }
 
 export interface SftSample extends SftChat {
@@ -80,6 +85,8 @@ export interface SftStats {
   /** False when one of the two groups was empty (nothing to balance). */
   balanced: boolean;
   paraphrase?: { ok: number; rejected: number; failed: number };
+  /** Set when `signal` stopped the paraphrasing: samples built in full, and left out unfinished. */
+  interrupted?: { kept: number; dropped: number };
 }
 
 export interface SftBuild {
@@ -179,7 +186,7 @@ export async function buildSftSamples(
   }
   if (opts.limit !== undefined) slots = slots.slice(0, opts.limit);
 
-  const samples: SftSample[] = slots.map(({ task, repeat }) => {
+  let samples: SftSample[] = slots.map(({ task, repeat }) => {
     const gold = [...new Set(task.plan.steps.map((st) => index.api(st.app, st.api)!.id))];
     const pool = catalog.apis.map((a) => a.id).filter((id) => !gold.includes(id));
     const distractors = sampleWithoutReplacement(pool, nDistractors, rand);
@@ -208,13 +215,15 @@ export async function buildSftSamples(
     paraphraseStats = { ok: 0, rejected: 0, failed: 0 };
     const counts = paraphraseStats;
     const limit = pLimit(Math.max(1, opts.concurrency ?? 1));
-    const paraphrase = opts.paraphrase;
+    const paraphrase = opts.signal ? { ...opts.paraphrase, signal: opts.signal } : opts.paraphrase;
     let done = 0;
     await Promise.all(
       samples.map((sample, i) =>
         limit(async () => {
+          if (opts.signal?.aborted) return;
           const task = slots[i]!.task;
           const r = await paraphraseInstruction(task.instruction, stringLiterals(task.plan), paraphrase);
+          if (opts.signal?.aborted) return; // aborted mid-call: not a real failure, not done
           sample.user = r.text;
           sample.paraphrase =
             r.reason === undefined ? { status: r.status } : { status: r.status, reason: r.reason };
@@ -223,6 +232,13 @@ export async function buildSftSamples(
         }),
       ),
     );
+  }
+
+  let interrupted: SftStats['interrupted'];
+  if (opts.signal?.aborted && opts.paraphrase) {
+    const total = samples.length;
+    samples = samples.filter((x) => x.paraphrase !== undefined);
+    interrupted = { kept: samples.length, dropped: total - samples.length };
   }
 
   const perApp = new Map<string, number>();
@@ -245,5 +261,6 @@ export async function buildSftSamples(
     balanced,
   };
   if (paraphraseStats) stats.paraphrase = paraphraseStats;
+  if (interrupted) stats.interrupted = interrupted;
   return { samples, stats };
 }

@@ -1,6 +1,7 @@
 /**
  * One error base for the whole package. `code` is for programs, the message is for people,
- * `cause` keeps the original error for `--debug`.
+ * `cause` keeps the original error for `--debug`. docs/errors.md lists every code with its meaning,
+ * exit status and an example (a test keeps the page and this list equal).
  *
  * Codes:
  * - `INPUT_INVALID`: a data file or record does not match its schema (fields: file, record, field).
@@ -15,20 +16,26 @@
  * - `USAGE`: the caller asked for something that cannot be done (bad flag combination).
  * - `TOOL_FAILED`: an executable tool could not do what it was asked (sandbox refusal, bad image).
  * - `WORKER_FAILED`: a worker thread of an eval (`--workers`) died; results written so far are kept.
+ * - `INTERNAL`: anything else (a bug in Apiary or an unexpected system failure); only the CLI's
+ *   last-resort report uses it, for errors that are not ApiaryErrors.
  */
-export type ErrorCode =
-  | 'INPUT_INVALID'
-  | 'CATALOG_INVALID'
-  | 'PLAN_PARSE'
-  | 'PLAN_INVALID'
-  | 'NOT_FOUND'
-  | 'PERMISSION_DENIED'
-  | 'MODEL_CALL_FAILED'
-  | 'MODEL_UNREACHABLE'
-  | 'NETWORK'
-  | 'USAGE'
-  | 'TOOL_FAILED'
-  | 'WORKER_FAILED';
+export const ERROR_CODES = [
+  'INPUT_INVALID',
+  'CATALOG_INVALID',
+  'PLAN_PARSE',
+  'PLAN_INVALID',
+  'NOT_FOUND',
+  'PERMISSION_DENIED',
+  'MODEL_CALL_FAILED',
+  'MODEL_UNREACHABLE',
+  'NETWORK',
+  'USAGE',
+  'TOOL_FAILED',
+  'WORKER_FAILED',
+  'INTERNAL',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export class ApiaryError extends Error {
   constructor(
@@ -68,13 +75,23 @@ export class InputInvalidError extends ApiaryError {
   }
 }
 
+/**
+ * A file leads with its path, as every input error does, and `available` says what to do instead;
+ * other things are named in quotes with the names that do exist.
+ */
+function notFoundMessage(what: string, key: string, available?: readonly string[]): string {
+  if (what === 'file')
+    return `${key}: no such file; ${available?.length ? available.join('; ') : 'check the path'}`;
+  const hint = available?.length ? ` (available: ${available.slice(0, 20).join(', ')})` : '';
+  return `unknown ${what} "${key}"${hint}`;
+}
+
 export class NotFoundError extends ApiaryError {
   constructor(
     readonly what: string,
     readonly key: string,
     readonly available?: readonly string[],
   ) {
-    const hint = available?.length ? ` (available: ${available.slice(0, 20).join(', ')})` : '';
-    super('NOT_FOUND', `unknown ${what} "${key}"${hint}`);
+    super('NOT_FOUND', notFoundMessage(what, key, available));
   }
 }

@@ -1,13 +1,70 @@
 import { readFileSync } from 'node:fs';
-import { InputInvalidError, NotFoundError } from './errors.js';
+import { ApiaryError, InputInvalidError, NotFoundError } from './errors.js';
 
-/** Reads a file as text; a missing file is a NotFoundError naming the path. */
+/**
+ * The typed error for a file that cannot be opened: missing, a folder, not permitted. Node's own errors
+ * name no path for some of these (`EISDIR: illegal operation on a directory, read`).
+ */
+export function fileReadError(path: string, error: unknown): ApiaryError {
+  const code = (error as NodeJS.ErrnoException)?.code;
+  if (code === 'ENOENT') return new NotFoundError('file', path);
+  if (code === 'EISDIR')
+    return new InputInvalidError({ file: path }, 'is a folder, not a file; pass the file inside it', {
+      cause: error,
+    });
+  if (code === 'ENOTDIR')
+    return new InputInvalidError(
+      { file: path },
+      'a part of this path is a file, not a folder; check the path',
+      {
+        cause: error,
+      },
+    );
+  if (code === 'EACCES' || code === 'EPERM')
+    return new InputInvalidError(
+      { file: path },
+      'permission denied; check its permissions or pass another path',
+      {
+        cause: error,
+      },
+    );
+  if (code === 'EROFS')
+    return new InputInvalidError(
+      { file: path },
+      'on a read-only file system; pass a path on a writable disk',
+      {
+        cause: error,
+      },
+    );
+  if (code === 'EEXIST')
+    return new InputInvalidError(
+      { file: path },
+      'already exists (a file where a folder is needed?); pass another path',
+      {
+        cause: error,
+      },
+    );
+  if (error instanceof ApiaryError) return error;
+  return new ApiaryError('INTERNAL', `${path}: ${(error as Error)?.message ?? String(error)}`, {
+    cause: error,
+  });
+}
+
+/** Reads a whole file as bytes; every failure is a typed error naming the path ({@link fileReadError}). */
+export function readBytesFile(path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    throw fileReadError(path, error);
+  }
+}
+
+/** Reads a file as text; every failure is a typed error naming the path ({@link fileReadError}). */
 export function readTextFile(path: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new NotFoundError('file', path);
-    throw error;
+    throw fileReadError(path, error);
   }
 }
 

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { InputInvalidError } from './errors.js';
 import { parsePyJson, pyFloatRepr, pyJsonDumps, pyJsonString, toPyJson } from './py-json.js';
 
 const dumps = (text: string) => pyJsonDumps(parsePyJson(text));
@@ -50,5 +51,17 @@ describe('Python json.dumps', () => {
     expect(() => parsePyJson('{"a": }', 'f.json')).toThrow(/f\.json: invalid JSON at offset 6/);
     expect(() => parsePyJson('[1] x', 'f.json')).toThrow(/trailing/);
     expect(() => parsePyJson('"abc', 'f.json')).toThrow(/unterminated/);
+  });
+});
+
+describe('parsePyJson nesting', () => {
+  it('accepts 1000 levels and refuses 1001 with a typed error naming the offset', () => {
+    expect(() => parsePyJson(`${'['.repeat(1000)}${']'.repeat(1000)}`, 'ok.json')).not.toThrow();
+    expect(() => parsePyJson(`${'['.repeat(1001)}${']'.repeat(1001)}`, 'deep.json')).toThrow(
+      new InputInvalidError(
+        { file: 'deep.json' },
+        'invalid JSON at offset 1000: nested deeper than 1000 levels',
+      ),
+    );
   });
 });

@@ -44,6 +44,9 @@ export function toPyJson(value: unknown): PyJson {
   return { kind: 'object', entries };
 }
 
+/** Deepest nesting `parsePyJson` accepts (Python's default recursion limit is 1000). */
+export const PY_JSON_MAX_DEPTH = 1000;
+
 /**
  * Strict JSON parser producing {@link PyJson}. Errors name `source` and the character offset.
  * Fast paths: strings without escapes are sliced directly.
@@ -87,52 +90,62 @@ export function parsePyJson(text: string, source = '<json>'): PyJson {
     }
   };
   const NUM = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+  let depth = 0;
+  // after "{"
+  const object = (): PyJson => {
+    i++;
+    const entries = new Map<string, PyJson>();
+    ws();
+    if (text.charCodeAt(i) === 125) {
+      i++;
+      return { kind: 'object', entries };
+    }
+    for (;;) {
+      ws();
+      if (text.charCodeAt(i) !== 34) fail('expected a key');
+      const key = str();
+      ws();
+      if (text.charCodeAt(i) !== 58) fail('expected ":"');
+      i++;
+      entries.set(key, value());
+      ws();
+      const d = text.charCodeAt(i++);
+      if (d === 44) continue;
+      if (d === 125) return { kind: 'object', entries };
+      i--;
+      fail('expected "," or "}"');
+    }
+  };
+  // after "["
+  const array = (): PyJson => {
+    i++;
+    const arr: PyJson[] = [];
+    ws();
+    if (text.charCodeAt(i) === 93) {
+      i++;
+      return arr;
+    }
+    for (;;) {
+      arr.push(value());
+      ws();
+      const d = text.charCodeAt(i++);
+      if (d === 44) continue;
+      if (d === 93) return arr;
+      i--;
+      fail('expected "," or "]"');
+    }
+  };
   const value = (): PyJson => {
     ws();
     if (i >= n) fail('unexpected end');
     const c = text.charCodeAt(i);
     if (c === 34) return str();
-    if (c === 123) {
-      i++;
-      const entries = new Map<string, PyJson>();
-      ws();
-      if (text.charCodeAt(i) === 125) {
-        i++;
-        return { kind: 'object', entries };
-      }
-      for (;;) {
-        ws();
-        if (text.charCodeAt(i) !== 34) fail('expected a key');
-        const key = str();
-        ws();
-        if (text.charCodeAt(i) !== 58) fail('expected ":"');
-        i++;
-        entries.set(key, value());
-        ws();
-        const d = text.charCodeAt(i++);
-        if (d === 44) continue;
-        if (d === 125) return { kind: 'object', entries };
-        i--;
-        fail('expected "," or "}"');
-      }
-    }
-    if (c === 91) {
-      i++;
-      const arr: PyJson[] = [];
-      ws();
-      if (text.charCodeAt(i) === 93) {
-        i++;
-        return arr;
-      }
-      for (;;) {
-        arr.push(value());
-        ws();
-        const d = text.charCodeAt(i++);
-        if (d === 44) continue;
-        if (d === 93) return arr;
-        i--;
-        fail('expected "," or "]"');
-      }
+    if (c === 123 || c === 91) {
+      // Python's json stops at its recursion limit too; without a cap the stack overflows (RangeError)
+      if (++depth > PY_JSON_MAX_DEPTH) fail(`nested deeper than ${PY_JSON_MAX_DEPTH} levels`);
+      const v = c === 123 ? object() : array();
+      depth--;
+      return v;
     }
     if (text.startsWith('true', i)) {
       i += 4;

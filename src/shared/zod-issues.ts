@@ -24,9 +24,10 @@ export function parseWith<S extends z.ZodType>(
   if (result.success) return result.data;
   const issues = result.error.issues;
   const first = issues[0]!;
+  // the first issue's path is already the location's field: name the paths of the others only
   const detail = issues
     .slice(0, 5)
-    .map((i) => `${formatPath(i.path) || '(root)'}: ${i.message}`)
+    .map((i, n) => (n === 0 ? i.message : `${formatPath(i.path) || '(root)'}: ${i.message}`))
     .join('; ');
   throw new InputInvalidError({ ...loc, field: formatPath(first.path) || undefined }, detail, {
     cause: result.error,

@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import {
   buildSgdDatabaseFile,
@@ -10,8 +11,17 @@ import {
 } from '../../apps/index.js';
 import { loadCatalog, resolveDataDir } from '../../catalog/index.js';
 import { NotFoundError, parseJsonText } from '../../shared/index.js';
+import {
+  APPBENCH_CATEGORIES,
+  checkAppBenchGold,
+  type GoldCheckReport,
+  type GoldRecord,
+  readAppBenchFile,
+  resolveAppBenchData,
+} from '../../tasks/index.js';
+import { EXIT_INTERRUPTED, trapSigint } from '../interrupt.js';
 import { parseChoice, parseOutputPath, usageError } from '../options.js';
-import { printJson } from '../output.js';
+import { EXIT, printJson } from '../output.js';
 
 interface BuildFlags {
   data?: string;
@@ -45,10 +55,23 @@ export function registerAppsCommands(program: Command): void {
     )
     .option('--out <file>', `database file (default ${defaultSgdDatabasePath()})`)
     .option('--json', 'machine-readable output')
-    .action((flags: BuildFlags) => {
+    .action(async (flags: BuildFlags) => {
       const dataDir = resolveDataDir(flags.data ? resolve(flags.data) : undefined);
       const out = resolve(parseOutputPath('--out', flags.out) ?? defaultSgdDatabasePath());
-      const report = buildSgdDatabaseFile(dataDir, out);
+      const interrupt = trapSigint('the build stops after this file; nothing is written');
+      const report = await buildSgdDatabaseFile(dataDir, out, { signal: interrupt.signal }).finally(() =>
+        interrupt.release(),
+      );
+      if ('interrupted' in report) {
+        // an index missing files would make searches miss rows silently: all or nothing
+        const { filesDone, files } = report.interrupted;
+        if (flags.json) printJson(report);
+        process.stderr.write(
+          `interrupted after ${filesDone}/${files} file(s): ${out} not written${existsSync(out) ? ' (the earlier database is kept)' : ''}\n`,
+        );
+        process.exitCode = EXIT_INTERRUPTED;
+        return;
+      }
       if (flags.json) {
         printJson(report);
         return;
@@ -118,4 +141,69 @@ export function registerAppsCommands(program: Command): void {
         handle.db.close();
       }
     });
+
+  apps
+    .command('check')
+    .description(
+      'execute every gold plan of an AppBench dataset on the simulated apps; list each rejection and failure, and lint the gold',
+    )
+    .option(
+      '--data <dir>',
+      'folder with test_{ss,sm,ms,mm}.json or dev_*.json (default: pulled data, else the bundled examples)',
+    )
+    .option('--db <file>', 'database file (default: the built one, else the bundled subset)')
+    .option('--json', 'machine-readable output')
+    .action(async (flags: DbFlags & { data?: string }) => {
+      const { dir } = resolveAppBenchData(flags.data);
+      const records = goldRecordsIn(dir);
+      const catalog = loadCatalog('appbench');
+      const handle = openSgdDatabase(flags.db);
+      let report: GoldCheckReport;
+      try {
+        report = await checkAppBenchGold(records, {
+          catalog,
+          handlers: createSgdApps({ db: handle.db, catalog }),
+        });
+      } finally {
+        handle.db.close();
+      }
+      const database =
+        handle.source === 'file' ? handle.path : 'bundled subset (run `apiary apps build-db` for all of SGD)';
+      if (flags.json) printJson({ data: dir, database, ...report });
+      else {
+        for (const f of report.findings)
+          process.stdout.write(
+            `${f.id} ${f.kind}${f.step ? ` ${f.step}` : ''}${f.call ? ` ${f.call}` : ''}${f.arg ? `.${f.arg}` : ''}: ${f.message}\n`,
+          );
+        const c = report.counts;
+        const cats = Object.entries(report.perCategory)
+          .map(([k, v]) => `${k} ${v.completed}/${v.total}`)
+          .join(', ');
+        process.stdout.write(
+          `${report.completed}/${report.total} gold plans complete (${cats}) on ${database}\n` +
+            `executor: ${c.rejected} rejection(s), ${c['no-row']} search(es) with no row, ${c.failed} failed call(s)\n` +
+            `gold lint: ${c['dangling-ref']} reference(s) to outputs no earlier call returns, ${c['unsourced-literal']} literal(s) in neither the instruction nor an earlier result\n`,
+        );
+      }
+      // a check: exit 1 when the executor rejected a gold plan or a call failed (lint alone is not a failure)
+      if (report.counts.rejected || report.counts.failed) process.exitCode = EXIT.failed;
+    });
+}
+
+/** The records of every category file in `dir` (official `test_*.json`, else `dev_*.json`), with ids. */
+function goldRecordsIn(dir: string): GoldRecord[] {
+  for (const prefix of ['test', 'dev'] as const) {
+    const categories = APPBENCH_CATEGORIES.filter((c) => existsSync(join(dir, `${prefix}_${c}.json`)));
+    if (categories.length)
+      return categories.flatMap((category) =>
+        readAppBenchFile(join(dir, `${prefix}_${category}.json`)).map((record, i) => ({
+          id: `${prefix}_${category}#${i}`,
+          category,
+          record,
+        })),
+      );
+  }
+  throw new NotFoundError('file', join(dir, 'test_ss.json'), [
+    'pass --data DIR, a folder with test_{ss,sm,ms,mm}.json or dev_{ss,sm,ms,mm}.json',
+  ]);
 }

@@ -30,7 +30,7 @@ import {
   routeOptions,
   validateOptions,
 } from '../../tasks/index.js';
-import { parseInteger, parseList, parseNumber } from '../options.js';
+import { parseInteger, parseList, parseNumber, parseOutputPath } from '../options.js';
 import { EXIT, printJson } from '../output.js';
 import { runEvalAll } from './eval-all.js';
 import {
@@ -136,6 +136,8 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
   const concurrency = parseInteger('--concurrency', flags.concurrency, { min: 1 }) ?? 4;
   const workers = parseInteger('--workers', flags.workers, { min: 1 }) ?? 1;
   const limit = parseInteger('--limit', flags.limit, { min: 0 });
+  // a run folder: checked before the data loads and the model is called (a file there is a USAGE error)
+  parseOutputPath('--out', flags.out, 'directory');
   const seed = parseInteger('--seed', flags.seed, { min: 0 }) ?? 0;
   const epochs = parseInteger('--epochs', flags.epochs, { min: 1 }) ?? 1;
   const price = parsePrice(flags.priceInput, flags.priceOutput);

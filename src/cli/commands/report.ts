@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { formatRunSummary, readResultsFile, summarizeResults } from '../../harness/index.js';
 import { buildHtmlReportFromFolders } from '../../reports/index.js';
-import { ApiaryError } from '../../shared/index.js';
+import { ApiaryError, NotFoundError } from '../../shared/index.js';
 import { type AnyTask, getTask, registerBuiltinTasks } from '../../tasks/index.js';
 import { printJson } from '../output.js';
 
@@ -15,7 +15,10 @@ import { printJson } from '../output.js';
 export async function reportRun(run: string, opts: { json?: boolean }): Promise<void> {
   registerBuiltinTasks();
   const file = run.endsWith('.jsonl') ? resolve(run) : join(resolve(run), 'results.jsonl');
-  if (!existsSync(file)) throw new ApiaryError('NOT_FOUND', `no results file at ${file}`);
+  if (!existsSync(file))
+    throw new NotFoundError('file', file, [
+      'pass a run folder written by `apiary eval` (it holds results.jsonl) or its results file',
+    ]);
   const contents = readResultsFile(file);
   const spec = contents.header?.spec;
   if (!spec) throw new ApiaryError('INPUT_INVALID', `${file}: no header record`);

@@ -42,9 +42,10 @@ import {
   toolBenchCatalogHash,
   toolBenchCatalogHashFast,
   toolBenchCorpus,
-  trainToolBenchModel,
+  trainToolBenchModelUntil,
   trainToolBenchRanker,
 } from '../../tasks/toolbench/index.js';
+import { EXIT_INTERRUPTED, trapSigint } from '../interrupt.js';
 import { parseChoice, parseExistingFile, parseInteger, parseList, parseOutputPath } from '../options.js';
 import { printJson } from '../output.js';
 import { INDEXED_KINDS, openCliIndex, trainProgress } from '../retrieval-index.js';
@@ -262,7 +263,7 @@ export function registerRetrieveCommands(program: Command): void {
     )
     .option(
       '--resume',
-      'continue from the checkpoints in <out>.ckpt/ (same options; the result equals an uninterrupted run)',
+      'continue from the checkpoints in <out>.ckpt/ (kept by Ctrl-C or a crash; same options; the result equals an uninterrupted run; replaces <out>)',
     )
     .option('--json', 'machine-readable output')
     .action(
@@ -286,7 +287,10 @@ export function registerRetrieveCommands(program: Command): void {
         const synthetic = parseInteger('--synthetic', flags.synthetic, { min: 0 });
         const seed = parseInteger('--seed', flags.seed, { min: 0 });
         // Checked before training (minutes), written whole by saveTrainedModel (temp file + rename).
-        const out = parseOutputPath('--out', flags.out, 'file', { overwrite: Boolean(flags.overwrite) });
+        // --resume replaces the model a Ctrl-C wrote (its checkpoints are checked just below).
+        const out = parseOutputPath('--out', flags.out, 'file', {
+          overwrite: Boolean(flags.overwrite || flags.resume),
+        });
         const dataDir = resolveDataDir(flags.data);
         const suite = loadToolBenchSuite(dataDir);
         const holdout =
@@ -315,9 +319,14 @@ export function registerRetrieveCommands(program: Command): void {
         const t0 = performance.now();
         // one feature extractor for every stage (fitting it is the same work each time)
         const extractor = fitToolBenchFeatures(suite, table ? { table } : {});
+        // The first Ctrl-C stops training after the batch in progress, saves that stage's checkpoint
+        // and writes the model trained so far (whole: temp file + rename), without a ranker.
+        const interrupt = trapSigint(
+          'training stops after this batch; the model trained so far is written and a checkpoint kept for --resume',
+        );
         // Each projection training is a stage with its own checkpoint file; --resume continues each
         // stage where it stopped (a finished stage is only re-assembled, not retrained).
-        const train = (files: readonly string[], stage: string) => {
+        const train = async (files: readonly string[], stage: string) => {
           const config = {
             stage,
             trainOn: files,
@@ -338,7 +347,7 @@ export function registerRetrieveCommands(program: Command): void {
           }
           const progress = trainProgress(stage, Boolean(flags.json));
           try {
-            return trainToolBenchModel(suite, {
+            return await trainToolBenchModelUntil(suite, {
               trainOn: files,
               epochs,
               synthetic: config.synthetic,
@@ -348,41 +357,58 @@ export function registerRetrieveCommands(program: Command): void {
               ...(resume ? { resume } : {}),
               checkpoint: { every, save: (state) => saveTrainCheckpoint(path, { stage, config, state }) },
               onBatch: (info) => progress.batch(info, epochs),
+              signal: interrupt.signal,
             });
           } finally {
             progress.stop();
           }
         };
-        const model = train(trainOn, 'projection');
-        model.info.heldOut = holdout;
-        if (flags.ranker && trainOn.length) {
-          // With 2+ training files the `trained` feature of each file comes from a model that did
-          // not see it (as at test time); with one file the ranker uses the field features only.
-          const featureModels = new Map<string, TrainedModel>();
-          if (trainOn.length > 1 && !flags.rankerFieldsOnly)
-            for (const f of trainOn) {
-              log(
-                `ranker: training the feature model for ${f} on ${trainOn.filter((g) => g !== f).join(', ')}`,
-              );
-              featureModels.set(
-                f,
-                train(
+        let model: TrainedModel;
+        try {
+          const main = await train(trainOn, 'projection');
+          model = main.model;
+          model.info.heldOut = holdout;
+          if (flags.ranker && trainOn.length && !main.stopped) {
+            // With 2+ training files the `trained` feature of each file comes from a model that did
+            // not see it (as at test time); with one file the ranker uses the field features only.
+            const featureModels = new Map<string, TrainedModel>();
+            if (trainOn.length > 1 && !flags.rankerFieldsOnly)
+              for (const f of trainOn) {
+                log(
+                  `ranker: training the feature model for ${f} on ${trainOn.filter((g) => g !== f).join(', ')}`,
+                );
+                const feature = await train(
                   trainOn.filter((g) => g !== f),
                   `feature-model-${f}`,
-                ),
-              );
+                );
+                if (feature.stopped) break;
+                featureModels.set(f, feature.model);
+              }
+            if (!interrupt.signal.aborted) {
+              if (useIndexFile) useFieldIndexes(toolBenchCorpus(suite), openIndex().index.indexes);
+              log('ranker: listwise training on the field features …');
+              model.ranker = await trainToolBenchRanker(suite, {
+                trainOn,
+                featureModels,
+                ...(table ? { table } : {}),
+              });
             }
-          if (useIndexFile) useFieldIndexes(toolBenchCorpus(suite), openIndex().index.indexes);
-          log('ranker: listwise training on the field features …');
-          model.ranker = await trainToolBenchRanker(suite, {
-            trainOn,
-            featureModels,
-            ...(table ? { table } : {}),
-          });
+          }
+          if (interrupt.signal.aborted)
+            model.info.interrupted ??= { epochsFinished: (model.info.epochLosses as number[]).length };
+          model.info.seconds = Math.round((performance.now() - t0) / 1000);
+          saveTrainedModel(out, model);
+          // the checkpoints stay after a Ctrl-C: `--resume` continues from them
+          if (!interrupt.signal.aborted) rmSync(ckptDir, { recursive: true, force: true });
+        } finally {
+          interrupt.release();
         }
-        model.info.seconds = Math.round((performance.now() - t0) / 1000);
-        saveTrainedModel(out, model);
-        rmSync(ckptDir, { recursive: true, force: true });
+        if (interrupt.signal.aborted) {
+          process.exitCode = EXIT_INTERRUPTED;
+          log(
+            `interrupted: wrote ${out} after ${(model.info.epochLosses as number[]).length} finished epoch(s)${model.ranker ? '' : ', without a ranker'}; checkpoints kept in ${ckptDir}: the same command with --resume continues`,
+          );
+        }
         if (flags.json) printJson({ out, ...model.info, ...(model.ranker ? { ranker: model.ranker } : {}) });
         else
           process.stdout.write(

@@ -165,7 +165,7 @@ describe('apiary run: an empty search result (issue 13 item 8)', () => {
   it('marks a search that matched no row, in the lines, the summary, the JSON and the trace', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'apiary-run-empty-'));
     const trace = join(dir, 'trace.jsonl');
-    const r = await apiary('run', 'examples/car-rental.plan.txt', '--approve', 'auto', '--trace', trace);
+    const r = await apiary('run', fx('run-no-row.plan.txt'), '--approve', 'auto', '--trace', trace);
     const lines = r.stdout.split('\n');
     expect(lines[0]).toContain(
       's1 Rents.getcarsavailable(city="Warsaw", start_date="2019-03-07", pickup_time="13:30", end_date="2019-03-13", car_type="Hatchback") → no matching row (empty result)',
@@ -182,7 +182,7 @@ describe('apiary run: an empty search result (issue 13 item 8)', () => {
       ['s3', true],
     ]);
     const json = JSON.parse(
-      (await apiary('run', 'examples/car-rental.plan.txt', '--approve', 'auto', '--json')).stdout,
+      (await apiary('run', fx('run-no-row.plan.txt'), '--approve', 'auto', '--json')).stdout,
     );
     expect(json.steps.map((s: { id: string; empty?: boolean }) => [s.id, s.empty])).toEqual([
       ['s1', true],

@@ -107,7 +107,7 @@ describe('apiary score shortcuts (authored fixtures)', () => {
     const missing = join(dir, 'nope.jsonl');
     const m = await apiary('score', 'shortcuts', '--data', fixtures, '--results', missing);
     expect(m.code).toBe(2);
-    expect(m.stderr).toContain(`[NOT_FOUND] unknown results file "${missing}"`);
+    expect(m.stderr).toContain(`[NOT_FOUND] ${missing}: no such file; check the path`);
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -1,9 +1,15 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { loadCatalog } from '../../catalog/index.js';
 import { parseResultsText } from '../../harness/index.js';
-import { ApiaryError, InputInvalidError, NotFoundError, type PyJson } from '../../shared/index.js';
+import {
+  ApiaryError,
+  InputInvalidError,
+  NotFoundError,
+  type PyJson,
+  readTextFile,
+} from '../../shared/index.js';
 import {
   APPBENCH_CATEGORIES,
   type AppBenchPrediction,
@@ -114,8 +120,7 @@ interface Prediction {
 }
 
 function readPredictions(file: string): Prediction[] {
-  if (!existsSync(file)) throw new NotFoundError('file', file);
-  const text = readFileSync(file, 'utf8');
+  const text = readTextFile(file);
   if (text.trimStart().startsWith('{"type":"header"')) {
     // a harness results file: its sample lines are predictions
     return parseResultsText(text, file).samples.map((s, i) => ({

@@ -12,6 +12,7 @@ import {
   type SftStats,
 } from '../../sft/index.js';
 import { ApiaryError } from '../../shared/index.js';
+import { EXIT_INTERRUPTED, trapSigint } from '../interrupt.js';
 import { parseChoice, parseInteger, parseOutputPath, writeOutputFile } from '../options.js';
 import { printJson } from '../output.js';
 
@@ -51,6 +52,10 @@ function summary(stats: SftStats, format: string, out: string | undefined): stri
       .map(([a, n]) => `${a} ${n}`)
       .join(', ')}`,
   );
+  if (stats.interrupted)
+    lines.push(
+      `interrupted: ${stats.interrupted.kept} sample(s) written, ${stats.interrupted.dropped} left out (not paraphrased)`,
+    );
   if (stats.paraphrase)
     lines.push(
       `paraphrase: ${stats.paraphrase.ok} ok, ${stats.paraphrase.rejected} rejected, ${stats.paraphrase.failed} failed (original kept)`,
@@ -123,6 +128,10 @@ export function registerSftCommands(program: Command): void {
 
       const catalog = loadCatalog(flags.catalog, { dataDir: flags.data });
       const tasks = loadAppBenchGoldTasks(flags.data, catalog);
+      // Ctrl-C while paraphrasing: the samples finished so far are written, whole, and the exit is 130
+      const interrupt = paraphrase
+        ? trapSigint('no new paraphrase starts; the samples finished so far are written')
+        : undefined;
       const { samples, stats } = await buildSftSamples(tasks, catalog, {
         seed,
         distractors,
@@ -137,7 +146,8 @@ export function registerSftCommands(program: Command): void {
           if (process.stderr.isTTY) process.stderr.write(`\rparaphrased ${done}/${total}`);
           if (process.stderr.isTTY && done === total) process.stderr.write('\n');
         },
-      });
+        ...(interrupt ? { signal: interrupt.signal } : {}),
+      }).finally(() => interrupt?.release());
       const jsonl = formatSftJsonl(samples, format);
       if (out) writeOutputFile('--out', out, jsonl);
       else process.stdout.write(jsonl);
@@ -145,5 +155,6 @@ export function registerSftCommands(program: Command): void {
         if (out) printJson({ format, out, ...stats });
         else process.stderr.write(`${JSON.stringify({ format, ...stats }, null, 2)}\n`);
       } else (out ? process.stdout : process.stderr).write(summary(stats, format, out));
+      if (stats.interrupted) process.exitCode = EXIT_INTERRUPTED;
     });
 }

@@ -9,6 +9,15 @@ export { bundledAppBenchMini, resolveAppBenchData } from './data-folder.js';
 // argument error counts in the report
 export { type ErrorCounts, ErrorCountsSchema, type ErrorSummary } from './error-analysis.js';
 // gold plans from records (with repairs of noisy data)
+// executing and linting every gold plan (`apiary apps check`)
+export {
+  checkAppBenchGold,
+  type GoldCheckReport,
+  type GoldFinding,
+  type GoldFindingKind,
+  type GoldRecord,
+  literalSource,
+} from './gold-check.js';
 export { appBenchGoldPlan, type GoldPlan, type GoldRepair } from './gold-plan.js';
 // fetching the data (`apiary data pull appbench`)
 export {

@@ -11,7 +11,7 @@ import {
 } from '../../agents/index.js';
 import { openSgdDatabase } from '../../apps/index.js';
 import { type Catalog, loadCatalog } from '../../catalog/index.js';
-import { sha256OfFiles } from '../../shared/index.js';
+import { NotFoundError, sha256OfFiles } from '../../shared/index.js';
 import { defaultTaskRegistry, type TaskRegistry } from '../registry.js';
 import type { SolverDefinition, TaskDefinition, TaskLoadContext } from '../task.js';
 import { resolveAppBenchData } from './data-folder.js';
@@ -165,7 +165,7 @@ export const appBenchDefinition: TaskDefinition<AppBenchReport, AppBenchSampleSc
     });
     const catalog = loadCatalog('appbench');
     const solver = APPBENCH_SOLVERS[ctx.solver];
-    if (!solver) throw new Error(`appbench has no solver "${ctx.solver}"`);
+    if (!solver) throw new NotFoundError('appbench solver', ctx.solver, Object.keys(APPBENCH_SOLVERS));
     const { agent, goldState } = solver.build(ctx, dataset.samples, catalog);
     const files = dataset.categories.map((c) => join(data.dir, `${dataset.prefix}_${c}.json`));
     return {

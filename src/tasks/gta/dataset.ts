@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   InputInvalidError,
@@ -9,6 +9,7 @@ import {
   parsePyJson,
   pyGet,
   pyString,
+  readTextFile,
 } from '../../shared/index.js';
 import { pyClone, pyObject } from './py-value.js';
 
@@ -142,7 +143,7 @@ export function loadGtaDataset(dataRoot: string, options: LoadGtaOptions = {}): 
   const root = resolve(dataRoot);
   const file = join(root, 'dataset.json');
   if (!existsSync(file)) throw new NotFoundError('GTA dataset.json', file);
-  const parsed = parsePyJson(readFileSync(file, 'utf8'), file);
+  const parsed = parsePyJson(readTextFile(file), file);
   if (!isPyObject(parsed))
     throw new InputInvalidError({ file }, 'expected an object keyed by sample index ("0", "1", …)');
   const onDisk = walkFiles(root, new Set());

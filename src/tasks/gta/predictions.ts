@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import {
   InputInvalidError,
   isPyObject,
@@ -8,6 +8,7 @@ import {
   parsePyJson,
   pyGet,
   pyJsonDumps,
+  readTextFile,
   toPyJson,
 } from '../../shared/index.js';
 import type { GtaPromptMessage } from './step-prompt.js';
@@ -67,7 +68,7 @@ function toPyJsonRecord(entries: ReadonlyArray<readonly [string, PyJson]>): PyOb
 /** Reads a step-mode prediction file; errors name the file, the sample and the field. */
 export function readGtaStepPredictions(file: string): GtaStepPredictionRecord[] {
   if (!existsSync(file)) throw new NotFoundError('file', file);
-  const parsed = parsePyJson(readFileSync(file, 'utf8'), file);
+  const parsed = parsePyJson(readTextFile(file), file);
   if (!isPyObject(parsed)) throw new InputInvalidError({ file }, 'expected an object keyed by sample index');
   return [...parsed.entries].map(([key, value]) => {
     const predictions = pyGet(value, 'prediction');

@@ -1,6 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ApiaryError, InputInvalidError } from '../../shared/index.js';
+import { ApiaryError, InputInvalidError, readTextFile } from '../../shared/index.js';
 import { isJsonObject, type Json, type JsonObject, parseJson } from './json-value.js';
 
 /** The official files by role, with their upstream names and where a user gets each (spec §1). */
@@ -64,7 +64,7 @@ export function requireShortcutsFiles(dir: string, roles: readonly ShortcutsFile
 export function readShortcutsFile(dir: string, role: ShortcutsFileRole): { path: string; value: Json } {
   const path = shortcutsFilePath(dir, role);
   try {
-    return { path, value: parseJson(readFileSync(path, 'utf8')) };
+    return { path, value: parseJson(readTextFile(path)) };
   } catch (e) {
     throw new InputInvalidError({ file: path }, `not valid JSON (${(e as Error).message})`, { cause: e });
   }

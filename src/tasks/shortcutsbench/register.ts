@@ -137,7 +137,11 @@ export const shortcutsDefinition: TaskDefinition<ShortcutsBothModes, ShortcutSco
     let stepper: ShortcutStepper;
     if (ctx.solver === 'baseline') stepper = baselineStepper(apis);
     else {
-      if (!ctx.model) throw new Error('the teacher-forced solver needs a model');
+      if (!ctx.model)
+        throw new ApiaryError(
+          'USAGE',
+          'the teacher-forced solver needs a model: pass --model and --base-url, or --solver baseline',
+        );
       stepper = modelStepper(
         modelTurns(ctx.model, {
           settings: ctx.sampling,

@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { NotFoundError } from '../../shared/index.js';
+import { readTextFile } from '../../shared/index.js';
 import { loadCategories, loadSignificantParams } from './data-files.js';
 import { parseResultRecords } from './result-records.js';
 import { type ShortcutScore, scoreResultRecord } from './score-record.js';
@@ -17,12 +16,7 @@ export interface ShortcutsScoring {
  * and category files in `dataDir`. Every record counts (as upstream iterates its result lines).
  */
 export function scoreShortcutsResults(resultsFile: string, dataDir: string): ShortcutsScoring {
-  let text: string;
-  try {
-    text = readFileSync(resultsFile, 'utf8');
-  } catch {
-    throw new NotFoundError('results file', resultsFile);
-  }
+  const text = readTextFile(resultsFile);
   const records = parseResultRecords(text, resultsFile);
   const significant = loadSignificantParams(dataDir);
   const categories = loadCategories(dataDir);

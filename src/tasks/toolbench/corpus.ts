@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import {
   InputInvalidError,
   isPyObject,
@@ -7,6 +6,7 @@ import {
   parsePyJson,
   pyGet,
   pyString,
+  readTextFile,
 } from '../../shared/index.js';
 import { toolBenchDocText } from './doc-text.js';
 
@@ -93,5 +93,5 @@ export function parseToolBenchTools(text: string, file: string): ToolBenchDoc[] 
 }
 
 export function readToolBenchTools(path: string): ToolBenchDoc[] {
-  return parseToolBenchTools(readFileSync(path, 'utf8'), path);
+  return parseToolBenchTools(readTextFile(path), path);
 }

@@ -63,5 +63,6 @@ export {
   type TrainSuiteOptions,
   toolBenchCorpus,
   trainToolBenchModel,
+  trainToolBenchModelUntil,
   trainToolBenchRanker,
 } from './suite.js';

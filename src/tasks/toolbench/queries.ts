@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import {
   InputInvalidError,
   isPyObject,
@@ -7,6 +6,7 @@ import {
   parsePyJson,
   pyGet,
   pyString,
+  readTextFile,
 } from '../../shared/index.js';
 
 /** One ToolBench / StableToolBench instruction query (specs/toolbench-retrieval.md §1.1). */
@@ -62,5 +62,5 @@ export function parseToolBenchQueries(text: string, file: string): ToolBenchQuer
 }
 
 export function readToolBenchQueries(path: string): ToolBenchQuery[] {
-  return parseToolBenchQueries(readFileSync(path, 'utf8'), path);
+  return parseToolBenchQueries(readTextFile(path), path);
 }

@@ -14,12 +14,14 @@ import {
   rankFeatureSource,
   shuffleInPlace,
   type TrainedModel,
+  type TrainedProjection,
   type TrainingPair,
   type TrainOptions,
   type TrainState,
   tokenize,
   trainLinearRanker,
   trainProjection,
+  trainProjectionUntil,
   type WordVectors,
 } from '../../retrieval/index.js';
 import { mulberry32, NotFoundError } from '../../shared/index.js';
@@ -168,7 +170,6 @@ export interface TrainSuiteOptions extends PairOptions {
   resume?: TrainState;
 }
 
-/** Trains the projection retriever on a suite (features fitted on the corpus texts). */
 /**
  * The feature extractor `trainToolBenchModel` fits on the corpus (pass it as `extractor` to several
  * trainings on one suite: fitting it again each time costs time and a transient peak of memory).
@@ -183,7 +184,8 @@ export function fitToolBenchFeatures(
   });
 }
 
-export function trainToolBenchModel(suite: ToolBenchSuite, opts: TrainSuiteOptions): TrainedModel {
+/** What both trainers share: the features, the pairs, the projection options, the model info. */
+function toolBenchTraining(suite: ToolBenchSuite, opts: TrainSuiteOptions) {
   const fx = opts.extractor ?? fitToolBenchFeatures(suite, opts);
   const pairs = toolBenchTrainingPairs(suite, opts);
   const category = new Map<string, number>();
@@ -197,7 +199,7 @@ export function trainToolBenchModel(suite: ToolBenchSuite, opts: TrainSuiteOptio
   });
   const gamma = opts.toolContext ?? TOOL_CONTEXT_WEIGHT;
   const docFeatures = contextFeatures(suite.texts, { texts: suite.toolTexts, groupOf: suite.toolOf }, gamma);
-  const { projection, epochLosses } = trainProjection(fx, suite.texts, pairs, {
+  const trainOptions: TrainOptions = {
     ...(gamma > 0 ? { docFeatures: (d: number) => docFeatures(fx, d) } : {}),
     epochs: opts.epochs ?? 3,
     lr: opts.lr ?? 1e-3,
@@ -207,8 +209,8 @@ export function trainToolBenchModel(suite: ToolBenchSuite, opts: TrainSuiteOptio
     ...(opts.onBatch ? { onBatch: opts.onBatch } : {}),
     ...(opts.checkpoint ? { checkpoint: opts.checkpoint } : {}),
     ...(opts.resume ? { resume: opts.resume } : {}),
-  });
-  return {
+  };
+  const model = ({ projection, epochLosses }: TrainedProjection): TrainedModel => ({
     features: fx.config,
     projection,
     scale: 20,
@@ -224,7 +226,33 @@ export function trainToolBenchModel(suite: ToolBenchSuite, opts: TrainSuiteOptio
       seed: opts.seed ?? 42,
       toolContext: gamma,
     },
-  };
+  });
+  return { fx, pairs, trainOptions, model };
+}
+
+/** Trains the projection retriever on a suite (features fitted on the corpus texts). */
+export function trainToolBenchModel(suite: ToolBenchSuite, opts: TrainSuiteOptions): TrainedModel {
+  const t = toolBenchTraining(suite, opts);
+  return t.model(trainProjection(t.fx, suite.texts, t.pairs, t.trainOptions));
+}
+
+/**
+ * `trainToolBenchModel` that `signal` can stop (Ctrl-C): the model returned then holds the updates
+ * made so far, `stopped` is true, `info.interrupted` records the finished epochs and, with
+ * `checkpoint`, the state at the stop is saved (a `resume` from it continues exactly there).
+ */
+export async function trainToolBenchModelUntil(
+  suite: ToolBenchSuite,
+  opts: TrainSuiteOptions & { signal?: AbortSignal },
+): Promise<{ model: TrainedModel; stopped: boolean }> {
+  const t = toolBenchTraining(suite, opts);
+  const r = await trainProjectionUntil(t.fx, suite.texts, t.pairs, {
+    ...t.trainOptions,
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  });
+  const model = t.model(r);
+  if (r.stopped) model.info.interrupted = { epochsFinished: r.epochLosses.length };
+  return { model, stopped: r.stopped };
 }
 
 export interface RankerTrainingOptions {

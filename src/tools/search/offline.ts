@@ -1,9 +1,9 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { Bm25Index } from '../../retrieval/index.js';
-import { InputInvalidError, NotFoundError, parseWith } from '../../shared/index.js';
+import { InputInvalidError, NotFoundError, parseWith, readTextFile } from '../../shared/index.js';
 import type { SearchProvider, SearchResults } from './results.js';
 
 /** One document of an offline search corpus. */
@@ -17,7 +17,7 @@ export type CorpusDoc = z.infer<typeof CorpusDocSchema>;
 /** Reads a JSONL corpus: one `{title, url, text}` object per non-empty line. */
 function readJsonlCorpus(file: string): CorpusDoc[] {
   const docs: CorpusDoc[] = [];
-  const lines = readFileSync(file, 'utf8').split('\n');
+  const lines = readTextFile(file).split('\n');
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!.trim();
     if (!line) continue;
@@ -68,7 +68,7 @@ export function loadSearchCorpus(path: string): CorpusDoc[] {
     const files = markdownFiles(path);
     if (files.length === 0)
       throw new InputInvalidError({ file: path }, 'the folder holds no Markdown (.md) files');
-    return files.map((f) => markdownDoc(f, readFileSync(f, 'utf8')));
+    return files.map((f) => markdownDoc(f, readTextFile(f)));
   }
   return readJsonlCorpus(path);
 }
