@@ -9,7 +9,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadCatalog } from '../src/catalog/index.js';
-import { buildRunSpec, runEval } from '../src/harness/index.js';
+import {
+  buildRunSpec,
+  readResultsFile,
+  runEval,
+  type SampleWorkerPool,
+  type TaskRecipe,
+} from '../src/harness/index.js';
 import {
   type AppBenchSample,
   type AppBenchTask,
@@ -56,11 +62,15 @@ export interface Measure {
   report: unknown;
 }
 
-/** Runs `task` over `samples` into a temporary results file; every sample must succeed. */
+/**
+ * Runs `task` over `samples` into a temporary results file; every sample must succeed. With
+ * `workers` > 1, worker threads rebuild the task from `recipe` (or `pool`'s workers solve).
+ */
 export async function timeRun(
   task: AppBenchTask,
   samples: AppBenchSample[],
   concurrency: number,
+  threads: { workers?: number; recipe?: TaskRecipe; pool?: SampleWorkerPool } = {},
 ): Promise<Measure> {
   const dir = mkdtempSync(join(tmpdir(), 'apiary-eval-bench-'));
   const spec = buildRunSpec(
@@ -78,12 +88,22 @@ export async function timeRun(
   );
   const c0 = process.cpuUsage();
   const t0 = performance.now();
-  const r = await runEval({ task, samples, spec, concurrency, outFile: join(dir, 'results.jsonl') });
+  const r = await runEval({
+    task,
+    samples,
+    spec,
+    concurrency,
+    outFile: join(dir, 'results.jsonl'),
+    ...threads,
+  });
   const ms = performance.now() - t0;
   const cpu = process.cpuUsage(c0);
+  const firstError = r.summary.errors
+    ? readResultsFile(join(dir, 'results.jsonl')).samples.find((l) => l.error !== null)?.error
+    : undefined;
   rmSync(dir, { recursive: true, force: true });
   if (r.summary.samples !== samples.length || r.summary.errors !== 0)
-    throw new Error(`${r.summary.samples} samples, ${r.summary.errors} errors`);
+    throw new Error(`${r.summary.samples} samples, ${r.summary.errors} errors (first: ${firstError})`);
   return {
     ms,
     rate: (samples.length * 1000) / ms,

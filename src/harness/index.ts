@@ -37,7 +37,6 @@ export {
   type RunEvalResult,
   runEval,
 } from './run-eval.js';
-
 // Run folders: unique per run by default, the latest one for --resume
 export {
   createRunFolder,
@@ -46,7 +45,6 @@ export {
   runFolderPrefix,
   runTimestamp,
 } from './run-folder.js';
-
 // A run folder is locked while a run writes it
 export {
   acquireRunLock,
@@ -75,10 +73,21 @@ export {
   type SpecConflict,
   upgradeRunSpecV1,
 } from './run-spec.js';
+// Solving and scoring one sample, and rebuilding a task from a serialisable recipe (worker threads)
+export {
+  type ModelRecipe,
+  ModelRecipeSchema,
+  type RebuiltTask,
+  rebuildTask,
+  runSampleById,
+  type SampleRun,
+  solveAndScore,
+  type TaskRecipe,
+  TaskRecipeSchema,
+} from './sample-runner.js';
 // The seeded order samples run in
 export { seededShuffle } from './seeded-random.js';
 export { regularizedIncompleteBeta, studentTCdf, studentTQuantile } from './student-t.js';
-
 // Summaries of a run
 export {
   type CategoryCounts,
@@ -91,3 +100,5 @@ export {
   summarizeResults,
   summarizeResultsFile,
 } from './summary.js';
+// Worker threads that solve and score samples for runEval({ workers })
+export { type SampleWorkerPool, startSampleWorkers } from './worker-pool.js';

@@ -2,7 +2,13 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BLOB_MIN_CHARS, ResultsWriter, readResultsFile, type SampleLine } from './results-file.js';
+import {
+  BLOB_MIN_CHARS,
+  externalize,
+  ResultsWriter,
+  readResultsFile,
+  type SampleLine,
+} from './results-file.js';
 
 const line = (id: string, output: unknown): SampleLine => ({
   type: 'sample',
@@ -80,3 +86,25 @@ const HEADER_SPEC = {
   packageVersion: '0',
   startedAt: '2026-01-01T00:00:00.000Z',
 };
+
+describe('externalize', () => {
+  const long = 'p'.repeat(BLOB_MIN_CHARS);
+  it('returns plain data without long strings as it is, and copies only the path to a long one', () => {
+    const known = new Set<string>();
+    const blobs: string[] = [];
+    const short = { reply: 'a', trace: [{ sent: { messages: [{ role: 'user', content: 'hi' }] } }] };
+    expect(externalize(short, known, (b) => blobs.push(b.sha256))).toBe(short);
+    const input = { reply: 'a', trace: [{ step: 1 }, { sent: { system: long, n: 2 } }] };
+    const out = externalize(input, known, (b) => blobs.push(b.sha256)) as typeof input;
+    expect(blobs).toHaveLength(1);
+    expect(out).toEqual({
+      reply: 'a',
+      trace: [{ step: 1 }, { sent: { system: { $blob: blobs[0] }, n: 2 } }],
+    });
+    expect(out.trace[0]).toBe(input.trace[0]); // untouched branch shared
+    expect((input.trace[1] as { sent: { system: string } }).sent.system).toBe(long); // input not mutated
+  });
+  it('copies objects that are not plain data by their own keys, as before (a Date has none)', () => {
+    expect(externalize({ at: new Date(0) }, new Set(), () => {})).toEqual({ at: {} });
+  });
+});

@@ -56,8 +56,17 @@ function blobHash(text: string): string {
   return h;
 }
 
-/** Replaces long strings by blob references; `onNew` is told of each text not stored before. */
-function externalize(value: unknown, known: Set<string>, onNew: (blob: BlobLine) => void): unknown {
+const isPlainObject = (v: object) => {
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+};
+
+/**
+ * Replaces long strings by blob references; `onNew` is told of each text not stored before. Plain
+ * objects and arrays without a long string are returned as they are (no copy: a sample's trace is
+ * mostly short strings); other objects are copied as plain data, as JSON would see their own keys.
+ */
+export function externalize(value: unknown, known: Set<string>, onNew: (blob: BlobLine) => void): unknown {
   if (typeof value === 'string') {
     if (value.length < BLOB_MIN_CHARS) return value;
     const sha256 = blobHash(value);
@@ -67,17 +76,37 @@ function externalize(value: unknown, known: Set<string>, onNew: (blob: BlobLine)
     }
     return { $blob: sha256 };
   }
-  if (Array.isArray(value)) return value.map((v) => externalize(v, known, onNew));
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = externalize(v, known, onNew);
-    return out;
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const v = externalize(value[i], known, onNew);
+      if (out) out.push(v);
+      else if (v !== value[i]) {
+        out = value.slice(0, i);
+        out.push(v);
+      }
+    }
+    return out ?? value;
   }
-  return value;
+  const plain = isPlainObject(value);
+  let out: Record<string, unknown> | undefined = plain ? undefined : {};
+  const entries = Object.entries(value);
+  for (let i = 0; i < entries.length; i++) {
+    const [k, v] = entries[i]!;
+    const e = externalize(v, known, onNew);
+    if (out) out[k] = e;
+    else if (e !== v) {
+      out = {};
+      for (let j = 0; j < i; j++) out[entries[j]![0]] = entries[j]![1];
+      out[k] = e;
+    }
+  }
+  return out ?? value;
 }
 
 /** Puts blob texts back in place of their references. */
-function internalize(value: unknown, blobs: ReadonlyMap<string, string>): unknown {
+export function internalize(value: unknown, blobs: ReadonlyMap<string, string>): unknown {
   if (Array.isArray(value)) return value.map((v) => internalize(v, blobs));
   if (value !== null && typeof value === 'object') {
     const ref = (value as { $blob?: unknown }).$blob;

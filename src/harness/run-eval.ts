@@ -1,14 +1,16 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import pLimit from 'p-limit';
-import { costOf, isConnectionFailure, isInfrastructureFailure, ZERO_USAGE } from '../models/index.js';
+import { costOf, ZERO_USAGE } from '../models/index.js';
 import { ApiaryError } from '../shared/index.js';
-import type { Outcome, Solved, Task, TaskSample } from '../tasks/index.js';
+import type { Task, TaskSample } from '../tasks/index.js';
 import { headerLine, ResultsWriter, readResultsFile, type SampleLine } from './results-file.js';
 import { acquireRunLock, type RunLock, type RunLockDeps, type RunLockHolder } from './run-lock.js';
 import { formatSpecConflicts, type RunSpec, runSpecConflicts } from './run-spec.js';
+import { type SampleRun, solveAndScore, type TaskRecipe } from './sample-runner.js';
 import { seededShuffle } from './seeded-random.js';
 import { type RunSummary, type SummaryMetrics, summarizeResults } from './summary.js';
+import { type SampleWorkerPool, startSampleWorkers } from './worker-pool.js';
 
 export interface EvalProgress {
   /** Records (sample × epoch) finished so far, counting those already in the file when resuming. */
@@ -65,6 +67,18 @@ export interface RunEvalOptions<S extends TaskSample, O, Sc, R> extends SummaryM
    * (connection errors or timeouts on every attempt); default: never stop.
    */
   maxConsecutiveConnectionFailures?: number;
+  /**
+   * Worker threads solving and scoring samples (default 1: in this thread). With more, each
+   * worker rebuilds the task from `recipe`; this thread stays the only writer of the run folder.
+   */
+  workers?: number;
+  /** How a worker rebuilds the task (registry name, options, solver, model); needed with `workers` > 1. */
+  recipe?: TaskRecipe;
+  /**
+   * Workers already started (`startSampleWorkers`) for this task, used instead of `workers`: several
+   * runs share one pool (its start-up paid once); the caller closes it.
+   */
+  pool?: SampleWorkerPool;
   /** Lock the run folder while writing (default on; deps for tests). */
   lock?: boolean | Partial<RunLockDeps>;
   deps?: Partial<RunEvalDeps>;
@@ -92,15 +106,11 @@ export interface RunEvalResult<R> {
   /** The holder of a stale lock (its process was gone) that this run took over. */
   lockTakenOver: RunLockHolder | null;
   elapsedMs: number;
+  /** Response-cache counts of the worker threads (with `workers` > 1 and a cached model). */
+  workerCacheStats?: { hits: number; misses: number; writes: number };
 }
 
 const defaultDeps: RunEvalDeps = { now: () => new Date(), monotonic: () => performance.now() };
-
-function errorMessage(error: unknown): string {
-  if (error instanceof ApiaryError) return `${error.code}: ${error.message}`;
-  if (error instanceof Error) return error.message || error.name;
-  return String(error);
-}
 
 const pairKey = (id: string, epoch: number) => `${epoch}\u0000${id}`;
 
@@ -121,6 +131,12 @@ export async function runEval<S extends TaskSample, O, Sc, R>(
     throw new ApiaryError(
       'USAGE',
       'a cost budget (--max-cost) needs a price (--price-input, --price-output)',
+    );
+  const workers = Math.max(1, Math.floor(opts.workers ?? 1));
+  if (workers > 1 && !opts.recipe && !opts.pool)
+    throw new ApiaryError(
+      'USAGE',
+      `--workers ${workers}: task "${opts.task.name}" cannot be rebuilt in worker threads (it was built in memory, not loaded from the task registry); run with --workers 1`,
     );
   mkdirSync(dirname(outFile), { recursive: true });
   const lock: RunLock | null =
@@ -222,58 +238,70 @@ async function runLocked<S extends TaskSample, O, Sc, R>(
   };
   progress();
 
+  // Worker threads, when asked for: started once the results file is open (a resume check that
+  // refuses must not pay for them), stopped before the summary.
+  let pool: SampleWorkerPool | null = opts.pool ?? null;
+  const ownPool = !opts.pool;
+  if (!pool && opts.workers !== undefined && opts.workers > 1 && todo.length > 0) {
+    try {
+      pool = await startSampleWorkers(opts.recipe!, Math.min(Math.floor(opts.workers), todo.length));
+    } catch (error) {
+      writer.close();
+      throw error;
+    }
+  }
   const limit = pLimit(concurrency);
   const signal = opts.signal;
+  const onAbort = () => pool?.abort();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  let workerFailure: unknown = null;
+  const solve = (sample: S, epoch: number): Promise<SampleRun<O, Sc> | null> =>
+    pool
+      ? (pool.run(sample.id, epoch, spec.seed) as Promise<SampleRun<O, Sc> | null>)
+      : solveAndScore<S, O, Sc>(task, sample, { seed: spec.seed, epoch, ...(signal ? { signal } : {}) });
   const runOne = async (sample: S, epoch: number): Promise<void> => {
-    // queued samples drain at once after an abort or once the budget is spent
-    if (signal?.aborted || budgetReached || endpointDown) return;
+    // queued samples drain at once after an abort, once the budget is spent or a worker died
+    if (signal?.aborted || budgetReached || endpointDown || workerFailure) return;
     const startedAt = deps.now().toISOString();
     const start = deps.monotonic();
-    let solved: Solved<O> | null = null;
-    let error: string | null = null;
-    let connectionFailed = false;
+    let run: SampleRun<O, Sc> | null;
     try {
-      solved = await task.solve(sample, { seed: spec.seed, epoch, ...(signal ? { signal } : {}) });
-    } catch (e) {
-      if (signal?.aborted) return; // cut short by the abort: leave it for a resume
-      error = errorMessage(e);
-      if (isInfrastructureFailure(e)) infrastructureErrors++;
-      connectionFailed = isConnectionFailure(e);
+      run = await solve(sample, epoch);
+    } catch (error) {
+      // a dead worker: its samples are not recorded (a resume reruns them), the others finish
+      if (pool && error instanceof ApiaryError && error.code === 'WORKER_FAILED') {
+        workerFailure ??= error;
+        return;
+      }
+      throw error;
     }
-    consecutiveConnectionFailures = connectionFailed ? consecutiveConnectionFailures + 1 : 0;
+    if (run === null) return; // cut short by the abort: leave it for a resume
+    if (run.infrastructureFailure) infrastructureErrors++;
+    consecutiveConnectionFailures = run.connectionFailure ? consecutiveConnectionFailures + 1 : 0;
     if (
       opts.maxConsecutiveConnectionFailures !== undefined &&
       consecutiveConnectionFailures >= opts.maxConsecutiveConnectionFailures
     )
       endpointDown = true;
     const durationMs = deps.monotonic() - start;
-    const outcome: Outcome<O> = solved
-      ? { output: solved.output }
-      : { output: null, error: error ?? 'no output' };
-    let score: Sc;
-    try {
-      score = await task.score(sample, outcome);
-    } catch (e) {
-      error = `scoring failed: ${errorMessage(e)}`;
-      score = await task.score(sample, { output: null, error });
-    }
-    const usage = solved?.usage ?? null;
+    const { error, usage } = run;
     const line: SampleLine = {
       type: 'sample',
       id: sample.id,
       epoch,
       category: sample.category ?? null,
-      output: solved ? solved.output : null,
+      output: run.output,
       error,
       usage,
       ...(price ? { cost: costOf(usage ?? ZERO_USAGE, price) } : {}),
-      modelCalls: solved?.modelCalls ?? 0,
+      modelCalls: run.modelCalls,
       startedAt,
       durationMs: Math.round(durationMs * 1000) / 1000,
-      score,
+      score: run.score,
     };
     await writer.appendBatched(line);
-    recorded.push(line);
+    // the summary reads no outputs: dropping them here lets traces die young (less GC)
+    recorded.push({ ...line, output: null });
     tokens.inputTokens += usage?.inputTokens ?? 0;
     tokens.outputTokens += usage?.outputTokens ?? 0;
     if (overBudget()) budgetReached = true;
@@ -282,10 +310,18 @@ async function runLocked<S extends TaskSample, O, Sc, R>(
     progress({ id: sample.id, epoch, error });
   };
   // allSettled: a failing write must not close the file under the samples still in flight.
-  const settled = await Promise.allSettled(todo.map((t) => limit(() => runOne(t.sample, t.epoch))));
-  writer.close();
+  let settled: Array<PromiseSettledResult<void>>;
+  let workerCacheStats: RunEvalResult<R>['workerCacheStats'];
+  try {
+    settled = await Promise.allSettled(todo.map((t) => limit(() => runOne(t.sample, t.epoch))));
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+    writer.close();
+    if (pool && ownPool) workerCacheStats = await pool.close();
+  }
   const failure = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failure) throw failure.reason;
+  if (workerFailure) throw workerFailure;
   const elapsedMs = deps.monotonic() - t0;
 
   // 3. Summary from every record of the file (those read at start and those appended since).
@@ -326,5 +362,6 @@ async function runLocked<S extends TaskSample, O, Sc, R>(
     repairedTail,
     lockTakenOver,
     elapsedMs,
+    ...(workerCacheStats ? { workerCacheStats } : {}),
   };
 }

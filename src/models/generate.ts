@@ -224,7 +224,11 @@ export async function generate(req: GenerateRequest, deps: GenerateDeps = {}): P
     }, policy.timeoutMs);
     const signal = req.signal ? AbortSignal.any([req.signal, timeout.signal]) : timeout.signal;
     const raw = new Map<string, string>();
-    const wrappable = typeof req.model === 'object' && req.model.specificationVersion === 'v3';
+    // Without tools there are no raw arguments to keep nor a tool choice to pass: the model as it is.
+    const wrappable =
+      typeof req.model === 'object' &&
+      req.model.specificationVersion === 'v3' &&
+      (req.tools !== undefined || req.toolChoice !== undefined);
     try {
       const result = await generateText({
         model: wrappable ? wrapForCall(req.model as LanguageModelV3, raw, req.toolChoice) : req.model,

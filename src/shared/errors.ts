@@ -14,6 +14,7 @@
  * - `NETWORK`: a download failed (offline, bad status, checksum mismatch).
  * - `USAGE`: the caller asked for something that cannot be done (bad flag combination).
  * - `TOOL_FAILED`: an executable tool could not do what it was asked (sandbox refusal, bad image).
+ * - `WORKER_FAILED`: a worker thread of an eval (`--workers`) died; results written so far are kept.
  */
 export type ErrorCode =
   | 'INPUT_INVALID'
@@ -26,7 +27,8 @@ export type ErrorCode =
   | 'MODEL_UNREACHABLE'
   | 'NETWORK'
   | 'USAGE'
-  | 'TOOL_FAILED';
+  | 'TOOL_FAILED'
+  | 'WORKER_FAILED';
 
 export class ApiaryError extends Error {
   constructor(

@@ -9,7 +9,12 @@ export const PY_WHITESPACE =
 const LEADING = new RegExp(`^[${PY_WHITESPACE}]+`);
 const TRAILING = new RegExp(`[${PY_WHITESPACE}]+$`);
 
+/** Printable ASCII other than space: never stripped (the common case skips both regexes). */
+const isPlainAscii = (c: number) => c > 0x20 && c < 0x7f;
+
 export function pyStrip(text: string): string {
+  if (text.length === 0) return text;
+  if (isPlainAscii(text.charCodeAt(0)) && isPlainAscii(text.charCodeAt(text.length - 1))) return text;
   return text.replace(LEADING, '').replace(TRAILING, '');
 }
 

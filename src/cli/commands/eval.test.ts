@@ -97,6 +97,38 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
     await server.close();
   });
 
+  it('--workers 2: worker threads rebuild task, solver and endpoint model; same report and scores', async () => {
+    const run = async (workers: string) => {
+      const out = outDir();
+      const r = await runCli([
+        'eval',
+        'appbench',
+        '--data',
+        MINI,
+        ...modelArgs(server),
+        '--out',
+        out,
+        '--concurrency',
+        '3',
+        '--workers',
+        workers,
+        ...FAST_RETRY,
+        '--json',
+      ]);
+      expect(r.code).toBe(3); // mm-0's endpoint failure is an infrastructure error
+      const scores = readResultsFile(join(out, 'results.jsonl')).samples.map((l) => [l.id, l.error, l.score]);
+      return {
+        json: JSON.parse(r.stdout),
+        scores: scores.sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+      };
+    };
+    const [one, two] = [await run('1'), await run('2')];
+    expectScenarioReport(two.json.summary.report);
+    expect(two.json).toMatchObject({ ran: 8, infrastructureErrors: 1 });
+    expect(two.scores).toEqual(one.scores);
+    expect(two.json.summary.report).toEqual(one.json.summary.report);
+  });
+
   it('records every sample and prints the hand-computed summary (--json)', async () => {
     const out = outDir();
     const r = await runCli([

@@ -63,6 +63,7 @@ export interface EvalFlags extends LegacyAppBenchFlags {
   maxTokens?: string;
   out?: string;
   concurrency: string;
+  workers?: string;
   resume?: boolean;
   overwrite?: boolean;
   limit?: string;
@@ -104,6 +105,7 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
     ...(flags.shortcuts === undefined ? {} : { shortcuts: resolve(flags.shortcuts) }),
   };
   const concurrency = parseInteger('--concurrency', flags.concurrency, { min: 1 }) ?? 4;
+  const workers = parseInteger('--workers', flags.workers, { min: 1 }) ?? 1;
   const limit = parseInteger('--limit', flags.limit, { min: 0 });
   const seed = parseInteger('--seed', flags.seed, { min: 0 }) ?? 0;
   const epochs = parseInteger('--epochs', flags.epochs, { min: 1 }) ?? 1;
@@ -267,6 +269,32 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
       onProgress: (p) => reporter.update(p),
       signal: ac.signal,
       maxConsecutiveConnectionFailures: maxConnectionFailures,
+      ...(workers > 1
+        ? {
+            workers,
+            // what a worker thread needs to load the same task, solver and model again
+            recipe: {
+              task: def.name,
+              taskOptions,
+              solver: solverName,
+              solverOptions,
+              model: model
+                ? {
+                    kind: 'endpoint' as const,
+                    baseURL: model.baseURL,
+                    modelId: model.modelId,
+                    ...(model.apiKey ? { apiKey: model.apiKey } : {}),
+                    ...(cache ? { cacheDir: cache.dir } : {}),
+                  }
+                : null,
+              sampling: model ? model.sampling : (def.sampling ?? {}),
+              ...(flags.data ? { dataDir: flags.data } : {}),
+              seed,
+              ...(limit !== undefined ? { limit } : {}),
+              modelCalls,
+            },
+          }
+        : {}),
       ...(maxCost !== undefined ? { maxCost } : {}),
       metrics: def.metrics,
       ...(def.passed ? { passed: def.passed } : {}),
@@ -276,6 +304,8 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
     process.off('SIGINT', onSigint);
   }
   const { summary } = result;
+  // with worker threads the cache lives in each worker: their counts replace this thread's (all 0)
+  const cacheStats = result.workerCacheStats ?? cache?.stats;
   if (result.lockTakenOver)
     note(
       `note: took over a stale lock of pid ${result.lockTakenOver.pid} (started ${result.lockTakenOver.startedAt}; that process is gone)`,
@@ -294,7 +324,7 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
       repairedTail: result.repairedTail,
       lockTakenOver: result.lockTakenOver,
       elapsedMs: Math.round(result.elapsedMs),
-      ...(cache ? { cache: { dir: cache.dir, ...cache.stats } } : {}),
+      ...(cache ? { cache: { dir: cache.dir, ...cacheStats } } : {}),
       summary,
     });
   } else {
@@ -308,7 +338,7 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
     if (fallback) process.stdout.write(`agent: ${solverName} (no model configured)\n`);
     if (cache)
       process.stdout.write(
-        `response cache: ${cache.stats.hits} hits, ${cache.stats.misses} misses (${cache.dir})\n`,
+        `response cache: ${cacheStats?.hits ?? 0} hits, ${cacheStats?.misses ?? 0} misses (${cache.dir})\n`,
       );
   }
   const total = spec.size * spec.epochs;
@@ -360,6 +390,11 @@ function evalOptions(cmd: Command): Command {
     .option('--max-tokens <n>', 'max output tokens (default: the task default)')
     .option('--out <dir>', 'run folder (default .apiary/runs/<task>-<solver>-<model>-<time>, new per run)')
     .option('--concurrency <n>', 'samples in flight', '4')
+    .option(
+      '--workers <n>',
+      'worker threads solving and scoring samples (default 1: in the main thread, which always writes the results)',
+      '1',
+    )
     .option('--resume', 'continue the run folder (default: the latest run of these settings)')
     .option('--overwrite', 'discard existing results in the run folder')
     .option('--limit <n>', 'first N samples of each category (AppBench category, ToolBench query file)')

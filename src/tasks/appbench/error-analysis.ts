@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type Catalog, indexCatalog } from '../../catalog/index.js';
 import type { Plan } from '../../plan/index.js';
-import { alignCalls, normApi, normArgName, valuesMatch } from './score-corrected-align.js';
+import { type Alignment, alignCalls, normApi, normArgName, valuesMatch } from './score-corrected-align.js';
 
 /**
  * Argument error analysis in the style of the AppBench paper, over the calls the corrected
@@ -74,9 +74,15 @@ export function emptyErrorCounts(): ErrorCounts {
   return Object.fromEntries(Object.keys(ErrorCountsSchema.shape).map((k) => [k, 0])) as ErrorCounts;
 }
 
-export function argumentErrors(gold: Plan, pred: Plan, catalog?: Catalog): ErrorCounts {
+/** `alignment`: `alignCalls(gold.steps, pred.steps)` when the caller already has it. */
+export function argumentErrors(
+  gold: Plan,
+  pred: Plan,
+  catalog?: Catalog,
+  alignment: Alignment = alignCalls(gold.steps, pred.steps),
+): ErrorCounts {
   const e = emptyErrorCounts();
-  const { pairs, predToGold } = alignCalls(gold.steps, pred.steps);
+  const { pairs, predToGold } = alignment;
   e.missingCalls = gold.steps.length - pairs.length;
   e.extraCalls = pred.steps.length - pairs.length;
   for (const [gi, pi] of pairs) {

@@ -18,6 +18,7 @@ import {
   correctedSampleCounts,
   parsePredictedPlan,
 } from './score-corrected.js';
+import { alignCalls } from './score-corrected-align.js';
 import {
   OfficialCountsSchema,
   type OfficialMetrics,
@@ -60,7 +61,15 @@ export const AppBenchSampleScoreSchema = z.object({
 });
 export type AppBenchSampleScore = z.infer<typeof AppBenchSampleScoreSchema>;
 
-function goldPlanOf(
+interface GoldSide {
+  plan: Plan;
+  repairs: number;
+  unreadable: number;
+  parallelScale: number;
+  sequentialScale: number;
+}
+
+function readGoldPlan(
   sample: AppBenchSample,
   catalog: Catalog,
 ): { plan: Plan; repairs: number; unreadable: number } {
@@ -80,28 +89,39 @@ function goldPlanOf(
   }
 }
 
+function goldSideOf(sample: AppBenchSample, catalog: Catalog): GoldSide {
+  const read = readGoldPlan(sample, catalog);
+  const shape = analyzePlan(read.plan);
+  return { ...read, parallelScale: shape.parallelScale, sequentialScale: shape.sequentialScale };
+}
+
+const appIdsOf = new WeakMap<Catalog, string[]>();
+
 export function scoreAppBenchSample(
   sample: AppBenchSample,
   prediction: AppBenchPrediction,
   catalog: Catalog,
 ): AppBenchSampleScore {
-  const gold = goldPlanOf(sample, catalog);
-  const shape = analyzePlan(gold.plan);
+  const gold = goldSideOf(sample, catalog);
   const failed = prediction.reply === null || prediction.reply === undefined || Boolean(prediction.error);
   const reply = failed ? null : prediction.reply;
-  const pred = parsePredictedPlan(
-    reply,
-    catalog.apps.map((a) => a.id),
-  );
+  let appIds = appIdsOf.get(catalog);
+  if (!appIds) {
+    appIds = catalog.apps.map((a) => a.id);
+    appIdsOf.set(catalog, appIds);
+  }
+  const pred = parsePredictedPlan(reply, appIds);
+  // one alignment serves the corrected counts and the error analysis
+  const alignment = alignCalls(gold.plan.steps, pred.plan.steps);
   return {
     id: sample.id,
     category: sample.category,
-    parallelScale: shape.parallelScale,
-    sequentialScale: shape.sequentialScale,
+    parallelScale: gold.parallelScale,
+    sequentialScale: gold.sequentialScale,
     failed,
     official: reply === null ? null : officialSampleCounts(sample.record, reply),
-    corrected: correctedSampleCounts(gold.plan, pred.plan, pred.unparseableCalls),
-    errors: argumentErrors(gold.plan, pred.plan, catalog),
+    corrected: correctedSampleCounts(gold.plan, pred.plan, pred.unparseableCalls, alignment),
+    errors: argumentErrors(gold.plan, pred.plan, catalog, alignment),
     goldRepairs: gold.repairs,
     goldUnreadable: gold.unreadable,
   };

@@ -64,15 +64,22 @@ function normArgs(step: Step): Map<string, ArgValue> {
   return new Map(Object.entries(step.args).map(([k, v]) => [normArgName(k), v]));
 }
 
-/** Number of gold arguments of `gold` that `pred` gives with an equal value. */
-export function pairHits(gold: Step, pred: Step, predToGold: ReadonlyMap<string, string>): number {
-  const p = normArgs(pred);
+function hitsOf(
+  gold: ReadonlyMap<string, ArgValue>,
+  pred: ReadonlyMap<string, ArgValue>,
+  predToGold: ReadonlyMap<string, string>,
+): number {
   let hits = 0;
-  for (const [k, gv] of normArgs(gold)) {
-    const pv = p.get(k);
+  for (const [k, gv] of gold) {
+    const pv = pred.get(k);
     if (pv && valuesMatch(gv, pv, predToGold)) hits++;
   }
   return hits;
+}
+
+/** Number of gold arguments of `gold` that `pred` gives with an equal value. */
+export function pairHits(gold: Step, pred: Step, predToGold: ReadonlyMap<string, string>): number {
+  return hitsOf(normArgs(gold), normArgs(pred), predToGold);
 }
 
 export interface Alignment {
@@ -134,8 +141,11 @@ export function alignCalls(gold: readonly Step[], pred: readonly Step[]): Alignm
     pairs,
     predToGold: new Map(pairs.map(([g, p]) => [pred[p]!.id, gold[g]!.id])),
   });
+  // argument names normalised once per step, not once per candidate matching
+  const goldArgs = gold.map(normArgs);
+  const predArgs = pred.map(normArgs);
   const score = (a: Alignment) =>
-    a.pairs.reduce((n, [g, p]) => n + pairHits(gold[g]!, pred[p]!, a.predToGold), 0);
+    a.pairs.reduce((n, [g, p]) => n + hitsOf(goldArgs[g]!, predArgs[p]!, a.predToGold), 0);
   if (total > MAX_CANDIDATES) return build(perGroup.flatMap((c) => c[0] ?? []));
 
   let best: Alignment | undefined;

@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { type Plan, parseMetabenchPlan, type Step } from '../../plan/index.js';
-import { alignCalls, callKey, normArgName, normName, valuesMatch } from './score-corrected-align.js';
+import {
+  type Alignment,
+  alignCalls,
+  callKey,
+  normArgName,
+  normName,
+  valuesMatch,
+} from './score-corrected-align.js';
 import { f1 } from './score-official.js';
 
 /**
@@ -84,7 +91,13 @@ function multisetHits(a: readonly string[], b: readonly string[]): number {
 
 const isDep = (v: Step['args'][string]) => v.kind === 'ref';
 
-export function correctedSampleCounts(gold: Plan, pred: Plan, unparseableCalls = 0): CorrectedCounts {
+/** `alignment`: `alignCalls(gold.steps, pred.steps)` when the caller already has it. */
+export function correctedSampleCounts(
+  gold: Plan,
+  pred: Plan,
+  unparseableCalls = 0,
+  alignment: Alignment = alignCalls(gold.steps, pred.steps),
+): CorrectedCounts {
   const gApps = gold.steps.map((s) => normName(s.app));
   const pApps = pred.steps.map((s) => normName(s.app));
   const gApis = gold.steps.map(callKey);
@@ -125,7 +138,7 @@ export function correctedSampleCounts(gold: Plan, pred: Plan, unparseableCalls =
       if (isDep(v)) c.goldDep++;
       else c.goldIndep++;
     }
-  const { pairs, predToGold } = alignCalls(gold.steps, pred.steps);
+  const { pairs, predToGold } = alignment;
   c.matchedCalls = pairs.length;
   let sameKeys = true;
   for (const [gi, pi] of pairs) {

@@ -75,27 +75,47 @@ export function officialMatch(
 const hasQuote = (v: string) => v.includes("'");
 
 /** Scores one sample whose generation succeeded (the official code drops the others). */
+/** What the official scorer reads from a record's gold side. */
+interface OfficialGold {
+  ua: Map<string, string>;
+  names: string[];
+  /** Gold calls by API name (repeated names collapse to the last call). */
+  G: Map<string, Map<string, string>>;
+}
+
+function officialGold(record: AppBenchRecord): OfficialGold {
+  // Not cached per record: kept alive for a whole run, parsed gold costs more in old-generation GC
+  // than parsing it again (measured; a record is scored once per epoch).
+  const out = record.output;
+  const parsed = out.api_results.map((c) => extractNameParams(c));
+  const G = new Map<string, Map<string, string>>();
+  for (const p of parsed) if (p) G.set(p.name, p.args);
+  return {
+    ua: new Map(Object.entries(out.user_aware_arguments).map(([k, v]) => [`#${k}`, String(v)])),
+    names: parsed.map((c) => c?.name ?? ''),
+    G,
+  };
+}
+
 export function officialSampleCounts(record: AppBenchRecord, reply: string): OfficialCounts {
   const out = record.output;
-  const ua = new Map(Object.entries(out.user_aware_arguments).map(([k, v]) => [`#${k}`, String(v)]));
+  const { ua, names: goldNames, G } = officialGold(record);
   const { apps: rawApps, apis: predCalls } = splitOfficialReply(reply);
   const predApps = rawApps.filter((a) => a.length > 0);
   const goldApps = out.used_app;
   const app = officialMatch(predApps, goldApps);
 
-  const predNames = predCalls.map((c) => extractNameParams(c)?.name ?? '');
-  const goldParsed = out.api_results.map((c) => extractNameParams(c));
-  const goldNames = goldParsed.map((c) => c?.name ?? '');
+  const predParsed = predCalls.map((c) => extractNameParams(c));
+  const predNames = predParsed.map((c) => c?.name ?? '');
   const api = officialMatch(predNames, goldNames);
 
   // Dicts keyed by API name: repeated calls collapse to the last one (first position kept).
+  // The argument parse drops backslashes first; without any, the parse above is the same.
   const P = new Map<string, Map<string, string>>();
-  for (const call of predCalls) {
-    const parsed = extractNameParams(call.replace(/\\/g, ''));
+  predCalls.forEach((call, i) => {
+    const parsed = call.includes('\\') ? extractNameParams(call.replace(/\\/g, '')) : predParsed[i];
     if (parsed) P.set(parsed.name, parsed.args);
-  }
-  const G = new Map<string, Map<string, string>>();
-  for (const parsed of goldParsed) if (parsed) G.set(parsed.name, parsed.args);
+  });
 
   const c: OfficialCounts = {
     predApps: predApps.length,

@@ -1,0 +1,33 @@
+/**
+ * A model a worker thread can build from a recipe (`{ kind: 'module', module: <this file> }`):
+ * the scripted AppBench-mini scenario of ./appbench-mini-scenario.ts (gold for 5 samples, a wrong
+ * value for ss-1, only the first call for ms-0, an HTTP 500 for mm-0). `exitOnCall: n` ends the
+ * thread (process.exit inside a worker) on its n-th model call; `throwOnImport` is read by
+ * ./throwing-module.ts.
+ */
+import { resolve } from 'node:path';
+import { appBenchGoldReply, loadAppBenchDataset } from '../../tasks/index.js';
+import { type ScriptedChatRequest, type ScriptedReply, scriptedLanguageModel } from '../../test/index.js';
+
+export const MINI = resolve(import.meta.dirname, '../../../examples/appbench-mini');
+const WRONG_SS1 = "Restaurants: [restaurant_name = findrestaurants(#category='Italian', #location='Oakland')]";
+const byInput = new Map(loadAppBenchDataset(MINI).samples.map((s) => [s.record.input, s]));
+
+export function scenarioReply(req: ScriptedChatRequest): ScriptedReply {
+  const user = req.messages.filter((m) => m.role === 'user').at(-1)?.content ?? '';
+  const s = byInput.get(user);
+  if (!s) throw new Error(`unexpected instruction: ${user}`);
+  if (s.id === 'mm-0') return { fault: 'http500' };
+  if (s.id === 'ss-1') return `Sure! Here is the plan:\n${WRONG_SS1}`;
+  const gold = appBenchGoldReply(s.record);
+  return s.id === 'ms-0' ? gold.split('\n')[0]! : gold;
+}
+
+export function createModel(options: { exitOnCall?: number } = {}) {
+  let calls = 0;
+  return scriptedLanguageModel((req) => {
+    calls++;
+    if (options.exitOnCall !== undefined && calls >= options.exitOnCall) process.exit(7);
+    return scenarioReply(req);
+  });
+}

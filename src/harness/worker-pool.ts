@@ -1,0 +1,191 @@
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { ApiaryError } from '../shared/index.js';
+import { internalize } from './results-file.js';
+import type { SampleRun, TaskRecipe } from './sample-runner.js';
+import type { FromWorker, ToWorker, WorkerJob } from './worker-messages.js';
+
+/** Samples solved and scored in worker threads, each holding the task rebuilt from one recipe. */
+export interface SampleWorkerPool {
+  readonly size: number;
+  /**
+   * Solves and scores one sample in the least busy worker; null when an abort cut it short.
+   * Rejects with `WORKER_FAILED` once any worker has died (the pool takes no more work then).
+   */
+  run(id: string, epoch: number, seed: number): Promise<SampleRun | null>;
+  /** Cuts the samples in flight short. */
+  abort(): void;
+  /** The first worker failure, if any. */
+  readonly failure: ApiaryError | null;
+  /** Stops every worker; resolves with the response-cache counts they report. */
+  close(): Promise<{ hits: number; misses: number; writes: number }>;
+}
+
+interface Slot {
+  worker: Worker;
+  index: number;
+  inFlight: Map<number, { resolve: (r: SampleRun | null) => void; reject: (e: unknown) => void }>;
+  /** Jobs handed to this worker in this turn of the event loop, sent together. */
+  queued: WorkerJob[];
+  exited: boolean;
+  closing: boolean;
+  lastError: unknown;
+  cacheStats?: { hits: number; misses: number; writes: number };
+}
+
+/**
+ * The worker entry. From the TypeScript sources (tests, `tsx`) the worker boots through tsx's
+ * loader, which a worker does not inherit from `--import` flags; from `dist/` it is plain JS.
+ */
+function workerFor(recipe: TaskRecipe): Worker {
+  const self = import.meta.url;
+  if (self.endsWith('.ts')) {
+    // the ESM build of tsx's API sits beside the CommonJS one its `require` condition resolves to
+    const tsx = pathToFileURL(
+      createRequire(self)
+        .resolve('tsx/esm/api')
+        .replace(/\.cjs$/, '.mjs'),
+    ).href;
+    const entry = new URL('./sample-worker.ts', self).href;
+    const boot = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
+    return new Worker(boot, { eval: true, workerData: recipe });
+  }
+  return new Worker(new URL('./sample-worker.js', self), { workerData: recipe });
+}
+
+/**
+ * Starts `size` workers and waits until each has rebuilt the task. A worker that cannot (unknown
+ * task, data missing, a module that throws on import) fails the start with its error; the others
+ * are stopped.
+ */
+export async function startSampleWorkers(recipe: TaskRecipe, size: number): Promise<SampleWorkerPool> {
+  let failure: ApiaryError | null = null;
+  let nextJob = 0;
+  const blobTexts = new Map<string, string>();
+  const slots: Slot[] = [];
+
+  const fail = (slot: Slot, why: string) => {
+    const error = new ApiaryError('WORKER_FAILED', `worker thread ${slot.index + 1} of ${size} ${why}`, {
+      cause: slot.lastError,
+    });
+    failure ??= error;
+    for (const job of slot.inFlight.values()) job.reject(error);
+    slot.inFlight.clear();
+  };
+
+  const readies = Array.from({ length: size }, (_, index) => {
+    const slot: Slot = {
+      worker: workerFor(recipe),
+      index,
+      inFlight: new Map(),
+      queued: [],
+      exited: false,
+      closing: false,
+      lastError: undefined,
+    };
+    slots.push(slot);
+    return new Promise<void>((resolve, reject) => {
+      slot.worker.on('message', (m: FromWorker) => {
+        switch (m.type) {
+          case 'ready':
+            return resolve();
+          case 'load-failed':
+            return reject(new ApiaryError(m.code ?? 'WORKER_FAILED', `worker thread: ${m.message}`));
+          case 'results':
+            for (const r of m.results) {
+              const job = slot.inFlight.get(r.job);
+              slot.inFlight.delete(r.job);
+              for (const b of r.blobs) if (!blobTexts.has(b.sha256)) blobTexts.set(b.sha256, b.text);
+              // one string instance per blob: the results writer hashes it once, not per sample
+              if (r.run && blobTexts.size) r.run.output = internalize(r.run.output, blobTexts);
+              job?.resolve(r.run);
+            }
+            return;
+          case 'job-failed': {
+            slot.lastError = new Error(m.message);
+            fail(slot, `could not run a sample: ${m.message}`);
+            return;
+          }
+          case 'closed':
+            // a task may hold handles (HTTP keep-alive) that would keep the thread up
+            slot.cacheStats = m.cacheStats;
+            void slot.worker.terminate();
+            return;
+        }
+      });
+      slot.worker.on('error', (error) => {
+        slot.lastError = error;
+      });
+      slot.worker.on('exit', (code) => {
+        slot.exited = true;
+        if (slot.closing) return;
+        const cause = slot.lastError instanceof Error ? `: ${slot.lastError.message}` : '';
+        const why = `stopped (exit code ${code})${cause}; ${slot.inFlight.size} sample(s) in flight were not recorded`;
+        reject(new ApiaryError('WORKER_FAILED', `worker thread ${index + 1} of ${size} ${why}`));
+        fail(slot, why);
+      });
+    });
+  });
+
+  const stopAll = async () => {
+    await Promise.all(
+      slots.map(async (s) => {
+        s.closing = true;
+        if (!s.exited) await s.worker.terminate();
+      }),
+    );
+  };
+  try {
+    await Promise.all(readies);
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+
+  const send = (slot: Slot, m: ToWorker) => slot.worker.postMessage(m);
+  const sendQueued = (slot: Slot) => {
+    const jobs = slot.queued;
+    slot.queued = [];
+    if (jobs.length && !slot.exited) send(slot, { type: 'run', jobs });
+  };
+  return {
+    size,
+    get failure() {
+      return failure;
+    },
+    run(id, epoch, seed) {
+      if (failure) return Promise.reject(failure);
+      let slot: Slot | undefined;
+      for (const s of slots) if (!s.exited && (!slot || s.inFlight.size < slot.inFlight.size)) slot = s;
+      if (!slot) return Promise.reject(new ApiaryError('WORKER_FAILED', 'no worker thread is running'));
+      const job = nextJob++;
+      const chosen = slot;
+      return new Promise<SampleRun | null>((resolve, reject) => {
+        chosen.inFlight.set(job, { resolve, reject });
+        if (chosen.queued.length === 0) setImmediate(() => sendQueued(chosen));
+        chosen.queued.push({ job, id, epoch, seed });
+      });
+    },
+    abort() {
+      for (const s of slots) if (!s.exited) send(s, { type: 'abort' });
+    },
+    async close() {
+      await Promise.all(
+        slots.map(
+          (s) =>
+            new Promise<void>((resolve) => {
+              s.closing = true;
+              if (s.exited) return resolve();
+              s.worker.once('exit', () => resolve());
+              send(s, { type: 'close' });
+            }),
+        ),
+      );
+      const total = { hits: 0, misses: 0, writes: 0 };
+      for (const s of slots)
+        for (const k of ['hits', 'misses', 'writes'] as const) total[k] += s.cacheStats?.[k] ?? 0;
+      return total;
+    },
+  };
+}

@@ -1,0 +1,178 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { APPBENCH_SAMPLING } from '../tasks/index.js';
+import { expectScenarioReport } from './__fixtures__/appbench-mini-scenario.js';
+import { readResultsFile, type SampleLine } from './results-file.js';
+import { runEval } from './run-eval.js';
+import { buildRunSpec } from './run-spec.js';
+import { rebuildTask, type TaskRecipe } from './sample-runner.js';
+
+/*
+ * Worker threads (`runEval({ workers })`) against the in-thread run, on the AppBench mini records
+ * with the flat solver and the scripted scenario model, which workers build from a module recipe.
+ * Each pool start loads the sources through tsx in every worker (about a second): kept to a few.
+ */
+const fixture = (name: string) => pathToFileURL(resolve(import.meta.dirname, '__fixtures__', name)).href;
+const MINI = resolve(import.meta.dirname, '../../examples/appbench-mini');
+
+const recipe = (modelOptions: Record<string, unknown> = {}, extra: Partial<TaskRecipe> = {}): TaskRecipe => ({
+  task: 'appbench',
+  taskOptions: { categories: null },
+  solver: 'flat',
+  solverOptions: { shots: 0, demos: 'same-app' },
+  model: { kind: 'module', module: fixture('scenario-model.ts'), options: modelOptions },
+  sampling: APPBENCH_SAMPLING,
+  dataDir: MINI,
+  seed: 0,
+  modelCalls: { maxRetries: 0 },
+  ...extra,
+});
+
+// Fixed clocks: records are then equal field for field, timings included.
+const deps = { now: () => new Date('2026-01-01T00:00:00Z'), monotonic: () => 0 };
+
+async function run(
+  workers: number,
+  opts: { out?: string; resume?: boolean; stopAfter?: number; recipe?: TaskRecipe } = {},
+) {
+  const r = opts.recipe ?? recipe();
+  const { task } = await rebuildTask(recipe());
+  const spec = buildRunSpec(
+    {
+      task: { name: 'appbench', version: task.version, options: r.taskOptions },
+      solver: { name: r.solver, options: r.solverOptions },
+      model: null,
+      sampling: null,
+      data: { path: MINI, sha256: 'x' },
+      size: task.dataset.length,
+      seed: 0,
+      concurrency: 3,
+    },
+    { now: deps.now, gitRevision: () => null, packageVersion: () => 'test' },
+  );
+  const outFile = join(opts.out ?? mkdtempSync(join(tmpdir(), 'apiary-workers-')), 'results.jsonl');
+  const ac = new AbortController();
+  const result = await runEval({
+    task,
+    spec,
+    outFile,
+    concurrency: 3,
+    workers,
+    recipe: r,
+    resume: opts.resume ?? false,
+    signal: ac.signal,
+    onProgress: (p) => {
+      if (opts.stopAfter !== undefined && p.done - p.skipped >= opts.stopAfter) ac.abort();
+    },
+    deps,
+  });
+  return { result, outFile };
+}
+
+/** Wall times measured inside the agent (its trace) differ between any two runs: zeroed, the rest compared as is. */
+const TIMINGS = new Set(['latencyMs', 'totalMs', 'durationMs']);
+function withoutTimings(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutTimings);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [
+      k,
+      TIMINGS.has(k) && typeof v === 'number' ? 0 : withoutTimings(v),
+    ]),
+  );
+}
+const byId = (lines: SampleLine[]) =>
+  [...lines]
+    .sort((a, b) => a.id.localeCompare(b.id))
+    .map((l) => ({ ...l, output: withoutTimings(l.output) }));
+
+describe('runEval with worker threads', { timeout: 60_000 }, () => {
+  let reference: ReturnType<typeof byId> = [];
+  it('records exactly what the in-thread run records, and the same summary', async () => {
+    const one = await run(1);
+    reference = byId(readResultsFile(one.outFile).samples);
+    const two = await run(2);
+    expectScenarioReport(two.result.summary.report as never);
+    const lines1 = readResultsFile(one.outFile).samples;
+    const lines2 = readResultsFile(two.outFile).samples;
+    expect(lines2).toHaveLength(8);
+    expect(byId(lines2)).toEqual(byId(lines1));
+    expect(lines2.find((l) => l.id === 'mm-0')!.error).toMatch(/^MODEL_CALL_FAILED: /);
+    expect(two.result.infrastructureErrors).toBe(1);
+    const { resultsFile: _a, ...summary2 } = two.result.summary;
+    const { resultsFile: _b, ...summary1 } = one.result.summary;
+    expect(summary2).toEqual(summary1);
+  });
+
+  it('resumes across worker counts: 1 → 2 and 2 → 1 end with the records of an uninterrupted run', async () => {
+    expect(reference).toHaveLength(8);
+    for (const [first, second] of [
+      [1, 2],
+      [2, 1],
+    ] as const) {
+      const out = mkdtempSync(join(tmpdir(), 'apiary-workers-resume-'));
+      const partial = await run(first, { out, stopAfter: 3 });
+      expect(partial.result.stopReason).toBe('signal');
+      const written = readResultsFile(partial.outFile).samples.length;
+      expect(written).toBeGreaterThanOrEqual(3);
+      expect(written).toBeLessThan(8);
+      const resumed = await run(second, { out, resume: true });
+      expect(resumed.result.skipped).toBe(written);
+      expect(resumed.result.ran).toBe(8 - written);
+      expect(byId(readResultsFile(resumed.outFile).samples)).toEqual(reference);
+    }
+  });
+
+  it('a worker that exits mid-run ends the run with WORKER_FAILED and keeps what was written', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'apiary-workers-crash-'));
+    // each worker exits on its 3rd model call: 2 workers × 2 samples can be recorded at most
+    await expect(run(2, { out, recipe: recipe({ exitOnCall: 3 }) })).rejects.toMatchObject({
+      code: 'WORKER_FAILED',
+      message: expect.stringMatching(/worker thread \d of 2 stopped \(exit code 7\)/),
+    });
+    const kept = readResultsFile(join(out, 'results.jsonl'));
+    expect(kept.truncatedTail).toBe(false);
+    expect(kept.samples.length).toBeLessThanOrEqual(4);
+    // a resume in this thread finishes the run
+    const resumed = await run(1, { out, resume: true });
+    expect(resumed.result.skipped).toBe(kept.samples.length);
+    expectScenarioReport(resumed.result.summary.report as never);
+    expect(readResultsFile(join(out, 'results.jsonl')).samples).toHaveLength(8);
+  });
+
+  it('a module that throws on import fails the start with a clear error and writes no sample', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'apiary-workers-import-'));
+    await expect(
+      run(2, { out, recipe: recipe({}, { setupModules: [fixture('throwing-module.ts')] }) }),
+    ).rejects.toMatchObject({
+      code: 'WORKER_FAILED',
+      message: expect.stringContaining('fixture module failed on import'),
+    });
+    expect(readResultsFile(join(out, 'results.jsonl')).samples).toEqual([]);
+  });
+
+  it('refuses workers for a task without a recipe (built in memory)', async () => {
+    const { task } = await rebuildTask(recipe());
+    const spec = buildRunSpec(
+      {
+        task: { name: 'appbench', version: task.version, options: {} },
+        solver: { name: 'flat', options: {} },
+        model: null,
+        sampling: null,
+        data: { path: MINI, sha256: 'x' },
+        size: task.dataset.length,
+        seed: 0,
+        concurrency: 3,
+      },
+      { now: deps.now, gitRevision: () => null, packageVersion: () => 'test' },
+    );
+    const outFile = join(mkdtempSync(join(tmpdir(), 'apiary-workers-')), 'results.jsonl');
+    await expect(runEval({ task, spec, outFile, workers: 2 })).rejects.toMatchObject({
+      code: 'USAGE',
+      message: expect.stringContaining('cannot be rebuilt in worker threads'),
+    });
+  });
+});
