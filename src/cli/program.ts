@@ -14,6 +14,7 @@ import { registerSftCommands } from './commands/sft.js';
 import { registerShortcutsCommands } from './commands/shortcuts.js';
 import { registerTasksCommands } from './commands/tasks.js';
 import { registerToolsCommands } from './commands/tools.js';
+import { registerWorkerCommands } from './commands/worker.js';
 
 /**
  * Builds the `apiary` command tree. Each domain registers its commands from its own file in
@@ -41,5 +42,6 @@ export function buildProgram(): Command {
   registerMcpCommands(program);
   registerShortcutsCommands(program);
   registerToolsCommands(program);
+  registerWorkerCommands(program);
   return program;
 }
