@@ -42,6 +42,8 @@ export interface QueueRunStats {
   duplicates: number;
   /** Jobs that failed in a worker (the sample is not recorded; a resume reruns it). */
   failed: number;
+  /** Jobs found stalled (their worker died or hung) and put back on the queue for another worker. */
+  retried: number;
   /** Jobs queued that neither gave a result nor failed, and were not cut by an abort. */
   lost: number;
 }
@@ -91,11 +93,18 @@ export async function startQueueCoordinator(opts: QueueCoordinatorOptions): Prom
   const runId = opts.runId ?? randomUUID();
   const queueName = queueNameFor(runId);
   const redis = await connectRedis(opts.url);
-  const connection = () => createBullConnection(opts.url);
+  // BullMQ does not close a connection it was handed (it may be shared): these are closed here
+  const connections: Array<ReturnType<typeof createBullConnection>> = [];
+  const connection = () => {
+    const c = createBullConnection(opts.url);
+    connections.push(c);
+    return c;
+  };
   const queue = new Queue<QueueJobData>(queueName, { connection: connection() });
   const events = new QueueEvents(queueName, { connection: connection() });
   const closeAll = async () => {
     await Promise.allSettled([events.close(), queue.close()]);
+    for (const c of connections) c.disconnect();
     redis.close();
   };
   try {
@@ -112,7 +121,7 @@ export async function startQueueCoordinator(opts: QueueCoordinatorOptions): Prom
 
   const pending = new Map<string, Pending>();
   const received = new Set<string>();
-  const counts = { queued: 0, results: 0, duplicates: 0, failed: 0 };
+  const counts = { queued: 0, results: 0, duplicates: 0, failed: 0, retried: 0 };
   let aborted = false;
   let failure: ApiaryError | null = null;
 
@@ -126,6 +135,9 @@ export async function startQueueCoordinator(opts: QueueCoordinatorOptions): Prom
     received.add(jobId);
     counts.results++;
     p.resolve(parseReturn(returnvalue));
+  });
+  events.on('stalled', () => {
+    counts.retried++;
   });
   events.on('failed', ({ jobId, failedReason }) => {
     const p = pending.get(jobId);

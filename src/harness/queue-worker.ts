@@ -40,6 +40,8 @@ export interface QueueWorkerHandle {
 }
 
 interface Joined {
+  /** Samples of this run finished here. */
+  done: number;
   worker: Worker | null;
   connection: ReturnType<typeof createBullConnection> | null;
 }
@@ -95,6 +97,7 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueW
         const { id, epoch, seed } = QueueJobDataSchema.parse(job.data);
         const run = await runSampleById(rebuilt, id, { seed, epoch });
         done++;
+        entry.done++;
         return run;
       },
       {
@@ -114,7 +117,7 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueW
     runs.delete(runId);
     if (entry.worker) {
       await entry.worker.close();
-      log(`left run ${runId}`);
+      log(`left run ${runId} after ${entry.done} samples`);
     }
     entry.connection?.disconnect();
   };
@@ -127,7 +130,7 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueW
       if (runs.has(runId)) continue;
       const parsed = RunAnnouncementSchema.safeParse(JSON.parse(text));
       if (!parsed.success) continue; // written by another version: not ours to serve
-      const entry: Joined = { worker: null, connection: null };
+      const entry: Joined = { done: 0, worker: null, connection: null };
       runs.set(runId, entry);
       await join(parsed.data, entry);
     }

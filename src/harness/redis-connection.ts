@@ -15,6 +15,7 @@ import { createBunRedisClient } from 'bullmq';
 type Reply = string | number | null | Error | Reply[];
 
 interface Waiter {
+  command: string;
   resolve: (r: Reply) => void;
   reject: (e: Error) => void;
 }
@@ -102,6 +103,8 @@ export class RedisConnection {
   private readonly waiting: Waiter[] = [];
   private connecting: Promise<void> | null = null;
   private closed = false;
+  /** close() was called: the socket's end is ours, not news for `onclose`. */
+  private closedByUs = false;
 
   constructor(readonly url: string) {}
 
@@ -118,7 +121,7 @@ export class RedisConnection {
       socket.once('connect', () => {
         opened = true;
         this.connected = true;
-        const setup: Array<Promise<Reply>> = [];
+        const setup: Array<Promise<unknown>> = [];
         if (password) setup.push(this.send('AUTH', username ? [username, password] : [password]));
         if (db) setup.push(this.send('SELECT', [db]));
         Promise.all(setup).then(() => {
@@ -135,21 +138,22 @@ export class RedisConnection {
         this.connected = false;
         this.connecting = null;
         this.closed = true;
+        for (const w of this.waiting.splice(0))
+          w.reject(new Error(`Connection closed (${w.command} had no reply)`));
         const error = new Error('Connection closed');
-        for (const w of this.waiting.splice(0)) w.reject(error);
-        if (wasOpen || opened) this.onclose?.(error);
+        if ((wasOpen || opened) && !this.closedByUs) this.onclose?.(error);
       });
     });
     return this.connecting;
   }
 
   /** Sends one command; replies come back in order. An error reply rejects (inside EXEC it is an element). */
-  async send(command: string, args: readonly unknown[]): Promise<any> {
+  async send(command: string, args: readonly unknown[]): Promise<unknown> {
     if (!this.connected) await this.connect();
     const socket = this.socket;
     if (!socket || !this.connected) throw new Error('Connection closed');
     return new Promise<Reply>((resolve, reject) => {
-      this.waiting.push({ resolve, reject });
+      this.waiting.push({ command, resolve, reject });
       socket.write(encodeCommand(command, args));
     });
   }
@@ -171,6 +175,7 @@ export class RedisConnection {
 
   close(): void {
     this.closed = true;
+    this.closedByUs = true;
     this.socket?.destroy();
   }
 

@@ -383,7 +383,7 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
     if (fallback) process.stdout.write(`agent: ${solverName} (no model configured)\n`);
     if (queueStats)
       process.stdout.write(
-        `queue: ${queueStats.queued} queued, ${queueStats.results} results, ${queueStats.duplicates} duplicates, ${queueStats.lost} lost, ${queueStats.failed} failed\n`,
+        `queue: ${queueStats.queued} queued, ${queueStats.results} results, ${queueStats.duplicates} duplicates, ${queueStats.lost} lost, ${queueStats.failed} failed, ${queueStats.retried} retried after a worker stalled\n`,
       );
     if (cache)
       process.stdout.write(
