@@ -58,7 +58,12 @@ const describe = (r: TaskRecipe) =>
  */
 export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueWorkerHandle> {
   const log = opts.log ?? (() => {});
-  const redis = await connectRedis(opts.url);
+  let redis = await connectRedis(opts.url);
+  /** Our own connection, opened again after Redis went away (BullMQ's connections reconnect by themselves). */
+  const live = async () => {
+    if (!redis.connected) redis = await connectRedis(opts.url);
+    return redis;
+  };
   const runs = new Map<string, Joined>();
   const me = `${hostname()}:${process.pid}`;
   let done = 0;
@@ -66,7 +71,7 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueW
 
   const refuse = async (a: RunAnnouncement, why: string) => {
     log(`refused run ${a.runId} (${describe(a.recipe)}): ${why}`);
-    await redis.send('RPUSH', [notesKey(a.runId), `worker ${me}: ${why}`]);
+    await (await live()).send('RPUSH', [notesKey(a.runId), `worker ${me}: ${why}`]);
   };
 
   const join = async (a: RunAnnouncement, entry: Joined) => {
@@ -123,7 +128,7 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueW
   };
 
   const poll = async () => {
-    const flat = (await redis.send('HGETALL', [RUNS_KEY])) as string[];
+    const flat = (await (await live()).send('HGETALL', [RUNS_KEY])) as string[];
     const announced: Record<string, string> = {};
     for (let i = 0; i + 1 < flat.length; i += 2) announced[flat[i]!] = flat[i + 1]!;
     for (const [runId, text] of Object.entries(announced)) {
