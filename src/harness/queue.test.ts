@@ -141,7 +141,6 @@ function startWorker(url: string, args: string[] = []): WorkerProcess {
     },
   };
 }
-const samplesDone = (log: string) => Number(/stopped after (\d+) samples/.exec(log)?.[1] ?? Number.NaN);
 /** Samples a worker ran for one run, once it has left the run (the run's end withdraws it). */
 async function doneFor(w: WorkerProcess, runId: string): Promise<number> {
   const pattern = new RegExp(`left run ${runId} after (\\d+) samples`);

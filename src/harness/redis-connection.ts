@@ -12,7 +12,7 @@
 import { connect, type Socket } from 'node:net';
 import { createBunRedisClient } from 'bullmq';
 
-type Reply = string | number | null | Error | Reply[];
+export type Reply = string | number | null | Error | Reply[];
 
 interface Waiter {
   command: string;
@@ -21,7 +21,7 @@ interface Waiter {
 }
 
 /** Parses one RESP2 reply from `buf` at `at`; null when the buffer does not hold all of it yet. */
-function parseReply(buf: Buffer, at: number): { value: Reply; next: number } | null {
+export function parseReply(buf: Buffer, at: number): { value: Reply; next: number } | null {
   const eol = buf.indexOf('\r\n', at);
   if (eol < 0) return null;
   const type = String.fromCharCode(buf[at]!);
@@ -58,7 +58,7 @@ function parseReply(buf: Buffer, at: number): { value: Reply; next: number } | n
   }
 }
 
-function encodeCommand(command: string, args: readonly unknown[]): Buffer {
+export function encodeCommand(command: string, args: readonly unknown[]): Buffer {
   const parts: Buffer[] = [Buffer.from(`*${args.length + 1}\r\n`)];
   for (const a of [command, ...args]) {
     const b = Buffer.isBuffer(a) ? a : Buffer.from(a === undefined || a === null ? '' : String(a));
