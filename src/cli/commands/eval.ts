@@ -368,7 +368,7 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
       repairedTail: result.repairedTail,
       lockTakenOver: result.lockTakenOver,
       elapsedMs: Math.round(result.elapsedMs),
-      ...(cache ? { cache: { dir: cache.dir, ...cacheStats } } : {}),
+      ...(cache ? { cache: { dir: cache.dir, ...(coordinator ? {} : cacheStats) } } : {}),
       ...(queueStats ? { queue: queueStats } : {}),
       summary,
     });
@@ -385,7 +385,9 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
       process.stdout.write(
         `queue: ${queueStats.queued} queued, ${queueStats.results} results, ${queueStats.duplicates} duplicates, ${queueStats.lost} lost, ${queueStats.failed} failed, ${queueStats.retried} retried after a worker stalled\n`,
       );
-    if (cache)
+    if (cache && coordinator)
+      process.stdout.write(`response cache: kept by each queue worker in ${cache.dir} on its machine\n`);
+    else if (cache)
       process.stdout.write(
         `response cache: ${cacheStats?.hits ?? 0} hits, ${cacheStats?.misses ?? 0} misses (${cache.dir})\n`,
       );
