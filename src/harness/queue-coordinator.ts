@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Queue, QueueEvents } from 'bullmq';
+import { Job, Queue, QueueEvents } from 'bullmq';
 import { ApiaryError } from '../shared/index.js';
 import {
   jobIdFor,
@@ -29,6 +29,8 @@ export interface QueueCoordinatorOptions {
   onNote?: (note: string) => void;
   /** How often the notes list is read (default 500 ms). */
   notePollMs?: number;
+  /** After this long without an event while samples are pending, their jobs are read directly (default 5000 ms). */
+  sweepMs?: number;
   runId?: string;
 }
 
@@ -101,14 +103,14 @@ export async function startQueueCoordinator(opts: QueueCoordinatorOptions): Prom
     return c;
   };
   const queue = new Queue<QueueJobData>(queueName, { connection: connection() });
-  const events = new QueueEvents(queueName, { connection: connection() });
+  // the queue is new: its event stream is read from the start, so no event before the first read is missed
+  const events = new QueueEvents(queueName, { connection: connection(), lastEventId: '0-0' });
   const closeAll = async () => {
     await Promise.allSettled([events.close(), queue.close()]);
     for (const c of connections) c.disconnect();
     redis.close();
   };
   try {
-    // listening before the first job is added, so no completion is missed
     await events.waitUntilReady();
     await queue.waitUntilReady();
     if (opts.rateLimit) await queue.setGlobalRateLimit(opts.rateLimit.max, opts.rateLimit.durationMs);
@@ -125,21 +127,25 @@ export async function startQueueCoordinator(opts: QueueCoordinatorOptions): Prom
   let aborted = false;
   let failure: ApiaryError | null = null;
 
-  events.on('completed', ({ jobId, returnvalue }) => {
+  let lastEventAt = Date.now();
+  /** Results read by the sweep: their stream event, if it still comes, is the same completion. */
+  const swept = new Set<string>();
+  const completed = (jobId: string, returnvalue: unknown, fromSweep = false) => {
+    lastEventAt = Date.now();
     const p = pending.get(jobId);
     if (!p) {
-      if (received.has(jobId)) counts.duplicates++;
+      if (swept.has(jobId)) swept.delete(jobId);
+      else if (received.has(jobId)) counts.duplicates++;
       return;
     }
+    if (fromSweep) swept.add(jobId);
     pending.delete(jobId);
     received.add(jobId);
     counts.results++;
     p.resolve(parseReturn(returnvalue));
-  });
-  events.on('stalled', () => {
-    counts.retried++;
-  });
-  events.on('failed', ({ jobId, failedReason }) => {
+  };
+  const failed = (jobId: string, failedReason: string) => {
+    lastEventAt = Date.now();
     const p = pending.get(jobId);
     if (!p) return;
     pending.delete(jobId);
@@ -147,7 +153,30 @@ export async function startQueueCoordinator(opts: QueueCoordinatorOptions): Prom
     const error = new ApiaryError('WORKER_FAILED', `a queue worker could not run a sample: ${failedReason}`);
     failure ??= error;
     p.reject(error);
+  };
+  events.on('completed', ({ jobId, returnvalue }) => completed(jobId, returnvalue));
+  events.on('failed', ({ jobId, failedReason }) => failed(jobId, failedReason));
+  events.on('stalled', () => {
+    counts.retried++;
   });
+
+  /**
+   * The event stream is capped (BullMQ trims it to about 10,000 events): a coordinator that fell
+   * that far behind would miss results. When no event came for a while but samples are pending,
+   * their jobs are read directly (the results stay in Redis until the run ends).
+   */
+  const sweepMs = opts.sweepMs ?? 5000;
+  const sweep = async () => {
+    if (pending.size === 0 || Date.now() - lastEventAt < sweepMs) return;
+    for (const jobId of [...pending.keys()].slice(0, 500)) {
+      const job = await Job.fromId(queue, jobId);
+      if (!job?.finishedOn) continue;
+      if (job.failedReason) failed(jobId, job.failedReason);
+      else completed(jobId, job.returnvalue, true);
+    }
+  };
+  const sweepTimer = setInterval(() => void sweep().catch(() => {}), sweepMs);
+  sweepTimer.unref();
 
   let batch: Array<{ name: string; data: QueueJobData; opts: { jobId: string } }> = [];
   const flush = () => {
@@ -217,6 +246,7 @@ export async function startQueueCoordinator(opts: QueueCoordinatorOptions): Prom
     },
     async close() {
       clearInterval(notesTimer);
+      clearInterval(sweepTimer);
       await readNotes().catch(() => {});
       await redis.send('HDEL', [RUNS_KEY, runId]).catch(() => {});
       await redis.send('DEL', [notesKey(runId)]).catch(() => {});
