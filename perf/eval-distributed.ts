@@ -62,6 +62,8 @@ const recipe = (n: number, baseURL: string): TaskRecipe => ({
 interface Worker {
   child: ChildProcess;
   ready: Promise<void>;
+  /** Resolves once the worker has joined a run (rebuilt its task). */
+  joined: Promise<void>;
   stop: () => Promise<void>;
 }
 function startWorker(url: string): Worker {
@@ -84,17 +86,24 @@ function startWorker(url: string): Worker {
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let log = '';
-  const ready = new Promise<void>((res, rej) => {
-    child.stderr!.on('data', (d) => {
-      log += String(d);
-      if (log.includes('waiting for runs')) res();
+  const seen = (text: string) =>
+    new Promise<void>((res, rej) => {
+      child.stderr!.on('data', () => {
+        if (log.includes(text)) res();
+      });
+      child.once('exit', () => rej(new Error(`worker exited: ${log}`)));
     });
-    child.once('exit', () => rej(new Error(`worker exited: ${log}`)));
+  child.stderr!.on('data', (d) => {
+    log += String(d);
   });
+  const ready = seen('waiting for runs');
+  const joined = seen('joined run');
   ready.catch(() => {});
+  joined.catch(() => {});
   return {
     child,
     ready,
+    joined,
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));
@@ -194,11 +203,15 @@ try {
   let replacement: Worker | null = null;
   const kill = await timed(recipe(killN, server.url), {
     url: redis.url,
-    onStart: () => {
-      pair[0]!.child.kill('SIGKILL');
-      replacement = startWorker(redis.url);
-      workers.push(replacement);
-    },
+    // once results flow and the victim holds samples (it joined and took its first C jobs)
+    onStart: () =>
+      void pair[0]!.joined.then(() =>
+        setTimeout(() => {
+          pair[0]!.child.kill('SIGKILL');
+          replacement = startWorker(redis.url);
+          workers.push(replacement);
+        }, 100),
+      ),
   });
 
   const load = loadavg()
@@ -216,7 +229,7 @@ try {
   }
   const s = kill.stats!;
   console.log(
-    `kill test (2 workers, one SIGKILLed after the first result, another started): samples ${killN}, results ${s.results}, records ${kill.records}${kill.pairsOnce ? ' (each once)' : ' (SOME TWICE)'}, duplicates ${s.duplicates}, lost ${s.lost}, retried ${s.retried} (the killed worker's samples in flight)`,
+    `kill test (2 workers, one SIGKILLed while it holds samples, another started): samples ${killN}, results ${s.results}, records ${kill.records}${kill.pairsOnce ? ' (each once)' : ' (SOME TWICE)'}, duplicates ${s.duplicates}, lost ${s.lost}, retried ${s.retried} (the killed worker's samples in flight)`,
   );
   if (s.duplicates !== 0 || s.lost !== 0 || kill.records !== killN || !kill.pairsOnce) process.exitCode = 1;
 } finally {
