@@ -34,6 +34,8 @@ export {
   RunAnnouncementSchema,
 } from './queue-protocol.js';
 export { type QueueWorkerHandle, type QueueWorkerOptions, startQueueWorker } from './queue-worker.js';
+// A Redis connection for BullMQ (no Redis client package is installed: see the file's note)
+export { createBullConnection, parseRedisUrl, RedisConnection } from './redis-connection.js';
 // The results file
 export {
   type HeaderLine,
