@@ -19,8 +19,9 @@ import { rebuildTask, type TaskRecipe } from './sample-runner.js';
  * Distributed evals against a real redis-server (started here on a free port) and real
  * `apiary worker` processes (the CLI through tsx, ≈ 1.5 s to start each): the records equal a
  * local run's, a SIGKILLed worker loses nothing, the rate limit holds over two workers, resume
- * queues only what is missing, and a worker with other data refuses the run. About 15 s in all,
- * most of it process start-up and BullMQ's lock expiry in the kill test.
+ * queues only what is missing, a job that fails ends the run with WORKER_FAILED, and a worker with
+ * other data refuses the run. About 15 s in all (over the 5 s guideline: four worker processes
+ * must start, and the kill test waits for BullMQ's 1 s lock to expire and a 1.5 s sample to rerun).
  */
 const MINI = resolve(import.meta.dirname, '../../examples/appbench-mini');
 const CLI = resolve(import.meta.dirname, '../cli/main.ts');
@@ -55,9 +56,12 @@ async function evalRun(
     resume?: boolean;
     stopAfter?: number;
     queue?: { rateLimit?: { max: number; durationMs: number } };
+    /** Samples beyond the dataset (ids a worker's task does not have). */
+    extraSamples?: string[];
   },
 ) {
   const { task, dataSource } = await rebuildTask(r);
+  const samples = [...task.dataset, ...(opts.extraSamples ?? []).map((id) => ({ ...task.dataset[0]!, id }))];
   const spec = buildRunSpec(
     {
       task: { name: 'appbench', version: task.version, options: r.taskOptions },
@@ -65,7 +69,7 @@ async function evalRun(
       model: null,
       sampling: null,
       data: { path: MINI, sha256: dataSource!.sha256! },
-      size: task.dataset.length,
+      size: samples.length,
       seed: 0,
       concurrency: 1,
     },
@@ -80,6 +84,7 @@ async function evalRun(
   try {
     const result = await runEval({
       task,
+      samples,
       spec,
       outFile,
       concurrency: coordinator ? Number.POSITIVE_INFINITY : 1,
@@ -238,6 +243,21 @@ describe.skipIf(redisServerMissing !== null)(
       expect(resumed.result.skipped).toBe(3);
       expect(resumed.stats).toEqual({ queued: 5, results: 5, duplicates: 0, failed: 0, retried: 0, lost: 0 });
       expect(sorted(readResultsFile(resumed.outFile).samples)).toEqual(local);
+    });
+
+    it('a sample a worker cannot run fails its job: the run ends with WORKER_FAILED, the others recorded', async () => {
+      const out = mkdtempSync(join(tmpdir(), 'apiary-queue-failed-'));
+      await expect(
+        evalRun(recipe(moduleModel(0)), { out, queue: {}, extraSamples: ['not-in-the-data'] }),
+      ).rejects.toMatchObject({
+        code: 'WORKER_FAILED',
+        message: expect.stringContaining(
+          'a queue worker could not run a sample: sample "not-in-the-data" is not in the rebuilt task appbench',
+        ),
+      });
+      const kept = readResultsFile(join(out, 'results.jsonl'));
+      expect(sorted(kept.samples)).toEqual(local);
+      expect(kept.truncatedTail).toBe(false);
     });
 
     it('a worker whose data differs refuses the run and tells the coordinator why', async () => {
