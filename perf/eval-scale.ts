@@ -9,11 +9,12 @@
  * 2. model in process, 1 thread: what the harness, the agent loop, the AI SDK call and the AppBench
  *    scorer sustain on the main thread;
  * 3. model in process, W worker threads (default 2): samples solved and scored in workers, the main
- *    thread writing results; the workers' start-up is printed and left out (a warm-up run first). The model is a closure, so workers build it from a module recipe
+ *    thread writing results; the workers' start-up is printed and left out. The model is a closure, so workers build it from a module recipe
  *    (perf/scale-model.ts: a bare AI SDK v3 model answering gold replies after the latency) and the
  *    task from perf/scale-task.ts (registered on import); rows 1–2 use the very same model and task;
  * 4. over loopback HTTP to the scripted OpenAI-compatible server in a child process, W workers —
  *    adds the HTTP client and JSON on both sides.
+ * Each row is the second of two passes over its samples (the first warms up the JIT and the heap).
  * CPU ms/sample is this process's CPU (all its threads; not the HTTP server's) per sample: it barely
  * depends on other load, unlike samples/s on a shared machine. Target: ≥ 95 % of ideal in process.
  */
@@ -53,16 +54,24 @@ const inProcessModel: TaskRecipe['model'] = {
   options: { latencyMs: LATENCY },
 };
 
+/**
+ * One row: a warm-up pass over the same samples, then the measured pass. Worker threads are new V8
+ * isolates: their JIT and heap settle over the first thousands of samples (measured CPU/sample after
+ * 1,000 samples per worker: ≈ 0.42 ms; after 5,000: ≈ 0.31 ms, as in the main thread), so each
+ * configuration gets a full warm-up pass, and the workers' start-up is printed apart.
+ */
 async function measure(r: TaskRecipe, workers: number): Promise<Measure> {
   const { task } = await rebuildTask(r);
   const samples = task.dataset as AppBenchSample[];
-  if (workers <= 1) return timeRun(task as AppBenchTask, samples, CONCURRENCY);
-  // workers started and warmed up first: their start-up (loading the sources) is paid once per run
+  if (workers <= 1) {
+    await timeRun(task as AppBenchTask, samples, CONCURRENCY);
+    return timeRun(task as AppBenchTask, samples, CONCURRENCY);
+  }
   const t0 = performance.now();
   const pool = await startSampleWorkers(r, workers);
   startups.push(performance.now() - t0);
   try {
-    await timeRun(task as AppBenchTask, samples.slice(0, 2000), CONCURRENCY, { pool });
+    await timeRun(task as AppBenchTask, samples, CONCURRENCY, { pool });
     return await timeRun(task as AppBenchTask, samples, CONCURRENCY, { pool });
   } finally {
     await pool.close();
@@ -70,9 +79,6 @@ async function measure(r: TaskRecipe, workers: number): Promise<Measure> {
 }
 const startups: number[] = [];
 
-// warm-up (JIT) on a smaller run of each in-thread kind
-await measure(recipe('noop', 2000, null), 1);
-await measure(recipe('flat', 2000, inProcessModel), 1);
 const base = await measure(recipe('noop', N, null), 1);
 const inproc = await measure(recipe('flat', N, inProcessModel), 1);
 const inprocWorkers = await measure(recipe('flat', N, inProcessModel), WORKERS);
@@ -82,7 +88,6 @@ const http: TaskRecipe['model'] = { kind: 'endpoint', baseURL: server.url, model
 let overHttp: Measure;
 let overHttpWorkers: Measure;
 try {
-  await measure(recipe('flat', 512, http), 1); // warm-up
   overHttp = await measure(recipe('flat', nHttp, http), 1);
   overHttpWorkers = await measure(recipe('flat', nHttp, http), WORKERS);
 } finally {
@@ -100,7 +105,7 @@ const row = (what: string, n: number, m: Measure, withIdeal = true) =>
     `  ${what.padEnd(40)} n=${String(n).padStart(6)} ${m.rate.toFixed(0).padStart(6)} samples/s ${withIdeal ? `${((m.rate / ideal) * 100).toFixed(1).padStart(5)}% of ideal` : ' '.repeat(15)}  ${m.cpuMsPerSample.toFixed(3)} CPU ms/sample`,
   );
 console.log(
-  `  (${WORKERS} workers start in ${startups.map((ms) => `${Math.round(ms)} ms`).join(', ')}; excluded below, as is a warm-up run through them)`,
+  `  (${WORKERS} workers start in ${startups.map((ms) => `${Math.round(ms)} ms`).join(', ')}; excluded below)`,
 );
 row('baseline: harness + no-op solver', N, base, false);
 row('flat agent, model in process, 1 thread', N, inproc);

@@ -1,8 +1,8 @@
 /**
  * Apiary's main entry: every public name of every domain. Each domain is also a subpath with
  * the same names (`apiary/catalog`, `apiary/plan`, `apiary/apps`, `apiary/exec`, `apiary/models`,
- * `apiary/retrieval`, `apiary/agents`, `apiary/tasks`, `apiary/harness`, `apiary/sft`); test helpers
- * are only in `apiary/test`.
+ * `apiary/retrieval`, `apiary/agents`, `apiary/tasks`, `apiary/harness`, `apiary/sft`,
+ * `apiary/viewer`); test helpers are only in `apiary/test`.
  * @module
  */
 
@@ -34,3 +34,4 @@ export {
 } from './shared/index.js';
 export * from './tasks/index.js';
 export * from './tools/index.js';
+export * from './viewer/index.js';

@@ -70,6 +70,7 @@ import { runEval } from 'apiary/harness';
 import { buildSftSamples } from 'apiary/sft';
 import { type McpServeOptions, mcpServerFactory, type McpServersConfig } from 'apiary/mcp';
 import { type ScriptedReply, scriptedLanguageModel, startScriptedOpenAiServer } from 'apiary/test';
+import { type RunningViewer, startViewer, viewerApp } from 'apiary/viewer';
 
 export async function tour(): Promise<ExecutionResult> {
   const catalog: Catalog = loadCatalog('appbench');
@@ -110,6 +111,8 @@ export const scripted = scriptedLanguageModel(() => 'ok');
 export const server = startScriptedOpenAiServer;
 export const mcpServers: McpServersConfig = { mcpServers: { files: { command: 'npx', args: [] } } };
 export const mcp = (opts: McpServeOptions) => mcpServerFactory(opts)();
+export const view = (run: string): Promise<RunningViewer> => startViewer(run, { port: 0 });
+export const viewerRoutes = viewerApp;
 `;
 
 describe('the package compiles in a consumer project', () => {

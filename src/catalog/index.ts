@@ -32,7 +32,7 @@ export { type LoadCatalogOptions, loadCatalog, loadSgdServices } from './load-ca
 export { appBenchSgdSource } from './loaders/appbench.js';
 
 // GTA's tool categories (the catalog's app categories and GTA's per-category F1)
-export { GTA_TOOL_CATEGORIES } from './loaders/gta.js';
+export { GTA_TOOL_CATEGORIES, gtaCatalog } from './loaders/gta.js';
 
 // SGD service schemas
 export { type SgdService, SgdServiceSchema } from './loaders/sgd.js';

@@ -4,6 +4,7 @@ import { registerAskCommand } from './commands/ask.js';
 import { registerCatalogCommands } from './commands/catalog.js';
 import { registerDataCommands } from './commands/data.js';
 import { registerEvalCommands } from './commands/eval.js';
+import { registerGtaCommands } from './commands/gta.js';
 import { registerMcpCommands } from './commands/mcp.js';
 import { registerPlanCommands } from './commands/plan.js';
 import { registerReportCommands } from './commands/report.js';
@@ -14,6 +15,7 @@ import { registerSftCommands } from './commands/sft.js';
 import { registerShortcutsCommands } from './commands/shortcuts.js';
 import { registerTasksCommands } from './commands/tasks.js';
 import { registerToolsCommands } from './commands/tools.js';
+import { registerViewCommand } from './commands/view.js';
 import { registerWorkerCommands } from './commands/worker.js';
 
 /**
@@ -42,6 +44,8 @@ export function buildProgram(): Command {
   registerMcpCommands(program);
   registerShortcutsCommands(program);
   registerToolsCommands(program);
+  registerGtaCommands(program);
+  registerViewCommand(program);
   registerWorkerCommands(program);
   return program;
 }

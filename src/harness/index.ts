@@ -38,9 +38,11 @@ export { type QueueWorkerHandle, type QueueWorkerOptions, startQueueWorker } fro
 export { createBullConnection, parseRedisUrl, RedisConnection } from './redis-connection.js';
 // The results file
 export {
+  BlobLineSchema,
   type HeaderLine,
   HeaderLineSchema,
   headerLine,
+  internalize as restoreBlobRefs,
   parseResultsText,
   type ResultsFileContents,
   ResultsWriter,
@@ -115,6 +117,7 @@ export {
   formatDollars,
   formatOptions,
   formatRunSummary,
+  isInfrastructureError,
   type RunSummary,
   type SummaryMetrics,
   summarizeResults,

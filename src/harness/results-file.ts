@@ -105,7 +105,7 @@ export function externalize(value: unknown, known: Set<string>, onNew: (blob: Bl
   return out ?? value;
 }
 
-/** Puts blob texts back in place of their references. */
+/** Puts blob texts back in place of their references (a reference with no text stays as it is). */
 export function internalize(value: unknown, blobs: ReadonlyMap<string, string>): unknown {
   if (Array.isArray(value)) return value.map((v) => internalize(v, blobs));
   if (value !== null && typeof value === 'object') {

@@ -18,6 +18,7 @@ import {
   type Solved,
   type TaskRegistry,
   type TaskSample,
+  type TaskToolSettings,
   type TaskUsage,
 } from '../tasks/index.js';
 
@@ -77,6 +78,12 @@ export const TaskRecipeSchema = z.object({
     .optional(),
   /** Modules imported before the task is looked up (each registers tasks on the default registry). */
   setupModules: z.array(z.string()).optional(),
+  /** The run folder (tasks keep artefacts there) and the tools' settings (GTA), as `TaskLoadContext`. */
+  runDir: z.string().optional(),
+  /** Plain JSON (flags, endpoints, a recording folder): it crosses threads as it is. */
+  tools: z
+    .custom<TaskToolSettings>((v) => v === undefined || (typeof v === 'object' && v !== null))
+    .optional(),
 });
 export type TaskRecipe = z.infer<typeof TaskRecipeSchema>;
 
@@ -209,6 +216,8 @@ export async function rebuildTask(
     ...(recipe.limit !== undefined ? { limit: recipe.limit } : {}),
     ...(recipe.modelCalls ? { modelCalls: recipe.modelCalls } : {}),
     ...(signal ? { signal } : {}),
+    ...(recipe.runDir !== undefined ? { runDir: recipe.runDir } : {}),
+    ...(recipe.tools ? { tools: recipe.tools } : {}),
   });
   const samplesById = new Map(loaded.task.dataset.map((s: TaskSample) => [s.id, s]));
   return {

@@ -55,6 +55,9 @@ export interface SummaryMetrics {
 /** How the harness records an endpoint failure: `CODE: message` (see run-eval's errorMessage). */
 const INFRASTRUCTURE_ERROR = /^(MODEL_CALL_FAILED|MODEL_UNREACHABLE): /;
 
+/** Whether a recorded sample error is the model endpoint's (failed call after retries, no answer). */
+export const isInfrastructureError = (error: string): boolean => INFRASTRUCTURE_ERROR.test(error);
+
 const recordKey = (l: Pick<SampleLine, 'id' | 'epoch'>) => `${l.epoch}\u0000${l.id}`;
 
 /**
@@ -125,7 +128,7 @@ export function summarizeResults(
     if (l.error !== null) {
       c.errors++;
       errors++;
-      if (INFRASTRUCTURE_ERROR.test(l.error)) infrastructureErrors++;
+      if (isInfrastructureError(l.error)) infrastructureErrors++;
     }
     modelCalls += l.modelCalls;
     usage.inputTokens += l.usage?.inputTokens ?? 0;

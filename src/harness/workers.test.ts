@@ -36,7 +36,13 @@ const deps = { now: () => new Date('2026-01-01T00:00:00Z'), monotonic: () => 0 }
 
 async function run(
   workers: number,
-  opts: { out?: string; resume?: boolean; stopAfter?: number; recipe?: TaskRecipe } = {},
+  opts: {
+    out?: string;
+    resume?: boolean;
+    stopAfter?: number;
+    recipe?: TaskRecipe;
+    maxConsecutiveConnectionFailures?: number;
+  } = {},
 ) {
   const r = opts.recipe ?? recipe();
   const { task } = await rebuildTask(recipe());
@@ -64,6 +70,9 @@ async function run(
     recipe: r,
     resume: opts.resume ?? false,
     signal: ac.signal,
+    ...(opts.maxConsecutiveConnectionFailures
+      ? { maxConsecutiveConnectionFailures: opts.maxConsecutiveConnectionFailures }
+      : {}),
     onProgress: (p) => {
       if (opts.stopAfter !== undefined && p.done - p.skipped >= opts.stopAfter) ac.abort();
     },
@@ -124,6 +133,20 @@ describe('runEval with worker threads', { timeout: 60_000 }, () => {
       expect(resumed.result.ran).toBe(8 - written);
       expect(byId(readResultsFile(resumed.outFile).samples)).toEqual(reference);
     }
+  });
+
+  it('connection failures seen in workers count toward the stop decided in the main thread', async () => {
+    const down = recipe({ down: true }, { modelCalls: { maxRetries: 0, timeoutMs: 30 } });
+    const { result, outFile } = await run(2, { recipe: down, maxConsecutiveConnectionFailures: 2 });
+    expect(result.stopReason).toBe('connection');
+    // 3 in flight at once: the two failures in a row that stop the run, plus the (at most 2) still
+    // in flight then, which finish and are recorded; nothing new starts
+    expect(result.ran).toBeGreaterThanOrEqual(2);
+    expect(result.ran).toBeLessThanOrEqual(4);
+    const lines = readResultsFile(outFile).samples;
+    expect(lines.map((l) => l.error)).toEqual(
+      lines.map(() => expect.stringMatching(/^MODEL_CALL_FAILED: .*\[timeout\]/)),
+    );
   });
 
   it('a worker that exits mid-run ends the run with WORKER_FAILED and keeps what was written', async () => {

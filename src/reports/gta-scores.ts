@@ -10,9 +10,9 @@ import {
 } from '../tasks/index.js';
 
 /**
- * What the report reads from a GTA run's per-sample scores (GTA is not a registered task yet; this
- * is the shape its scorer is expected to record): the step-by-step counts of `scoreGtaSteps` for
- * the sample, and for end-to-end runs the tool names called and the gold tool names.
+ * What the report reads from a GTA run's per-sample scores (the `gta` task records them; see
+ * `GtaScore` in src/tasks/gta/register.ts): the step-by-step counts of `scoreGtaSteps` for the
+ * sample, and for end-to-end runs the tool names called, the gold tool names and the answer scores.
  */
 export const GtaSampleScoreSchema = z.object({
   step: z
@@ -35,6 +35,12 @@ export const GtaSampleScoreSchema = z.object({
       goldTools: z.array(z.string()),
       /** Whether the final answer matched (null: subjective or not scored). */
       answerCorrect: z.boolean().nullable(),
+      /** The reference kind (absent in scores written before the task recorded it). */
+      reference: z.enum(['objective', 'subjective', 'none']).optional(),
+      /** AnsAcc contribution of a truthy reference (0/1 or the similarity); null: unscored. */
+      answerScore: z.number().nullable().optional(),
+      /** ImgGen contribution of an image-generation query; null: unscored. */
+      imgGenScore: z.number().nullable().optional(),
     })
     .nullable()
     .optional(),
@@ -54,8 +60,10 @@ export interface GtaRunReport {
   step: { instAcc: number; toolAcc: number; argAcc: number; summAcc: number; counts: GtaStepCounts } | null;
   categoryF1: Record<GtaCategory, GtaCategoryF1> | null;
   byTool: GtaToolRow[];
-  /** Over samples with an objective answer verdict. */
+  /** Over samples with a truthy reference (with answer scores), else over objective verdicts. */
   ansAcc: number | null;
+  /** AnsAcc w/ ImgGen over every end-to-end sample (null when the scores lack answer scores). */
+  ansAccImg: number | null;
 }
 
 const pct = (n: number, d: number) => (d === 0 ? 0 : (n / d) * 100); // as scoreGtaSteps
@@ -112,13 +120,23 @@ export function summarizeGtaScores(scores: readonly unknown[]): GtaRunReport {
     return { tool, category: gtaCategory(tool), ...gtaToolF1(only)[cat(tool)] };
   });
   const verdicts = e2e.flatMap((e) => (e.answerCorrect === null ? [] : [e.answerCorrect]));
+  // the task's own scores carry answer scores: AnsAcc counts subjective answers too (as GTA does)
+  const scored = e2e.length > 0 && e2e.every((e) => e.reference !== undefined);
+  const answered = e2e.filter((e) => e.reference !== 'none');
+  const answerSum = answered.reduce((t, e) => t + (e.answerScore ?? 0), 0);
+  const imgSum = e2e.reduce((t, e) => t + (e.reference === 'none' ? (e.imgGenScore ?? 0) : 0), 0);
   return {
     samples: scores.length,
     unreadable,
     step,
     categoryF1: e2e.length ? gtaToolF1(records) : null,
     byTool,
-    ansAcc: verdicts.length ? pct(verdicts.filter(Boolean).length, verdicts.length) : null,
+    ansAcc: scored
+      ? pct(answerSum, answered.length)
+      : verdicts.length
+        ? pct(verdicts.filter(Boolean).length, verdicts.length)
+        : null,
+    ansAccImg: scored ? pct(answerSum + imgSum, e2e.length) : null,
   };
 }
 
@@ -142,10 +160,11 @@ export function gtaMetrics(r: GtaRunReport): Record<string, number> {
       C_F1: r.categoryF1.creativity.f1,
     });
   if (r.ansAcc !== null) out.AnsAcc = r.ansAcc;
+  if (r.ansAccImg !== null) out.AnsAccImg = r.ansAccImg;
   return out;
 }
 
-/** Used by reports while GTA is not a registered task. */
+/** How reports summarise GTA runs (the HTML section reads this report's shape). */
 export const gtaReportDefinition = {
   summarize: summarizeGtaScores,
   metrics: gtaMetrics,

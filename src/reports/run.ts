@@ -31,12 +31,13 @@ export interface ReportTaskDefinition {
 }
 
 /**
- * The task definition for a run: the registry's, else the report's own for tasks it knows how to
- * summarise before they are registered (GTA); else none (the report shows the run facts only).
+ * The task definition for a run: the report's own for GTA (its section reads the report's shape,
+ * from the same per-sample scores the task records), else the registry's; else none (the report
+ * shows the run facts only).
  */
 function definitionFor(name: string, registry: TaskRegistry): ReportTaskDefinition | null {
-  if (registry.has(name)) return registry.get(name) as ReportTaskDefinition;
   if (name === 'gta') return gtaReportDefinition as ReportTaskDefinition;
+  if (registry.has(name)) return registry.get(name) as ReportTaskDefinition;
   return null;
 }
 

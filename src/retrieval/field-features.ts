@@ -1,4 +1,4 @@
-import { Bm25Index, bm25Analyze } from './bm25.js';
+import { Bm25Index, type Bm25Options, bm25Analyze } from './bm25.js';
 
 /**
  * A corpus seen through several fields, at two levels: documents (APIs) and optional groups
@@ -73,16 +73,13 @@ export function splitSentences(text: string): string[] {
   return parts.length ? parts : [text];
 }
 
-const distinctWords = (name: string): string[] => [...new Set(bm25Analyze(name))];
-
-function nameCoverage(names: readonly string[][], query: ReadonlySet<string>): Float32Array {
-  const out = new Float32Array(names.length);
-  names.forEach((words, i) => {
-    if (!words.length) return;
-    let hit = 0;
-    for (const w of words) if (query.has(w)) hit++;
-    out[i] = hit / words.length;
-  });
+/** Share of each document's distinct name words present in the query (words counted through the name index). */
+function nameCoverage(index: Bm25Index, queryWords: ReadonlySet<string>): Float32Array {
+  const hits = new Uint32Array(index.size);
+  index.countMatches(queryWords, hits);
+  const distinct = index.distinctTermsPerDoc();
+  const out = new Float32Array(index.size);
+  for (let i = 0; i < out.length; i++) if (hits[i]) out[i] = (hits[i] as number) / (distinct[i] as number);
   return out;
 }
 
@@ -92,16 +89,13 @@ const maxOf = (a: Float32Array): number => {
   return m || 1;
 };
 
-/** Computes every `FIELD_FEATURES` vector for a query; indexes are built once per corpus. */
-export class FieldFeatures {
-  readonly size: number;
-  private readonly text: Bm25Index;
-  private readonly second?: Bm25Index;
-  private readonly name?: Bm25Index;
-  private readonly description?: Bm25Index;
-  private readonly nameWords?: string[][];
-  private readonly group?: {
-    nameWords?: string[][];
+/** The BM25 indexes behind the field features (what an index file stores). */
+export interface FieldIndexes {
+  text: Bm25Index;
+  second?: Bm25Index;
+  name?: Bm25Index;
+  description?: Bm25Index;
+  group?: {
     groupOf: Uint32Array;
     count: number;
     text: Bm25Index;
@@ -109,41 +103,71 @@ export class FieldFeatures {
     textK2: Bm25Index;
     name?: Bm25Index;
     description?: Bm25Index;
-    logSize: Float32Array;
   };
+}
 
-  constructor(corpus: FieldedCorpus) {
-    this.size = corpus.texts.length;
-    const check = (field: string, v?: readonly unknown[] | Uint32Array) => {
-      if (v && v.length !== this.size)
-        throw new RangeError(`field "${field}" has ${v.length} entries for ${this.size} documents`);
-    };
-    check('second', corpus.second);
-    check('names', corpus.names);
-    check('descriptions', corpus.descriptions);
-    this.text = new Bm25Index(corpus.texts);
-    if (corpus.second) this.second = new Bm25Index(corpus.second);
-    if (corpus.names) {
-      this.name = new Bm25Index(corpus.names);
-      this.nameWords = corpus.names.map(distinctWords);
-    }
-    if (corpus.descriptions) this.description = new Bm25Index(corpus.descriptions);
-    const g = corpus.groups;
+/** Builds the field indexes of a corpus (the costly step: 9 BM25 indexes on ToolBench). */
+export function buildFieldIndexes(corpus: FieldedCorpus, onIndex?: (name: string) => void): FieldIndexes {
+  const size = corpus.texts.length;
+  const check = (field: string, v?: readonly unknown[] | Uint32Array) => {
+    if (v && v.length !== size)
+      throw new RangeError(`field "${field}" has ${v.length} entries for ${size} documents`);
+  };
+  check('second', corpus.second);
+  check('names', corpus.names);
+  check('descriptions', corpus.descriptions);
+  check('groups.groupOf', corpus.groups?.groupOf);
+  const bm25 = (name: string, texts: readonly string[], opts?: Bm25Options) => {
+    const ix = new Bm25Index(texts, opts);
+    onIndex?.(name);
+    return ix;
+  };
+  const g = corpus.groups;
+  return {
+    text: bm25('text', corpus.texts),
+    ...(corpus.second ? { second: bm25('second', corpus.second) } : {}),
+    ...(corpus.names ? { name: bm25('name', corpus.names) } : {}),
+    ...(corpus.descriptions ? { description: bm25('description', corpus.descriptions) } : {}),
+    ...(g
+      ? {
+          group: {
+            groupOf: g.groupOf,
+            count: g.texts.length,
+            text: bm25('group.text', g.texts),
+            textB03: bm25('group.text.b03', g.texts, { b: 0.3 }),
+            textK2: bm25('group.text.k2b05', g.texts, { k1: 2, b: 0.5 }),
+            ...(g.names ? { name: bm25('group.name', g.names) } : {}),
+            ...(g.descriptions ? { description: bm25('group.description', g.descriptions) } : {}),
+          },
+        }
+      : {}),
+  };
+}
+
+/** Computes every `FIELD_FEATURES` vector for a query; indexes are built once per corpus. */
+export class FieldFeatures {
+  readonly size: number;
+  readonly indexes: FieldIndexes;
+  private readonly text: Bm25Index;
+  private readonly second?: Bm25Index;
+  private readonly name?: Bm25Index;
+  private readonly description?: Bm25Index;
+  private readonly group?: FieldIndexes['group'] & { logSize: Float32Array };
+
+  /** From a corpus (builds the indexes) or from indexes built or loaded before. */
+  constructor(source: FieldedCorpus | FieldIndexes) {
+    const ix = 'texts' in source ? buildFieldIndexes(source) : source;
+    this.indexes = ix;
+    this.size = ix.text.size;
+    this.text = ix.text;
+    if (ix.second) this.second = ix.second;
+    if (ix.name) this.name = ix.name;
+    if (ix.description) this.description = ix.description;
+    const g = ix.group;
     if (g) {
-      check('groups.groupOf', g.groupOf);
-      const count = g.texts.length;
-      const size = new Float32Array(count);
+      const size = new Float32Array(g.count);
       for (const k of g.groupOf) size[k] = (size[k] as number) + 1;
-      this.group = {
-        groupOf: g.groupOf,
-        count,
-        text: new Bm25Index(g.texts),
-        textB03: new Bm25Index(g.texts, { b: 0.3 }),
-        textK2: new Bm25Index(g.texts, { k1: 2, b: 0.5 }),
-        ...(g.names ? { name: new Bm25Index(g.names), nameWords: g.names.map(distinctWords) } : {}),
-        ...(g.descriptions ? { description: new Bm25Index(g.descriptions) } : {}),
-        logSize: size.map((s) => (s > 0 ? Math.log(s) : 0)),
-      };
+      this.group = { ...g, logSize: size.map((s) => (s > 0 ? Math.log(s) : 0)) };
     }
   }
 
@@ -166,7 +190,7 @@ export class FieldFeatures {
     out.set('doc.name', this.name?.scoreAllSync(query) ?? zero());
     out.set('doc.description', this.description?.scoreAllSync(query) ?? zero());
     const queryWords = new Set(bm25Analyze(query));
-    out.set('doc.name.coverage', this.nameWords ? nameCoverage(this.nameWords, queryWords) : zero());
+    out.set('doc.name.coverage', this.name ? nameCoverage(this.name, queryWords) : zero());
     const sentences = splitSentences(query);
     const docSentence = zero();
     const g = this.group;
@@ -222,7 +246,7 @@ export class FieldFeatures {
         top1.map((x, k) => x + (top2[k] as number)),
       );
       groupLevel.set('group.log-size', g.logSize);
-      if (g.nameWords) groupLevel.set('group.name.coverage', nameCoverage(g.nameWords, queryWords));
+      if (g.name) groupLevel.set('group.name.coverage', nameCoverage(g.name, queryWords));
       groupLevel.set(
         'group.single',
         g.logSize.map((x) => (x === 0 ? 1 : 0)),

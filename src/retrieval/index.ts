@@ -9,11 +9,12 @@
 export { catalogCorpus } from './api-text.js';
 
 // BM25 over an inverted index
-export { Bm25Index, type Bm25Options, bm25Analyze } from './bm25.js';
+export { Bm25Index, type Bm25Options, type Bm25Parts, bm25Analyze } from './bm25.js';
 
 // The retriever factory: every kind over any fielded corpus
 export {
   buildRetriever,
+  plainAnalyze,
   RETRIEVER_KINDS,
   type RetrieverDeps,
   type RetrieverKind,
@@ -52,18 +53,42 @@ export { type FeatureConfig, FeatureExtractor } from './features.js';
 
 // Fielded corpora and the ranking features over their fields
 export {
+  buildFieldIndexes,
   FIELD_FEATURES,
   type FieldedCorpus,
   type FieldFeatureName,
   FieldFeatures,
+  type FieldIndexes,
 } from './field-features.js';
+
+// `ranked`'s scores straight from the field indexes (no per-document feature vectors)
+export { FieldRankScorer } from './field-rank-scorer.js';
 
 // Group (tool/app) evidence added to document scores
 export { GroupBoostRetriever, groupDocuments } from './group-boost.js';
 
 // Fusion of retrievers: reciprocal rank, z-score, weighted sum
 export { HybridRetriever, LinearSumRetriever, WeightedFusionRetriever } from './hybrid.js';
-
+// Retrieval index files (.apix): built once per catalog content, loaded in well under a second
+export {
+  type BuildIndexOptions,
+  buildRetrievalIndex,
+  cachedIndexFiles,
+  corpusHash,
+  defaultIndexPath,
+  indexBuildSteps,
+  type OpenedIndex,
+  type OpenIndexOptions,
+  openRetrievalIndex,
+} from './index-cache.js';
+export {
+  INDEX_FORMAT_VERSION,
+  type IndexFileInfo,
+  loadRetrievalIndex,
+  type RetrievalIndex,
+  readRetrievalIndexInfo,
+  saveRetrievalIndex,
+} from './index-file.js';
 // The learned linear ranker (listwise training)
 export {
   type FeatureSource,
@@ -76,25 +101,18 @@ export {
   scaleFeatures,
   trainLinearRanker,
 } from './linear-ranker.js';
-
 // Ranking metrics (NDCG with tie averaging, recall)
 export { ndcgAtK, recallAtK, topKIndices } from './metrics.js';
-
 // Projection training (MNR loss, Adam)
 export { Adam, type Projection, project } from './mnr.js';
-
 // Embeddings from an OpenAI-compatible endpoint
 export { OpenAiCompatibleEmbedder, type OpenAiEmbedderOptions } from './openai-embedder.js';
-
 // Feature vectors of the `ranked` retriever
-export { rankFeatureSource } from './rank-features.js';
-
+export { rankFeatureSource, useFieldIndexes } from './rank-features.js';
 // Tuned weights of the combined kinds
 export { RANKER_INITIAL, RANKER_SCALED } from './retriever-weights.js';
-
 // Sparse vectors and in-place shuffling
 export { type SparseVector, shuffleInPlace } from './sparse.js';
-
 // The one tokenizer and its stemmers
 export {
   STOPWORDS,
@@ -104,6 +122,13 @@ export {
   tokenize,
   tokenizeRegex,
 } from './tokenize.js';
+// Training checkpoints (resume a run exactly)
+export {
+  configMismatch,
+  loadTrainCheckpoint,
+  saveTrainCheckpoint,
+  type TrainCheckpoint,
+} from './train-checkpoint.js';
 
 // The trainable retriever: training, model files, retrieval
 export {
@@ -114,9 +139,9 @@ export {
   TrainedRetriever,
   type TrainingPair,
   type TrainOptions,
+  type TrainState,
   trainProjection,
 } from './trained-retriever.js';
-
 // The retriever contract and retrieval data
 export type { Embedder, RetrievalHit, RetrievalQuery, Retriever } from './types.js';
 

@@ -139,6 +139,20 @@ export class Adam {
     this.v = new Float64Array(p.w.length);
   }
 
+  /** Moments and step count (copies), for a training checkpoint. */
+  state(): { m: Float64Array; v: Float64Array; t: number } {
+    return { m: this.m.slice(), v: this.v.slice(), t: this.t };
+  }
+
+  /** Continues from `state()` of an optimiser over a projection of the same shape. */
+  restore(state: { m: ArrayLike<number>; v: ArrayLike<number>; t: number }): void {
+    if (state.m.length !== this.m.length || state.v.length !== this.v.length)
+      throw new RangeError(`optimiser state has ${state.m.length} moments, the projection ${this.m.length}`);
+    this.m.set(state.m);
+    this.v.set(state.v);
+    this.t = state.t;
+  }
+
   step(grad: Float64Array, columns: readonly number[]): void {
     this.t++;
     const { dOut, w } = this.p;

@@ -1,4 +1,4 @@
-import { type FieldedCorpus, FieldFeatures } from './field-features.js';
+import { type FieldedCorpus, FieldFeatures, type FieldIndexes } from './field-features.js';
 import type { FeatureVectors } from './linear-ranker.js';
 import type { Retriever } from './types.js';
 
@@ -12,6 +12,17 @@ export function fieldFeaturesOf(corpus: FieldedCorpus): FieldFeatures {
     fieldFeatureCache.set(corpus, ff);
   }
   return ff;
+}
+
+/**
+ * Makes `fieldFeaturesOf(corpus)` use indexes built before (e.g. loaded from the catalog's index
+ * file), so training the ranker does not index the corpus again (time, and a transient peak of
+ * several hundred MB on ToolBench). The indexes must come from this corpus.
+ */
+export function useFieldIndexes(corpus: FieldedCorpus, indexes: FieldIndexes): void {
+  if (indexes.text.size !== corpus.texts.length)
+    throw new RangeError(`indexes cover ${indexes.text.size} documents, the corpus ${corpus.texts.length}`);
+  fieldFeatureCache.set(corpus, new FieldFeatures(indexes));
 }
 
 /** Feature vectors of `ranked`: `FIELD_FEATURES`, plus `trained` (cosine of a trained retriever) when given. */

@@ -6,6 +6,7 @@ import {
   encodeTrainedModel,
   type TrainedModel,
   TrainedRetriever,
+  type TrainState,
   trainProjection,
 } from './trained-retriever.js';
 import { wordVectorsFromRows } from './word-vectors.js';
@@ -63,6 +64,32 @@ describe('trained retriever', () => {
     const model: TrainedModel = { features: fx.config, projection, scale: 20, wordVectors: null, info: {} };
     const r = TrainedRetriever.build(model, corpus);
     for (const p of pairs) expect((await r.search(p.query, 1))[0]?.doc).toBe(p.doc);
+  });
+
+  it('a run resumed from a checkpoint (mid-epoch or at an epoch end) ends exactly like an uninterrupted one', () => {
+    const fx = FeatureExtractor.fit(corpus, { hashDim: 16 });
+    const pairs = [0, 1, 2, 3, 0, 1, 2, 3].map((doc, i) => ({ query: `${corpus[doc]} q${i}`, doc }));
+    const opts = { epochs: 3, batchSize: 2, lr: 0.05, seed: 7, groupOf: (d: number) => d % 2 };
+    const saved: TrainState[] = [];
+    const full = trainProjection(fx, corpus, pairs, {
+      ...opts,
+      checkpoint: { every: 3, save: (s) => saved.push(s) },
+    });
+    // 8 pairs in batches of 2 → 4 batches per epoch: a mid-epoch save after batch 3, one at each epoch end
+    expect(saved.map((s) => [s.epoch, s.nextBatch])).toEqual([
+      [0, 3],
+      [1, 0],
+      [1, 3],
+      [2, 0],
+      [2, 3],
+      [3, 0],
+    ]);
+    expect(saved[5]?.epochLosses).toEqual(full.epochLosses);
+    for (const at of [saved[0], saved[3]] as TrainState[]) {
+      const resumed = trainProjection(fx, corpus, pairs, { ...opts, resume: at });
+      expect([...resumed.projection.w]).toEqual([...full.projection.w]);
+      expect(resumed.epochLosses).toEqual(full.epochLosses);
+    }
   });
 
   it('saves and loads (JSON header + float32 weights)', async () => {

@@ -47,6 +47,26 @@ export interface TrainOptions {
   /** Features of corpus document `doc` (default: `extractor.extract(corpus[doc])`). */
   docFeatures?: (doc: number) => SparseVector;
   onBatch?: (info: { epoch: number; batch: number; batches: number; loss: number }) => void;
+  /** Checkpoints: `save` gets the state every `every` batches and at the end of each epoch. */
+  checkpoint?: { every: number; save: (state: TrainState) => void };
+  /** Continue from a saved state (same pairs, options and seed): the result equals an uninterrupted run. */
+  resume?: TrainState;
+}
+
+/**
+ * Where a training run is: the next batch of an epoch, how many random numbers the seeded
+ * generator had given when that epoch began (so its shuffle can be replayed), the weights, the
+ * optimiser's moments and the losses so far.
+ */
+export interface TrainState {
+  epoch: number;
+  nextBatch: number;
+  randCalls: number;
+  w: Float64Array;
+  adam: { m: Float64Array; v: Float64Array; t: number };
+  epochLosses: number[];
+  /** Sum of the losses of this epoch's batches done so far. */
+  lossSoFar: number;
 }
 
 /**
@@ -64,9 +84,22 @@ export function trainProjection(
   const epochs = opts.epochs ?? 3;
   const batchSize = opts.batchSize ?? 64;
   const scale = opts.scale ?? 20;
-  const rand = mulberry32(opts.seed ?? 42);
+  const seeded = mulberry32(opts.seed ?? 42);
+  let randCalls = 0;
+  const rand = () => {
+    randCalls++;
+    return seeded();
+  };
   const p = identityProjection(extractor.dimension, opts.dOut ?? extractor.dimension);
   const adam = new Adam(p, opts.lr ?? 1e-3);
+  const resume = opts.resume;
+  if (resume) {
+    if (resume.w.length !== p.w.length)
+      throw new ApiaryError('USAGE', `checkpoint has ${resume.w.length} weights, this model ${p.w.length}`);
+    p.w.set(resume.w);
+    adam.restore(resume.adam);
+    while (randCalls < resume.randCalls) rand();
+  }
   const grad = new Float64Array(p.w.length);
   const qCache = new Map<string, SparseVector>();
   const dCache = new Map<string | number, SparseVector>();
@@ -92,8 +125,9 @@ export function trainProjection(
     }
     return v;
   };
-  const epochLosses: number[] = [];
-  for (let epoch = 0; epoch < epochs; epoch++) {
+  const epochLosses: number[] = resume ? [...resume.epochLosses] : [];
+  for (let epoch = resume?.epoch ?? 0; epoch < epochs; epoch++) {
+    const epochRandCalls = randCalls;
     const order = shuffleInPlace([...pairs], rand);
     if (opts.groupOf) {
       // stable sort by group keeps the shuffled order inside each group; group order is shuffled too
@@ -129,9 +163,23 @@ export function trainProjection(
       if (next.length === pending.length) break;
       pending = next;
     }
-    let total = 0;
+    const resumed = resume && epoch === resume.epoch;
+    let total = resumed ? resume.lossSoFar : 0;
     if (opts.groupOf) shuffleInPlace(batches, rand);
+    const state = (nextBatch: number): TrainState => ({
+      epoch: nextBatch === batches.length ? epoch + 1 : epoch,
+      nextBatch: nextBatch === batches.length ? 0 : nextBatch,
+      randCalls: nextBatch === batches.length ? randCalls : epochRandCalls,
+      w: p.w.slice(),
+      adam: adam.state(),
+      epochLosses:
+        nextBatch === batches.length
+          ? [...epochLosses, batches.length ? total / batches.length : 0]
+          : [...epochLosses],
+      lossSoFar: nextBatch === batches.length ? 0 : total,
+    });
     batches.forEach((batch, b) => {
+      if (resumed && b < resume.nextBatch) return;
       const { loss, touched } = mnrLossAndGrad(
         p,
         batch.map((x) => qf(x.query)),
@@ -142,7 +190,10 @@ export function trainProjection(
       adam.step(grad, touched);
       total += loss;
       opts.onBatch?.({ epoch, batch: b, batches: batches.length, loss });
+      const ck = opts.checkpoint;
+      if (ck && (b + 1) % ck.every === 0 && b + 1 < batches.length) ck.save(state(b + 1));
     });
+    opts.checkpoint?.save(state(batches.length));
     epochLosses.push(batches.length ? total / batches.length : 0);
   }
   return { projection: p, epochLosses };

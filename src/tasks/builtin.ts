@@ -1,4 +1,5 @@
 import { registerAppBenchTask } from './appbench/register.js';
+import { registerGtaTask } from './gta/register.js';
 import { defaultTaskRegistry, type TaskRegistry } from './registry.js';
 import { registerShortcutsTask } from './shortcutsbench/register.js';
 import { registerToolBenchRetrievalTask } from './toolbench/register.js';
@@ -6,6 +7,7 @@ import { registerToolBenchRetrievalTask } from './toolbench/register.js';
 /** Registers the tasks apiary ships with (once per registry; later calls do nothing). */
 export function registerBuiltinTasks(registry: TaskRegistry = defaultTaskRegistry): TaskRegistry {
   if (!registry.has('appbench')) registerAppBenchTask(registry);
+  if (!registry.has('gta')) registerGtaTask(registry);
   if (!registry.has('shortcuts')) registerShortcutsTask(registry);
   if (!registry.has('toolbench-retrieval')) registerToolBenchRetrievalTask(registry);
   return registry;

@@ -32,6 +32,7 @@ export type {
   TaskDefinition,
   TaskLoadContext,
   TaskSample,
+  TaskToolSettings,
   TaskUsage,
 } from './task.js';
 export {

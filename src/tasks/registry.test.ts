@@ -67,9 +67,11 @@ describe('TaskRegistry', () => {
     );
   });
 
-  it('the built-ins register appbench, shortcuts and toolbench-retrieval once', () => {
+  it('the built-ins register appbench, gta, shortcuts and toolbench-retrieval once', () => {
     const r = registerBuiltinTasks(registerBuiltinTasks(new TaskRegistry()));
-    expect(r.names()).toEqual(['appbench', 'shortcuts', 'toolbench-retrieval']);
+    expect(r.names()).toEqual(['appbench', 'gta', 'shortcuts', 'toolbench-retrieval']);
+    expect(Object.keys(r.get('gta').solvers)).toEqual(['react', 'native-tools', 'step']);
+    expect(r.get('gta').sampling).toEqual({ temperature: 0.7, maxOutputTokens: 512 });
     const appbench = r.get('appbench');
     expect(Object.keys(appbench.solvers)).toEqual(['flat', 'hierarchical', 'baseline', 'tool-loop']);
     expect([appbench.defaultSolver, appbench.noModelSolver]).toEqual(['flat', 'baseline']);

@@ -11,6 +11,7 @@
 import type { LanguageModel } from 'ai';
 import type { z } from 'zod';
 import type { SamplingSettings } from '../models/index.js';
+import type { GtaToolsConfig, ModelEndpointFlags, RecordMode } from '../tools/index.js';
 
 /** Anything a task evaluates: a stable id (used to resume) and an optional category for breakdowns. */
 export interface TaskSample {
@@ -102,6 +103,19 @@ export interface TaskLoadContext {
   limit?: number;
   modelCalls?: ModelCallLimits;
   signal?: AbortSignal;
+  /** The run folder (tasks keep artefacts there, e.g. the images tools drew, one folder per sample). */
+  runDir?: string;
+  /** Executable tools (GTA end to end): their configuration, a recording to replay, the embeddings endpoint. */
+  tools?: TaskToolSettings;
+}
+
+/** How a task that runs real tools builds them (the `eval` flags shared with `apiary tools call`). */
+export interface TaskToolSettings {
+  config?: GtaToolsConfig;
+  /** Record or replay every tool call in this folder. */
+  recording?: { dir: string; mode: RecordMode };
+  /** The embeddings endpoint of similarity scores (GTA's simscore and ImgGen similarity). */
+  embeddings?: ModelEndpointFlags;
 }
 
 export interface LoadedTask {
@@ -110,6 +124,10 @@ export interface LoadedTask {
   dataSource: { path: string; sha256: string };
   /** Lines worth showing the user (where the data came from, how many samples). */
   notes?: string[];
+  /** Frees what the task keeps for its samples (tool workers); the caller calls it once the run ends. */
+  dispose?: () => Promise<void>;
+  /** Lines worth showing once the run ended (e.g. a tool recording's hits and misses). */
+  finalNotes?: () => string[];
 }
 
 /** A registered task: everything `apiary eval <name>` needs. */

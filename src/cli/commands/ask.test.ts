@@ -21,6 +21,7 @@ async function apiary(...args: string[]): Promise<{ code: number; stdout: string
     APIARY_DATA: '',
     HOME: home,
     XDG_DATA_HOME: join(home, 'data'),
+    XDG_CACHE_HOME: join(home, 'cache'),
   };
   for (const k of ['APIARY_BASE_URL', 'APIARY_MODEL', 'APIARY_CONFIG']) delete env[k];
   try {
@@ -176,13 +177,15 @@ describe('apiary ask', () => {
       'ask',
       REQUEST,
       '--catalog',
-      'gta',
+      'shortcuts',
       '--base-url',
       'http://127.0.0.1:9/v1',
       '--model',
       'm',
     );
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('catalog "gta" has no executable apps here (executable: appbench, sgd)');
+    expect(r.stderr).toContain(
+      'catalog "shortcuts" has no executable apps here (executable: appbench, sgd, gta)',
+    );
   });
 });

@@ -12,8 +12,10 @@ import { indexCatalog, type loadCatalog } from '../../catalog/index.js';
 import { appRegistry } from '../../exec/index.js';
 import { resolveModelSetup } from '../../models/index.js';
 import {
+  buildRetrievalIndex,
   buildRetriever,
   catalogCorpus,
+  corpusHash,
   createDemoSelector,
   type DemoSelector,
   loadTrainedModel,
@@ -25,7 +27,8 @@ import { appBenchDemoKnowledgeBase, loadAppBenchGoldTasks } from '../../sft/inde
 import { ApiaryError } from '../../shared/index.js';
 import { parseApprover, parseChoice, parseExistingFile, parseInteger, parseNumber } from '../options.js';
 import { EXIT, printJson } from '../output.js';
-import { executableCatalog } from './mcp.js';
+import { INDEXED_KINDS, openCliIndex } from '../retrieval-index.js';
+import { EXECUTABLE_CATALOGS, executableCatalog } from './mcp.js';
 
 interface AskFlags {
   catalog: string;
@@ -45,6 +48,8 @@ interface AskFlags {
   demoThreshold: string;
   retriever: string;
   retrieverModel?: string;
+  /** --retriever-index FILE, or false for --no-retriever-index. */
+  retrieverIndex?: string | boolean;
   json?: boolean;
 }
 
@@ -59,8 +64,8 @@ function demoSelectorFrom(
   return createDemoSelector({ embedder, ...appBenchDemoKnowledgeBase(tasks, catalog), threshold, k: 3 });
 }
 
-/** Catalogs whose APIs Apiary can execute (simulated SGD apps behind the AppBench and SGD catalogs). */
-const EXECUTABLE = ['appbench', 'sgd'];
+/** Catalogs whose APIs Apiary can execute (simulated SGD apps, GTA's tools). */
+const EXECUTABLE = EXECUTABLE_CATALOGS;
 
 function callLine(c: CallRecord): string {
   const args = c.args && typeof c.args === 'object' ? JSON.stringify(c.args) : String(c.args ?? '');
@@ -95,6 +100,11 @@ export function registerAskCommand(program: Command): void {
       '--retriever-model <file>',
       'trained retriever model (from `apiary retrieve train`) for trained kinds',
     )
+    .option(
+      '--retriever-index <file>',
+      'retrieval index file (default: built on first use in the user cache folder, for the BM25 kinds and ranked)',
+    )
+    .option('--no-retriever-index', 'index the catalog in memory, without an index file')
     .option('--top-k <n>', 'APIs retrieved and offered to the model', '8')
     .option('--max-steps <n>', 'model turns at most', '10')
     .option(
@@ -146,7 +156,28 @@ export function registerAskCommand(program: Command): void {
       // Imported servers are running from here on: close them if the set-up fails.
       const prepare = async () => {
         const demos = flags.demos ? demoSelectorFrom(flags.demos, threshold, catalog) : undefined;
-        const retriever = await buildRetriever(kind, catalogCorpus(catalog), {
+        const corpus = catalogCorpus(catalog);
+        const catalogHash = corpusHash(corpus);
+        const opened =
+          flags.retrieverIndex !== false && INDEXED_KINDS.has(kind)
+            ? openCliIndex({
+                ...(typeof flags.retrieverIndex === 'string' ? { path: flags.retrieverIndex } : {}),
+                catalog: flags.catalog,
+                catalogHash,
+                corpus: () => corpus,
+                build: (c, onStep) => buildRetrievalIndex(c, { catalog: flags.catalog, catalogHash, onStep }),
+                quiet: Boolean(flags.json),
+                silent: Boolean(flags.json),
+              })
+            : undefined;
+        const retriever = await buildRetriever(kind, corpus, {
+          ...(opened
+            ? {
+                indexes: opened.index.indexes,
+                ...(opened.index.plain ? { plain: opened.index.plain } : {}),
+                ...(opened.index.ranker && !flags.retrieverModel ? { ranker: opened.index.ranker } : {}),
+              }
+            : {}),
           table: () => loadWordVectors().table,
           model: () => {
             if (!flags.retrieverModel)

@@ -124,10 +124,12 @@ describe('apiary eval all', { timeout: 120_000 }, () => {
     expect([doc.out, doc.report]).toEqual([out, join(out, 'report.html')]);
     expect(doc.tasks.map((t: { task: string; status: string }) => `${t.task}: ${t.status}`)).toEqual([
       'appbench: ran',
+      'gta: skipped',
       'shortcuts: skipped',
       'toolbench-retrieval: skipped',
     ]);
-    expect(doc.tasks[1].reason).toMatch(/^\[NOT_FOUND\] shortcuts: pass --data DIR, the folder with /);
+    expect(doc.tasks[1].reason).toMatch(/^\[USAGE\] solver "react" of gta needs a model/);
+    expect(doc.tasks[2].reason).toMatch(/^\[NOT_FOUND\] shortcuts: pass --data DIR, the folder with /);
     expect(existsSync(join(out, 'shortcuts', 'results.jsonl'))).toBe(false);
     const html = readFileSync(join(out, 'report.html'), 'utf8');
     expect(html.match(/<section id="task-/g)).toHaveLength(1);

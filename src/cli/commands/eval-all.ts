@@ -5,6 +5,7 @@ import { ApiaryError } from '../../shared/index.js';
 import { listTasks, registerBuiltinTasks } from '../../tasks/index.js';
 import { EXIT, printJson } from '../output.js';
 import { type EvalFlags, runEvalCommand } from './eval.js';
+import { ModelRequiredError } from './eval-settings.js';
 import { writeHtmlReport } from './report.js';
 
 /**
@@ -28,7 +29,29 @@ const TASK_SPECIFIC: ReadonlyArray<[keyof EvalFlags, string]> = [
   ['prompting', '--prompting'],
   ['shots', '--shots'],
   ['demos', '--demos'],
+  ['mode', '--mode'],
 ];
+
+/** GTA's tool flags: passed to the gta task only. */
+const GTA_TOOL_FLAGS: ReadonlyArray<keyof EvalFlags> = [
+  'searchCorpus',
+  'searchProvider',
+  'visionBaseUrl',
+  'visionModel',
+  'imageBaseUrl',
+  'imageModel',
+  'embeddingsBaseUrl',
+  'embeddingsModel',
+  'record',
+  'replay',
+  'recordMissing',
+];
+const forTask = (task: string, flags: EvalFlags): EvalFlags =>
+  task === 'gta'
+    ? flags
+    : (Object.fromEntries(
+        Object.entries(flags).filter(([k]) => !GTA_TOOL_FLAGS.includes(k as keyof EvalFlags)),
+      ) as unknown as EvalFlags);
 
 export interface EvalAllOutcome {
   task: string;
@@ -68,14 +91,16 @@ export async function runEvalAll(flags: EvalFlags): Promise<void> {
     try {
       // With --json, one document for every task is printed at the end, and nothing else on stdout.
       await runEvalCommand(def.name, {
-        ...flags,
+        ...forTask(def.name, flags),
         out: folder,
         ...(flags.json ? { noStdout: true } : {}),
         ...(data ? { data } : {}),
       });
       outcomes.push({ task: def.name, folder, status: 'ran' });
     } catch (error) {
-      const missingData = error instanceof ApiaryError && error.code === 'NOT_FOUND';
+      // missing data, or no model for a task that has no model-free solver: skipped, named in the report
+      const missingData =
+        (error instanceof ApiaryError && error.code === 'NOT_FOUND') || error instanceof ModelRequiredError;
       const reason = error instanceof ApiaryError ? `[${error.code}] ${error.message}` : String(error);
       outcomes.push({ task: def.name, folder, status: missingData ? 'skipped' : 'failed', reason });
       if (!flags.json)

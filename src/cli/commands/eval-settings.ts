@@ -94,8 +94,11 @@ export function parseTopPFlag(value: string | undefined): number | null | undefi
 }
 
 /** The error for a solver that needs a model when none is configured. */
+/** A solver that needs a model ran without one (`eval all` skips that task rather than failing). */
+export class ModelRequiredError extends ApiaryError {}
+
 export function modelRequiredError(task: string, solver: string): ApiaryError {
-  return new ApiaryError(
+  return new ModelRequiredError(
     'USAGE',
     `solver "${solver}" of ${task} needs a model: pass --base-url URL --model NAME, set APIARY_BASE_URL and ` +
       'APIARY_MODEL, or put baseURL and model in apiary.config.json' +

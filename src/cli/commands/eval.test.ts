@@ -98,6 +98,8 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
   });
 
   it('--workers 2: worker threads rebuild task, solver and endpoint model; same report and scores', async () => {
+    // its own server: other tests count the requests of the shared one
+    const own = await startScriptedOpenAiServer({ respond: scenario });
     const run = async (workers: string) => {
       const out = outDir();
       const r = await runCli([
@@ -105,7 +107,7 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
         'appbench',
         '--data',
         MINI,
-        ...modelArgs(server),
+        ...modelArgs(own),
         '--out',
         out,
         '--concurrency',
@@ -122,7 +124,14 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
         scores: scores.sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
       };
     };
-    const [one, two] = [await run('1'), await run('2')];
+    let one: Awaited<ReturnType<typeof run>>;
+    let two: typeof one;
+    try {
+      one = await run('1');
+      two = await run('2');
+    } finally {
+      await own.close();
+    }
     expectScenarioReport(two.json.summary.report);
     expect(two.json).toMatchObject({ ran: 8, infrastructureErrors: 1 });
     expect(two.scores).toEqual(one.scores);

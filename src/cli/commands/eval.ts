@@ -1,3 +1,4 @@
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import {
@@ -43,8 +44,26 @@ import {
   parseTopPFlag,
 } from './eval-settings.js';
 import { reportRun } from './report.js';
+import { addToolFlags, type ToolFlags, toolSettingsFrom } from './tool-flags.js';
 
-export interface EvalFlags extends LegacyAppBenchFlags {
+/** Flags that configure GTA's executable tools (only the gta task reads them). */
+const TOOL_FLAG_NAMES: ReadonlyArray<[keyof ToolFlags, string]> = [
+  ['searchCorpus', '--search-corpus'],
+  ['searchProvider', '--search-provider'],
+  ['visionBaseUrl', '--vision-base-url'],
+  ['visionModel', '--vision-model'],
+  ['imageBaseUrl', '--image-base-url'],
+  ['imageModel', '--image-model'],
+  ['embeddingsBaseUrl', '--embeddings-base-url'],
+  ['embeddingsModel', '--embeddings-model'],
+  ['record', '--record'],
+  ['replay', '--replay'],
+  ['recordMissing', '--record-missing'],
+];
+
+export interface EvalFlags extends LegacyAppBenchFlags, ToolFlags {
+  /** GTA: step | e2e (the task option `mode`). */
+  mode?: string;
   /** ShortcutsBench: comma-separated levels (the task option `levels`). */
   levels?: string;
   /** ShortcutsBench: a folder of the user's shortcuts (the task option `shortcuts`). */
@@ -116,7 +135,17 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
     );
   if (flags.shortcuts !== undefined && def.name !== 'shortcuts')
     throw new ApiaryError('USAGE', `--shortcuts is a flag of the shortcuts task, not of ${def.name}`);
+  if (flags.mode !== undefined && def.name !== 'gta')
+    throw new ApiaryError('USAGE', `--mode is a flag of the gta task, not of ${def.name}`);
+  const toolFlag = TOOL_FLAG_NAMES.find(([k]) => flags[k] !== undefined);
+  if (toolFlag && def.name !== 'gta')
+    throw new ApiaryError(
+      'USAGE',
+      `${toolFlag[1]} configures GTA's tools: a flag of the gta task, not of ${def.name}`,
+    );
+  const tools = def.name === 'gta' ? toolSettingsFrom(flags) : undefined;
   const levels = {
+    ...(flags.mode === undefined ? {} : { mode: flags.mode }),
     ...(flags.levels === undefined
       ? {}
       : { levels: parseList('--levels', flags.levels, ['1', '2', '3', '4']).map(Number) }),
@@ -224,8 +253,23 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
     model && flags.cache
       ? createResponseCache(typeof flags.cache === 'string' ? { dir: resolve(flags.cache) } : {})
       : undefined;
+  const prefix = runFolderPrefix(def.name, solverName, model?.modelId ?? null);
+  const runsDir = resolve(DEFAULT_RUNS_DIR);
+  let outDir: string;
+  if (flags.out) outDir = resolve(flags.out);
+  else if (flags.resume) {
+    const latest = latestRunFolder(runsDir, prefix);
+    if (!latest)
+      throw new ApiaryError(
+        'USAGE',
+        `nothing to resume: no earlier run ${prefix}-* in ${runsDir}; pass --out DIR to name the run folder`,
+      );
+    outDir = latest;
+  } else outDir = createRunFolder(runsDir, prefix, new Date());
+  const createdNow = !flags.out && !flags.resume;
   const ac = new AbortController();
-  const loaded = await def.load({
+  // the run folder is known before loading: tasks keep their artefacts in it (GTA's tool images)
+  const loading = def.load({
     options: taskOptions,
     solver: solverName,
     solverOptions,
@@ -236,7 +280,18 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
     ...(limit !== undefined ? { limit } : {}),
     modelCalls,
     signal: ac.signal,
+    runDir: outDir,
+    ...(tools ? { tools } : {}),
   });
+  let loaded: Awaited<typeof loading>;
+  try {
+    loaded = await loading;
+  } catch (error) {
+    // a task that cannot load leaves no empty run folder behind
+    if (createdNow && existsSync(outDir) && readdirSync(outDir).length === 0)
+      rmSync(outDir, { recursive: true });
+    throw error;
+  }
   const { task } = loaded;
   for (const n of loaded.notes ?? []) note(n);
   const spec = buildRunSpec(
@@ -262,19 +317,6 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
     { now: () => new Date(), gitRevision, packageVersion },
   );
 
-  const prefix = runFolderPrefix(def.name, solverName, model?.modelId ?? null);
-  const runsDir = resolve(DEFAULT_RUNS_DIR);
-  let outDir: string;
-  if (flags.out) outDir = resolve(flags.out);
-  else if (flags.resume) {
-    const latest = latestRunFolder(runsDir, prefix);
-    if (!latest)
-      throw new ApiaryError(
-        'USAGE',
-        `nothing to resume: no earlier run ${prefix}-* in ${runsDir}; pass --out DIR to name the run folder`,
-      );
-    outDir = latest;
-  } else outDir = createRunFolder(runsDir, prefix, new Date());
   const outFile = resolve(outDir, 'results.jsonl');
   note(`results: ${outFile}${flags.resume ? ' (resuming)' : ''}`);
 
@@ -298,6 +340,8 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
     seed,
     ...(limit !== undefined ? { limit } : {}),
     modelCalls,
+    runDir: outDir,
+    ...(tools ? { tools } : {}),
   };
   const coordinator = flags.queue
     ? await startQueueCoordinator({
@@ -345,9 +389,15 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
     reporter.stop();
     process.off('SIGINT', onSigint);
     await coordinator?.close();
+    await loaded.dispose?.();
   }
   const queueStats = coordinator?.stats();
   const { summary } = result;
+  const finalNotes = loaded.finalNotes?.() ?? [];
+  // with worker threads the tasks that ran the samples live in the workers: this thread's counts are 0
+  if (workers > 1 && finalNotes.length)
+    note('tool recording: with --workers each worker thread keeps its own counts (not shown)');
+  else for (const n of finalNotes) note(n);
   // with worker threads the cache lives in each worker: their counts replace this thread's (all 0)
   const cacheStats = result.workerCacheStats ?? cache?.stats;
   if (result.lockTakenOver)
@@ -430,7 +480,7 @@ function evalOptions(cmd: Command): Command {
     .option('--max-cost <usd>', 'stop starting samples once the recorded cost reaches this (exit 3)')
     .option(
       '--data <dir>',
-      'data folder (appbench: test_*.json or dev_*.json; toolbench-retrieval: the data root)',
+      'data folder (appbench: test_*.json or dev_*.json; toolbench-retrieval: the data root; gta: dataset.json + image/)',
     )
     .option('--model <id>', 'model name (or APIARY_MODEL / apiary.config.json)')
     .option('--base-url <url>', 'OpenAI-compatible endpoint ending in /v1 (or APIARY_BASE_URL)')
@@ -481,18 +531,21 @@ function evalOptions(cmd: Command): Command {
       '--shortcuts <folder>',
       'shortcuts: your own .shortcut/.plist files, each with NAME.query.txt (--data then only needs the two API files)',
     )
+    .option('--mode <mode>', 'gta: step (gold history, dummy tools) | e2e (the real tools; default)')
     .option('--json', 'machine-readable output (no progress display)');
 }
 
 export function registerEvalCommands(program: Command): void {
-  const evalCmd = evalOptions(
-    program
-      .command('eval')
-      .description(
-        'run a registered task end to end (resumable JSONL results); `apiary tasks` lists tasks, ' +
-          'solvers and options. AppBench without a model runs the no-LLM baseline',
-      )
-      .argument('<task>', 'task name (appbench, toolbench-retrieval, …), or all: every task, one report'),
+  const evalCmd = addToolFlags(
+    evalOptions(
+      program
+        .command('eval')
+        .description(
+          'run a registered task end to end (resumable JSONL results); `apiary tasks` lists tasks, ' +
+            'solvers and options. AppBench without a model runs the no-LLM baseline',
+        )
+        .argument('<task>', 'task name (appbench, toolbench-retrieval, …), or all: every task, one report'),
+    ),
   ).action((taskName: string, flags: EvalFlags) =>
     taskName === 'all' ? runEvalAll(flags) : runEvalCommand(taskName, flags),
   );

@@ -37,6 +37,20 @@ async function serveOverStdio(...args: string[]): Promise<{ client: Client; stde
 }
 
 describe('apiary mcp serve over stdio', () => {
+  it("serves GTA's executable tools: 14 tools, a Calculator call runs the real tool", async () => {
+    const { client } = await serveOverStdio('--catalog', 'gta');
+    try {
+      const tools = (await client.listTools()).tools.map((t) => t.name);
+      expect(tools).toHaveLength(14);
+      expect(tools).toContain('Calculator.Calculator');
+      const r = await client.callTool({ name: 'Calculator.Calculator', arguments: { expression: '3.5*60' } });
+      expect(r.isError).toBeFalsy();
+      expect(r.content).toEqual([{ type: 'text', text: '210.0' }]);
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
   it('serves the simulated AppBench apps: list, call, refuse a transactional call without elicitation', async () => {
     const dbFile = join(dir, 'sgd.sqlite');
     fixtureDb(dbFile).close();

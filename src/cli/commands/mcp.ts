@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { AppHandler } from '../../apps/index.js';
 import { createSgdApps, openSgdDatabase } from '../../apps/index.js';
@@ -12,14 +15,16 @@ import {
   RETRIEVER_KINDS,
 } from '../../retrieval/index.js';
 import { ApiaryError } from '../../shared/index.js';
+import { disposeTools, gtaToolHandlers, gtaTools } from '../../tools/index.js';
 import { parseChoice, parseExistingFile, parseInteger, parseList, writeOutputFile } from '../options.js';
 import { printJson } from '../output.js';
 
 /** The MCP domain, loaded when a command needs it (the SDK adds ~0.2 s to every CLI start otherwise). */
 const loadMcp = () => import('../../mcp/index.js');
 
-/** Catalogs whose APIs run here without --servers: the simulated SGD apps. */
+/** Catalogs whose APIs run here without --servers: the simulated SGD apps and GTA's tools. */
 const SIMULATED = ['appbench', 'sgd'];
+export const EXECUTABLE_CATALOGS = [...SIMULATED, 'gta'];
 
 /** A catalog with executable apps: simulated (SGD database) or imported MCP servers. */
 export interface ExecutableCatalog {
@@ -61,11 +66,22 @@ export async function executableCatalog(flags: {
       close: imported.close,
     };
   }
-  if (!SIMULATED.includes(flags.catalog))
+  if (!EXECUTABLE_CATALOGS.includes(flags.catalog))
     throw new ApiaryError(
       'USAGE',
-      `catalog "${flags.catalog}" has no executable apps here (executable: ${SIMULATED.join(', ')}, or imported MCP servers with --servers FILE)`,
+      `catalog "${flags.catalog}" has no executable apps here (executable: ${EXECUTABLE_CATALOGS.join(', ')}, or imported MCP servers with --servers FILE)`,
     );
+  if (flags.catalog === 'gta') {
+    // GTA's tools, configured from the environment (see `apiary tools list`); images go to a temp folder
+    const tools = gtaTools();
+    const outputDir = mkdtempSync(join(tmpdir(), 'apiary-tools-'));
+    return {
+      catalog: loadCatalog('gta', flags.data ? { dataDir: flags.data } : {}),
+      handlers: gtaToolHandlers(tools, { outputDir }),
+      source: `GTA tools (outputs in ${outputDir})`,
+      close: () => disposeTools(tools),
+    };
+  }
   const catalog = loadCatalog(flags.catalog, flags.data ? { dataDir: flags.data } : {});
   const { db, source } = openSgdDatabase(flags.db);
   return {

@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { saveTrainCheckpoint } from '../../retrieval/index.js';
 
 const exec = promisify(execFile);
 const root = join(import.meta.dirname, '../../..');
@@ -135,6 +136,101 @@ describe('apiary retrieve', () => {
     expect(JSON.parse(r.stdout).hits[0].api).toBe('Sports/GoalLine/League table');
     const ab = await apiary('retrieve', 'query', 'reserve a table at a restaurant', '-k', '1');
     expect(ab.stdout).toMatch(/^1\. Restaurants\.reserverestaurant/);
+  });
+
+  it('index build writes the index file; query and eval load it; a damaged file is rebuilt with a note', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'apiary-index-'));
+    const index = join(dir, 'tb.apix');
+    const b = await apiary(
+      'retrieve',
+      'index',
+      'build',
+      '--catalog',
+      'toolbench',
+      '--data',
+      data,
+      '--out',
+      index,
+      '--json',
+    );
+    expect(b.code).toBe(0);
+    const built = JSON.parse(b.stdout);
+    expect(built).toMatchObject({ path: index, catalog: 'toolbench', documents: 4, ranker: false });
+    expect(built.catalogHash).toMatch(/^[0-9a-f]{64}$/);
+    const q = await apiary(
+      'retrieve',
+      'query',
+      'football league standings',
+      '--catalog',
+      'toolbench',
+      '--data',
+      data,
+      '--index',
+      index,
+      '--retriever',
+      'bm25-fields',
+      '-k',
+      '1',
+    );
+    expect(q.code).toBe(0);
+    expect(q.stderr).toMatch(/index: loaded .*tb\.apix/);
+    expect(q.stdout).toMatch(/^1\. Sports\/GoalLine\/League table/);
+    writeFileSync(index, 'not an index');
+    const e = await apiary(
+      'retrieve',
+      'eval',
+      '--retriever',
+      'bm25',
+      '--data',
+      data,
+      '--index',
+      index,
+      '--json',
+    );
+    expect(e.code).toBe(0);
+    expect(e.stderr).toContain('is unusable');
+    expect(e.stderr).toContain('not an apiary retrieval index');
+    expect(e.stderr).toMatch(/index written to .*tb\.apix/);
+    expect(JSON.parse(e.stdout).results.find((x: { file: string }) => x.file === 'G1_tool').ndcg1).toBe(100);
+  });
+
+  it('train --resume: refused without checkpoints or when they were made with other options; checkpoints go once the model is written', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'apiary-resume-'));
+    const model = join(dir, 'm.aprm');
+    const args = ['retrieve', 'train', '--data', data, '--out', model, '--holdout', 'none', '--epochs', '1'];
+    const none = await apiary(...args, '--no-word-vectors', '--resume');
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain(`--resume: no checkpoints in ${model}.ckpt`);
+    mkdirSync(`${model}.ckpt`);
+    const state = {
+      epoch: 0,
+      nextBatch: 0,
+      randCalls: 0,
+      w: new Float64Array(1),
+      adam: { m: new Float64Array(1), v: new Float64Array(1), t: 0 },
+      epochLosses: [],
+      lossSoFar: 0,
+    };
+    saveTrainCheckpoint(join(`${model}.ckpt`, 'projection.json'), {
+      stage: 'projection',
+      config: {
+        stage: 'projection',
+        trainOn: ['G1_instruction', 'G1_tool'],
+        epochs: 1,
+        synthetic: 0,
+        seed: 42,
+        wordVectors: true,
+      },
+      state,
+    });
+    const other = await apiary(...args, '--no-word-vectors', '--resume');
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain('was made with other options (wordVectors: checkpoint true, now false)');
+    const fresh = await apiary(...args, '--no-word-vectors', '--synthetic', '1', '--json');
+    expect(fresh.code).toBe(0);
+    expect(JSON.parse(fresh.stdout)).toMatchObject({ trainOn: ['G1_instruction', 'G1_tool'], heldOut: [] });
+    expect(existsSync(model)).toBe(true);
+    expect(existsSync(`${model}.ckpt`)).toBe(false);
   });
 
   it('usage errors exit 2', async () => {

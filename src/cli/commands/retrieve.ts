@@ -1,17 +1,28 @@
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { loadCatalog, resolveDataDir } from '../../catalog/index.js';
 import {
+  buildRetrievalIndex,
   buildRetriever,
+  cachedIndexFiles,
   catalogCorpus,
+  configMismatch,
+  corpusHash,
   type FieldedCorpus,
+  loadTrainCheckpoint,
   loadTrainedModel,
   loadWordVectors,
+  type OpenedIndex,
   RETRIEVER_KINDS,
   type RetrievalQuery,
+  type RetrieverDeps,
+  type RetrieverKind,
+  saveTrainCheckpoint,
   saveTrainedModel,
   type TrainedModel,
+  type TrainState,
+  useFieldIndexes,
 } from '../../retrieval/index.js';
 import { ApiaryError, NotFoundError } from '../../shared/index.js';
 import {
@@ -22,21 +33,77 @@ import {
   loadAppBenchSamples,
 } from '../../tasks/appbench/index.js';
 import {
+  buildToolBenchIndex,
   evaluateRetriever,
+  fitToolBenchFeatures,
   loadToolBenchSuite,
   TOOLBENCH_GROUPS,
+  type ToolBenchSuite,
+  toolBenchCatalogHash,
+  toolBenchCatalogHashFast,
   toolBenchCorpus,
   trainToolBenchModel,
   trainToolBenchRanker,
 } from '../../tasks/toolbench/index.js';
 import { parseChoice, parseExistingFile, parseInteger, parseList, parseOutputPath } from '../options.js';
 import { printJson } from '../output.js';
+import { INDEXED_KINDS, openCliIndex, trainProgress } from '../retrieval-index.js';
 
 interface CommonFlags {
   data?: string;
   model?: string;
   retriever: string;
   json?: boolean;
+  /** --index FILE, or false for --no-index (default true: the cache folder). */
+  index?: string | boolean;
+}
+
+/** What an opened index adds to a retriever's dependencies (the ranker only when no --model gives one). */
+function indexDeps(opened: OpenedIndex | undefined, flags: CommonFlags): Partial<RetrieverDeps> {
+  if (!opened) return {};
+  const { index } = opened;
+  return {
+    indexes: index.indexes,
+    ...(index.plain ? { plain: index.plain } : {}),
+    ...(index.ranker && !flags.model ? { ranker: index.ranker } : {}),
+  };
+}
+
+const indexPath = (flags: CommonFlags) => (typeof flags.index === 'string' ? flags.index : undefined);
+const useIndex = (kind: RetrieverKind, flags: CommonFlags) =>
+  flags.index !== false && INDEXED_KINDS.has(kind);
+
+/** The ToolBench index (loaded, or built from the suite on first use). */
+function toolBenchIndex(dataDir: string, flags: CommonFlags, suite: () => ToolBenchSuite): OpenedIndex {
+  const path = indexPath(flags);
+  const catalogHash = toolBenchCatalogHashFast(dataDir, path ? [path] : cachedIndexFiles('toolbench'));
+  return openCliIndex({
+    ...(path ? { path } : {}),
+    catalog: 'toolbench',
+    catalogHash,
+    corpus: () => toolBenchCorpus(suite()),
+    build: (_corpus, onStep) => buildToolBenchIndex(suite(), catalogHash, { onStep, dataDir }),
+    quiet: Boolean(flags.json),
+  });
+}
+
+function appBenchIndex(
+  corpus: FieldedCorpus,
+  labels: string[],
+  details: string[],
+  flags: CommonFlags,
+): OpenedIndex {
+  const catalogHash = corpusHash(corpus);
+  const path = indexPath(flags);
+  return openCliIndex({
+    ...(path ? { path } : {}),
+    catalog: 'appbench',
+    catalogHash,
+    corpus: () => corpus,
+    build: (c, onStep) =>
+      buildRetrievalIndex(c, { catalog: 'appbench', catalogHash, labels, details, onStep }),
+    quiet: Boolean(flags.json),
+  });
 }
 
 const log = (msg: string) => process.stderr.write(`${msg}\n`);
@@ -101,6 +168,8 @@ export function registerRetrieveCommands(program: Command): void {
       '--files <names>',
       `ToolBench query files, comma-separated (default ${TOOLBENCH_GROUPS.join(',')})`,
     )
+    .option('--index <file>', 'index file to use or create (default: the user cache folder)')
+    .option('--no-index', 'index the corpus in memory, without an index file')
     .option('--json', 'machine-readable output')
     .action(async (flags: CommonFlags & { dataset: string; files?: string }) => {
       const kind = parseChoice('--retriever', flags.retriever, RETRIEVER_KINDS);
@@ -129,14 +198,23 @@ export function registerRetrieveCommands(program: Command): void {
         const suite = loadToolBenchSuite(dataDir, files);
         if (!suite.sets.size)
           throw new NotFoundError('query files', files.join(','), [`${dataDir}/toolbench/queries/`]);
-        const r = await buildRetriever(kind, toolBenchCorpus(suite), d);
+        const opened = useIndex(kind, flags) ? toolBenchIndex(dataDir, flags, () => suite) : undefined;
+        const r = await buildRetriever(kind, toolBenchCorpus(suite), { ...d, ...indexDeps(opened, flags) });
         log(`${suite.docs.length} APIs indexed (${r.name}) in ${Math.round(performance.now() - t0)} ms`);
         for (const [file, set] of suite.sets) await evaluate(file, set.queries, set.total, r);
       } else {
         const dir = appBenchDir(flags.data);
-        const { corpus, catalog } = appBenchCorpus(flags.data);
+        const { corpus, catalog, labels } = appBenchCorpus(flags.data);
         const samples = appBenchSamples(dir);
-        const r = await buildRetriever(kind, corpus, d);
+        const opened = useIndex(kind, flags)
+          ? appBenchIndex(
+              corpus,
+              labels,
+              catalog.apis.map((a) => a.description),
+              flags,
+            )
+          : undefined;
+        const r = await buildRetriever(kind, corpus, { ...d, ...indexDeps(opened, flags) });
         for (const cat of APPBENCH_CATEGORIES) {
           const s = samples.filter((x) => x.category === cat);
           if (s.length) await evaluate(cat, appBenchRetrievalQueries(s, catalog), s.length, r);
@@ -165,7 +243,7 @@ export function registerRetrieveCommands(program: Command): void {
     .option('--overwrite', 'replace an existing --out file')
     .option(
       '--holdout <names>',
-      'query files kept out of training (comma-separated, or "all" for synthetic pairs only)',
+      'query files kept out of training (comma-separated; "all" for synthetic pairs only; "none" to train on every file)',
       'G1_tool',
     )
     .option('--epochs <n>', 'epochs', '3')
@@ -173,17 +251,34 @@ export function registerRetrieveCommands(program: Command): void {
     .option('--seed <n>', 'random seed', '42')
     .option('--no-word-vectors', 'hashed lexical features only (no GloVe)')
     .option('--no-ranker', 'train the projection only (no weights for `ranked`)')
+    .option(
+      '--ranker-fields-only',
+      'the ranker weighs the field features only (no trained cosine: `ranked` then runs from an index file alone)',
+    )
+    .option(
+      '--checkpoint-every <n>',
+      'save a checkpoint every n batches (and at each epoch end) in <out>.ckpt/',
+      '200',
+    )
+    .option(
+      '--resume',
+      'continue from the checkpoints in <out>.ckpt/ (same options; the result equals an uninterrupted run)',
+    )
     .option('--json', 'machine-readable output')
     .action(
       async (flags: {
         data?: string;
         out: string;
+        checkpointEvery: string;
+        resume?: boolean;
+        index?: string | boolean;
         holdout: string;
         epochs: string;
         synthetic?: string;
         seed: string;
         wordVectors: boolean;
         ranker: boolean;
+        rankerFieldsOnly?: boolean;
         overwrite?: boolean;
         json?: boolean;
       }) => {
@@ -195,44 +290,89 @@ export function registerRetrieveCommands(program: Command): void {
         const dataDir = resolveDataDir(flags.data);
         const suite = loadToolBenchSuite(dataDir);
         const holdout =
-          flags.holdout === 'all' ? [...suite.sets.keys()] : parseList('--holdout', flags.holdout);
+          flags.holdout === 'all'
+            ? [...suite.sets.keys()]
+            : flags.holdout === 'none'
+              ? []
+              : parseList('--holdout', flags.holdout);
+        const every = parseInteger('--checkpoint-every', flags.checkpointEvery, { min: 1 });
+        const ckptDir = `${out}.ckpt`;
+        if (flags.resume && !existsSync(ckptDir))
+          throw new ApiaryError('USAGE', `--resume: no checkpoints in ${ckptDir} (start without --resume)`);
         for (const h of holdout)
           if (!suite.sets.has(h)) throw new NotFoundError('query file', h, [...suite.sets.keys(), 'all']);
         const trainOn = [...suite.sets.keys()].filter((g) => !holdout.includes(g));
         log(
           `training on ${trainOn.length ? trainOn.join(', ') : 'synthetic pairs only'}; held out: ${holdout.join(', ')}`,
         );
+        // The ranker's field indexes come from the catalog's index file. Building it (first use)
+        // costs a transient few hundred MB, spent here before the word vectors load; the file is
+        // loaded again (0.2 s) for the ranker, so its 66 MB are not resident during training.
+        const useIndexFile = flags.ranker && trainOn.length > 0 && flags.index !== false;
+        const openIndex = () => toolBenchIndex(dataDir, { ...flags, retriever: 'ranked' }, () => suite);
+        if (useIndexFile) openIndex();
         const table = flags.wordVectors ? loadWordVectors().table : undefined;
         const t0 = performance.now();
-        let lastLog = 0;
-        const train = (files: readonly string[]) =>
-          trainToolBenchModel(suite, {
+        // one feature extractor for every stage (fitting it is the same work each time)
+        const extractor = fitToolBenchFeatures(suite, table ? { table } : {});
+        // Each projection training is a stage with its own checkpoint file; --resume continues each
+        // stage where it stopped (a finished stage is only re-assembled, not retrained).
+        const train = (files: readonly string[], stage: string) => {
+          const config = {
+            stage,
             trainOn: files,
             epochs,
             synthetic: synthetic ?? (files.length ? 0 : 8000),
             seed,
-            ...(table ? { table } : {}),
-            onBatch: ({ epoch, batch, batches, loss }) => {
-              const now = performance.now();
-              if (now - lastLog > 5000 && !flags.json) {
-                lastLog = now;
-                log(`epoch ${epoch + 1} batch ${batch + 1}/${batches} loss ${loss.toFixed(4)}`);
-              }
-            },
-          });
-        const model = train(trainOn);
+            wordVectors: Boolean(table),
+          };
+          const path = join(ckptDir, `${stage}.json`);
+          let resume: TrainState | undefined;
+          if (flags.resume && existsSync(path)) {
+            const ck = loadTrainCheckpoint(path);
+            const diff = configMismatch(ck.config, config);
+            if (diff)
+              throw new ApiaryError('USAGE', `--resume: ${path} was made with other options (${diff})`);
+            resume = ck.state;
+            log(`${stage}: resuming at epoch ${ck.state.epoch + 1}, batch ${ck.state.nextBatch + 1}`);
+          }
+          const progress = trainProgress(stage, Boolean(flags.json));
+          try {
+            return trainToolBenchModel(suite, {
+              trainOn: files,
+              epochs,
+              synthetic: config.synthetic,
+              seed,
+              ...(table ? { table } : {}),
+              extractor,
+              ...(resume ? { resume } : {}),
+              checkpoint: { every, save: (state) => saveTrainCheckpoint(path, { stage, config, state }) },
+              onBatch: (info) => progress.batch(info, epochs),
+            });
+          } finally {
+            progress.stop();
+          }
+        };
+        const model = train(trainOn, 'projection');
         model.info.heldOut = holdout;
         if (flags.ranker && trainOn.length) {
           // With 2+ training files the `trained` feature of each file comes from a model that did
           // not see it (as at test time); with one file the ranker uses the field features only.
           const featureModels = new Map<string, TrainedModel>();
-          if (trainOn.length > 1)
+          if (trainOn.length > 1 && !flags.rankerFieldsOnly)
             for (const f of trainOn) {
               log(
                 `ranker: training the feature model for ${f} on ${trainOn.filter((g) => g !== f).join(', ')}`,
               );
-              featureModels.set(f, train(trainOn.filter((g) => g !== f)));
+              featureModels.set(
+                f,
+                train(
+                  trainOn.filter((g) => g !== f),
+                  `feature-model-${f}`,
+                ),
+              );
             }
+          if (useIndexFile) useFieldIndexes(toolBenchCorpus(suite), openIndex().index.indexes);
           log('ranker: listwise training on the field features …');
           model.ranker = await trainToolBenchRanker(suite, {
             trainOn,
@@ -242,10 +382,111 @@ export function registerRetrieveCommands(program: Command): void {
         }
         model.info.seconds = Math.round((performance.now() - t0) / 1000);
         saveTrainedModel(out, model);
+        rmSync(ckptDir, { recursive: true, force: true });
         if (flags.json) printJson({ out, ...model.info, ...(model.ranker ? { ranker: model.ranker } : {}) });
         else
           process.stdout.write(
             `wrote ${out}: ${model.projection.dIn}→${model.projection.dOut}, ${model.info.pairs} pairs, epoch losses ${(model.info.epochLosses as number[]).map((l) => l.toFixed(4)).join(' ')}${model.ranker ? `, ranker NDCG@5 on training queries ${(model.ranker.info.trainNdcg5 as number).toFixed(2)}` : ''}, ${model.info.seconds} s\n`,
+          );
+      },
+    );
+
+  const index = retrieve
+    .command('index')
+    .description(
+      'retrieval index files: every BM25 index and the ranker weights of a catalog, loaded in well under a second',
+    );
+  index
+    .command('build')
+    .description(
+      `build the index file of a catalog (serves ${[...INDEXED_KINDS].join(', ')}); \`retrieve query|eval\` use it, and build it on first use otherwise`,
+    )
+    .option('--catalog <name>', 'appbench | toolbench', 'toolbench')
+    .option('--data <dir>', 'data folder')
+    .option(
+      '--retriever <kind>',
+      `the retriever to serve (${[...INDEXED_KINDS].join(' | ')}); all of them share one file`,
+      'ranked',
+    )
+    .option(
+      '--model <file>',
+      'trained model whose ranker weights the index keeps (for `ranked` without --model)',
+    )
+    .option('--out <file>', 'index file (default: the user cache folder, where query/eval look)')
+    .option('--json', 'machine-readable output')
+    .action(
+      async (flags: {
+        catalog: string;
+        data?: string;
+        retriever: string;
+        model?: string;
+        out?: string;
+        json?: boolean;
+      }) => {
+        const catalogName = parseChoice('--catalog', flags.catalog, ['appbench', 'toolbench'] as const);
+        parseChoice('--retriever', flags.retriever, [...INDEXED_KINDS]);
+        const model = flags.model ? loadTrainedModel(parseExistingFile('--model', flags.model)) : undefined;
+        if (model && !model.ranker)
+          throw new ApiaryError(
+            'USAGE',
+            `${flags.model} has no ranker weights (train it without --no-ranker)`,
+          );
+        const ranker = model?.ranker
+          ? { ranker: { weights: model.ranker.weights, scaled: model.ranker.scaled } }
+          : {};
+        const info = flags.model ? { model: flags.model } : {};
+        const t0 = performance.now();
+        let opened: OpenedIndex;
+        const common = { ...(flags.out ? { path: flags.out } : {}), quiet: Boolean(flags.json) };
+        if (catalogName === 'toolbench') {
+          const dataDir = resolveDataDir(flags.data);
+          const suite = loadToolBenchSuite(dataDir, []);
+          const catalogHash = toolBenchCatalogHash(dataDir);
+          opened = openCliIndex({
+            ...common,
+            catalog: 'toolbench',
+            catalogHash,
+            corpus: () => toolBenchCorpus(suite),
+            build: (_c, onStep) =>
+              buildToolBenchIndex(suite, catalogHash, { onStep, info, dataDir, ...ranker }),
+            force: true,
+          });
+        } else {
+          const ab = appBenchCorpus(flags.data);
+          const catalogHash = corpusHash(ab.corpus);
+          opened = openCliIndex({
+            ...common,
+            catalog: 'appbench',
+            catalogHash,
+            corpus: () => ab.corpus,
+            build: (c, onStep) =>
+              buildRetrievalIndex(c, {
+                catalog: 'appbench',
+                catalogHash,
+                labels: ab.labels,
+                details: ab.catalog.apis.map((a) => a.description),
+                onStep,
+                info,
+                ...ranker,
+              }),
+            force: true,
+          });
+        }
+        const bytes = statSync(opened.path).size;
+        const seconds = (performance.now() - t0) / 1000;
+        if (flags.json)
+          printJson({
+            path: opened.path,
+            catalog: opened.index.catalog,
+            catalogHash: opened.index.catalogHash,
+            documents: opened.index.indexes.text.size,
+            bytes,
+            ranker: Boolean(opened.index.ranker),
+            seconds: +seconds.toFixed(2),
+          });
+        else
+          process.stdout.write(
+            `wrote ${opened.path}: ${opened.index.indexes.text.size} APIs of ${opened.index.catalog}, ${(bytes / 2 ** 20).toFixed(1)} MiB${opened.index.ranker ? ', with ranker weights' : ''}, ${seconds.toFixed(1)} s\n`,
           );
       },
     );
@@ -259,38 +500,57 @@ export function registerRetrieveCommands(program: Command): void {
     .option('-k, --k <n>', 'number of results', '5')
     .option('--data <dir>', 'data folder')
     .option('--model <file>', 'trained model (for trained, trained-hybrid, trained-fusion, ranked)')
+    .option('--index <file>', 'index file to use or create (default: the user cache folder)')
+    .option('--no-index', 'index the corpus in memory, without an index file')
     .option('--json', 'machine-readable output')
     .action(async (text: string, flags: CommonFlags & { catalog: string; k: string }) => {
       const kind = parseChoice('--retriever', flags.retriever, RETRIEVER_KINDS);
       const k = parseInteger('-k', flags.k, { min: 1 });
       const catalogName = parseChoice('--catalog', flags.catalog, ['appbench', 'toolbench'] as const);
-      let corpus: FieldedCorpus;
-      let labels: string[];
-      let details: string[];
+      const d = deps(flags);
+      let corpus: () => FieldedCorpus;
+      let labels: () => string[];
+      let details: () => string[];
+      let opened: OpenedIndex | undefined;
       if (catalogName === 'toolbench') {
-        const suite = loadToolBenchSuite(resolveDataDir(flags.data), []);
-        corpus = toolBenchCorpus(suite);
-        labels = suite.docs.map((d) => `${d.category}/${d.tool}/${d.api}`);
-        details = suite.docs.map((d) => d.description);
+        const dataDir = resolveDataDir(flags.data);
+        let suite: ToolBenchSuite | undefined;
+        const loadSuite = () => {
+          suite ??= loadToolBenchSuite(dataDir, []);
+          return suite;
+        };
+        if (useIndex(kind, flags)) opened = toolBenchIndex(dataDir, flags, loadSuite);
+        corpus = () => toolBenchCorpus(loadSuite());
+        labels = () =>
+          opened?.index.labels ?? loadSuite().docs.map((x) => `${x.category}/${x.tool}/${x.api}`);
+        details = () => opened?.index.details ?? loadSuite().docs.map((x) => x.description);
       } else {
         const ab = appBenchCorpus(flags.data);
-        corpus = ab.corpus;
-        labels = ab.labels;
-        details = ab.catalog.apis.map((a) => a.description);
+        const abDetails = ab.catalog.apis.map((a) => a.description);
+        if (useIndex(kind, flags)) opened = appBenchIndex(ab.corpus, ab.labels, abDetails, flags);
+        corpus = () => ab.corpus;
+        labels = () => ab.labels;
+        details = () => abDetails;
       }
-      const r = await buildRetriever(kind, corpus, deps(flags));
+      // the indexed kinds need no corpus (unless `ranked` weights a trained feature, which reads the texts)
+      const extra = indexDeps(opened, flags);
+      const ranker = extra.ranker ?? (kind === 'ranked' && flags.model ? d.model().ranker : undefined);
+      const needsCorpus = !opened || Boolean(ranker?.weights.trained);
+      const r = await buildRetriever(kind, needsCorpus ? corpus() : { texts: [] }, { ...d, ...extra });
       const hits = await r.search(text, k);
+      const names = labels();
       if (flags.json) {
         printJson({
           query: text,
           retriever: r.name,
-          hits: hits.map((h) => ({ api: labels[h.doc], score: h.score })),
+          hits: hits.map((h) => ({ api: names[h.doc], score: h.score })),
         });
         return;
       }
+      const lines = details();
       hits.forEach((h, i) => {
-        const detail = (details[h.doc] ?? '').replace(/\s+/g, ' ').slice(0, 160);
-        process.stdout.write(`${i + 1}. ${labels[h.doc]}  (${h.score.toFixed(4)})\n   ${detail}\n`);
+        const detail = (lines[h.doc] ?? '').replace(/\s+/g, ' ').slice(0, 160);
+        process.stdout.write(`${i + 1}. ${names[h.doc]}  (${h.score.toFixed(4)})\n   ${detail}\n`);
       });
     });
 }

@@ -133,3 +133,44 @@ describe('apiary score gta --mode step', () => {
     expect(out.notes[0]).toBe('1 of 12 samples have predictions');
   });
 });
+
+describe('apiary score gta --mode e2e', () => {
+  it('scores an OpenCompass-layout end-to-end file (prediction = [steps], gold = [messages])', async () => {
+    const data = join(root, 'src/tasks/gta/__fixtures__/data');
+    const dir = mkdtempSync(join(tmpdir(), 'gta-score-e2e-'));
+    const preds = join(dir, 'gta_bench.json');
+    const call = (name: string, args: unknown, error?: unknown) => ({
+      role: 'assistant',
+      ...(error ? { error } : {}),
+      tool_calls: [{ type: 'function', function: { name, arguments: args } }],
+    });
+    const gold = [
+      call('Calculator', { expression: '3.5*60' }),
+      { role: 'tool', name: 'Calculator', content: { type: 'text', content: '210.0' } },
+      { role: 'assistant', content: '210 minutes' },
+    ];
+    writeFileSync(
+      preds,
+      JSON.stringify({
+        '1': {
+          gold: [gold],
+          prediction: [
+            [
+              call('Calculator', '{bad', { type: 'ARGS_ERROR', msg: 'invalid json format' }),
+              { role: 'tool', content: null },
+              call('Calculator', { expression: '3.5*60' }),
+              { role: 'tool', content: [{ type: 'text', content: '210.0' }] },
+              { role: 'assistant', content: ' 210 minutes' },
+            ],
+          ],
+        },
+      }),
+    );
+    const r = await apiary('score', 'gta', '--mode', 'e2e', '--data', data, '--predictions', preds, '--json');
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect([out.ansAcc, out.ansAccImg, out.toolCall, out.toolCallError]).toEqual([100, 100, 2, 1]);
+    // logic: 2 predicted (one failed), 1 gold, 1 hit
+    expect(out.categoryF1.logic).toEqual({ predicted: 2, gold: 1, hit: 1, f1: 66.66600000444443 });
+  });
+});

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { loadCatalog } from '../../catalog/index.js';
 import { parseResultsText } from '../../harness/index.js';
-import { ApiaryError, InputInvalidError, NotFoundError } from '../../shared/index.js';
+import { ApiaryError, InputInvalidError, NotFoundError, type PyJson } from '../../shared/index.js';
 import {
   APPBENCH_CATEGORIES,
   type AppBenchPrediction,
@@ -23,11 +23,13 @@ import {
   readGtaStepPredictions,
   registerBuiltinTasks,
   routeOptions,
+  scoreGtaE2e,
   scoreGtaSteps,
   type TaskDefinition,
   validateOptions,
 } from '../../tasks/index.js';
 import { formatShortcutsReport, scoreShortcutsResults } from '../../tasks/shortcutsbench/index.js';
+import { embeddingsClientFromEnv } from '../../tools/index.js';
 import { parseChoice } from '../options.js';
 import { printJson } from '../output.js';
 
@@ -38,6 +40,8 @@ interface ScoreFlags {
   mode: string;
   option?: string[];
   json?: boolean;
+  embeddingsBaseUrl?: string;
+  embeddingsModel?: string;
 }
 
 const MODES = ['official', 'corrected', 'both'] as const;
@@ -245,15 +249,39 @@ async function scoreTaskPredictions(
   );
 }
 
-/** `apiary score gta --mode step`: InstAcc, ToolAcc, ArgAcc, SummAcc of an OpenCompass step-mode file. */
+/** The steps of one record: OpenCompass e2e files hold `[steps]` (one list per user turn), read `[0]`. */
+const firstTurn = (list: readonly PyJson[]): PyJson[] =>
+  list.length > 0 && Array.isArray(list[0]) ? (list[0] as PyJson[]) : [...list];
+
+/**
+ * `apiary score gta`: an OpenCompass prediction file (`--mode step`: InstAcc, ToolAcc, ArgAcc,
+ * SummAcc; `--mode e2e`: AnsAcc, AnsAcc w/ ImgGen, tool F1), or a harness results file
+ * (`results.jsonl` of `apiary eval gta`) re-scored through the task.
+ */
 async function scoreGtaPredictions(flags: ScoreFlags): Promise<void> {
-  if (flags.mode !== 'step' && flags.mode !== 'both')
-    throw new ApiaryError('USAGE', `gta: --mode ${flags.mode} is not available yet (only --mode step)`);
+  const mode = flags.mode === 'both' ? 'step' : flags.mode;
+  if (mode !== 'step' && mode !== 'e2e')
+    throw new ApiaryError('USAGE', `gta: --mode must be step or e2e (got ${flags.mode})`);
   if (!flags.data)
     throw new ApiaryError('USAGE', 'gta: pass --data DIR (the folder with dataset.json and image/)');
   if (!flags.predictions)
-    throw new ApiaryError('USAGE', 'gta: pass --predictions FILE (an OpenCompass step-mode prediction file)');
+    throw new ApiaryError(
+      'USAGE',
+      'gta: pass --predictions FILE (an OpenCompass prediction file, or the results.jsonl of apiary eval gta)',
+    );
   const predictionsFile = flags.predictions;
+  if (predictionsFile.endsWith('.jsonl')) {
+    registerBuiltinTasks();
+    return scoreTaskPredictions(getTask('gta'), {
+      ...flags,
+      predictions: predictionsFile,
+      option: [...(flags.option ?? []), `mode=${mode}`],
+    });
+  }
+  const embedder = embeddingsClientFromEnv(process.env, {
+    ...(flags.embeddingsBaseUrl ? { baseURL: flags.embeddingsBaseUrl } : {}),
+    ...(flags.embeddingsModel ? { model: flags.embeddingsModel } : {}),
+  });
   const dataset = loadGtaDataset(flags.data);
   const refs = new Map(dataset.records.map((r) => [r.key, r.gtAnswer]));
   const records = readGtaStepPredictions(predictionsFile);
@@ -263,8 +291,35 @@ async function scoreGtaPredictions(flags: ScoreFlags): Promise<void> {
         { file: predictionsFile, record: r.key },
         `unknown sample index (not in ${dataset.root}/dataset.json)`,
       );
-  const scores = await scoreGtaSteps(records.map((r) => ({ ...r, reference: refs.get(r.key)! })));
   const notes = [`${records.length} of ${dataset.records.length} samples have predictions`];
+  const f = (x: number) => x.toFixed(2);
+  if (mode === 'e2e') {
+    const scores = await scoreGtaE2e(
+      records.map((r) => ({
+        predictions: firstTurn(r.predictions),
+        golds: firstTurn(r.golds),
+        reference: refs.get(r.key)!,
+      })),
+      embedder,
+    );
+    if (scores.unscoredSubjective || scores.unscoredImgGen)
+      notes.push(
+        `no embeddings endpoint: ${scores.unscoredSubjective} subjective and ${scores.unscoredImgGen} image-generation record(s) scored 0`,
+      );
+    if (flags.json) {
+      printJson({ task: 'gta', mode, predictions: predictionsFile, data: dataset.root, ...scores, notes });
+      return;
+    }
+    const c = scores.categoryF1;
+    process.stdout.write(
+      `GTA end-to-end\nAnsAcc ${f(scores.ansAcc)}  AnsAcc w/ ImgGen ${f(scores.ansAccImg)}  P_F1 ${f(c.perception.f1)}  O_F1 ${f(c.operation.f1)}  L_F1 ${f(c.logic.f1)}  C_F1 ${f(c.creativity.f1)}\ntool calls ${scores.toolCall} (errors ${scores.toolCallError})\n${notes.join('\n')}\n`,
+    );
+    return;
+  }
+  const scores = await scoreGtaSteps(
+    records.map((r) => ({ ...r, reference: refs.get(r.key)! })),
+    embedder,
+  );
   if (scores.unscoredSubjective)
     notes.push(
       `${scores.unscoredSubjective} subjective answer step(s) scored 0 (no embedder): SummAcc is a lower bound`,
@@ -280,7 +335,6 @@ async function scoreGtaPredictions(flags: ScoreFlags): Promise<void> {
     });
     return;
   }
-  const f = (x: number) => x.toFixed(2);
   process.stdout.write(
     `GTA step-by-step\nInstAcc ${f(scores.instAcc)}  ToolAcc ${f(scores.toolAcc)}  ArgAcc ${f(scores.argAcc)}  SummAcc ${f(scores.summAcc)}\ntool calls ${scores.toolCall} (errors ${scores.toolCallError})\n${notes.join('\n')}\n`,
   );
@@ -300,7 +354,9 @@ export function registerScoreCommands(program: Command): void {
       '--data <dir>',
       'data folder (appbench: test_*.json or dev_*.json, default: pulled data; shortcuts: the official files; gta: the dataset folder)',
     )
-    .option('--mode <mode>', 'appbench, shortcuts: official | corrected | both; gta: step', 'both')
+    .option('--mode <mode>', 'appbench, shortcuts: official | corrected | both; gta: step | e2e', 'both')
+    .option('--embeddings-base-url <url>', 'gta: embeddings endpoint for subjective answers and ImgGen')
+    .option('--embeddings-model <id>', 'gta: the embeddings model (GTA uses all-mpnet-base-v2)')
     .option('--option <key=value>', 'task option, repeatable', (v: string, prev: string[] = []) => [
       ...prev,
       v,

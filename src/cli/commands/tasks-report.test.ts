@@ -68,9 +68,19 @@ describe('apiary tasks', { timeout: 60_000 }, () => {
     const json = JSON.parse((await runCli(['tasks', '--json'])).stdout);
     expect(json.map((t: { name: string }) => t.name)).toEqual([
       'appbench',
+      'gta',
       'shortcuts',
       'toolbench-retrieval',
     ]);
+    expect(json[1]).toMatchObject({
+      name: 'gta',
+      defaultSolver: 'react',
+      options: [
+        { name: 'mode', type: 'one of step | e2e', default: 'e2e', required: false },
+        { name: 'maxTurn', default: 10 },
+        { name: 'ids', default: null },
+      ],
+    });
     expect(json[0]).toMatchObject({
       name: 'appbench',
       defaultSolver: 'flat',
@@ -160,7 +170,7 @@ describe('apiary eval <task> and apiary report', { timeout: 90_000 }, () => {
     const unknown = await runCli(['eval', 'appbnech']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain(
-      '[NOT_FOUND] unknown task "appbnech" (known: appbench, shortcuts, toolbench-retrieval)',
+      '[NOT_FOUND] unknown task "appbnech" (known: appbench, gta, shortcuts, toolbench-retrieval)',
     );
     const badOption = await runCli(['eval', 'appbench', '--data', MINI, '--option', 'categories=ss,xx']);
     expect(badOption.code).toBe(2);

@@ -12,23 +12,20 @@ import {
   gtaTool,
   gtaToolHandlers,
   gtaTools,
-  type RecordMode,
   ToolRecording,
   toolStatus,
 } from '../../tools/index.js';
 import { usageError } from '../options.js';
 import { printJson } from '../output.js';
+import { addToolFlags, type ToolFlags, toolSettingsFrom } from './tool-flags.js';
 
 interface ListFlags {
   json?: boolean;
 }
-interface CallFlags {
+interface CallFlags extends ToolFlags {
   arg?: string[];
   outDir?: string;
   json?: boolean;
-  record?: string;
-  replay?: string;
-  recordMissing?: string;
   data?: string;
 }
 
@@ -63,23 +60,6 @@ function parseArgs(api: Api, pairs: readonly string[]): Record<string, unknown> 
   return args;
 }
 
-function recordingFrom(flags: CallFlags): ToolRecording | undefined {
-  const given = (
-    [
-      ['record', flags.record],
-      ['replay', flags.replay],
-      ['record-missing', flags.recordMissing],
-    ] as const
-  ).filter(([, dir]) => dir !== undefined);
-  if (given.length > 1)
-    throw new ApiaryError(
-      'USAGE',
-      `choose one of --record, --replay and --record-missing (got ${given.length})`,
-    );
-  const [mode, dir] = given[0] ?? [];
-  return mode && dir ? new ToolRecording(resolve(dir), mode as RecordMode) : undefined;
-}
-
 export function registerToolsCommands(program: Command): void {
   const tools = program.command('tools').description("GTA's executable tools: list them, call one by hand");
 
@@ -105,54 +85,55 @@ export function registerToolsCommands(program: Command): void {
       }
     });
 
-  tools
-    .command('call')
-    .description('call one GTA tool through the executor and print its result (text, or paths of images)')
-    .argument('<tool>', 'tool name, e.g. OCR, Calculator, DrawBox, AddText (apiary tools list)')
-    .option('--arg <key=value>', 'an argument, repeatable; image arguments are file paths', collect)
-    .option('--out-dir <dir>', 'folder for output images (default: a new temporary folder)')
-    .option('--record <dir>', 'run the tool and record the call in this recording folder')
-    .option('--replay <dir>', 'answer from this recording only; a call not in it fails (replay miss)')
-    .option('--record-missing <dir>', 'answer from this recording, run and record calls not in it')
-    .option('--data <dir>', 'data folder with gta/toolmeta.json (default: $APIARY_DATA, then bundled)')
-    .option('--json', 'machine-readable output')
-    .action(async (name: string, flags: CallFlags) => {
-      const set = gtaTools({}, [name]);
-      const catalog = indexCatalog(loadCatalog('gta', { dataDir: flags.data }));
-      const api = catalog.api(name, name);
-      if (!api) throw new ApiaryError('NOT_FOUND', `toolmeta.json has no tool "${name}"`);
-      const args = parseArgs(api, flags.arg ?? []);
-      const recording = recordingFrom(flags);
-      const outputDir = flags.outDir ? resolve(flags.outDir) : mkdtempSync(join(tmpdir(), 'apiary-tools-'));
-      mkdirSync(outputDir, { recursive: true });
-      try {
-        const apps = appRegistry(gtaToolHandlers(set, { outputDir, ...(recording ? { recording } : {}) }));
-        const outcome = await dispatchCall({ app: name, api: name, args }, { catalog, apps });
-        const stats = recording
-          ? { recording: { dir: recording.dir, mode: recording.mode, ...recording.stats } }
-          : {};
-        if (flags.json) {
-          printJson({
-            tool: name,
-            args,
-            ...(outcome.ok ? { content: outcome.content } : { error: outcome.error }),
-            ...stats,
-          });
-        } else if (outcome.ok) {
-          for (const part of outcome.content) {
-            if (part.type === 'text') process.stdout.write(`${part.text}\n`);
-            else if (part.type === 'image' || part.type === 'file') process.stdout.write(`${part.path}\n`);
-            else process.stdout.write(`${JSON.stringify(part)}\n`);
-          }
+  addToolFlags(
+    tools
+      .command('call')
+      .description('call one GTA tool through the executor and print its result (text, or paths of images)')
+      .argument('<tool>', 'tool name, e.g. OCR, Calculator, DrawBox, AddText (apiary tools list)')
+      .option('--arg <key=value>', 'an argument, repeatable; image arguments are file paths', collect)
+      .option('--out-dir <dir>', 'folder for output images (default: a new temporary folder)')
+      .option('--data <dir>', 'data folder with gta/toolmeta.json (default: $APIARY_DATA, then bundled)')
+      .option('--json', 'machine-readable output'),
+  ).action(async (name: string, flags: CallFlags) => {
+    const settings = toolSettingsFrom(flags);
+    const set = gtaTools(settings.config, [name]);
+    const catalog = indexCatalog(loadCatalog('gta', { dataDir: flags.data }));
+    const api = catalog.api(name, name);
+    if (!api) throw new ApiaryError('NOT_FOUND', `toolmeta.json has no tool "${name}"`);
+    const args = parseArgs(api, flags.arg ?? []);
+    const recording = settings.recording
+      ? new ToolRecording(settings.recording.dir, settings.recording.mode)
+      : undefined;
+    const outputDir = flags.outDir ? resolve(flags.outDir) : mkdtempSync(join(tmpdir(), 'apiary-tools-'));
+    mkdirSync(outputDir, { recursive: true });
+    try {
+      const apps = appRegistry(gtaToolHandlers(set, { outputDir, ...(recording ? { recording } : {}) }));
+      const outcome = await dispatchCall({ app: name, api: name, args }, { catalog, apps });
+      const stats = recording
+        ? { recording: { dir: recording.dir, mode: recording.mode, ...recording.stats } }
+        : {};
+      if (flags.json) {
+        printJson({
+          tool: name,
+          args,
+          ...(outcome.ok ? { content: outcome.content } : { error: outcome.error }),
+          ...stats,
+        });
+      } else if (outcome.ok) {
+        for (const part of outcome.content) {
+          if (part.type === 'text') process.stdout.write(`${part.text}\n`);
+          else if (part.type === 'image' || part.type === 'file') process.stdout.write(`${part.path}\n`);
+          else process.stdout.write(`${JSON.stringify(part)}\n`);
         }
-        if (recording && !flags.json)
-          process.stderr.write(`recording ${recording.dir}: ${formatRecordingStats(recording.stats)}\n`);
-        if (!outcome.ok) {
-          const code = outcome.error.code === 'INVALID_INPUT' ? 'USAGE' : 'TOOL_FAILED';
-          throw new ApiaryError(code, outcome.error.message);
-        }
-      } finally {
-        await disposeTools(set);
       }
-    });
+      if (recording && !flags.json)
+        process.stderr.write(`recording ${recording.dir}: ${formatRecordingStats(recording.stats)}\n`);
+      if (!outcome.ok) {
+        const code = outcome.error.code === 'INVALID_INPUT' ? 'USAGE' : 'TOOL_FAILED';
+        throw new ApiaryError(code, outcome.error.message);
+      }
+    } finally {
+      await disposeTools(set);
+    }
+  });
 }

@@ -2,8 +2,7 @@
  * A model a worker thread can build from a recipe (`{ kind: 'module', module: <this file> }`):
  * the scripted AppBench-mini scenario of ./appbench-mini-scenario.ts (gold for 5 samples, a wrong
  * value for ss-1, only the first call for ms-0, an HTTP 500 for mm-0). `exitOnCall: n` ends the
- * thread (process.exit inside a worker) on its n-th model call; `throwOnImport` is read by
- * ./throwing-module.ts.
+ * thread (process.exit inside a worker) on its n-th model call; `down` times every call out.
  */
 import { resolve } from 'node:path';
 import { appBenchGoldReply, loadAppBenchDataset } from '../../tasks/index.js';
@@ -23,10 +22,11 @@ export function scenarioReply(req: ScriptedChatRequest): ScriptedReply {
   return s.id === 'ms-0' ? gold.split('\n')[0]! : gold;
 }
 
-export function createModel(options: { exitOnCall?: number } = {}) {
+export function createModel(options: { exitOnCall?: number; down?: boolean } = {}) {
   let calls = 0;
   return scriptedLanguageModel((req) => {
     calls++;
+    if (options.down) return { fault: 'timeout' }; // an endpoint that never answers
     if (options.exitOnCall !== undefined && calls >= options.exitOnCall) process.exit(7);
     return scenarioReply(req);
   });

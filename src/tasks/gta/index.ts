@@ -21,13 +21,54 @@ export {
   loadGtaDataset,
   pyPathJoin,
 } from './dataset.js';
+export {
+  GTA_MAX_TURN,
+  GTA_NATIVE_SYSTEM,
+  type GtaE2eOptions,
+  type GtaE2eProtocol,
+  type GtaE2eRun,
+  gtaFilesHint,
+  gtaToolset,
+  runGtaE2e,
+} from './e2e-agent.js';
+export {
+  GTA_IMG_TOOLS,
+  type GtaE2eItem,
+  type GtaE2eRecordScore,
+  type GtaE2eScores,
+  scoreGtaE2e,
+  scoreGtaE2eRecord,
+  summarizeGtaE2e,
+} from './e2e-metrics.js';
 export { type GtaLeaderboardRow, parseGtaLeaderboard } from './leaderboard.js';
 export {
+  formatGtaE2ePredictions,
   formatGtaStepPredictions,
   type GtaStepPredictionRecord,
   readGtaStepPredictions,
 } from './predictions.js';
+export {
+  GTA_ARCHIVE,
+  GTA_DATASET_RELEASE,
+  type GtaManifest,
+  GtaManifestSchema,
+  gtaCacheDir,
+  type PullGtaOptions,
+  type PullGtaResult,
+  pullGta,
+} from './pull-gta.js';
 export { pyEquals, pyTruthy } from './py-value.js';
+export {
+  GTA_SAMPLING,
+  GTA_SOLVERS,
+  GTA_TASK_VERSION,
+  GtaOptionsSchema,
+  type GtaOutput,
+  type GtaSample,
+  type GtaScore,
+  gtaDefinition,
+  registerGtaTask,
+} from './register.js';
 export {
   GTA_DUMMY_RESULT,
   GTA_FINISH_ACTION,
@@ -53,6 +94,13 @@ export {
   stepPromptMessages,
 } from './step-prompt.js';
 export { runGtaStepMode } from './step-solver.js';
+export {
+  formatGtaReport,
+  type GtaTaskReport,
+  type GtaTaskStepReport,
+  gtaTaskMetrics,
+  summarizeGtaTask,
+} from './task-report.js';
 export { GTA_CATEGORIES, type GtaCategory, type GtaCategoryF1, gtaCategory, gtaToolF1 } from './tool-f1.js';
 export {
   type GtaToolMeta,

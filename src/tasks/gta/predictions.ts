@@ -41,6 +41,25 @@ export function formatGtaStepPredictions(records: readonly GtaStepPredictionReco
   return `${pyJsonDumps(out)}\n`;
 }
 
+/**
+ * End-to-end prediction files: per sample `{"gold": [messages], "prediction": [steps]}`, one list
+ * per user turn (GTA has one), as the evaluator reads `preds[0]` and `gts[0]`.
+ */
+export function formatGtaE2ePredictions(
+  records: ReadonlyArray<{ key: string; predictions: PyJson[]; golds: PyJson[] }>,
+): string {
+  const out: PyObject = { kind: 'object', entries: new Map() };
+  for (const r of records)
+    out.entries.set(
+      r.key,
+      toPyJsonRecord([
+        ['gold', [r.golds]],
+        ['prediction', [r.predictions]],
+      ]),
+    );
+  return `${pyJsonDumps(out)}\n`;
+}
+
 function toPyJsonRecord(entries: ReadonlyArray<readonly [string, PyJson]>): PyObject {
   return { kind: 'object', entries: new Map(entries) };
 }

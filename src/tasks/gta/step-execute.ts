@@ -22,13 +22,15 @@ export const GTA_FINISH_ACTION = 'FinishAction';
 /** What every dummy tool returns (the step record does not include it). */
 export const GTA_DUMMY_RESULT = 'Dummy Result';
 
-const answerStep = (content: string): PyObject =>
+/** `{"role": "assistant", "content": answer}` (a finish step). */
+export const answerStep = (content: string): PyObject =>
   pyObject([
     ['role', 'assistant'],
     ['content', content],
   ]);
 
-function callStep(name: string, args: PyJson, error?: { type: string; msg: string }): PyObject {
+/** An action step (§3.3): one call, plus `error` when the action failed. */
+export function callStep(name: string, args: PyJson, error?: { type: string; msg: string }): PyObject {
   const fn = pyObject([
     ['name', name],
     ['arguments', args],
@@ -65,7 +67,7 @@ function unfenced(input: string): string {
 }
 
 /** The parsed arguments with Python's view of numbers and key order (JSON.parse would lose both). */
-function pyArgs(input: string, fallback: Record<string, unknown>): PyJson {
+export function pyArgs(input: string, fallback: Record<string, unknown>): PyJson {
   try {
     return parsePyJson(unfenced(input));
   } catch {

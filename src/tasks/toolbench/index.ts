@@ -13,6 +13,16 @@ export type { RetrievalSet } from './dataset.js';
 export { toolBenchDocText } from './doc-text.js';
 // evaluation (NDCG@1/3/5, Recall@5/10)
 export { evaluateRetriever, type QueryScores, type RetrievalReport } from './evaluate.js';
+// retrieval index files of the corpus
+export {
+  buildToolBenchIndex,
+  findCachedToolBenchIndex,
+  TOOLBENCH_CORPUS_VERSION,
+  toolBenchCatalogHash,
+  toolBenchCatalogHashFast,
+  toolBenchLabels,
+  toolBenchSourceStamp,
+} from './index-file.js';
 
 // queries and corpus text
 export { parseToolBenchQueries, readToolBenchQueries, type ToolBenchQuery } from './queries.js';
@@ -44,6 +54,7 @@ export {
 } from './retrieval-task.js';
 // the suite, training on it
 export {
+  fitToolBenchFeatures,
   loadToolBenchSuite,
   type PairOptions,
   type RankerTrainingOptions,

@@ -12,6 +12,7 @@ import {
 } from '../../retrieval/index.js';
 import { NotFoundError, sha256OfFiles } from '../../shared/index.js';
 import type { SolverDefinition, Task, TaskDefinition, TaskSample } from '../task.js';
+import { findCachedToolBenchIndex } from './index-file.js';
 import {
   ndcgFromSummary,
   type RankingSummary,
@@ -116,6 +117,15 @@ export function scoreToolBenchQuery(
   };
 }
 
+/** The kinds an index file serves. */
+const LEXICAL_KINDS: ReadonlySet<RetrieverKind> = new Set([
+  'bm25-plain',
+  'bm25',
+  'bm25-tool',
+  'bm25-fields',
+  'ranked',
+]);
+
 /** The retrievers that read a trained model file. */
 const NEEDS_MODEL_FILE: ReadonlySet<RetrieverKind> = new Set([
   'trained',
@@ -219,11 +229,15 @@ export const toolBenchRetrievalDefinition: TaskDefinition<ToolBenchRetrievalRepo
     const task = toolBenchRetrievalTask({
       suite,
       samples,
-      retriever: () =>
-        buildRetriever(kind, toolBenchCorpus(suite), {
+      retriever: () => {
+        // the lexical kinds and `ranked` use the cached index file when one is current (no build here)
+        const cached = LEXICAL_KINDS.has(kind) ? findCachedToolBenchIndex(dataDir) : undefined;
+        return buildRetriever(kind, toolBenchCorpus(suite), {
           table: () => loadWordVectors().table,
           ...(modelFile ? { model: () => (model ??= loadTrainedModel(modelFile)) } : {}),
-        }),
+          ...(cached ? { indexes: cached.indexes, ...(cached.plain ? { plain: cached.plain } : {}) } : {}),
+        });
+      },
     });
     const dropped = [...suite.sets.values()].reduce((a, s) => a + s.dropped.length, 0);
     return {

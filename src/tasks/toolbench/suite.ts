@@ -15,6 +15,8 @@ import {
   shuffleInPlace,
   type TrainedModel,
   type TrainingPair,
+  type TrainOptions,
+  type TrainState,
   tokenize,
   trainLinearRanker,
   trainProjection,
@@ -159,14 +161,30 @@ export interface TrainSuiteOptions extends PairOptions {
   lr?: number;
   batchSize?: number;
   onBatch?: (info: { epoch: number; batch: number; batches: number; loss: number }) => void;
+  /** Features fitted before (`fitToolBenchFeatures` with the same table and hashDim). */
+  extractor?: FeatureExtractor;
+  /** Checkpoints and resume, passed to `trainProjection`. */
+  checkpoint?: TrainOptions['checkpoint'];
+  resume?: TrainState;
 }
 
 /** Trains the projection retriever on a suite (features fitted on the corpus texts). */
-export function trainToolBenchModel(suite: ToolBenchSuite, opts: TrainSuiteOptions): TrainedModel {
-  const fx = FeatureExtractor.fit(suite.texts, {
+/**
+ * The feature extractor `trainToolBenchModel` fits on the corpus (pass it as `extractor` to several
+ * trainings on one suite: fitting it again each time costs time and a transient peak of memory).
+ */
+export function fitToolBenchFeatures(
+  suite: ToolBenchSuite,
+  opts: { table?: WordVectors; hashDim?: number } = {},
+): FeatureExtractor {
+  return FeatureExtractor.fit(suite.texts, {
     hashDim: opts.hashDim ?? 256,
     ...(opts.table ? { table: opts.table } : {}),
   });
+}
+
+export function trainToolBenchModel(suite: ToolBenchSuite, opts: TrainSuiteOptions): TrainedModel {
+  const fx = opts.extractor ?? fitToolBenchFeatures(suite, opts);
   const pairs = toolBenchTrainingPairs(suite, opts);
   const category = new Map<string, number>();
   const catOf = suite.docs.map((d) => {
@@ -187,6 +205,8 @@ export function trainToolBenchModel(suite: ToolBenchSuite, opts: TrainSuiteOptio
     seed: opts.seed ?? 42,
     groupOf: (d) => catOf[d] as number,
     ...(opts.onBatch ? { onBatch: opts.onBatch } : {}),
+    ...(opts.checkpoint ? { checkpoint: opts.checkpoint } : {}),
+    ...(opts.resume ? { resume: opts.resume } : {}),
   });
   return {
     features: fx.config,

@@ -1,0 +1,193 @@
+/**
+ * Retrieval at scale over the 46,802 ToolBench APIs (../shared/data or $APIARY_DATA), in one run:
+ * - index file: build time (every BM25 index of the corpus), write time, size, load time (in this
+ *   process and, for the one-off case, `apiary retrieve query --retriever ranked` as a fresh
+ *   process: wall time including Node/tsx start-up);
+ * - latency per retriever over all G1 queries (median and p95 of top-10 `search`), with `ranked`
+ *   as a ratio to `bm25` measured in the same run;
+ * - NDCG@5 per G1 split, trained on the two other files and tested on the third (the ranker is
+ *   trained here, fields only): bm25-plain, bm25, bm25-fields, ranked; `ranked` is also scored by
+ *   the reference implementation (17 feature vectors per query, `LinearRankRetriever`) to show the
+ *   fast scorer gives the same NDCG.
+ * Run: npx tsx perf/retrieval-scale.ts [dataDir]
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import {
+  buildRetriever,
+  FieldFeatures,
+  LinearRankRetriever,
+  loadRetrievalIndex,
+  type RankerModel,
+  type Retriever,
+  type RetrieverDeps,
+  type RetrieverKind,
+  saveRetrievalIndex,
+} from '../src/retrieval/index.js';
+import {
+  buildToolBenchIndex,
+  evaluateRetriever,
+  loadToolBenchSuite,
+  TOOLBENCH_GROUPS,
+  toolBenchCatalogHash,
+  toolBenchCorpus,
+  trainToolBenchRanker,
+} from '../src/tasks/toolbench/index.js';
+
+const dataDir = process.argv[2] ?? process.env.APIARY_DATA ?? resolve(process.cwd(), '../shared/data');
+const line = (label: string, value: string) => process.stdout.write(`${label.padEnd(52)} ${value}\n`);
+const time = <T>(f: () => T): [T, number] => {
+  const t = performance.now();
+  const r = f();
+  return [r, performance.now() - t];
+};
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(s.length * p))] as number;
+};
+
+line(
+  'load average at start (1/5/15 min)',
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' '),
+);
+const [suite, suiteMs] = time(() => loadToolBenchSuite(dataDir));
+const corpus = toolBenchCorpus(suite);
+line('corpus', `${suite.docs.length} APIs, tools.jsonl parsed in ${(suiteMs / 1000).toFixed(2)} s`);
+
+// ---------------------------------------------------------------- index file
+const [catalogHash, hashMs] = time(() => toolBenchCatalogHash(dataDir));
+line('catalog content hash (sha256 of tools.jsonl)', `${hashMs.toFixed(0)} ms`);
+const [built, buildMs] = time(() => buildToolBenchIndex(suite, catalogHash));
+line('index build (9 field indexes + bm25-plain)', `${(buildMs / 1000).toFixed(2)} s`);
+const dir = mkdtempSync(join(tmpdir(), 'apiary-scale-'));
+const file = join(dir, 'toolbench.apix');
+const [, writeMs] = time(() => saveRetrievalIndex(file, built));
+line('index write', `${writeMs.toFixed(0)} ms, ${(statSync(file).size / 2 ** 20).toFixed(1)} MiB`);
+const loads: number[] = [];
+let index = built;
+for (let i = 0; i < 3; i++) {
+  const [ix, ms] = time(() => loadRetrievalIndex(file));
+  index = ix;
+  loads.push(ms);
+}
+line('index load (3 loads, file in page cache)', loads.map((x) => `${x.toFixed(0)} ms`).join(', '));
+
+// ---------------------------------------------------------------- per-split rankers (fields only)
+const rankers = new Map<string, RankerModel>();
+for (const held of TOOLBENCH_GROUPS) {
+  const trainOn = TOOLBENCH_GROUPS.filter((g) => g !== held);
+  const [r, ms] = await (async () => {
+    const t = performance.now();
+    const x = await trainToolBenchRanker(suite, { trainOn });
+    return [x, performance.now() - t] as const;
+  })();
+  rankers.set(held, r);
+  line(`ranker trained on ${trainOn.join(' + ')}`, `${(ms / 1000).toFixed(1)} s`);
+}
+
+// ---------------------------------------------------------------- latency per retriever
+const deps: RetrieverDeps = { indexes: index.indexes, ...(index.plain ? { plain: index.plain } : {}) };
+const kinds: RetrieverKind[] = ['bm25-plain', 'bm25', 'bm25-tool', 'bm25-fields', 'ranked'];
+const allQueries = [...suite.sets.values()].flatMap((s) => s.queries);
+const latency = new Map<string, { median: number; p95: number }>();
+const measure = async (name: string, r: Retriever) => {
+  for (const q of allQueries.slice(0, 30)) await r.search(q.text, 10); // warm-up
+  const ms: number[] = [];
+  for (const q of allQueries) {
+    const t = performance.now();
+    await r.search(q.text, 10);
+    ms.push(performance.now() - t);
+  }
+  latency.set(name, { median: pct(ms, 0.5), p95: pct(ms, 0.95) });
+};
+for (const kind of kinds)
+  await measure(
+    kind,
+    await buildRetriever(kind, corpus, { ...deps, ranker: rankers.get('G1_tool') as RankerModel }),
+  );
+const reference = new LinearRankRetriever(
+  async (q) => ff.compute(q),
+  rankers.get('G1_tool') as RankerModel,
+  'ranked (reference: 17 feature vectors)',
+);
+const ff = new FieldFeatures(index.indexes);
+await measure(reference.name, reference);
+const bm25Median = latency.get('bm25')?.median ?? 1;
+process.stdout.write(`\nlatency per query, top-10 search over ${allQueries.length} G1 queries (ms)\n`);
+for (const [name, l] of latency)
+  line(
+    `  ${name}`,
+    `median ${l.median.toFixed(2)}  p95 ${l.p95.toFixed(2)}  (×${(l.median / bm25Median).toFixed(1)} bm25)`,
+  );
+
+// ---------------------------------------------------------------- one-off query (fresh process)
+const model = join(dir, 'index-with-ranker.apix');
+saveRetrievalIndex(model, { ...index, ranker: rankers.get('G1_tool') as RankerModel });
+// the installed CLI is the built one (dist/, `npm run build`); tsx adds ~1 s of start-up and transpiling
+const oneOff = (label: string, command: string[]) => {
+  const wall: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const t = performance.now();
+    execFileSync(
+      process.execPath,
+      [
+        ...command,
+        'retrieve',
+        'query',
+        'Find the lyrics of a song. Then get the top tracks of the week.',
+        '--catalog',
+        'toolbench',
+        '--retriever',
+        'ranked',
+        '--index',
+        model,
+      ],
+      { stdio: 'ignore', env: { ...process.env, APIARY_DATA: dataDir } },
+    );
+    wall.push(performance.now() - t);
+  }
+  line(
+    `one-off \`retrieve query --retriever ranked\` (${label})`,
+    wall.map((x) => `${(x / 1000).toFixed(2)} s`).join(', '),
+  );
+};
+process.stdout.write('\n');
+const dist = join(import.meta.dirname, '../dist/cli/main.js');
+if (existsSync(dist)) oneOff('built CLI, wall', [dist]);
+else line('one-off with the built CLI', 'skipped: run `npm run build` first');
+oneOff('tsx, wall', ['--import', 'tsx', join(import.meta.dirname, '../src/cli/main.ts')]);
+
+// ---------------------------------------------------------------- NDCG@5 per held-out split
+process.stdout.write('\nNDCG@5 ×100, ranker trained on the two other G1 files (fields only)\n');
+process.stdout.write(`${'retriever'.padEnd(40)}${TOOLBENCH_GROUPS.map((g) => g.padStart(16)).join('')}\n`);
+const rows = new Map<string, number[]>();
+for (const held of TOOLBENCH_GROUPS) {
+  const set = suite.sets.get(held);
+  if (!set) continue;
+  const ranker = rankers.get(held) as RankerModel;
+  const add = async (name: string, r: Retriever) => {
+    const rep = await evaluateRetriever(r, set.queries);
+    rows.set(name, [...(rows.get(name) ?? []), rep.ndcg5]);
+  };
+  for (const kind of ['bm25-plain', 'bm25', 'bm25-fields', 'ranked'] as const)
+    await add(kind, await buildRetriever(kind, corpus, { ...deps, ranker }));
+  await add('ranked (reference implementation)', new LinearRankRetriever(async (q) => ff.compute(q), ranker));
+}
+for (const [name, v] of rows)
+  process.stdout.write(`${name.padEnd(40)}${v.map((x) => x.toFixed(2).padStart(16)).join('')}\n`);
+const plain = rows.get('bm25-plain') ?? [];
+const ranked = rows.get('ranked') ?? [];
+process.stdout.write(
+  `${'ranked / bm25-plain'.padEnd(40)}${ranked.map((x, i) => `×${(x / (plain[i] ?? 1)).toFixed(2)}`.padStart(16)).join('')}\n`,
+);
+line(
+  '\nload average at end (1/5/15 min)',
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' '),
+);
+rmSync(dir, { recursive: true, force: true });

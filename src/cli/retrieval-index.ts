@@ -1,0 +1,142 @@
+import cliProgress from 'cli-progress';
+import {
+  type FieldedCorpus,
+  indexBuildSteps,
+  type OpenedIndex,
+  openRetrievalIndex,
+  type RetrievalIndex,
+  type RetrieverKind,
+} from '../retrieval/index.js';
+
+/** The kinds an index file serves (every BM25 kind and `ranked`; vectors are not stored). */
+export const INDEXED_KINDS: ReadonlySet<RetrieverKind> = new Set([
+  'bm25-plain',
+  'bm25',
+  'bm25-tool',
+  'bm25-fields',
+  'ranked',
+]);
+
+/**
+ * Build-step progress on stderr: a bar with ETA on a terminal, one line per index otherwise,
+ * nothing when quiet (--json).
+ */
+export function indexProgress(
+  total: number,
+  quiet: boolean,
+): { step: (name: string) => void; stop: () => void } {
+  const stream = process.stderr;
+  if (quiet) return { step() {}, stop() {} };
+  if (!stream.isTTY) {
+    let done = 0;
+    return {
+      step: (name) => stream.write(`index: ${++done}/${total} ${name}\n`),
+      stop() {},
+    };
+  }
+  const bar = new cliProgress.SingleBar(
+    { stream, format: 'building index {bar} {value}/{total} {name} | ETA {eta}s', hideCursor: true },
+    cliProgress.Presets.shades_classic,
+  );
+  bar.start(total, 0, { name: '' });
+  return { step: (name) => bar.increment(1, { name }), stop: () => bar.stop() };
+}
+
+export interface CliIndexOptions {
+  /** --index FILE (default: the user cache folder). */
+  path?: string;
+  catalog: string;
+  catalogHash: string;
+  /** The corpus, only loaded when the index must be built. */
+  corpus: () => FieldedCorpus;
+  build: (corpus: FieldedCorpus, onStep: (name: string) => void) => RetrievalIndex;
+  quiet: boolean;
+  /** Say nothing at all, not even why a file is rebuilt (`apiary ask --json`). */
+  silent?: boolean;
+  /** Build even when the file is current (`retrieve index build`). */
+  force?: boolean;
+}
+
+/** Loads the catalog's index file, or builds and writes it (progress bar) on first use or when stale. */
+export function openCliIndex(opts: CliIndexOptions): OpenedIndex {
+  // why a file is rebuilt is always said (stderr; --json keeps stdout clean); progress only when not quiet
+  const log = (m: string) => {
+    if (!opts.silent) process.stderr.write(`${m}\n`);
+  };
+  const opened = openRetrievalIndex({
+    ...(opts.path ? { path: opts.path } : {}),
+    catalog: opts.catalog,
+    catalogHash: opts.catalogHash,
+    log,
+    ...(opts.force ? { force: true } : {}),
+    build: () => {
+      const corpus = opts.corpus();
+      const progress = indexProgress(indexBuildSteps(corpus), opts.quiet);
+      try {
+        return opts.build(corpus, progress.step);
+      } finally {
+        progress.stop();
+      }
+    },
+  });
+  if (!opts.quiet) log(`index: ${opened.from} ${opened.path} in ${Math.round(opened.ms)} ms`);
+  return opened;
+}
+
+const fmtSeconds = (s: number) =>
+  s < 90 ? `${Math.round(s)}s` : `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, '0')}s`;
+
+/**
+ * Progress of one training stage over all its batches (epochs × batches per epoch): a bar with
+ * ETA on a terminal, a line every 5 s otherwise, nothing when quiet.
+ */
+export function trainProgress(
+  label: string,
+  quiet: boolean,
+  opts: { now?: () => number; stream?: Pick<NodeJS.WriteStream, 'write' | 'isTTY'> } = {},
+): {
+  batch: (info: { epoch: number; batch: number; batches: number; loss: number }, epochs: number) => void;
+  stop: () => void;
+} {
+  if (quiet) return { batch() {}, stop() {} };
+  const stream = opts.stream ?? process.stderr;
+  const now = opts.now ?? (() => performance.now());
+  let t0 = 0;
+  let first: number | undefined;
+  let last = Number.NEGATIVE_INFINITY;
+  let bar: cliProgress.SingleBar | undefined;
+  return {
+    batch: ({ epoch, batch, batches, loss }, epochs) => {
+      const total = batches * epochs;
+      const done = epoch * batches + batch + 1;
+      if (first === undefined) {
+        // the rate counts from the first batch seen (not feature extraction, not batches skipped by --resume)
+        first = done;
+        t0 = now();
+      }
+      if (stream.isTTY) {
+        if (!bar) {
+          bar = new cliProgress.SingleBar(
+            {
+              stream: stream as NodeJS.WriteStream,
+              format: `${label} {bar} {value}/{total} batches | loss {loss} | ETA {eta_formatted}`,
+              hideCursor: true,
+            },
+            cliProgress.Presets.shades_classic,
+          );
+          bar.start(total, done, { loss: loss.toFixed(4) });
+        } else bar.update(done, { loss: loss.toFixed(4) });
+        return;
+      }
+      const t = now();
+      if (t - last < 5000 && done < total) return;
+      last = t;
+      const rate = (done - first) / Math.max(1e-3, (t - t0) / 1000);
+      const eta = rate > 0 ? (total - done) / rate : Number.NaN;
+      stream.write(
+        `${label}: epoch ${epoch + 1}/${epochs} batch ${done}/${total} loss ${loss.toFixed(4)} ${rate.toFixed(1)} batches/s ETA ${Number.isFinite(eta) ? fmtSeconds(eta) : '?'}\n`,
+      );
+    },
+    stop: () => bar?.stop(),
+  };
+}

@@ -1,0 +1,45 @@
+/**
+ * The trace viewer: `apiary view <run-folder>` serves a run's samples (filtered by score and
+ * error) and each sample's trace, verdict and images on a local Hono server. Subpath `apiary/viewer`.
+ * @module
+ */
+
+// Lines of a JSONL file with their byte offsets, streamed
+export { type JsonlLine, jsonlLines } from './jsonl-lines.js';
+// Files a trace names, served only from inside the run folder
+export { type RunFileLookup, resolveRunFile } from './run-files.js';
+// The index of a results file: one small entry per record, the rest read on demand
+export {
+  indexRun,
+  locateRun,
+  type RunIndex,
+  readSampleRecord,
+  refreshIndex,
+  type SampleEntry,
+} from './run-index.js';
+// What one record shows: its kinds of error, its metrics and pass/fail
+export {
+  SAMPLE_ERROR_KINDS,
+  type SampleErrorKind,
+  type SampleScoring,
+  sampleErrorKinds,
+  scoringFor,
+} from './sample-facts.js';
+// The sample list's filters
+export {
+  filterSamples,
+  type SamplePage,
+  type SampleQuery,
+  SampleQuerySchema,
+  sampleMatches,
+} from './sample-filter.js';
+// The HTTP server
+export {
+  type RunningViewer,
+  runOverview,
+  scoringForTask,
+  startViewer,
+  type ViewerAppOptions,
+  type ViewerOptions,
+  viewerApp,
+} from './server.js';

@@ -1,0 +1,266 @@
+import { existsSync, statSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import {
+  BlobLineSchema,
+  parseResultsText,
+  type RunSpec,
+  restoreBlobRefs,
+  type SampleLine,
+  SampleLineSchema,
+} from '../harness/index.js';
+import { ApiaryError, InputInvalidError, parseWith } from '../shared/index.js';
+import { jsonlLines } from './jsonl-lines.js';
+import { type SampleErrorKind, type SampleScoring, sampleErrorKinds, scoringFor } from './sample-facts.js';
+
+/** What the viewer keeps of one sample record: enough to list and filter it, and where to read the rest. */
+export interface SampleEntry {
+  /** Position among the file's sample records (0-based): the record's key in the viewer. */
+  n: number;
+  id: string;
+  epoch: number;
+  category: string | null;
+  error: string | null;
+  errorKinds: SampleErrorKind[];
+  metrics: Record<string, number>;
+  /** null when the task has no pass/fail; a record with an error has not passed. */
+  passed: boolean | null;
+  durationMs: number;
+  modelCalls: number;
+  usage: { inputTokens: number; outputTokens: number } | null;
+  /** An earlier record has the same (id, epoch): the summary ignores this one. */
+  duplicate: boolean;
+  /** Byte range of the line in the results file. */
+  offset: number;
+  length: number;
+}
+
+export interface RunIndex {
+  folder: string;
+  resultsFile: string;
+  spec: RunSpec;
+  /** The spec version as written (1 for files of run spec v1, read as v2). */
+  specVersion: number | null;
+  samples: SampleEntry[];
+  /** Names of the metrics the records carry, in first-seen order. */
+  metricNames: string[];
+  /** Whether the task defines pass/fail. */
+  hasPass: boolean;
+  /** Byte ranges of blob lines (long texts shared by samples), by SHA-256. */
+  blobs: Map<string, { offset: number; length: number }>;
+  /** The file ended in a partial line (an interrupted run, or a run still writing); it is left out. */
+  truncatedTail: boolean;
+  /** Bytes of the file up to the end of its last complete line (where indexing goes on). */
+  validBytes: number;
+  /** The file's size when last indexed. */
+  bytes: number;
+}
+
+/** A run folder (holding results.jsonl) or the results file itself → both paths. */
+export function locateRun(run: string): { folder: string; resultsFile: string } {
+  const abs = resolve(run);
+  const resultsFile = abs.endsWith('.jsonl') ? abs : join(abs, 'results.jsonl');
+  if (!existsSync(resultsFile)) throw new ApiaryError('NOT_FOUND', `no results file at ${resultsFile}`);
+  return { folder: resolve(resultsFile, '..'), resultsFile };
+}
+
+type ScoringOf = SampleScoring | ((spec: RunSpec) => SampleScoring);
+
+/** What indexing needs to go on from where it stopped (a run still being written grows). */
+interface IndexProgress {
+  scoringOf: ScoringOf;
+  scoring: SampleScoring;
+  /** (epoch, id) pairs seen, to flag repeated records. */
+  seen: Set<string>;
+  metricNames: Set<string>;
+  /** Lines read before `validBytes` (for messages naming a line). */
+  lines: number;
+}
+const progress = new WeakMap<RunIndex, IndexProgress>();
+
+/**
+ * Reads a results file once, as a stream, and keeps per record only what the sample list shows
+ * plus the line's byte range: a sample's output and trace are read again when it is opened.
+ * A torn last line is left out; a bad line elsewhere is an input error naming the line.
+ * `scoringOf` may depend on the spec (the run's task).
+ */
+export async function indexRun(run: string, scoringOf: ScoringOf = scoringFor()): Promise<RunIndex> {
+  const { folder, resultsFile } = locateRun(run);
+  const index: RunIndex = {
+    folder,
+    resultsFile,
+    spec: null as unknown as RunSpec, // set by the header line, checked below
+    specVersion: null,
+    samples: [],
+    metricNames: [],
+    hasPass: false,
+    blobs: new Map(),
+    truncatedTail: false,
+    validBytes: 0,
+    bytes: 0,
+  };
+  progress.set(index, {
+    scoringOf,
+    scoring: typeof scoringOf === 'function' ? scoringFor() : scoringOf,
+    seen: new Set(),
+    metricNames: new Set(),
+    lines: 0,
+  });
+  await extendIndex(index);
+  if (!index.spec) throw new InputInvalidError({ file: resultsFile, record: 'line 1' }, 'no header record');
+  return index;
+}
+
+/**
+ * Brings an index up to date with its file: records appended since are indexed (from the last
+ * complete line, so a tail torn then is read again whole); a file that shrank (a resumed run cut its
+ * torn tail) is indexed again from the start. Returns the number of records added.
+ */
+export async function refreshIndex(index: RunIndex): Promise<number> {
+  const size = statSync(index.resultsFile).size;
+  if (size === index.bytes) return 0;
+  if (size < index.validBytes) {
+    const fresh = await indexRun(index.resultsFile, progress.get(index)!.scoringOf);
+    progress.set(index, progress.get(fresh)!);
+    const before = index.samples.length;
+    Object.assign(index, fresh);
+    return index.samples.length - before;
+  }
+  const before = index.samples.length;
+  await extendIndex(index);
+  return index.samples.length - before;
+}
+
+async function extendIndex(index: RunIndex): Promise<void> {
+  const state = progress.get(index)!;
+  const file = index.resultsFile;
+  index.truncatedTail = false;
+  let lineNo = state.lines;
+  for await (const line of jsonlLines(file, { start: index.validBytes })) {
+    lineNo++;
+    const text = line.bytes.toString('utf8');
+    const record = `line ${lineNo}`;
+    let json: unknown;
+    if (text.trim() !== '')
+      try {
+        json = JSON.parse(text);
+      } catch (error) {
+        if (!line.terminated) {
+          index.truncatedTail = true;
+          break;
+        }
+        throw new InputInvalidError({ file, record }, `not valid JSON (${(error as Error).message})`, {
+          cause: error,
+        });
+      }
+    if (!line.terminated) {
+      index.truncatedTail = text.trim() !== ''; // whole JSON but no newline: the harness drops it too
+      break;
+    }
+    if (json !== undefined) indexLine(index, state, json, text, line, record);
+    state.lines = lineNo;
+    index.validBytes = line.offset + line.length + 1;
+  }
+  index.metricNames = [...state.metricNames];
+  index.bytes = statSync(file).size;
+}
+
+function indexLine(
+  index: RunIndex,
+  state: IndexProgress,
+  json: unknown,
+  text: string,
+  line: { offset: number; length: number },
+  record: string,
+): void {
+  const file = index.resultsFile;
+  const type = (json as { type?: unknown } | null)?.type;
+  if (type === 'header') {
+    if (index.spec) throw new InputInvalidError({ file, record }, 'a second header record');
+    // the harness reader maps older spec versions
+    const parsed = parseResultsText(`${text}\n`, file);
+    index.spec = parsed.header!.spec;
+    index.specVersion = parsed.specVersion;
+    if (typeof state.scoringOf === 'function') state.scoring = state.scoringOf(index.spec);
+  } else if (type === 'blob') {
+    const blob = parseWith(BlobLineSchema, json, { file, record });
+    index.blobs.set(blob.sha256, { offset: line.offset, length: line.length });
+  } else {
+    if (!index.spec) throw new InputInvalidError({ file, record }, 'sample record before the header');
+    const s = parseWith(SampleLineSchema, json, { file, record });
+    const metrics = state.scoring.metrics(s.score);
+    for (const k of Object.keys(metrics)) state.metricNames.add(k);
+    const pass = state.scoring.passed(s.score);
+    if (pass !== null) index.hasPass = true;
+    const key = `${s.epoch}\u0000${s.id}`;
+    index.samples.push({
+      n: index.samples.length,
+      id: s.id,
+      epoch: s.epoch,
+      category: s.category,
+      error: s.error,
+      errorKinds: sampleErrorKinds(s),
+      metrics,
+      passed: pass === null ? null : s.error === null && pass,
+      durationMs: s.durationMs,
+      modelCalls: s.modelCalls,
+      usage: s.usage,
+      duplicate: state.seen.has(key),
+      offset: line.offset,
+      length: line.length,
+    });
+    state.seen.add(key);
+  }
+}
+
+/** The blob references (`{"$blob": sha}`) a value holds. */
+function blobRefs(value: unknown, out: Set<string>): Set<string> {
+  if (Array.isArray(value)) for (const v of value) blobRefs(v, out);
+  else if (value !== null && typeof value === 'object') {
+    const ref = (value as { $blob?: unknown }).$blob;
+    if (typeof ref === 'string' && Object.keys(value).length === 1) out.add(ref);
+    else for (const v of Object.values(value)) blobRefs(v, out);
+  }
+  return out;
+}
+
+async function readRange(
+  file: string,
+  ranges: ReadonlyArray<{ offset: number; length: number }>,
+): Promise<string[]> {
+  const fh = await open(file, 'r');
+  try {
+    const out: string[] = [];
+    for (const r of ranges) {
+      const buf = Buffer.alloc(r.length);
+      let got = 0;
+      while (got < r.length) {
+        const { bytesRead } = await fh.read(buf, got, r.length - got, r.offset + got);
+        if (bytesRead === 0) throw new ApiaryError('INPUT_INVALID', `${file} changed while it was viewed`);
+        got += bytesRead;
+      }
+      out.push(buf.toString('utf8'));
+    }
+    return out;
+  } finally {
+    await fh.close();
+  }
+}
+
+/** One record in full (its long texts put back), read from its byte range; undefined for an unknown n. */
+export async function readSampleRecord(index: RunIndex, n: number): Promise<SampleLine | undefined> {
+  const entry = index.samples[n];
+  if (!entry) return undefined;
+  const [text] = await readRange(index.resultsFile, [entry]);
+  const line = SampleLineSchema.parse(JSON.parse(text!));
+  const refs = [...blobRefs(line.output, new Set())].filter((sha) => index.blobs.has(sha));
+  if (refs.length) {
+    const texts = await readRange(
+      index.resultsFile,
+      refs.map((sha) => index.blobs.get(sha)!),
+    );
+    const map = new Map(refs.map((sha, i) => [sha, (JSON.parse(texts[i]!) as { text: string }).text]));
+    line.output = restoreBlobRefs(line.output, map);
+  }
+  return line;
+}
