@@ -16,6 +16,7 @@ import { registerShortcutsCommands } from './commands/shortcuts.js';
 import { registerTasksCommands } from './commands/tasks.js';
 import { registerToolsCommands } from './commands/tools.js';
 import { registerViewCommand } from './commands/view.js';
+import { registerWorkerCommands } from './commands/worker.js';
 
 /**
  * Builds the `apiary` command tree. Each domain registers its commands from its own file in
@@ -47,5 +48,6 @@ export function buildProgram(): Command {
   registerToolsCommands(program);
   registerGtaCommands(program);
   registerViewCommand(program);
+  registerWorkerCommands(program);
   return program;
 }

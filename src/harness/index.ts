@@ -16,6 +16,26 @@ export {
   type ProgressReporterOptions,
   progressModeFor,
 } from './progress.js';
+// Distributed evals: the coordinator puts samples on a BullMQ queue, `apiary worker` processes solve them
+export {
+  connectRedis,
+  type QueueCoordinator,
+  type QueueCoordinatorOptions,
+  type QueueRunStats,
+  startQueueCoordinator,
+} from './queue-coordinator.js';
+export {
+  jobIdFor,
+  type QueueJobData,
+  QueueJobDataSchema,
+  queueNameFor,
+  RUNS_KEY,
+  type RunAnnouncement,
+  RunAnnouncementSchema,
+} from './queue-protocol.js';
+export { type QueueWorkerHandle, type QueueWorkerOptions, startQueueWorker } from './queue-worker.js';
+// A Redis connection for BullMQ (no Redis client package is installed: see the file's note)
+export { createBullConnection, parseRedisUrl, RedisConnection } from './redis-connection.js';
 // The results file
 export {
   BlobLineSchema,

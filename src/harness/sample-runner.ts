@@ -191,6 +191,8 @@ export interface RebuiltTask {
   samplesById: Map<string, TaskSample>;
   /** The response cache the rebuilt model writes through, when the recipe has one. */
   cache?: ResponseCache;
+  /** What the load read (folder and content hash): a distributed worker checks it against the run's. */
+  dataSource?: { path: string; sha256: string | null };
 }
 
 /** Loads the task a recipe names, through the task registry (built-in tasks are registered first). */
@@ -218,7 +220,12 @@ export async function rebuildTask(
     ...(recipe.tools ? { tools: recipe.tools } : {}),
   });
   const samplesById = new Map(loaded.task.dataset.map((s: TaskSample) => [s.id, s]));
-  return { task: loaded.task, samplesById, ...(built?.cache ? { cache: built.cache } : {}) };
+  return {
+    task: loaded.task,
+    samplesById,
+    ...(built?.cache ? { cache: built.cache } : {}),
+    dataSource: loaded.dataSource,
+  };
 }
 
 /** Runs one sample of a rebuilt task by id (what a worker does per message). */

@@ -14,6 +14,8 @@ import {
   progressModeFor,
   runEval,
   runFolderPrefix,
+  startQueueCoordinator,
+  type TaskRecipe,
 } from '../../harness/index.js';
 import {
   checkModelEndpoint,
@@ -83,6 +85,11 @@ export interface EvalFlags extends LegacyAppBenchFlags, ToolFlags {
   out?: string;
   concurrency: string;
   workers?: string;
+  /** Redis URL: samples go on a BullMQ queue served by `apiary worker` processes. */
+  queue?: string;
+  /** With --queue: at most this many samples start per --rate-window-ms over all workers. */
+  rateLimit?: string;
+  rateWindowMs?: string;
   resume?: boolean;
   overwrite?: boolean;
   limit?: string;
@@ -97,6 +104,17 @@ export interface EvalFlags extends LegacyAppBenchFlags, ToolFlags {
   json?: boolean;
   /** Internal (`eval all`): print nothing to stdout; the caller prints one result for every task. */
   noStdout?: boolean;
+}
+
+function parseRateLimit(flags: EvalFlags): { max: number; durationMs: number } | undefined {
+  const max = parseInteger('--rate-limit', flags.rateLimit, { min: 1 });
+  const durationMs = parseInteger('--rate-window-ms', flags.rateWindowMs, { min: 1 }) ?? 1000;
+  if (max === undefined) {
+    if (flags.rateWindowMs !== undefined)
+      throw new ApiaryError('USAGE', '--rate-window-ms needs --rate-limit');
+    return undefined;
+  }
+  return { max, durationMs };
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -135,6 +153,14 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
   };
   const concurrency = parseInteger('--concurrency', flags.concurrency, { min: 1 }) ?? 4;
   const workers = parseInteger('--workers', flags.workers, { min: 1 }) ?? 1;
+  const rateLimit = parseRateLimit(flags);
+  if (flags.queue !== undefined && workers > 1)
+    throw new ApiaryError(
+      'USAGE',
+      '--queue and --workers exclude each other: start more `apiary worker` processes',
+    );
+  if (rateLimit && flags.queue === undefined)
+    throw new ApiaryError('USAGE', '--rate-limit shares one limit among queue workers: it needs --queue');
   const limit = parseInteger('--limit', flags.limit, { min: 0 });
   // a run folder: checked before the data loads and the model is called (a file there is a USAGE error)
   parseOutputPath('--out', flags.out, 'directory');
@@ -142,6 +168,11 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
   const epochs = parseInteger('--epochs', flags.epochs, { min: 1 }) ?? 1;
   const price = parsePrice(flags.priceInput, flags.priceOutput);
   const maxCost = parseNumber('--max-cost', flags.maxCost, { min: 0 });
+  if (maxCost !== undefined && flags.queue !== undefined)
+    throw new ApiaryError(
+      'USAGE',
+      '--max-cost is not supported with --queue (every sample is queued at once); run in one process, or resume with a smaller --limit',
+    );
   if (maxCost !== undefined && !price)
     throw new ApiaryError(
       'USAGE',
@@ -291,6 +322,43 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
   const outFile = resolve(outDir, 'results.jsonl');
   note(`results: ${outFile}${flags.resume ? ' (resuming)' : ''}`);
 
+  // what a worker thread or a queue worker needs to load the same task, solver and model again
+  const recipe: TaskRecipe = {
+    task: def.name,
+    taskOptions,
+    solver: solverName,
+    solverOptions,
+    model: model
+      ? {
+          kind: 'endpoint' as const,
+          baseURL: model.baseURL,
+          modelId: model.modelId,
+          ...(model.apiKey ? { apiKey: model.apiKey } : {}),
+          ...(cache ? { cacheDir: cache.dir } : {}),
+        }
+      : null,
+    sampling: model ? model.sampling : (def.sampling ?? {}),
+    ...(flags.data ? { dataDir: resolve(flags.data) } : {}),
+    seed,
+    ...(limit !== undefined ? { limit } : {}),
+    modelCalls,
+    runDir: outDir,
+    ...(tools ? { tools } : {}),
+  };
+  const coordinator = flags.queue
+    ? await startQueueCoordinator({
+        url: flags.queue,
+        recipe,
+        data: loaded.dataSource,
+        ...(rateLimit ? { rateLimit } : {}),
+        onNote: (n) => process.stderr.write(`${n}\n`),
+      })
+    : null;
+  if (coordinator)
+    note(
+      `queue: ${coordinator.queueName} on ${flags.queue}; start workers with: apiary worker --queue ${flags.queue}`,
+    );
+
   const onSigint = () => {
     if (ac.signal.aborted) process.exit(EXIT_INTERRUPTED); // the lock is removed on exit
     process.stderr.write('\ninterrupted: finishing the samples in flight (Ctrl-C again to quit now)\n');
@@ -306,41 +374,15 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
     result = await runEval({
       task,
       spec,
-      concurrency,
+      // with --queue every missing sample goes on the queue at once; the workers' --concurrency bounds the work
+      concurrency: coordinator ? Number.POSITIVE_INFINITY : concurrency,
       outFile,
       resume: Boolean(flags.resume),
       overwrite: Boolean(flags.overwrite),
       onProgress: (p) => reporter.update(p),
       signal: ac.signal,
       maxConsecutiveConnectionFailures: maxConnectionFailures,
-      ...(workers > 1
-        ? {
-            workers,
-            // what a worker thread needs to load the same task, solver and model again
-            recipe: {
-              task: def.name,
-              taskOptions,
-              solver: solverName,
-              solverOptions,
-              model: model
-                ? {
-                    kind: 'endpoint' as const,
-                    baseURL: model.baseURL,
-                    modelId: model.modelId,
-                    ...(model.apiKey ? { apiKey: model.apiKey } : {}),
-                    ...(cache ? { cacheDir: cache.dir } : {}),
-                  }
-                : null,
-              sampling: model ? model.sampling : (def.sampling ?? {}),
-              ...(flags.data ? { dataDir: flags.data } : {}),
-              seed,
-              ...(limit !== undefined ? { limit } : {}),
-              modelCalls,
-              runDir: outDir,
-              ...(tools ? { tools } : {}),
-            },
-          }
-        : {}),
+      ...(coordinator ? { pool: coordinator } : workers > 1 ? { workers, recipe } : {}),
       ...(maxCost !== undefined ? { maxCost } : {}),
       metrics: def.metrics,
       ...(def.passed ? { passed: def.passed } : {}),
@@ -348,8 +390,10 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
   } finally {
     reporter.stop();
     process.off('SIGINT', onSigint);
+    await coordinator?.close();
     await loaded.dispose?.();
   }
+  const queueStats = coordinator?.stats();
   const { summary } = result;
   const finalNotes = loaded.finalNotes?.() ?? [];
   // with worker threads the tasks that ran the samples live in the workers: this thread's counts are 0
@@ -376,7 +420,8 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
       repairedTail: result.repairedTail,
       lockTakenOver: result.lockTakenOver,
       elapsedMs: Math.round(result.elapsedMs),
-      ...(cache ? { cache: { dir: cache.dir, ...cacheStats } } : {}),
+      ...(cache ? { cache: { dir: cache.dir, ...(coordinator ? {} : cacheStats) } } : {}),
+      ...(queueStats ? { queue: queueStats } : {}),
       summary,
     });
   } else {
@@ -388,7 +433,13 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
     );
     process.stdout.write(`results: ${result.resultsFile}\nsummary: ${result.summaryFile}\n`);
     if (fallback) process.stdout.write(`agent: ${solverName} (no model configured)\n`);
-    if (cache)
+    if (queueStats)
+      process.stdout.write(
+        `queue: ${queueStats.queued} queued, ${queueStats.results} results, ${queueStats.duplicates} duplicates, ${queueStats.lost} lost, ${queueStats.failed} failed, ${queueStats.retried} retried after a worker stalled\n`,
+      );
+    if (cache && coordinator)
+      process.stdout.write(`response cache: kept by each queue worker in ${cache.dir} on its machine\n`);
+    else if (cache)
       process.stdout.write(
         `response cache: ${cacheStats?.hits ?? 0} hits, ${cacheStats?.misses ?? 0} misses (${cache.dir})\n`,
       );
@@ -447,6 +498,15 @@ function evalOptions(cmd: Command): Command {
       'worker threads solving and scoring samples (default 1: in the main thread, which always writes the results)',
       '1',
     )
+    .option(
+      '--queue <redis-url>',
+      'distributed: put the samples on a BullMQ queue on this Redis server for `apiary worker` processes (docs/distributed.md)',
+    )
+    .option(
+      '--rate-limit <n>',
+      'with --queue: at most n samples start per --rate-window-ms over all workers (BullMQ global rate limit)',
+    )
+    .option('--rate-window-ms <ms>', 'window of --rate-limit (default 1000)')
     .option('--resume', 'continue the run folder (default: the latest run of these settings)')
     .option('--overwrite', 'discard existing results in the run folder')
     .option('--limit <n>', 'first N samples of each category (AppBench category, ToolBench query file)')

@@ -1,0 +1,96 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { redisServerMissing, startRedisServer } from '../../harness/__fixtures__/redis-server.js';
+import { readResultsFile, type SampleLine, startQueueWorker } from '../../harness/index.js';
+import { runEvalCommand } from './eval.js';
+
+const ROOT = resolve(import.meta.dirname, '../../..');
+const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
+const TSX = pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+
+function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const env = { ...process.env };
+  for (const k of Object.keys(env)) if (k.startsWith('APIARY_') || k === 'OPENAI_API_KEY') delete env[k];
+  env.NO_COLOR = '1';
+  const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], { cwd: ROOT, env });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => {
+    stdout += d;
+  });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
+  return new Promise((res) => child.on('close', (code) => res({ code, stdout, stderr })));
+}
+
+describe('eval --queue flags', () => {
+  const base = { concurrency: '4', seed: '0' };
+  it.each([
+    [{ queue: 'redis://127.0.0.1:1', workers: '2' }, '--queue and --workers exclude each other'],
+    [{ rateLimit: '5' }, '--rate-limit shares one limit among queue workers: it needs --queue'],
+    [{ queue: 'redis://127.0.0.1:1', rateWindowMs: '500' }, '--rate-window-ms needs --rate-limit'],
+    [
+      { queue: 'redis://127.0.0.1:1', maxCost: '1', priceInput: '1', priceOutput: '1' },
+      '--max-cost is not supported with --queue',
+    ],
+  ])('%o is a usage error', async (flags, message) => {
+    await expect(runEvalCommand('appbench', { ...base, ...flags })).rejects.toMatchObject({
+      code: 'USAGE',
+      message: expect.stringContaining(message),
+    });
+  });
+
+  it('a worker that cannot reach Redis fails at once, naming the URL', async () => {
+    await expect(startQueueWorker({ url: 'redis://127.0.0.1:1' })).rejects.toMatchObject({
+      code: 'NETWORK',
+      message: expect.stringMatching(/^cannot reach the Redis server at redis:\/\/127\.0\.0\.1:1: /),
+    });
+    await expect(startQueueWorker({ url: 'http://127.0.0.1:6379' })).rejects.toMatchObject({
+      code: 'NETWORK',
+      message: expect.stringContaining('not a Redis URL: http://127.0.0.1:6379 (expected redis://host:port)'),
+    });
+  });
+});
+
+const withoutTimes = (lines: SampleLine[]) =>
+  [...lines]
+    .sort((a, b) => a.id.localeCompare(b.id))
+    .map(({ startedAt: _s, durationMs: _d, ...rest }) => rest);
+
+describe.skipIf(redisServerMissing !== null)(
+  `apiary eval --queue end to end (${redisServerMissing ?? 'redis-server'})`,
+  { timeout: 60_000 },
+  () => {
+    it('records what a local run records, with the queue counts in --json', async () => {
+      const redis = await startRedisServer();
+      const worker = await startQueueWorker({ url: redis.url, concurrency: 3, pollMs: 100 });
+      try {
+        const out = mkdtempSync(join(tmpdir(), 'apiary-eval-queue-'));
+        const data = join(ROOT, 'examples', 'appbench-mini');
+        const common = ['eval', 'appbench', '--data', data, '--json'];
+        const [queued, local] = await Promise.all([
+          runCli([...common, '--out', join(out, 'queued'), '--queue', redis.url]),
+          runCli([...common, '--out', join(out, 'local')]),
+        ]);
+        expect(queued.code).toBe(0);
+        expect(local.code).toBe(0);
+        const json = JSON.parse(queued.stdout);
+        expect(json.queue).toEqual({ queued: 8, results: 8, duplicates: 0, failed: 0, retried: 0, lost: 0 });
+        expect(json.ran).toBe(8);
+        expect(worker.done).toBe(8);
+        const q = readResultsFile(join(out, 'queued', 'results.jsonl'));
+        const l = readResultsFile(join(out, 'local', 'results.jsonl'));
+        expect(withoutTimes(q.samples)).toEqual(withoutTimes(l.samples));
+        expect(q.header!.spec.data).toEqual(l.header!.spec.data);
+      } finally {
+        await worker.close();
+        await redis.close();
+      }
+    });
+  },
+);
