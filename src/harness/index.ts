@@ -18,7 +18,6 @@ export {
 } from './progress.js';
 // Distributed evals: the coordinator puts samples on a BullMQ queue, `apiary worker` processes solve them
 export {
-  connectRedis,
   type QueueCoordinator,
   type QueueCoordinatorOptions,
   type QueueRunStats,
@@ -34,8 +33,8 @@ export {
   RunAnnouncementSchema,
 } from './queue-protocol.js';
 export { type QueueWorkerHandle, type QueueWorkerOptions, startQueueWorker } from './queue-worker.js';
-// A Redis connection for BullMQ (no Redis client package is installed: see the file's note)
-export { createBullConnection, parseRedisUrl, RedisConnection } from './redis-connection.js';
+// Redis connections (ioredis) for BullMQ and for the runs' own keys
+export { connectRedis, createBullConnection } from './redis-connection.js';
 // The results file
 export {
   BlobLineSchema,

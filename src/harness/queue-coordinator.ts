@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Job, Queue, QueueEvents } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { ApiaryError } from '../shared/index.js';
 import {
   jobIdFor,
@@ -9,7 +10,7 @@ import {
   RUNS_KEY,
   type RunAnnouncement,
 } from './queue-protocol.js';
-import { createBullConnection, createRedisConnection, type RedisConnection } from './redis-connection.js';
+import { connectRedis, createBullConnection } from './redis-connection.js';
 import type { SampleRun, TaskRecipe } from './sample-runner.js';
 import type { SampleWorkerPool } from './worker-pool.js';
 
@@ -62,26 +63,6 @@ interface Pending {
   reject: (e: unknown) => void;
 }
 
-/**
- * A plain connection for our own keys, checked at once: BullMQ's connections retry forever, so a
- * wrong URL would hang instead of failing.
- */
-export async function connectRedis(url: string): Promise<RedisConnection> {
-  const redis = createRedisConnection(url);
-  try {
-    await redis.connect();
-    await redis.send('PING', []);
-    return redis;
-  } catch (error) {
-    redis.close();
-    throw new ApiaryError(
-      'NETWORK',
-      `cannot reach the Redis server at ${url}: ${error instanceof Error ? error.message || error.name : String(error)}`,
-      { cause: error },
-    );
-  }
-}
-
 const parseReturn = (v: unknown): SampleRun | null =>
   (typeof v === 'string' ? JSON.parse(v) : v) as SampleRun | null;
 
@@ -96,7 +77,7 @@ export async function startQueueCoordinator(opts: QueueCoordinatorOptions): Prom
   const queueName = queueNameFor(runId);
   const redis = await connectRedis(opts.url);
   // BullMQ does not close a connection it was handed (it may be shared): these are closed here
-  const connections: Array<ReturnType<typeof createBullConnection>> = [];
+  const connections: Redis[] = [];
   const connection = () => {
     const c = createBullConnection(opts.url);
     connections.push(c);
@@ -108,7 +89,7 @@ export async function startQueueCoordinator(opts: QueueCoordinatorOptions): Prom
   const closeAll = async () => {
     await Promise.allSettled([events.close(), queue.close()]);
     for (const c of connections) c.disconnect();
-    redis.close();
+    redis.disconnect();
   };
   try {
     await events.waitUntilReady();
@@ -206,11 +187,11 @@ export async function startQueueCoordinator(opts: QueueCoordinatorOptions): Prom
     dataPath: opts.data.path,
     createdAt: new Date().toISOString(),
   };
-  await redis.send('HSET', [RUNS_KEY, runId, JSON.stringify(announcement)]);
+  await redis.hset(RUNS_KEY, runId, JSON.stringify(announcement));
 
   let notesRead = 0;
   const readNotes = async () => {
-    const notes = (await redis.send('LRANGE', [notesKey(runId), notesRead, -1])) as string[];
+    const notes = await redis.lrange(notesKey(runId), notesRead, -1);
     notesRead += notes.length;
     for (const n of notes) opts.onNote?.(n);
   };
@@ -248,8 +229,8 @@ export async function startQueueCoordinator(opts: QueueCoordinatorOptions): Prom
       clearInterval(notesTimer);
       clearInterval(sweepTimer);
       await readNotes().catch(() => {});
-      await redis.send('HDEL', [RUNS_KEY, runId]).catch(() => {});
-      await redis.send('DEL', [notesKey(runId)]).catch(() => {});
+      await redis.hdel(RUNS_KEY, runId).catch(() => {});
+      await redis.del(notesKey(runId)).catch(() => {});
       await queue.obliterate({ force: true }).catch(() => {});
       await closeAll();
       return { hits: 0, misses: 0, writes: 0 };

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { Worker } from 'bullmq';
-import { connectRedis } from './queue-coordinator.js';
+import type { Redis } from 'ioredis';
 import {
   notesKey,
   QueueJobDataSchema,
@@ -8,7 +8,7 @@ import {
   type RunAnnouncement,
   RunAnnouncementSchema,
 } from './queue-protocol.js';
-import { createBullConnection } from './redis-connection.js';
+import { connectRedis, createBullConnection } from './redis-connection.js';
 import { errorMessage, rebuildTask, runSampleById, type TaskRecipe } from './sample-runner.js';
 
 export interface QueueWorkerOptions {
@@ -43,7 +43,7 @@ interface Joined {
   /** Samples of this run finished here. */
   done: number;
   worker: Worker | null;
-  connection: ReturnType<typeof createBullConnection> | null;
+  connection: Redis | null;
 }
 
 /** Describes the run for log lines: task, solver, model. */
@@ -58,12 +58,8 @@ const describe = (r: TaskRecipe) =>
  */
 export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueWorkerHandle> {
   const log = opts.log ?? (() => {});
-  let redis = await connectRedis(opts.url);
-  /** Our own connection, opened again after Redis went away (BullMQ's connections reconnect by themselves). */
-  const live = async () => {
-    if (!redis.connected) redis = await connectRedis(opts.url);
-    return redis;
-  };
+  // reconnects by itself after Redis went away, as BullMQ's connections do
+  const redis = await connectRedis(opts.url);
   const runs = new Map<string, Joined>();
   const me = `${hostname()}:${process.pid}`;
   let done = 0;
@@ -71,7 +67,7 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueW
 
   const refuse = async (a: RunAnnouncement, why: string) => {
     log(`refused run ${a.runId} (${describe(a.recipe)}): ${why}`);
-    await (await live()).send('RPUSH', [notesKey(a.runId), `worker ${me}: ${why}`]);
+    await redis.rpush(notesKey(a.runId), `worker ${me}: ${why}`);
   };
 
   const join = async (a: RunAnnouncement, entry: Joined) => {
@@ -128,9 +124,7 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueW
   };
 
   const poll = async () => {
-    const flat = (await (await live()).send('HGETALL', [RUNS_KEY])) as string[];
-    const announced: Record<string, string> = {};
-    for (let i = 0; i + 1 < flat.length; i += 2) announced[flat[i]!] = flat[i + 1]!;
+    const announced = await redis.hgetall(RUNS_KEY);
     for (const [runId, text] of Object.entries(announced)) {
       if (runs.has(runId)) continue;
       const parsed = RunAnnouncementSchema.safeParse(JSON.parse(text));
@@ -162,7 +156,7 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueW
       clearTimeout(timer);
       await polling;
       await Promise.all([...runs].map(([id, e]) => leave(id, e)));
-      redis.close();
+      redis.disconnect();
     },
   };
 }

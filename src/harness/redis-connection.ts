@@ -1,192 +1,70 @@
 /**
- * A Redis connection for BullMQ and for our own few keys.
+ * Redis connections of the distributed evals, on ioredis (BullMQ's own Redis client).
  *
- * Why this file exists: BullMQ 6 no longer bundles a Redis client (ioredis, node-redis and Bun's
- * are optional peers) and none is installed here. BullMQ wraps any object shaped like Bun's
- * `RedisClient` (`send(command, args)`, `connected`, `onconnect`/`onclose`, `duplicate()`) in its
- * own maintained adapter (`createBunRedisClient`), which does the reconnects, scripts, MULTI and
- * reply normalisation. So this is only that raw shape: one socket speaking RESP2, replies in
- * request order. With ioredis installed, `new Redis(url, { maxRetriesPerRequest: null })` can
- * replace `createRedisConnection` one for one.
+ * BullMQ is handed client instances rather than connection options: its ESM build cannot load
+ * ioredis by itself (it uses `require`). A handed instance counts as shared, so BullMQ never closes
+ * it: whoever creates one disconnects it (the coordinator and the worker do, on close).
  */
-import { connect, type Socket } from 'node:net';
-import { createBunRedisClient } from 'bullmq';
+import { Redis } from 'ioredis';
+import { ApiaryError } from '../shared/index.js';
 
-export type Reply = string | number | null | Error | Reply[];
+const URL_HINT = '(expected redis://host:port)';
 
-interface Waiter {
-  command: string;
-  resolve: (r: Reply) => void;
-  reject: (e: Error) => void;
-}
-
-/** Parses one RESP2 reply from `buf` at `at`; null when the buffer does not hold all of it yet. */
-export function parseReply(buf: Buffer, at: number): { value: Reply; next: number } | null {
-  const eol = buf.indexOf('\r\n', at);
-  if (eol < 0) return null;
-  const type = String.fromCharCode(buf[at]!);
-  const line = buf.toString('utf8', at + 1, eol);
-  const next = eol + 2;
-  switch (type) {
-    case '+':
-      return { value: line, next };
-    case '-':
-      return { value: new Error(line), next };
-    case ':':
-      return { value: Number(line), next };
-    case '$': {
-      const n = Number(line);
-      if (n < 0) return { value: null, next };
-      if (buf.length < next + n + 2) return null;
-      return { value: buf.toString('utf8', next, next + n), next: next + n + 2 };
-    }
-    case '*': {
-      const n = Number(line);
-      if (n < 0) return { value: null, next };
-      const items: Reply[] = [];
-      let pos = next;
-      for (let i = 0; i < n; i++) {
-        const item = parseReply(buf, pos);
-        if (!item) return null;
-        items.push(item.value);
-        pos = item.next;
-      }
-      return { value: items, next: pos };
-    }
-    default:
-      throw new Error(`unexpected RESP reply type "${type}"`);
-  }
-}
-
-export function encodeCommand(command: string, args: readonly unknown[]): Buffer {
-  const parts: Buffer[] = [Buffer.from(`*${args.length + 1}\r\n`)];
-  for (const a of [command, ...args]) {
-    const b = Buffer.isBuffer(a) ? a : Buffer.from(a === undefined || a === null ? '' : String(a));
-    parts.push(Buffer.from(`$${b.length}\r\n`), b, Buffer.from('\r\n'));
-  }
-  return Buffer.concat(parts);
-}
-
-/** `redis://[user:password@]host:port[/db]` → what a connection needs. */
-export function parseRedisUrl(url: string): {
-  host: string;
-  port: number;
-  db: number;
-  username?: string;
-  password?: string;
-} {
-  let u: URL;
+/** Throws unless `url` is a `redis://` (or TLS `rediss://`) URL: ioredis reads any URL as host:port. */
+function checkRedisUrl(url: string): void {
+  let protocol: string;
   try {
-    u = new URL(url);
+    protocol = new URL(url).protocol;
   } catch {
-    throw new Error(`not a Redis URL: ${url} (expected redis://host:port)`);
+    throw new Error(`not a Redis URL: ${url} ${URL_HINT}`);
   }
-  if (u.protocol !== 'redis:') throw new Error(`not a Redis URL: ${url} (expected redis://host:port)`);
-  const db = u.pathname.length > 1 ? Number(u.pathname.slice(1)) : 0;
-  return {
-    host: u.hostname || '127.0.0.1',
-    port: u.port ? Number(u.port) : 6379,
-    db: Number.isInteger(db) ? db : 0,
-    ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
-    ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
-  };
+  if (protocol !== 'redis:' && protocol !== 'rediss:') throw new Error(`not a Redis URL: ${url} ${URL_HINT}`);
 }
 
-/** One Redis connection in the shape of Bun's `RedisClient`, as BullMQ's adapter expects it. */
-export class RedisConnection {
-  connected = false;
-  onconnect: (() => void) | null = null;
-  onclose: ((error?: Error) => void) | null = null;
-  onerror: ((error: Error) => void) | null = null;
-  private socket: Socket | null = null;
-  private buffer: Buffer = Buffer.alloc(0);
-  private readonly waiting: Waiter[] = [];
-  private connecting: Promise<void> | null = null;
-  private closed = false;
-  /** close() was called: the socket's end is ours, not news for `onclose`. */
-  private closedByUs = false;
+/** A client for BullMQ's `connection` option; BullMQ requires `maxRetriesPerRequest: null` for workers. */
+export const createBullConnection = (url: string): Redis => new Redis(url, { maxRetriesPerRequest: null });
 
-  constructor(readonly url: string) {}
+/** Delay before the n-th reconnect of a connection that was up: 0.2 s, 0.4 s … capped at 2 s. */
+const reconnectDelayMs = (attempt: number) => Math.min(attempt * 200, 2000);
 
-  connect(): Promise<void> {
-    if (this.connected) return Promise.resolve();
-    if (this.closed) return Promise.reject(new Error('Connection closed'));
-    this.connecting ??= new Promise<void>((resolve, reject) => {
-      const { host, port, db, username, password } = parseRedisUrl(this.url);
-      const socket = connect({ host, port });
-      socket.setNoDelay(true);
-      this.socket = socket;
-      let opened = false;
-      socket.on('data', (chunk) => this.receive(chunk));
-      socket.once('connect', () => {
-        opened = true;
-        this.connected = true;
-        const setup: Array<Promise<unknown>> = [];
-        if (password) setup.push(this.send('AUTH', username ? [username, password] : [password]));
-        if (db) setup.push(this.send('SELECT', [db]));
-        Promise.all(setup).then(() => {
-          this.onconnect?.();
-          resolve();
-        }, reject);
-      });
-      socket.on('error', (error) => {
-        if (!opened) reject(error);
-        this.onerror?.(error);
-      });
-      socket.once('close', () => {
-        const wasOpen = this.connected;
-        this.connected = false;
-        this.connecting = null;
-        this.closed = true;
-        for (const w of this.waiting.splice(0))
-          w.reject(new Error(`Connection closed (${w.command} had no reply)`));
-        const error = new Error('Connection closed');
-        if ((wasOpen || opened) && !this.closedByUs) this.onclose?.(error);
-      });
-    });
-    return this.connecting;
+/**
+ * A connection for our own keys (announcements, notes), checked at once: a wrong or unreachable
+ * URL fails here, naming it, instead of retrying forever as BullMQ's connections do. Once up,
+ * the connection reconnects by itself; commands sent while it is down fail at once (no offline
+ * queue), so a poll fails and the next one retries.
+ */
+export async function connectRedis(url: string, opts: { connectTimeoutMs?: number } = {}): Promise<Redis> {
+  const fail = (error: unknown) =>
+    new ApiaryError(
+      'NETWORK',
+      `cannot reach the Redis server at ${url}: ${error instanceof Error ? error.message || error.name : String(error)}`,
+      { cause: error },
+    );
+  try {
+    checkRedisUrl(url);
+  } catch (error) {
+    throw fail(error);
   }
-
-  /** Sends one command; replies come back in order. An error reply rejects (inside EXEC it is an element). */
-  async send(command: string, args: readonly unknown[]): Promise<unknown> {
-    if (!this.connected) await this.connect();
-    const socket = this.socket;
-    if (!socket || !this.connected) throw new Error('Connection closed');
-    return new Promise<Reply>((resolve, reject) => {
-      this.waiting.push({ command, resolve, reject });
-      socket.write(encodeCommand(command, args));
-    });
-  }
-
-  private receive(chunk: Buffer): void {
-    this.buffer = this.buffer.length ? Buffer.concat([this.buffer, chunk]) : chunk;
-    let at = 0;
-    for (;;) {
-      const parsed = at < this.buffer.length ? parseReply(this.buffer, at) : null;
-      if (!parsed) break;
-      at = parsed.next;
-      const w = this.waiting.shift();
-      if (!w) continue;
-      if (parsed.value instanceof Error) w.reject(parsed.value);
-      else w.resolve(parsed.value);
-    }
-    this.buffer = at >= this.buffer.length ? Buffer.alloc(0) : this.buffer.subarray(at);
-  }
-
-  close(): void {
-    this.closed = true;
-    this.closedByUs = true;
-    this.socket?.destroy();
-  }
-
-  /** A new connection to the same server (BullMQ keeps blocking commands on their own connection). */
-  async duplicate(): Promise<RedisConnection> {
-    return new RedisConnection(this.url);
+  let up = false;
+  let lastError: Error | undefined;
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    connectTimeout: opts.connectTimeoutMs ?? 5000,
+    // no retry before the first success: the check below must fail, not wait
+    retryStrategy: (attempt) => (up ? reconnectDelayMs(attempt) : null),
+  });
+  // ioredis prints errors nobody listens to; the first one explains a failed check
+  redis.on('error', (error: Error) => {
+    lastError = error;
+  });
+  try {
+    await redis.connect();
+    await redis.ping();
+    up = true;
+    return redis;
+  } catch (error) {
+    redis.disconnect();
+    throw fail(lastError ?? error);
   }
 }
-
-/** A client for BullMQ's `connection` option: our raw connection in BullMQ's own adapter. */
-export const createBullConnection = (url: string) => createBunRedisClient(new RedisConnection(url) as never);
-
-/** A raw connection for our own keys (announcements, notes). */
-export const createRedisConnection = (url: string) => new RedisConnection(url);

@@ -40,8 +40,9 @@ export interface TestRedis {
   close(): Promise<void>;
 }
 
-export async function startRedisServer(): Promise<TestRedis> {
-  const port = await freePort();
+/** `port`: start again where an earlier server (now closed) listened, for reconnect tests. */
+export async function startRedisServer(opts: { port?: number } = {}): Promise<TestRedis> {
+  const port = opts.port ?? (await freePort());
   const child = spawn(
     BINARY,
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
