@@ -152,7 +152,7 @@ describe('CLI error paths', { timeout: 60_000 }, () => {
     expect(flag.stderr.split('\n')[0]).toBe("error [USAGE] unknown option '--limt'");
     expect([task.code, task.stderr]).toEqual([
       2,
-      'error [NOT_FOUND] unknown task "appbnch" (known: appbench, shortcuts, toolbench-retrieval)\n',
+      'error [NOT_FOUND] unknown task "appbnch" (known: appbench, gta, shortcuts, toolbench-retrieval)\n',
     ]);
     expect([solver.code, solver.stderr]).toEqual([
       2,
