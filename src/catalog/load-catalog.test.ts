@@ -40,6 +40,10 @@ describe('bundled catalogs', () => {
       ['end_date', true],
       ['car_type', true],
       ['add_insurance', true],
+      // Slots of RentalCars_1/2.ReserveCar (other versions of the service) are optional extras.
+      ['pickup_date', false],
+      ['dropoff_date', false],
+      ['type', false],
     ]);
     expect(reserve.parameters.find((p) => p.name === 'car_type')!.type).toEqual({
       kind: 'enum',
@@ -65,6 +69,65 @@ describe('bundled catalogs', () => {
       'find_therapist_provider',
     ]);
     expect(index.appsWithApi('findmovies')).toEqual(['Media', 'Movies']);
+  });
+
+  it('AppBench arguments: own slots, then other versions of the service, then result-slot filters', () => {
+    const index = indexCatalog(loadCatalog('appbench', bundled));
+    const shape = (app: string, api: string) =>
+      index
+        .api(app, api)!
+        .parameters.map((p) => [
+          p.name,
+          p.required,
+          p.type.kind === 'enum'
+            ? p.type.values.map((v) => v.value).join('|')
+            : p.type.kind === 'primitive' && p.type.name,
+        ]);
+    // Hand-checked against data/sgd/*/schema.json: Events_3.FindEvents takes event_type (Music,
+    // Theater), city, date; Events_1.FindEvents category (Music, Sports), city_of_event,
+    // subcategory, date; Events_2.FindEvents event_type, city, date, category (free text, but
+    // Events_1's categorical slot of that name comes first); then Events_3's result slots.
+    expect(shape('Events', 'findevents')).toEqual([
+      ['event_type', true, 'Music|Theater'],
+      ['city', true, 'string'],
+      ['date', false, 'date'],
+      ['category', false, 'Music|Sports'],
+      ['city_of_event', false, 'string'],
+      ['subcategory', false, 'string'],
+      ['event_name', false, 'string'],
+      ['time', false, 'time'],
+      ['price_per_ticket', false, 'number'],
+      ['venue', false, 'string'],
+      ['venue_address', false, 'string'],
+    ]);
+    // A transactional intent takes no result-slot filters: Events_3.BuyEventTickets plus
+    // Events_1's number_of_seats (1–9) and city_of_event.
+    expect(shape('Events', 'buyeventtickets').map(([n, r]) => `${n}${r ? '*' : ''}`)).toEqual([
+      'event_name*',
+      'number_of_tickets*',
+      'date*',
+      'city*',
+      'number_of_seats',
+      'city_of_event',
+    ]);
+    // Services versions are other trades (dentists, doctors, therapists): nothing borrowed.
+    expect(shape('Services', 'find_stylist_provider')).toEqual([
+      ['city', true, 'string'],
+      ['is_unisex', false, 'boolean'],
+      ['stylist_name', false, 'string'],
+      ['phone_number', false, 'string'],
+      ['average_rating', false, 'number'],
+      ['street_address', false, 'string'],
+    ]);
+    // Only the own version's optional slot keeps SGD's default.
+    const find = index.api('Restaurants', 'findrestaurants')!;
+    expect(find.parameters.filter((p) => p.default !== undefined).map((p) => p.name)).toEqual([]);
+    expect(find.parameters.map((p) => p.name).slice(5, 9)).toEqual([
+      'cuisine',
+      'city',
+      'has_live_music',
+      'serves_alcohol',
+    ]);
   });
 
   it('SGD: 45 services and 88 intents across train+dev+test', () => {

@@ -93,7 +93,8 @@ export function deriveAppBenchParameters(
     params.push(p);
   };
   for (const n of intent.required_slots) add(slotParameter(sgdSlot(service, n), true));
-  for (const [n, d] of Object.entries(intent.optional_slots)) add(slotParameter(sgdSlot(service, n), false, d));
+  for (const [n, d] of Object.entries(intent.optional_slots))
+    add(slotParameter(sgdSlot(service, n), false, d));
   if (!NO_SIBLING_VERSIONS.has(service.service_name)) {
     const family = serviceFamily(service.service_name);
     const siblings = services
