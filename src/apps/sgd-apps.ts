@@ -1,6 +1,7 @@
 import {
   type Api,
   type App,
+  acceptedParameters,
   appBenchSgdSource,
   type Catalog,
   indexCatalog,
@@ -166,7 +167,7 @@ export class SgdAppHandler implements AppHandler {
     const where = `${this.appId}.${binding.api.name}`;
     if (args === null || typeof args !== 'object' || Array.isArray(args))
       throw new ApiaryError('INPUT_INVALID', `${where}: arguments must be an object`);
-    const canonical = checkArguments(where, binding.api.parameters, args);
+    const canonical = checkArguments(where, acceptedParameters(binding.api), args);
     if (!binding.transactional) return this.search(binding, args);
     return this.transact(binding, args, canonical, ctx.caller);
   }
@@ -224,7 +225,7 @@ export class SgdAppHandler implements AppHandler {
   ): Record<string, unknown> {
     const { api } = binding;
     const given = new Map<string, unknown>();
-    for (const p of api.parameters) {
+    for (const p of acceptedParameters(api)) {
       const value = args[p.name];
       if (normalizeSlotValue(value) !== undefined) given.set(p.name, canonical.get(p.name) ?? value);
       else if (p.default !== undefined) given.set(p.name, p.default);
@@ -243,7 +244,7 @@ export class SgdAppHandler implements AppHandler {
         : this.queries.replayRow(binding.service, binding.intent, replayKey);
     const row = replayed ?? this.queries.consistentRow(binding.service, binding.intent, probe) ?? {};
     const record: Record<string, unknown> = {};
-    for (const name of [...api.outputs.map((o) => o.name), ...api.parameters.map((p) => p.name)]) {
+    for (const name of [...api.outputs.map((o) => o.name), ...acceptedParameters(api).map((p) => p.name)]) {
       if (name in record) continue;
       const fromArgs = given.get(name);
       const fromRow = row[name];
@@ -255,7 +256,7 @@ export class SgdAppHandler implements AppHandler {
       else if (fromRow !== undefined) record[name] = fromRow;
     }
     const echoed: Record<string, unknown> = {};
-    for (const p of api.parameters) if (p.name in args) echoed[p.name] = args[p.name];
+    for (const p of acceptedParameters(api)) if (p.name in args) echoed[p.name] = args[p.name];
     this.queries.recordSideEffect({
       app: this.appId,
       api: api.name,
@@ -283,7 +284,7 @@ function echoesRequest(type: ParamType): boolean {
  * slots (an extra result-slot filter makes the call differ from every recorded one).
  */
 function slotNames(api: Api): string[] {
-  return [...new Set([...api.parameters.map((p) => p.name), ...api.outputs.map((o) => o.name)])];
+  return [...new Set([...acceptedParameters(api).map((p) => p.name), ...api.outputs.map((o) => o.name)])];
 }
 
 function describe(value: unknown): string {

@@ -44,6 +44,7 @@ export {
   type App,
   AppSchema,
   type ArrayType,
+  acceptedParameters,
   type Catalog,
   CatalogSchema,
   type EntityType,

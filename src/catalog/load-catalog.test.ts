@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { InputInvalidError, NotFoundError } from '../shared/index.js';
 import { indexCatalog } from './catalog-index.js';
 import { loadCatalog } from './load-catalog.js';
+import { acceptedParameters } from './schema.js';
 
 // These read only the bundled data/ folder (SGD schemas, GTA toolmeta, ShortcutsBench definitions).
 const bundled = { dataDir: join(import.meta.dirname, '../../data') };
@@ -40,7 +41,9 @@ describe('bundled catalogs', () => {
       ['end_date', true],
       ['car_type', true],
       ['add_insurance', true],
-      // Slots of RentalCars_1/2.ReserveCar (other versions of the service) are optional extras.
+    ]);
+    // Slots of RentalCars_1/2.ReserveCar (other versions of the service) are accepted, not advertised.
+    expect(reserve.extraParameters!.map((p) => [p.name, p.required])).toEqual([
       ['pickup_date', false],
       ['dropoff_date', false],
       ['type', false],
@@ -73,16 +76,21 @@ describe('bundled catalogs', () => {
 
   it('AppBench arguments: own slots, then other versions of the service, then result-slot filters', () => {
     const index = indexCatalog(loadCatalog('appbench', bundled));
+    // The advertised interface is SGD's own intent; the rest are extra parameters.
+    expect(index.api('Events', 'findevents')!.parameters.map((p) => p.name)).toEqual([
+      'event_type',
+      'city',
+      'date',
+    ]);
+    expect(index.api('Payment', 'makepayment')!.extraParameters).toBeUndefined();
     const shape = (app: string, api: string) =>
-      index
-        .api(app, api)!
-        .parameters.map((p) => [
-          p.name,
-          p.required,
-          p.type.kind === 'enum'
-            ? p.type.values.map((v) => v.value).join('|')
-            : p.type.kind === 'primitive' && p.type.name,
-        ]);
+      acceptedParameters(index.api(app, api)!).map((p) => [
+        p.name,
+        p.required,
+        p.type.kind === 'enum'
+          ? p.type.values.map((v) => v.value).join('|')
+          : p.type.kind === 'primitive' && p.type.name,
+      ]);
     // Hand-checked against data/sgd/*/schema.json: Events_3.FindEvents takes event_type (Music,
     // Theater), city, date; Events_1.FindEvents category (Music, Sports), city_of_event,
     // subcategory, date; Events_2.FindEvents event_type, city, date, category (free text, but
@@ -120,9 +128,9 @@ describe('bundled catalogs', () => {
       ['street_address', false, 'string'],
     ]);
     // Only the own version's optional slot keeps SGD's default.
-    const find = index.api('Restaurants', 'findrestaurants')!;
-    expect(find.parameters.filter((p) => p.default !== undefined).map((p) => p.name)).toEqual([]);
-    expect(find.parameters.map((p) => p.name).slice(5, 9)).toEqual([
+    const find = acceptedParameters(index.api('Restaurants', 'findrestaurants')!);
+    expect(find.filter((p) => p.default !== undefined).map((p) => p.name)).toEqual([]);
+    expect(find.map((p) => p.name).slice(5, 9)).toEqual([
       'cuisine',
       'city',
       'has_live_music',

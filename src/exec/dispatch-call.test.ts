@@ -116,14 +116,8 @@ describe('dispatchCall: arguments are checked against the catalog', () => {
       error: {
         code: 'INVALID_INPUT',
         message:
-          'invalid arguments for Weather.getweather: town: Weather.getweather has no parameter "town" (has: city, date, precipitation, humidity, wind, temperature)',
-        issues: [
-          {
-            field: 'town',
-            message:
-              'Weather.getweather has no parameter "town" (has: city, date, precipitation, humidity, wind, temperature)',
-          },
-        ],
+          'invalid arguments for Weather.getweather: town: Weather.getweather has no parameter "town" (has: city, date)',
+        issues: [{ field: 'town', message: 'Weather.getweather has no parameter "town" (has: city, date)' }],
       },
       transactional: false,
       dispatched: false,

@@ -139,7 +139,10 @@ export function appBenchCatalog(services: readonly SgdService[]): Catalog {
         `appbench: SGD intent ${serviceName}.${intentName} is missing`,
       );
     const api = sgdIntentToApi(s, intent, app, name);
-    api.parameters = deriveAppBenchParameters(services, s, intent);
+    // The advertised interface stays SGD's own intent; the rest is accepted, not shown.
+    const own = new Set(api.parameters.map((p) => p.name));
+    const extra = deriveAppBenchParameters(services, s, intent).filter((p) => !own.has(p.name));
+    if (extra.length) api.extraParameters = extra;
     if (NOT_TRANSACTIONAL_IN_APPBENCH.has(name)) api.transactional = false;
     return api;
   });
