@@ -544,3 +544,32 @@ describe('searches for a date/time no recorded row has', () => {
     expect(none).toEqual([]);
   });
 });
+
+describe('searches for a count or rating no recorded row has', () => {
+  it('echo the asked number for request slots; a filter on a pure result slot must match', async () => {
+    const { createSgdApps, openBundledSgdDatabase } = await import('./index.js');
+    const { db } = openBundledSgdDatabase();
+    const buses = createSgdApps({ db, catalog: loadCatalog('appbench') }).find((a) => a.appId === 'Buses')!;
+    const ask = {
+      from_city: 'Philadelphia',
+      to_city: 'New York',
+      departure_date: '2019-03-01',
+      num_passengers: '3',
+    };
+    // The bundled subset has six Philadelphia → New York buses on 2019-03-01, all asked for 4
+    // passengers; SGD echoes the count, so the buses come back for 3 (Buses_3 counts are 1–5).
+    const rows = (await buses.call('findbus', ask, { caller: 'app:Buses' })) as Array<
+      Record<string, unknown>
+    >;
+    expect(rows.map((r) => [r.departure_time, r.price, r.num_passengers])).toEqual([
+      ['09:00', '23', '3'],
+      ['10:10', '21', '3'],
+      ['12:30', '21', '3'],
+      ['13:10', '26', '3'],
+      ['13:50', '23', '3'],
+      ['18:00', '23', '3'],
+    ]);
+    // `price` is a result slot only (a filter the catalog derives): no $99 bus, no echo.
+    expect(await buses.call('findbus', { ...ask, price: '99' }, { caller: 'app:Buses' })).toEqual([]);
+  });
+});

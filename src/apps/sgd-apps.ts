@@ -1,11 +1,13 @@
 import {
   type Api,
   type App,
+  acceptedParameters,
   appBenchSgdSource,
   type Catalog,
   indexCatalog,
   loadSgdServices,
   type Parameter,
+  type ParamType,
 } from '../catalog/index.js';
 import { ApiaryError, NotFoundError } from '../shared/index.js';
 import type { AppCallContext, AppCallResult, AppHandler } from './app.js';
@@ -36,6 +38,11 @@ export interface SgdApiBinding {
   service: string;
   intent: string;
   transactional: boolean;
+  /**
+   * The slots the SGD intent itself takes (required and optional): the values SGD's results echo
+   * back. The AppBench catalog also accepts other versions' slots and result-slot filters.
+   */
+  requestSlots: ReadonlySet<string>;
 }
 
 /** A recorded transactional call (a row of `side_effects`). */
@@ -66,18 +73,27 @@ export function countSideEffects(db: SqliteDatabase): number {
   return (db.prepare('SELECT count(*) AS n FROM side_effects').get() as { n: number }).n;
 }
 
-let sgdFlags: Map<string, boolean> | undefined;
+let sgdIntents: Map<string, { transactional: boolean; requestSlots: string[] }> | undefined;
 
-/** SGD's `is_transactional` per `service.intent`, from the schemas (bundled or $APIARY_DATA). */
-function sgdIsTransactional(service: string, intent: string): boolean {
-  if (!sgdFlags) {
-    sgdFlags = new Map();
+/** SGD's intents by `service.intent`, from the schemas (bundled or $APIARY_DATA). */
+function sgdIntent(service: string, intent: string) {
+  if (!sgdIntents) {
+    sgdIntents = new Map();
     for (const s of loadSgdServices())
-      for (const i of s.intents) sgdFlags.set(`${s.service_name}.${i.name}`, i.is_transactional);
+      for (const i of s.intents)
+        sgdIntents.set(`${s.service_name}.${i.name}`, {
+          transactional: i.is_transactional,
+          requestSlots: [...i.required_slots, ...Object.keys(i.optional_slots)],
+        });
   }
-  const flag = sgdFlags.get(`${service}.${intent}`);
-  if (flag === undefined) throw new NotFoundError('SGD intent', `${service}.${intent}`);
-  return flag;
+  return sgdIntents.get(`${service}.${intent}`);
+}
+
+/** SGD's `is_transactional` per `service.intent`. */
+function sgdIsTransactional(service: string, intent: string): boolean {
+  const found = sgdIntent(service, intent);
+  if (found === undefined) throw new NotFoundError('SGD intent', `${service}.${intent}`);
+  return found.transactional;
 }
 
 /**
@@ -103,6 +119,10 @@ export function createSgdApps(opts: CreateSgdAppsOptions): SgdAppHandler[] {
         api,
         ...source,
         transactional: isTransactional ? isTransactional(source.service, source.intent) : api.transactional,
+        requestSlots: new Set(
+          (kind === 'sgd' ? undefined : sgdIntent(source.service, source.intent)?.requestSlots) ??
+            api.parameters.map((p) => p.name),
+        ),
       });
     }
     return new SgdAppHandler(app, bindings, queries, { maxRows: opts.maxRows, now });
@@ -147,7 +167,7 @@ export class SgdAppHandler implements AppHandler {
     const where = `${this.appId}.${binding.api.name}`;
     if (args === null || typeof args !== 'object' || Array.isArray(args))
       throw new ApiaryError('INPUT_INVALID', `${where}: arguments must be an object`);
-    const canonical = checkArguments(where, binding.api.parameters, args);
+    const canonical = checkArguments(where, acceptedParameters(binding.api), args);
     if (!binding.transactional) return this.search(binding, args);
     return this.transact(binding, args, canonical, ctx.caller);
   }
@@ -170,18 +190,20 @@ export class SgdAppHandler implements AppHandler {
     const replayKey = normalizedParamsKey(args, slotNames(binding.api));
     const rows = this.queries.search(binding.service, binding.intent, filters, replayKey, this.opts.maxRows);
     if (rows.length > 0) return rows;
-    // SGD's search results echo the requested dates and times (a car, a flight, a show is the same
-    // entity whatever day is asked). When no recorded row has the asked date/time, answer with the
-    // rows matching the other arguments and echo the asked date/time values, as SGD's simulator did.
-    const temporal = new Set(
+    // SGD's search results echo the requested dates, times and numbers (a car, a flight, a show is
+    // the same entity whatever day is asked; a house "rated 4.2 or higher" comes back rated 4.20;
+    // a bus for 4 comes back with 4 passengers). When no recorded row has the asked values, answer
+    // with the rows matching the other arguments and echo the asked values, as SGD's simulator did.
+    // Only the intent's own request slots echo: a filter on a pure result slot must match.
+    const echoSlots = new Set(
       binding.api.outputs
-        .filter((o) => o.type.kind === 'primitive' && (o.type.name === 'date' || o.type.name === 'time'))
+        .filter((o) => binding.requestSlots.has(o.name) && echoesRequest(o.type))
         .map((o) => o.name),
     );
-    const kept = filters.filter((f) => !temporal.has(f.slot));
+    const kept = filters.filter((f) => !echoSlots.has(f.slot));
     if (kept.length === filters.length || kept.length === 0) return rows;
     const echo: Record<string, unknown> = {};
-    for (const f of filters) if (temporal.has(f.slot)) echo[f.slot] = args[f.slot];
+    for (const f of filters) if (echoSlots.has(f.slot)) echo[f.slot] = args[f.slot];
     const seen = new Set<string>();
     const echoed: Array<Record<string, unknown>> = [];
     for (const row of this.queries.search(binding.service, binding.intent, kept, undefined)) {
@@ -203,7 +225,7 @@ export class SgdAppHandler implements AppHandler {
   ): Record<string, unknown> {
     const { api } = binding;
     const given = new Map<string, unknown>();
-    for (const p of api.parameters) {
+    for (const p of acceptedParameters(api)) {
       const value = args[p.name];
       if (normalizeSlotValue(value) !== undefined) given.set(p.name, canonical.get(p.name) ?? value);
       else if (p.default !== undefined) given.set(p.name, p.default);
@@ -222,7 +244,7 @@ export class SgdAppHandler implements AppHandler {
         : this.queries.replayRow(binding.service, binding.intent, replayKey);
     const row = replayed ?? this.queries.consistentRow(binding.service, binding.intent, probe) ?? {};
     const record: Record<string, unknown> = {};
-    for (const name of [...api.outputs.map((o) => o.name), ...api.parameters.map((p) => p.name)]) {
+    for (const name of [...api.outputs.map((o) => o.name), ...acceptedParameters(api).map((p) => p.name)]) {
       if (name in record) continue;
       const fromArgs = given.get(name);
       const fromRow = row[name];
@@ -234,7 +256,7 @@ export class SgdAppHandler implements AppHandler {
       else if (fromRow !== undefined) record[name] = fromRow;
     }
     const echoed: Record<string, unknown> = {};
-    for (const p of api.parameters) if (p.name in args) echoed[p.name] = args[p.name];
+    for (const p of acceptedParameters(api)) if (p.name in args) echoed[p.name] = args[p.name];
     this.queries.recordSideEffect({
       app: this.appId,
       api: api.name,
@@ -249,12 +271,20 @@ export class SgdAppHandler implements AppHandler {
   }
 }
 
+const ECHO_TYPES = new Set(['date', 'time', 'integer', 'number']);
+
+/** Dates, times and numbers, including SGD's categorical counts (`1`…`9`), are echoed by SGD's searches. */
+function echoesRequest(type: ParamType): boolean {
+  if (type.kind === 'primitive') return ECHO_TYPES.has(type.name);
+  return type.kind === 'enum' && type.values.every((v) => /^\d+$/.test(v.value));
+}
+
 /**
  * The argument names that identify a call for exact replay: the API's parameters and result
  * slots (an extra result-slot filter makes the call differ from every recorded one).
  */
 function slotNames(api: Api): string[] {
-  return [...new Set([...api.parameters.map((p) => p.name), ...api.outputs.map((o) => o.name)])];
+  return [...new Set([...acceptedParameters(api).map((p) => p.name), ...api.outputs.map((o) => o.name)])];
 }
 
 function describe(value: unknown): string {

@@ -29,7 +29,7 @@ export {
 export { type LoadCatalogOptions, loadCatalog, loadSgdServices } from './load-catalog.js';
 
 // The SGD services behind the AppBench apps
-export { appBenchSgdSource } from './loaders/appbench.js';
+export { appBenchSgdSource, deriveAppBenchParameters } from './loaders/appbench.js';
 
 // GTA's tool categories (the catalog's app categories and GTA's per-category F1)
 export { GTA_TOOL_CATEGORIES, gtaCatalog } from './loaders/gta.js';
@@ -44,6 +44,7 @@ export {
   type App,
   AppSchema,
   type ArrayType,
+  acceptedParameters,
   type Catalog,
   CatalogSchema,
   type EntityType,

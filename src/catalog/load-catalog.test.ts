@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { InputInvalidError, NotFoundError } from '../shared/index.js';
 import { indexCatalog } from './catalog-index.js';
 import { loadCatalog } from './load-catalog.js';
+import { acceptedParameters } from './schema.js';
 
 // These read only the bundled data/ folder (SGD schemas, GTA toolmeta, ShortcutsBench definitions).
 const bundled = { dataDir: join(import.meta.dirname, '../../data') };
@@ -41,6 +42,12 @@ describe('bundled catalogs', () => {
       ['car_type', true],
       ['add_insurance', true],
     ]);
+    // Slots of RentalCars_1/2.ReserveCar (other versions of the service) are accepted, not advertised.
+    expect(reserve.extraParameters!.map((p) => [p.name, p.required])).toEqual([
+      ['pickup_date', false],
+      ['dropoff_date', false],
+      ['type', false],
+    ]);
     expect(reserve.parameters.find((p) => p.name === 'car_type')!.type).toEqual({
       kind: 'enum',
       values: [{ value: 'Hatchback' }, { value: 'Sedan' }, { value: 'SUV' }],
@@ -65,6 +72,70 @@ describe('bundled catalogs', () => {
       'find_therapist_provider',
     ]);
     expect(index.appsWithApi('findmovies')).toEqual(['Media', 'Movies']);
+  });
+
+  it('AppBench arguments: own slots, then other versions of the service, then result-slot filters', () => {
+    const index = indexCatalog(loadCatalog('appbench', bundled));
+    // The advertised interface is SGD's own intent; the rest are extra parameters.
+    expect(index.api('Events', 'findevents')!.parameters.map((p) => p.name)).toEqual([
+      'event_type',
+      'city',
+      'date',
+    ]);
+    expect(index.api('Payment', 'makepayment')!.extraParameters).toBeUndefined();
+    const shape = (app: string, api: string) =>
+      acceptedParameters(index.api(app, api)!).map((p) => [
+        p.name,
+        p.required,
+        p.type.kind === 'enum'
+          ? p.type.values.map((v) => v.value).join('|')
+          : p.type.kind === 'primitive' && p.type.name,
+      ]);
+    // Hand-checked against data/sgd/*/schema.json: Events_3.FindEvents takes event_type (Music,
+    // Theater), city, date; Events_1.FindEvents category (Music, Sports), city_of_event,
+    // subcategory, date; Events_2.FindEvents event_type, city, date, category (free text, but
+    // Events_1's categorical slot of that name comes first); then Events_3's result slots.
+    expect(shape('Events', 'findevents')).toEqual([
+      ['event_type', true, 'Music|Theater'],
+      ['city', true, 'string'],
+      ['date', false, 'date'],
+      ['category', false, 'Music|Sports'],
+      ['city_of_event', false, 'string'],
+      ['subcategory', false, 'string'],
+      ['event_name', false, 'string'],
+      ['time', false, 'time'],
+      ['price_per_ticket', false, 'number'],
+      ['venue', false, 'string'],
+      ['venue_address', false, 'string'],
+    ]);
+    // A transactional intent takes no result-slot filters: Events_3.BuyEventTickets plus
+    // Events_1's number_of_seats (1–9) and city_of_event.
+    expect(shape('Events', 'buyeventtickets').map(([n, r]) => `${n}${r ? '*' : ''}`)).toEqual([
+      'event_name*',
+      'number_of_tickets*',
+      'date*',
+      'city*',
+      'number_of_seats',
+      'city_of_event',
+    ]);
+    // Services versions are other trades (dentists, doctors, therapists): nothing borrowed.
+    expect(shape('Services', 'find_stylist_provider')).toEqual([
+      ['city', true, 'string'],
+      ['is_unisex', false, 'boolean'],
+      ['stylist_name', false, 'string'],
+      ['phone_number', false, 'string'],
+      ['average_rating', false, 'number'],
+      ['street_address', false, 'string'],
+    ]);
+    // Only the own version's optional slot keeps SGD's default.
+    const find = acceptedParameters(index.api('Restaurants', 'findrestaurants')!);
+    expect(find.filter((p) => p.default !== undefined).map((p) => p.name)).toEqual([]);
+    expect(find.map((p) => p.name).slice(5, 9)).toEqual([
+      'cuisine',
+      'city',
+      'has_live_music',
+      'serves_alcohol',
+    ]);
   });
 
   it('SGD: 45 services and 88 intents across train+dev+test', () => {

@@ -106,10 +106,21 @@ export const ApiSchema = z.object({
   /** Has side effects (booking, payment): needs approval and is never retried. */
   transactional: z.boolean(),
   parameters: z.array(ParameterSchema),
+  /**
+   * Arguments the API also accepts beyond its advertised `parameters` (all optional), which agents,
+   * prompts and tool schemas do not show: for AppBench, the slots of the service's other SGD
+   * versions and a search's result slots (docs/catalogs.md "AppBench arguments").
+   */
+  extraParameters: z.array(ParameterSchema).optional(),
   outputs: z.array(OutputSchema),
   category: z.string().optional(),
 });
 export type Api = z.infer<typeof ApiSchema>;
+
+/** Every argument an API accepts: its parameters, then its extra parameters. */
+export function acceptedParameters(api: Api): Parameter[] {
+  return api.extraParameters ? [...api.parameters, ...api.extraParameters] : api.parameters;
+}
 
 export const CatalogSchema = z.object({
   name: z.string().min(1),

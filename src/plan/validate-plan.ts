@@ -1,5 +1,11 @@
 import type { Catalog } from '../catalog/index.js';
-import { type Api, type CatalogIndex, indexCatalog, type ParamType } from '../catalog/index.js';
+import {
+  type Api,
+  acceptedParameters,
+  type CatalogIndex,
+  indexCatalog,
+  type ParamType,
+} from '../catalog/index.js';
 import { findCycle } from './graph.js';
 import type { ArgValue, Plan, Step } from './schema.js';
 
@@ -84,7 +90,7 @@ function checkArgument(
   index: CatalogIndex,
   issues: PlanIssue[],
 ): void {
-  const param = api.parameters.find((p) => p.name === name);
+  const param = acceptedParameters(api).find((p) => p.name === name);
   if (!param) {
     issues.push({
       code: 'unknown-argument',

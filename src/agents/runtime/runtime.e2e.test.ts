@@ -140,14 +140,14 @@ describe('agent runtime over HTTP with native tool calls', () => {
             {
               id: 'bad',
               name: 'Restaurants_findrestaurants',
-              arguments: { cuisine: 'American', location: 'San Francisco' },
+              arguments: { food_style: 'American', location: 'San Francisco' },
             },
           ],
         };
       if (i === 1) {
         const err = req.messages.find((m) => m.role === 'tool')?.content ?? '';
         expect(err).toContain('INVALID_INPUT');
-        expect(err).toContain('cuisine');
+        expect(err).toContain('food_style');
         return { toolCalls: [{ id: 'good', ...find }] };
       }
       return 'Found Acquerello.';

@@ -1,6 +1,6 @@
 import { ApiaryError } from '../../shared/index.js';
-import type { Api, App, Catalog } from '../schema.js';
-import { type SgdService, sgdIntentToApi } from './sgd.js';
+import type { Api, App, Catalog, Parameter } from '../schema.js';
+import { type SgdIntent, type SgdService, sgdIntentToApi, sgdSlot, slotParameter } from './sgd.js';
 
 /** `Mobile.app_list` of the official code: the order used in every flat listing. */
 export const APPBENCH_APPS = [
@@ -62,6 +62,56 @@ const APPBENCH_APIS: ReadonlyArray<readonly [AppBenchApp, string, string, string
 /** AppBench marks these SGD-transactional intents as non-transactional. */
 const NOT_TRANSACTIONAL_IN_APPBENCH = new Set(['buyeventtickets', 'playmovie']);
 
+/**
+ * SGD services whose other versions are another trade (Services_1 hairdressers, _2 dentists,
+ * _3 doctors, _4 therapists): their slots are not borrowed, a stylist has no cosmetic services.
+ */
+const NO_SIBLING_VERSIONS = new Set(['Services_1', 'Services_4']);
+
+/** `Events_3` → `Events`; versions of one SGD service share the prefix. */
+const serviceFamily = (name: string) => name.replace(/_\d+$/, '');
+
+/**
+ * Every argument an AppBench API accepts, derived from SGD (docs/catalogs.md "AppBench arguments"):
+ * 1. the required and optional slots of its own intent (required stays required);
+ * 2. the required and optional slots of the intent of the same name in the other versions of the
+ *    service (`Events_1`, `Events_2` for `Events_3.FindEvents`), optional, in version order;
+ * 3. for a search (SGD non-transactional intent), its own result slots, optional: the simulated
+ *    apps filter the rows on them, and gold plans use them so (`event_name` in `findevents`).
+ * A slot keeps the type and description of the first service that declares it.
+ */
+export function deriveAppBenchParameters(
+  services: readonly SgdService[],
+  service: SgdService,
+  intent: SgdIntent,
+): Parameter[] {
+  const params: Parameter[] = [];
+  const seen = new Set<string>();
+  const add = (p: Parameter) => {
+    if (seen.has(p.name)) return;
+    seen.add(p.name);
+    params.push(p);
+  };
+  for (const n of intent.required_slots) add(slotParameter(sgdSlot(service, n), true));
+  for (const [n, d] of Object.entries(intent.optional_slots))
+    add(slotParameter(sgdSlot(service, n), false, d));
+  if (!NO_SIBLING_VERSIONS.has(service.service_name)) {
+    const family = serviceFamily(service.service_name);
+    const siblings = services
+      .filter((s) => s !== service && serviceFamily(s.service_name) === family)
+      .sort((a, b) => a.service_name.localeCompare(b.service_name, 'en', { numeric: true }));
+    for (const sibling of siblings) {
+      const same = sibling.intents.find((i) => i.name === intent.name);
+      if (!same) continue;
+      for (const n of [...same.required_slots, ...Object.keys(same.optional_slots)])
+        add(slotParameter(sgdSlot(sibling, n), false));
+    }
+  }
+  if (!intent.is_transactional)
+    for (const n of intent.result_slots) add(slotParameter(sgdSlot(service, n), false));
+  return params;
+}
+
 /** Where each AppBench API comes from in SGD (service and intent), for the simulated apps. */
 export function appBenchSgdSource(app: string, api: string): { service: string; intent: string } | undefined {
   const row = APPBENCH_APIS.find(([a, n]) => a === app && n === api);
@@ -89,6 +139,10 @@ export function appBenchCatalog(services: readonly SgdService[]): Catalog {
         `appbench: SGD intent ${serviceName}.${intentName} is missing`,
       );
     const api = sgdIntentToApi(s, intent, app, name);
+    // The advertised interface stays SGD's own intent; the rest is accepted, not shown.
+    const own = new Set(api.parameters.map((p) => p.name));
+    const extra = deriveAppBenchParameters(services, s, intent).filter((p) => !own.has(p.name));
+    if (extra.length) api.extraParameters = extra;
     if (NOT_TRANSACTIONAL_IN_APPBENCH.has(name)) api.transactional = false;
     return api;
   });

@@ -65,7 +65,7 @@ export function inferSgdSlotType(slot: SgdSlot): ParamType {
   return primitive('string');
 }
 
-function slotParameter(slot: SgdSlot, required: boolean, defaultValue?: string): Parameter {
+export function slotParameter(slot: SgdSlot, required: boolean, defaultValue?: string): Parameter {
   const p: Parameter = {
     name: slot.name,
     type: inferSgdSlotType(slot),
@@ -76,11 +76,21 @@ function slotParameter(slot: SgdSlot, required: boolean, defaultValue?: string):
   return p;
 }
 
+/** The slot `name` of `service` (an empty description when the schema omits it). */
+export function sgdSlot(service: SgdService, name: string): SgdSlot {
+  return (
+    service.slots.find((s) => s.name === name) ?? {
+      name,
+      description: '',
+      is_categorical: false,
+      possible_values: [],
+    }
+  );
+}
+
 /** Turns one SGD intent into an API of app `appId` named `apiName`. */
 export function sgdIntentToApi(service: SgdService, intent: SgdIntent, appId: string, apiName: string): Api {
-  const slots = new Map(service.slots.map((s) => [s.name, s]));
-  const slot = (name: string): SgdSlot =>
-    slots.get(name) ?? { name, description: '', is_categorical: false, possible_values: [] };
+  const slot = (name: string): SgdSlot => sgdSlot(service, name);
   return {
     id: `${appId}.${apiName}`,
     app: appId,

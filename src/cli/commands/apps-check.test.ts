@@ -29,7 +29,7 @@ describe('apiary apps check', { timeout: 60_000 }, () => {
     const r = await apiary('apps', 'check', '--data', 'src/cli/commands/__fixtures__/gold-check');
     expect(r.code).toBe(1);
     expect(r.stdout.split('\n')).toEqual([
-      'test_ss#1 rejected s1.cuisine: unknown-argument: Restaurants.findrestaurants has no parameter "cuisine" (has: category, location, price_range, has_seating_outdoors, has_vegetarian_options)',
+      'test_ss#1 rejected s1.food_style: unknown-argument: Restaurants.findrestaurants has no parameter "food_style" (has: category, location, price_range, has_seating_outdoors, has_vegetarian_options)',
       "test_ss#1 unsourced-literal s1 Restaurants.findrestaurants.category: 'Italian' is neither in the instruction nor in an earlier result",
       `test_ss#2 dangling-ref s2: getweather.city: no earlier call returns "town"; used_api value 'Novato'`,
       "test_ss#2 unsourced-literal s2 Weather.getweather.date: '2019-03-13' is neither in the instruction nor in an earlier result",
