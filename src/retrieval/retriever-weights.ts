@@ -23,3 +23,9 @@ export const RANKER_INITIAL: RankerModel = {
   weights: { 'doc.text': 1, 'doc.second': BM25_FIELDS.mu, 'group.text': BM25_FIELDS.lambda },
   scaled: RANKER_SCALED,
 };
+
+/**
+ * Weight of `dense` beside `bm25-fields` in `dense-hybrid` (z-scores). Chosen among 0.3, 0.5 and 1
+ * with the encoder trained on the catalog only (perf/dense-retrieval.ts; docs/retrieval.md).
+ */
+export const DENSE_HYBRID_WEIGHT = 0.5;
