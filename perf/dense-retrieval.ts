@@ -2,7 +2,7 @@
  * The offline dense retriever on ToolBench (../shared/data or $APIARY_DATA), in one run: trains
  * the encoder on pairs made from the catalog alone (no G1 query), then NDCG@5 on each G1 file
  * for bm25-plain, bm25, bm25-fields, dense and dense-hybrid, with training time and latency.
- * Run: npx tsx perf/dense-retrieval.ts [dataDir] [epochs] [pairLimit]
+ * Run: npx tsx perf/dense-retrieval.ts [dataDir] [epochs] [pairLimit] [dim] [buckets]
  */
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
@@ -24,6 +24,8 @@ import {
 const dataDir = process.argv[2] ?? process.env.APIARY_DATA ?? resolve(process.cwd(), '../shared/data');
 const epochs = Number(process.argv[3] ?? 1);
 const limit = process.argv[4] ? Number(process.argv[4]) : undefined;
+const dim = process.argv[5] ? Number(process.argv[5]) : undefined;
+const buckets = process.argv[6] ? Number(process.argv[6]) : undefined;
 const line = (label: string, value: string) => process.stdout.write(`${label.padEnd(40)} ${value}\n`);
 line(
   'load average at start',
@@ -41,6 +43,7 @@ line('pairs (catalog only)', String(pairs.length));
 let t = performance.now();
 const { model, epochLosses } = trainDenseEncoder(pairs, {
   epochs,
+  config: { ...(dim ? { dim } : {}), ...(buckets ? { buckets } : {}) },
   vocabularyTexts: suite.texts,
   onBatch: ({ epoch, batch, batches, loss }) => {
     if (batch % 200 === 0)
