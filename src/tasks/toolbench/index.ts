@@ -56,8 +56,10 @@ export {
 export {
   fitToolBenchFeatures,
   loadToolBenchSuite,
+  NO_ENTRY,
   type PairOptions,
   type RankerTrainingOptions,
+  type SuiteLoadOptions,
   TOOLBENCH_GROUPS,
   type ToolBenchSuite,
   type TrainSuiteOptions,
