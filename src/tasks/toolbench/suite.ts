@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  buildRetriever,
   contextFeatures,
   FeatureExtractor,
   FIELD_FEATURES,
@@ -14,6 +13,7 @@ import {
   rankFeatureSource,
   shuffleInPlace,
   type TrainedModel,
+  TrainedRetriever,
   type TrainingPair,
   type TrainOptions,
   type TrainState,
@@ -265,6 +265,10 @@ export async function trainToolBenchRanker(
   const useTrained = !!opts.featureModels?.size;
   const names: string[] = [...FIELD_FEATURES, ...(useTrained ? ['trained'] : [])];
   const examples = [];
+  // One buffer for the document vectors of every file's feature model, and no SIMD copy of them:
+  // a new 66 MB array (and its 66 MB Wasm copy) per file outlived its file until a GC, which
+  // took the nested run over 1 GB. Scalar scoring costs a few seconds over all training queries.
+  let vectors: Float32Array | undefined;
   for (const file of opts.trainOn) {
     const set = suite.sets.get(file);
     if (!set) throw new NotFoundError('query file', file, [...suite.sets.keys()]);
@@ -272,10 +276,16 @@ export async function trainToolBenchRanker(
     if (useTrained) {
       const model = opts.featureModels?.get(file);
       if (!model) throw new NotFoundError('feature model for', file);
-      trained = await buildRetriever('trained', corpus, {
-        model: () => model,
-        ...(opts.table ? { table: () => opts.table as WordVectors } : {}),
-      });
+      const size = corpus.texts.length * model.projection.dOut;
+      if (vectors?.length !== size) vectors = new Float32Array(size);
+      const gamma = typeof model.info.toolContext === 'number' ? model.info.toolContext : 0;
+      trained = TrainedRetriever.build(
+        model,
+        corpus.texts,
+        model.features.alpha > 0 ? opts.table : undefined,
+        gamma > 0 && corpus.groups ? contextFeatures(corpus.texts, corpus.groups, gamma) : undefined,
+        { into: vectors, simd: false },
+      );
     }
     const source = rankFeatureSource(corpus, trained);
     for (const q of set.queries) examples.push(await rankExample(source, q, names, RANKER_INITIAL));
