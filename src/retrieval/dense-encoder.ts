@@ -4,6 +4,7 @@ import { type SparseVector, shuffleInPlace } from './sparse.js';
 import { stem, tokenize } from './tokenize.js';
 import { topK } from './top-k.js';
 import type { RetrievalHit, Retriever } from './types.js';
+import { VectorIndex } from './vector-index.js';
 
 /**
  * A fastText/StarSpace-style text encoder trained from scratch: each word is its own row (when in
@@ -19,7 +20,8 @@ export interface DenseEncoderConfig {
   maxN: number;
 }
 
-export const DENSE_DEFAULTS: DenseEncoderConfig = { dim: 48, buckets: 1 << 17, minN: 3, maxN: 5 };
+/** 128-d and 65,536 buckets: on ToolBench 128-d beat 48-d by 7–9 NDCG@5 points, 256-d added 1–3 more at 5× the query time. */
+export const DENSE_DEFAULTS: DenseEncoderConfig = { dim: 128, buckets: 1 << 16, minN: 3, maxN: 5 };
 
 /** 32-bit FNV-1a over UTF-16 code units (stable across runs and platforms). */
 export function fnv1a(s: string): number {
@@ -297,14 +299,15 @@ export class DenseRetriever implements Retriever {
   readonly name = 'dense';
   private readonly enc: DenseEncoder;
   private readonly q: Float32Array;
+  /** Exact dot products (a Wasm SIMD kernel when the dimension allows). */
+  private readonly index: VectorIndex;
   constructor(
     private readonly model: DenseModel,
-    private readonly docs: Float32Array,
+    docs: Float32Array,
   ) {
     this.enc = new DenseEncoder(model.config, model.vocabulary, model.weights);
     this.q = new Float32Array(model.config.dim);
-    if (docs.length % model.config.dim)
-      throw new RangeError(`document vectors (${docs.length}) are not a multiple of dim ${model.config.dim}`);
+    this.index = new VectorIndex(model.config.dim, docs);
   }
 
   static build(model: DenseModel, texts: readonly string[]): DenseRetriever {
@@ -312,21 +315,11 @@ export class DenseRetriever implements Retriever {
   }
 
   get size(): number {
-    return this.docs.length / this.model.config.dim;
+    return this.index.size;
   }
 
   async scoreAll(query: string): Promise<Float32Array> {
-    const q = this.enc.encode(this.model.table, query, this.q);
-    const d = this.model.config.dim;
-    const n = this.size;
-    const out = new Float32Array(n);
-    const v = this.docs;
-    for (let i = 0, base = 0; i < n; i++, base += d) {
-      let s = 0;
-      for (let r = 0; r < d; r++) s += (q[r] as number) * (v[base + r] as number);
-      out[i] = s;
-    }
-    return out;
+    return this.index.scoreAll(this.enc.encode(this.model.table, query, this.q));
   }
 
   async search(query: string, k: number): Promise<RetrievalHit[]> {
