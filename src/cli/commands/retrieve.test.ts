@@ -351,7 +351,7 @@ describe('apiary retrieve', () => {
     const r = await apiary('retrieve', 'query', 'x', '--retriever', 'nope');
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('[USAGE] --retriever must be one of bm25-plain | bm25 | bm25-tool |');
-    expect(r.stderr).toContain('| ranked (got "nope")');
+    expect(r.stderr).toContain('| ranked | dense | dense-hybrid (got "nope")');
     const m = await apiary('retrieve', 'eval', '--retriever', 'trained', '--data', data);
     expect(m.code).toBe(2);
     expect(m.stderr).toMatch(/--model FILE/);
