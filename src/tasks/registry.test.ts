@@ -85,6 +85,8 @@ describe('TaskRegistry', () => {
       'trained-hybrid',
       'trained-fusion',
       'ranked',
+      'dense',
+      'dense-hybrid',
     ]);
   });
 });
