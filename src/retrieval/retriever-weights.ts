@@ -25,7 +25,7 @@ export const RANKER_INITIAL: RankerModel = {
 };
 
 /**
- * Weight of `dense` beside `bm25-fields` in `dense-hybrid` (z-scores). Chosen among 0.3, 0.5 and 1
- * with the encoder trained on the catalog only (perf/dense-retrieval.ts; docs/retrieval.md).
+ * Weight of `dense` beside `bm25-fields` in `dense-hybrid` (z-scores): fixed at 0.5 like
+ * `TRAINED_FUSION_WEIGHT`, not tuned on G1 (perf/dense-retrieval.ts prints 0.3 and 1 beside it).
  */
 export const DENSE_HYBRID_WEIGHT = 0.5;
