@@ -180,8 +180,15 @@ async function trainDenseCommand(
   out: string,
   opts: { epochs: number; seed: number; dim: number; buckets: number; json: boolean },
 ): Promise<void> {
-  const suite = loadToolBenchSuite(dataDir, []);
-  const pairs = toolBenchDensePairs(suite.docs, suite.texts, suite.toolOf, { seed: opts.seed });
+  // only the pairs and the corpus texts outlive this: the parsed catalog (~350 MB) is garbage
+  // before the training arrays are allocated
+  const { pairs, texts } = (() => {
+    const suite = loadToolBenchSuite(dataDir, []);
+    return {
+      pairs: toolBenchDensePairs(suite.docs, suite.texts, suite.toolOf, { seed: opts.seed }),
+      texts: suite.texts,
+    };
+  })();
   log(`dense encoder: ${pairs.length} pairs from the catalog (no query file), ${opts.epochs} epoch(s)`);
   const t0 = performance.now();
   const progress = trainProgress('dense', opts.json);
@@ -191,7 +198,7 @@ async function trainDenseCommand(
       epochs: opts.epochs,
       seed: opts.seed,
       config: { dim: opts.dim, buckets: opts.buckets },
-      vocabularyTexts: suite.texts,
+      vocabularyTexts: texts,
       onBatch: (info) => progress.batch(info, opts.epochs),
     }).model;
   } finally {
