@@ -8,13 +8,15 @@ import {
   type RetrieverKind,
 } from '../retrieval/index.js';
 
-/** The kinds an index file serves (every BM25 kind and `ranked`; vectors are not stored). */
+/** The kinds an index file serves (every BM25 kind, `ranked`, and the dense kinds when built with a dense encoder). */
 export const INDEXED_KINDS: ReadonlySet<RetrieverKind> = new Set([
   'bm25-plain',
   'bm25',
   'bm25-tool',
   'bm25-fields',
   'ranked',
+  'dense',
+  'dense-hybrid',
 ]);
 
 /**

@@ -73,9 +73,11 @@ describe('buildRetriever', () => {
     );
     await expect(buildRetriever('trained', corpus)).rejects.toThrow('unknown trained model "(none)"');
     await expect(buildRetriever('ranked', corpus)).rejects.toThrow('unknown ranker weights "(none)"');
+    await expect(buildRetriever('dense', corpus)).rejects.toThrow('unknown dense encoder "(none)"');
+    await expect(buildRetriever('dense-hybrid', corpus)).rejects.toThrow('unknown dense encoder "(none)"');
   });
 
   it('lists every kind once', () => {
-    expect(new Set(RETRIEVER_KINDS).size).toBe(10);
+    expect(new Set(RETRIEVER_KINDS).size).toBe(12);
   });
 });

@@ -1,5 +1,6 @@
 import { NotFoundError } from '../shared/index.js';
 import { Bm25Index } from './bm25.js';
+import { type DenseModel, DenseRetriever } from './dense-encoder.js';
 import { EmbeddingRetriever } from './embedding-retriever.js';
 import type { FieldedCorpus, FieldIndexes } from './field-features.js';
 import { FieldRankScorer } from './field-rank-scorer.js';
@@ -7,7 +8,7 @@ import { GroupBoostRetriever } from './group-boost.js';
 import { HybridRetriever, LinearSumRetriever, WeightedFusionRetriever } from './hybrid.js';
 import type { RankerModel } from './linear-ranker.js';
 import { fieldFeaturesOf } from './rank-features.js';
-import { BM25_FIELDS, TRAINED_FUSION_WEIGHT } from './retriever-weights.js';
+import { BM25_FIELDS, DENSE_HYBRID_WEIGHT, TRAINED_FUSION_WEIGHT } from './retriever-weights.js';
 import { type TokenizeOptions, tokenize } from './tokenize.js';
 import { topK } from './top-k.js';
 import { contextFeatures, type TrainedModel, TrainedRetriever } from './trained-retriever.js';
@@ -26,7 +27,9 @@ export type RetrieverKind =
   | 'trained'
   | 'trained-hybrid'
   | 'trained-fusion'
-  | 'ranked';
+  | 'ranked'
+  | 'dense'
+  | 'dense-hybrid';
 export const RETRIEVER_KINDS: readonly RetrieverKind[] = [
   'bm25-plain',
   'bm25',
@@ -38,6 +41,8 @@ export const RETRIEVER_KINDS: readonly RetrieverKind[] = [
   'trained-hybrid',
   'trained-fusion',
   'ranked',
+  'dense',
+  'dense-hybrid',
 ];
 
 /** What some kinds need, loaded only when the kind asks (word vectors and model files are large). */
@@ -57,6 +62,10 @@ export interface RetrieverDeps {
   indexes?: FieldIndexes;
   /** The `bm25-plain` index built before. */
   plain?: Bm25Index;
+  /** Dense encoder for `dense` and `dense-hybrid`, with the corpus vectors when an index file has them. */
+  dense?: () => { model: DenseModel; vectors?: Float32Array };
+  /** Weight of `dense` in `dense-hybrid` (default `DENSE_HYBRID_WEIGHT`). */
+  denseWeight?: number;
 }
 
 /** `ranked`: the learned linear ranker over the field features (and the trained cosine when weighted). */
@@ -90,7 +99,9 @@ export const plainAnalyze = (text: string): string[] => tokenize(text, PLAIN_WOR
  * bm25 without groups — and trained); `bm25-fields` (BM25 of the lexical view + μ × BM25 of the
  * second view + λ × BM25 of the tool text, `BM25_FIELDS`); `trained-fusion` (z-score fusion:
  * bm25-fields + 0.5 × trained); `ranked` (learned linear ranker over `FIELD_FEATURES` and, when
- * its weights have one, the trained cosine; weights from `deps.ranker` or the model file).
+ * its weights have one, the trained cosine; weights from `deps.ranker` or the model file);
+ * `dense` (cosine of the offline dense encoder, `deps.dense`); `dense-hybrid` (z-score fusion:
+ * bm25-fields + `DENSE_HYBRID_WEIGHT` × dense).
  */
 export async function buildRetriever(
   kind: RetrieverKind,
@@ -134,7 +145,25 @@ export async function buildRetriever(
       gamma > 0 && corpus.groups ? contextFeatures(corpus.texts, corpus.groups, gamma) : undefined,
     );
   };
+  const dense = () => {
+    if (!deps.dense)
+      throw new NotFoundError('dense encoder', '(none)', [
+        'pass --model FILE from `apiary retrieve train --retriever dense`',
+      ]);
+    const { model, vectors } = deps.dense();
+    return vectors ? new DenseRetriever(model, vectors) : DenseRetriever.build(model, corpus.texts);
+  };
   switch (kind) {
+    case 'dense':
+      return dense();
+    case 'dense-hybrid':
+      return new WeightedFusionRetriever(
+        [
+          { retriever: bm25Fields(), weight: 1 },
+          { retriever: dense(), weight: deps.denseWeight ?? DENSE_HYBRID_WEIGHT },
+        ],
+        'dense-hybrid',
+      );
     case 'bm25-plain':
       return deps.plain ?? new Bm25Index(corpus.texts, { analyze: plainAnalyze });
     case 'bm25':

@@ -4,6 +4,7 @@ import envPaths from 'env-paths';
 import { ApiaryError, sha256Hex } from '../shared/index.js';
 import { Bm25Index } from './bm25.js';
 import { plainAnalyze } from './build-retriever.js';
+import { type DenseModel, encodeCorpus } from './dense-encoder.js';
 import { buildFieldIndexes, type FieldedCorpus } from './field-features.js';
 import { loadRetrievalIndex, type RetrievalIndex, saveRetrievalIndex } from './index-file.js';
 import type { RankerModel } from './linear-ranker.js';
@@ -24,6 +25,8 @@ export interface BuildIndexOptions {
   labels?: string[];
   details?: string[];
   ranker?: RankerModel;
+  /** A dense encoder: the index keeps it and the vectors of the corpus texts (`dense`, `dense-hybrid`). */
+  dense?: DenseModel;
   info?: Record<string, unknown>;
   /** Called after each BM25 index is built (`indexBuildSteps` calls in all). */
   onStep?: (name: string) => void;
@@ -41,6 +44,7 @@ export function buildRetrievalIndex(corpus: FieldedCorpus, opts: BuildIndexOptio
     indexes,
     plain,
     ...(opts.ranker ? { ranker: opts.ranker } : {}),
+    ...(opts.dense ? { dense: { model: opts.dense, vectors: encodeCorpus(opts.dense, corpus.texts) } } : {}),
     ...(opts.labels ? { labels: opts.labels } : {}),
     ...(opts.details ? { details: opts.details } : {}),
     info: { ...opts.info, buildSeconds: +((performance.now() - t0) / 1000).toFixed(2) },

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InputInvalidError } from '../shared/index.js';
 import { buildRetriever, type RetrieverKind } from './build-retriever.js';
+import { trainDenseEncoder } from './dense-encoder.js';
 import type { FieldedCorpus } from './field-features.js';
 import { buildRetrievalIndex, corpusHash, indexBuildSteps, openRetrievalIndex } from './index-cache.js';
 import { INDEX_FORMAT_VERSION, loadRetrievalIndex, saveRetrievalIndex } from './index-file.js';
@@ -62,6 +63,33 @@ describe('retrieval index files', () => {
         expect([...(await fromFile.scoreAll(q))]).toEqual([...(await fresh.scoreAll(q))]);
       }
     }
+  });
+
+  it('keeps a dense encoder and its document vectors: dense and dense-hybrid rank as when built', async () => {
+    const { model } = trainDenseEncoder(
+      (corpus.descriptions ?? []).map((d, i) => ({ query: d, doc: corpus.texts[i] as string })),
+      { config: { dim: 8, buckets: 64, minN: 3, maxN: 3 }, epochs: 1, batchSize: 2, seed: 3 },
+    );
+    const densePath = join(dir, 'dense.apix');
+    saveRetrievalIndex(
+      densePath,
+      buildRetrievalIndex(corpus, { catalog: 'demo', catalogHash: hash, dense: model }),
+    );
+    const loaded = loadRetrievalIndex(densePath);
+    expect(loaded.dense?.vectors).toHaveLength(4 * 8);
+    expect(loaded.dense?.model.vocabulary).toEqual(model.vocabulary);
+    expect([...(loaded.dense?.model.table ?? [])]).toEqual([...model.table]);
+    for (const kind of ['dense', 'dense-hybrid'] as const) {
+      const fresh = await buildRetriever(kind, corpus, { dense: () => ({ model }) });
+      const fromFile = await buildRetriever(
+        kind,
+        { texts: [] },
+        { indexes: loaded.indexes, dense: () => loaded.dense as NonNullable<typeof loaded.dense> },
+      );
+      const q = 'cheap hotel room';
+      expect([...(await fromFile.scoreAll(q))]).toEqual([...(await fresh.scoreAll(q))]);
+    }
+    expect(loadRetrievalIndex(path).dense).toBeUndefined();
   });
 
   it('counts one build step per BM25 index (9 field indexes + bm25-plain)', () => {

@@ -4,6 +4,8 @@ import { z } from 'zod';
 import { InputInvalidError } from '../shared/index.js';
 import { Bm25Index, type Bm25Parts } from './bm25.js';
 import { plainAnalyze } from './build-retriever.js';
+import type { DenseModel } from './dense-encoder.js';
+import { denseConfigSchema, denseModelProblem } from './dense-model-file.js';
 import type { FieldIndexes } from './field-features.js';
 import type { RankerModel } from './linear-ranker.js';
 import { TermTable } from './term-table.js';
@@ -16,9 +18,11 @@ import { TermTable } from './term-table.js';
  * padding to 8 bytes, then the sections (typed arrays and UTF-8 text) each 8-byte aligned at the
  * offsets the header lists. The header records the format version, the catalog's content hash
  * (a changed catalog makes the file stale) and a CRC-32 of the section bytes (a damaged file is
- * refused with a clear error instead of giving wrong rankings).
+ * refused with a clear error instead of giving wrong rankings). Version 3 added the optional
+ * dense encoder and its document vectors (`dense.*` sections); older files are refused with a
+ * "rebuild" message.
  */
-export const INDEX_FORMAT_VERSION = 2;
+export const INDEX_FORMAT_VERSION = 3;
 const MAGIC = 'APIX0001';
 
 const bm25Meta = z.object({ k1: z.number(), b: z.number(), size: z.number().int().min(0) });
@@ -43,6 +47,8 @@ const headerSchema = z.object({
   bm25: z.record(z.string(), bm25Meta),
   groups: z.number().int().min(0).optional(),
   ranker: rankerSchema.optional(),
+  /** The dense encoder (sections dense.vocabulary, dense.weights, dense.table, dense.vectors). */
+  dense: z.object({ config: denseConfigSchema, info: z.record(z.string(), z.unknown()) }).optional(),
   info: z.record(z.string(), z.unknown()),
   sections: z.array(section),
   crc32: z.number().int(),
@@ -60,6 +66,8 @@ export interface RetrievalIndex {
   plain?: Bm25Index;
   /** Weights of `ranked` (copied from a model file at build time). */
   ranker?: RankerModel;
+  /** The dense encoder and the document vectors it made (n × dim, L2-normalised). */
+  dense?: { model: DenseModel; vectors: Float32Array };
   /** A printable label and a one-line detail per document (so a query needs no corpus). */
   labels?: string[];
   details?: string[];
@@ -120,6 +128,13 @@ export function saveRetrievalIndex(path: string, index: RetrievalIndex): void {
   }
   const g = index.indexes.group;
   if (g) add('groupOf', 'u32', bytes(g.groupOf));
+  const dense = index.dense;
+  if (dense) {
+    add('dense.vocabulary', 'utf8', Buffer.from(JSON.stringify(dense.model.vocabulary), 'utf8'));
+    add('dense.weights', 'f32', bytes(dense.model.weights));
+    add('dense.table', 'f32', bytes(dense.model.table));
+    add('dense.vectors', 'f32', bytes(dense.vectors));
+  }
   if (index.labels) add('labels', 'utf8', Buffer.from(JSON.stringify(index.labels), 'utf8'));
   if (index.details) add('details', 'utf8', Buffer.from(JSON.stringify(index.details), 'utf8'));
   let crc = 0;
@@ -135,6 +150,7 @@ export function saveRetrievalIndex(path: string, index: RetrievalIndex): void {
     ...(index.ranker
       ? { ranker: { weights: { ...index.ranker.weights }, scaled: [...index.ranker.scaled] } }
       : {}),
+    ...(dense ? { dense: { config: dense.model.config, info: dense.model.info } } : {}),
     info: index.info ?? {},
     sections,
     crc32: crc,
@@ -298,6 +314,24 @@ export function loadRetrievalIndex(path: string): RetrievalIndex {
     ...(header.ranker ? { ranker: { weights: header.ranker.weights, scaled: header.ranker.scaled } } : {}),
     info: header.info,
   };
+  if (header.dense) {
+    const model: DenseModel = {
+      config: header.dense.config,
+      info: header.dense.info,
+      vocabulary: JSON.parse(text('dense.vocabulary')) as string[],
+      weights: f32('dense.weights'),
+      table: f32('dense.table'),
+    };
+    const problem = denseModelProblem(model);
+    if (problem) throw bad(problem, 'dense.table');
+    const vectors = f32('dense.vectors');
+    if (vectors.length !== header.size * model.config.dim)
+      throw bad(
+        `${vectors.length} floats for ${header.size} documents × ${model.config.dim}`,
+        'dense.vectors',
+      );
+    out.dense = { model, vectors };
+  }
   // labels and details are parsed on first use (a query prints 5 of 46,802; eval none)
   for (const name of ['labels', 'details'] as const)
     if (byName.has(name)) {

@@ -46,6 +46,24 @@ export {
 } from './demo-selector-kb.js';
 
 // Dense retrieval over sentence embeddings
+export {
+  charNgrams,
+  DENSE_DEFAULTS,
+  DenseEncoder,
+  type DenseEncoderConfig,
+  type DenseModel,
+  type DensePair,
+  DenseRetriever,
+  type DenseTrainOptions,
+  denseVocabulary,
+  denseWords,
+  denseWordWeights,
+  encodeCorpus,
+  epochBatches,
+  fnv1a,
+  trainDenseEncoder,
+} from './dense-encoder.js';
+export { DENSE_MODEL_VERSION, loadDenseModel, saveDenseModel } from './dense-model-file.js';
 export { EmbeddingRetriever } from './embedding-retriever.js';
 
 // Lexical and dense features of the trainable retriever
@@ -110,7 +128,7 @@ export { OpenAiCompatibleEmbedder, type OpenAiEmbedderOptions } from './openai-e
 // Feature vectors of the `ranked` retriever
 export { rankFeatureSource, useFieldIndexes } from './rank-features.js';
 // Tuned weights of the combined kinds
-export { RANKER_INITIAL, RANKER_SCALED } from './retriever-weights.js';
+export { DENSE_HYBRID_WEIGHT, RANKER_INITIAL, RANKER_SCALED } from './retriever-weights.js';
 // Sparse vectors and in-place shuffling
 export { type SparseVector, shuffleInPlace } from './sparse.js';
 // The one tokenizer and its stemmers

@@ -23,3 +23,9 @@ export const RANKER_INITIAL: RankerModel = {
   weights: { 'doc.text': 1, 'doc.second': BM25_FIELDS.mu, 'group.text': BM25_FIELDS.lambda },
   scaled: RANKER_SCALED,
 };
+
+/**
+ * Weight of `dense` beside `bm25-fields` in `dense-hybrid` (z-scores): fixed at 0.5 like
+ * `TRAINED_FUSION_WEIGHT`, not tuned on G1 (perf/dense-retrieval.ts prints 0.3 and 1 beside it).
+ */
+export const DENSE_HYBRID_WEIGHT = 0.5;

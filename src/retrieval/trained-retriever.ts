@@ -285,6 +285,7 @@ export class TrainedRetriever implements Retriever {
     corpus: readonly string[],
     table?: WordVectors,
     docFeatures?: (extractor: FeatureExtractor, doc: number) => SparseVector,
+    opts: { into?: Float32Array; simd?: boolean } = {},
   ): TrainedRetriever {
     const extractor = new FeatureExtractor(model.features, table);
     if (extractor.dimension !== model.projection.dIn)
@@ -293,13 +294,22 @@ export class TrainedRetriever implements Retriever {
         `model features have dimension ${extractor.dimension}, projection expects ${model.projection.dIn}`,
       );
     const dOut = model.projection.dOut;
-    const data = new Float32Array(corpus.length * dOut);
+    const size = corpus.length * dOut;
+    if (opts.into && opts.into.length !== size)
+      throw new RangeError(
+        `vector buffer holds ${opts.into.length} floats, ${corpus.length} × ${dOut} needed`,
+      );
+    const data = opts.into ?? new Float32Array(size);
     const tmp = new Float64Array(dOut);
     corpus.forEach((text, i) => {
       project(model.projection, docFeatures ? docFeatures(extractor, i) : extractor.extract(text), tmp);
       writeNormalized(tmp, data, i * dOut);
     });
-    return new TrainedRetriever(model, extractor, new VectorIndex(dOut, data));
+    return new TrainedRetriever(
+      model,
+      extractor,
+      new VectorIndex(dOut, data, opts.simd === undefined ? {} : { simd: opts.simd }),
+    );
   }
 
   embedQuery(query: string): Float32Array {

@@ -87,6 +87,8 @@ describe('TaskRegistry', () => {
       'trained-hybrid',
       'trained-fusion',
       'ranked',
+      'dense',
+      'dense-hybrid',
     ]);
   });
 });

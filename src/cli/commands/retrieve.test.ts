@@ -194,6 +194,120 @@ describe('apiary retrieve', () => {
     expect(JSON.parse(e.stdout).results.find((x: { file: string }) => x.file === 'G1_tool').ndcg1).toBe(100);
   });
 
+  it('train --retriever dense writes an encoder; index build keeps its vectors; query and eval use them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'apiary-dense-'));
+    const model = join(dir, 'd.apdm');
+    const index = join(dir, 'tb.apix');
+    const t = await apiary(
+      'retrieve',
+      'train',
+      '--retriever',
+      'dense',
+      '--dim',
+      '8',
+      '--buckets',
+      '512',
+      '--data',
+      data,
+      '--out',
+      model,
+      '--json',
+    );
+    expect(t.code).toBe(0);
+    // 4 APIs: description, name, parameter and tool/category views (no query file is read)
+    expect(JSON.parse(t.stdout)).toMatchObject({
+      out: model,
+      trainOn: [],
+      epochs: 1,
+      benchmark: 'toolbench',
+    });
+    const noModel = await apiary(
+      'retrieve',
+      'query',
+      'x',
+      '--catalog',
+      'toolbench',
+      '--data',
+      data,
+      '--retriever',
+      'dense',
+      '--index',
+      index,
+    );
+    expect(noModel.code).not.toBe(0);
+    expect(noModel.stderr).toContain('--retriever dense');
+    const b = await apiary(
+      'retrieve',
+      'index',
+      'build',
+      '--catalog',
+      'toolbench',
+      '--data',
+      data,
+      '--retriever',
+      'dense',
+      '--model',
+      model,
+      '--out',
+      index,
+      '--json',
+    );
+    expect(b.code).toBe(0);
+    expect(JSON.parse(b.stdout)).toMatchObject({ documents: 4, dense: true });
+    const q = await apiary(
+      'retrieve',
+      'query',
+      'league table',
+      '--catalog',
+      'toolbench',
+      '--data',
+      data,
+      '--retriever',
+      'dense',
+      '--index',
+      index,
+      '-k',
+      '4',
+      '--json',
+    );
+    expect(q.code).toBe(0);
+    const hits = JSON.parse(q.stdout).hits as Array<{ api: string; score: number }>;
+    expect(hits).toHaveLength(4);
+    for (const h of hits) expect(Math.abs(h.score)).toBeLessThanOrEqual(1.0001);
+    // in memory from the model file: the same scores as from the index's vectors
+    const m = await apiary(
+      'retrieve',
+      'query',
+      'league table',
+      '--catalog',
+      'toolbench',
+      '--data',
+      data,
+      '--retriever',
+      'dense',
+      '--model',
+      model,
+      '--no-index',
+      '-k',
+      '4',
+      '--json',
+    );
+    expect(JSON.parse(m.stdout).hits).toEqual(hits);
+    const e = await apiary(
+      'retrieve',
+      'eval',
+      '--retriever',
+      'dense-hybrid',
+      '--data',
+      data,
+      '--index',
+      index,
+      '--json',
+    );
+    expect(e.code).toBe(0);
+    expect(JSON.parse(e.stdout).results).toHaveLength(2);
+  });
+
   it('train --resume: refused without checkpoints or when they were made with other options; checkpoints go once the model is written', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'apiary-resume-'));
     const model = join(dir, 'm.aprm');
@@ -237,7 +351,7 @@ describe('apiary retrieve', () => {
     const r = await apiary('retrieve', 'query', 'x', '--retriever', 'nope');
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('[USAGE] --retriever must be one of bm25-plain | bm25 | bm25-tool |');
-    expect(r.stderr).toContain('| ranked (got "nope")');
+    expect(r.stderr).toContain('| ranked | dense | dense-hybrid (got "nope")');
     const m = await apiary('retrieve', 'eval', '--retriever', 'trained', '--data', data);
     expect(m.code).toBe(2);
     expect(m.stderr).toMatch(/--model FILE/);

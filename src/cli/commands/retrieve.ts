@@ -9,7 +9,10 @@ import {
   catalogCorpus,
   configMismatch,
   corpusHash,
+  DENSE_DEFAULTS,
+  type DenseModel,
   type FieldedCorpus,
+  loadDenseModel,
   loadTrainCheckpoint,
   loadTrainedModel,
   loadWordVectors,
@@ -18,10 +21,12 @@ import {
   type RetrievalQuery,
   type RetrieverDeps,
   type RetrieverKind,
+  saveDenseModel,
   saveTrainCheckpoint,
   saveTrainedModel,
   type TrainedModel,
   type TrainState,
+  trainDenseEncoder,
   useFieldIndexes,
 } from '../../retrieval/index.js';
 import { ApiaryError, NotFoundError } from '../../shared/index.js';
@@ -42,6 +47,7 @@ import {
   toolBenchCatalogHash,
   toolBenchCatalogHashFast,
   toolBenchCorpus,
+  toolBenchDensePairs,
   trainToolBenchModelUntil,
   trainToolBenchRanker,
 } from '../../tasks/toolbench/index.js';
@@ -67,8 +73,11 @@ function indexDeps(opened: OpenedIndex | undefined, flags: CommonFlags): Partial
     indexes: index.indexes,
     ...(index.plain ? { plain: index.plain } : {}),
     ...(index.ranker && !flags.model ? { ranker: index.ranker } : {}),
+    ...(index.dense && !flags.model ? { dense: () => index.dense as NonNullable<typeof index.dense> } : {}),
   };
 }
+
+const DENSE_KINDS: ReadonlySet<RetrieverKind> = new Set(['dense', 'dense-hybrid']);
 
 const indexPath = (flags: CommonFlags) => (typeof flags.index === 'string' ? flags.index : undefined);
 const useIndex = (kind: RetrieverKind, flags: CommonFlags) =>
@@ -111,7 +120,17 @@ const log = (msg: string) => process.stderr.write(`${msg}\n`);
 
 function deps(flags: CommonFlags) {
   let model: TrainedModel | undefined;
+  let dense: DenseModel | undefined;
   return {
+    dense: () => {
+      if (!flags.model)
+        throw new ApiaryError(
+          'USAGE',
+          'this retriever needs --model FILE (from `apiary retrieve train --retriever dense`) or an index file built with one',
+        );
+      dense ??= loadDenseModel(parseExistingFile('--model', flags.model));
+      return { model: dense };
+    },
     table: () => {
       const t0 = performance.now();
       const loaded = loadWordVectors();
@@ -152,6 +171,50 @@ function appBenchCorpus(data?: string) {
 }
 
 const fmt = (x: number) => x.toFixed(2).padStart(6);
+
+/**
+ * `retrieve train --retriever dense`: the encoder learns from pairs made of the catalog alone
+ * (`toolBenchDensePairs`), so every G1 file stays a held-out test.
+ */
+async function trainDenseCommand(
+  dataDir: string,
+  out: string,
+  opts: { epochs: number; seed: number; dim: number; buckets: number; json: boolean },
+): Promise<void> {
+  // only the pairs and the corpus texts outlive this: the parsed catalog (~350 MB) is garbage
+  // before the training arrays are allocated
+  const { pairs, texts } = (() => {
+    const suite = loadToolBenchSuite(dataDir, []);
+    return {
+      pairs: toolBenchDensePairs(suite.docs, suite.texts, suite.toolOf, { seed: opts.seed }),
+      texts: suite.texts,
+    };
+  })();
+  log(`dense encoder: ${pairs.length} pairs from the catalog (no query file), ${opts.epochs} epoch(s)`);
+  const t0 = performance.now();
+  const progress = trainProgress('dense', opts.json);
+  let model: DenseModel;
+  try {
+    model = trainDenseEncoder(pairs, {
+      epochs: opts.epochs,
+      seed: opts.seed,
+      config: { dim: opts.dim, buckets: opts.buckets },
+      vocabularyTexts: texts,
+      onBatch: (info) => progress.batch(info, opts.epochs),
+    }).model;
+  } finally {
+    progress.stop();
+  }
+  model.info.benchmark = 'toolbench';
+  model.info.trainOn = [];
+  model.info.seconds = Math.round((performance.now() - t0) / 1000);
+  saveDenseModel(out, model);
+  if (opts.json) printJson({ out, ...model.info });
+  else
+    process.stdout.write(
+      `wrote ${out}: ${model.vocabulary.length} words + ${model.config.buckets} n-gram buckets → ${model.config.dim}-d, ${pairs.length} pairs, epoch losses ${(model.info.epochLosses as number[]).map((l) => l.toFixed(4)).join(' ')}, ${model.info.seconds} s\n`,
+    );
+}
 
 export function registerRetrieveCommands(program: Command): void {
   const retrieve = program
@@ -240,14 +303,24 @@ export function registerRetrieveCommands(program: Command): void {
       'train the projection retriever (MNR loss) and the ranker (listwise softmax over field features) on ToolBench; the holdout file is never trained on',
     )
     .option('--data <dir>', 'data folder with toolbench/tools.jsonl and toolbench/queries/')
-    .option('--out <file>', 'model file to write', 'retriever.aprm')
+    .option(
+      '--retriever <kind>',
+      'trained (projection + ranker) | dense (the offline encoder, trained on the catalog alone: no query file)',
+      'trained',
+    )
+    .option(
+      '--out <file>',
+      'model file to write (default retriever.aprm, or dense.apdm with --retriever dense)',
+    )
     .option('--overwrite', 'replace an existing --out file')
     .option(
       '--holdout <names>',
       'query files kept out of training (comma-separated; "all" for synthetic pairs only; "none" to train on every file)',
       'G1_tool',
     )
-    .option('--epochs <n>', 'epochs', '3')
+    .option('--epochs <n>', 'epochs (default 3, or 1 with --retriever dense)')
+    .option('--dim <n>', `dense: vector size (default ${DENSE_DEFAULTS.dim})`)
+    .option('--buckets <n>', `dense: character n-gram hash buckets (default ${DENSE_DEFAULTS.buckets})`)
     .option('--synthetic <n>', 'synthetic (description → API) pairs (default 0, or 8000 with --holdout all)')
     .option('--seed <n>', 'random seed', '42')
     .option('--no-word-vectors', 'hashed lexical features only (no GloVe)')
@@ -269,12 +342,15 @@ export function registerRetrieveCommands(program: Command): void {
     .action(
       async (flags: {
         data?: string;
-        out: string;
+        retriever: string;
+        out?: string;
         checkpointEvery: string;
         resume?: boolean;
         index?: string | boolean;
         holdout: string;
-        epochs: string;
+        epochs?: string;
+        dim?: string;
+        buckets?: string;
         synthetic?: string;
         seed: string;
         wordVectors: boolean;
@@ -283,16 +359,27 @@ export function registerRetrieveCommands(program: Command): void {
         overwrite?: boolean;
         json?: boolean;
       }) => {
-        const epochs = parseInteger('--epochs', flags.epochs, { min: 0 });
+        const trainKind = parseChoice('--retriever', flags.retriever, ['trained', 'dense'] as const);
+        const epochs = parseInteger('--epochs', flags.epochs, { min: 0 }) ?? (trainKind === 'dense' ? 1 : 3);
         const synthetic = parseInteger('--synthetic', flags.synthetic, { min: 0 });
         const seed = parseInteger('--seed', flags.seed, { min: 0 });
         // Checked before training (minutes), written whole by saveTrainedModel (temp file + rename).
         // --resume replaces the model a Ctrl-C wrote (its checkpoints are checked just below).
-        const out = parseOutputPath('--out', flags.out, 'file', {
-          overwrite: Boolean(flags.overwrite || flags.resume),
-        });
+        const out = parseOutputPath(
+          '--out',
+          flags.out ?? (trainKind === 'dense' ? 'dense.apdm' : 'retriever.aprm'),
+          'file',
+          { overwrite: Boolean(flags.overwrite || flags.resume) },
+        );
         const dataDir = resolveDataDir(flags.data);
-        const suite = loadToolBenchSuite(dataDir);
+        if (trainKind === 'dense') {
+          const dim = parseInteger('--dim', flags.dim, { min: 1 }) ?? DENSE_DEFAULTS.dim;
+          const buckets = parseInteger('--buckets', flags.buckets, { min: 1 }) ?? DENSE_DEFAULTS.buckets;
+          await trainDenseCommand(dataDir, out, { epochs, seed, dim, buckets, json: Boolean(flags.json) });
+          return;
+        }
+        // the APIs' parsed JSON entries are never read by these trainings: dropped (~65 MiB)
+        const suite = loadToolBenchSuite(dataDir, TOOLBENCH_GROUPS, { entries: false });
         const holdout =
           flags.holdout === 'all'
             ? [...suite.sets.keys()]
@@ -450,16 +537,31 @@ export function registerRetrieveCommands(program: Command): void {
         json?: boolean;
       }) => {
         const catalogName = parseChoice('--catalog', flags.catalog, ['appbench', 'toolbench'] as const);
-        parseChoice('--retriever', flags.retriever, [...INDEXED_KINDS]);
-        const model = flags.model ? loadTrainedModel(parseExistingFile('--model', flags.model)) : undefined;
+        const served = parseChoice('--retriever', flags.retriever, [...INDEXED_KINDS]);
+        const denseModel =
+          flags.model && DENSE_KINDS.has(served)
+            ? loadDenseModel(parseExistingFile('--model', flags.model))
+            : undefined;
+        if (DENSE_KINDS.has(served) && !denseModel)
+          throw new ApiaryError(
+            'USAGE',
+            `--retriever ${served} needs --model FILE (from \`apiary retrieve train --retriever dense\`)`,
+          );
+        const model =
+          flags.model && !denseModel
+            ? loadTrainedModel(parseExistingFile('--model', flags.model))
+            : undefined;
         if (model && !model.ranker)
           throw new ApiaryError(
             'USAGE',
             `${flags.model} has no ranker weights (train it without --no-ranker)`,
           );
-        const ranker = model?.ranker
-          ? { ranker: { weights: model.ranker.weights, scaled: model.ranker.scaled } }
-          : {};
+        const ranker = {
+          ...(model?.ranker
+            ? { ranker: { weights: model.ranker.weights, scaled: model.ranker.scaled } }
+            : {}),
+          ...(denseModel ? { dense: denseModel } : {}),
+        };
         const info = flags.model ? { model: flags.model } : {};
         const t0 = performance.now();
         let opened: OpenedIndex;
@@ -508,11 +610,12 @@ export function registerRetrieveCommands(program: Command): void {
             documents: opened.index.indexes.text.size,
             bytes,
             ranker: Boolean(opened.index.ranker),
+            dense: Boolean(opened.index.dense),
             seconds: +seconds.toFixed(2),
           });
         else
           process.stdout.write(
-            `wrote ${opened.path}: ${opened.index.indexes.text.size} APIs of ${opened.index.catalog}, ${(bytes / 2 ** 20).toFixed(1)} MiB${opened.index.ranker ? ', with ranker weights' : ''}, ${seconds.toFixed(1)} s\n`,
+            `wrote ${opened.path}: ${opened.index.indexes.text.size} APIs of ${opened.index.catalog}, ${(bytes / 2 ** 20).toFixed(1)} MiB${opened.index.ranker ? ', with ranker weights' : ''}${opened.index.dense ? `, with dense vectors (${opened.index.dense.model.config.dim}-d)` : ''}, ${seconds.toFixed(1)} s\n`,
           );
       },
     );
@@ -561,7 +664,8 @@ export function registerRetrieveCommands(program: Command): void {
       // the indexed kinds need no corpus (unless `ranked` weights a trained feature, which reads the texts)
       const extra = indexDeps(opened, flags);
       const ranker = extra.ranker ?? (kind === 'ranked' && flags.model ? d.model().ranker : undefined);
-      const needsCorpus = !opened || Boolean(ranker?.weights.trained);
+      const needsCorpus =
+        !opened || Boolean(ranker?.weights.trained) || (DENSE_KINDS.has(kind) && !extra.dense);
       const r = await buildRetriever(kind, needsCorpus ? corpus() : { texts: [] }, { ...d, ...extra });
       const hits = await r.search(text, k);
       const names = labels();

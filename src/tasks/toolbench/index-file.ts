@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import {
   buildRetrievalIndex,
   cachedIndexFiles,
+  type DenseModel,
   loadRetrievalIndex,
   type RankerModel,
   type RetrievalIndex,
@@ -85,6 +86,7 @@ export function buildToolBenchIndex(
   catalogHash: string,
   opts: {
     ranker?: RankerModel;
+    dense?: DenseModel;
     info?: Record<string, unknown>;
     onStep?: (name: string) => void;
     /** The data folder of the suite: its tools.jsonl stamp is recorded (`toolBenchCatalogHashFast`). */

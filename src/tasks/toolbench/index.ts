@@ -10,6 +10,7 @@ export type { PyJson, PyNumber, PyObject } from '../../shared/index.js';
 export type { ToolBenchDoc } from './corpus.js';
 // query sets mapped to the corpus
 export type { RetrievalSet } from './dataset.js';
+export { toolBenchDensePairs, toolBenchParameterText } from './dense-pairs.js';
 export { toolBenchDocText } from './doc-text.js';
 // evaluation (NDCG@1/3/5, Recall@5/10)
 export { evaluateRetriever, type QueryScores, type RetrievalReport } from './evaluate.js';
@@ -23,7 +24,6 @@ export {
   toolBenchLabels,
   toolBenchSourceStamp,
 } from './index-file.js';
-
 // queries and corpus text
 export { parseToolBenchQueries, readToolBenchQueries, type ToolBenchQuery } from './queries.js';
 export {
@@ -56,8 +56,10 @@ export {
 export {
   fitToolBenchFeatures,
   loadToolBenchSuite,
+  NO_ENTRY,
   type PairOptions,
   type RankerTrainingOptions,
+  type SuiteLoadOptions,
   TOOLBENCH_GROUPS,
   type ToolBenchSuite,
   type TrainSuiteOptions,

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { resolveDataDir } from '../../catalog/index.js';
 import {
   buildRetriever,
+  loadDenseModel,
   loadTrainedModel,
   loadWordVectors,
   RETRIEVER_KINDS,
@@ -132,10 +133,17 @@ const NEEDS_MODEL_FILE: ReadonlySet<RetrieverKind> = new Set([
   'trained-hybrid',
   'trained-fusion',
   'ranked',
+  'dense',
+  'dense-hybrid',
 ]);
 
 const ModelFileOptions = z.object({
-  modelFile: z.string().min(1).describe('trained model file (from `apiary retrieve train`)'),
+  modelFile: z
+    .string()
+    .min(1)
+    .describe(
+      'trained model file (from `apiary retrieve train`; a dense encoder file for dense, dense-hybrid)',
+    ),
 });
 
 /** One solver per retriever kind of `apiary retrieve eval`. */
@@ -235,6 +243,8 @@ export const toolBenchRetrievalDefinition: TaskDefinition<ToolBenchRetrievalRepo
         return buildRetriever(kind, toolBenchCorpus(suite), {
           table: () => loadWordVectors().table,
           ...(modelFile ? { model: () => (model ??= loadTrainedModel(modelFile)) } : {}),
+          // the dense kinds read a dense encoder file (`retrieve train --retriever dense`)
+          ...(modelFile ? { dense: () => ({ model: loadDenseModel(modelFile) }) } : {}),
           ...(cached ? { indexes: cached.indexes, ...(cached.plain ? { plain: cached.plain } : {}) } : {}),
         });
       },

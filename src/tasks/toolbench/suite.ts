@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  buildRetriever,
   contextFeatures,
   FeatureExtractor,
   FIELD_FEATURES,
@@ -15,6 +14,7 @@ import {
   shuffleInPlace,
   type TrainedModel,
   type TrainedProjection,
+  TrainedRetriever,
   type TrainingPair,
   type TrainOptions,
   type TrainState,
@@ -24,7 +24,7 @@ import {
   trainProjectionUntil,
   type WordVectors,
 } from '../../retrieval/index.js';
-import { mulberry32, NotFoundError } from '../../shared/index.js';
+import { mulberry32, NotFoundError, type PyObject } from '../../shared/index.js';
 import { readToolBenchTools, type ToolBenchDoc, toolBenchLexicalText } from './corpus.js';
 import { buildToolBenchRetrievalSet, type RetrievalSet } from './dataset.js';
 import { readToolBenchQueries } from './queries.js';
@@ -46,6 +46,18 @@ export interface ToolBenchSuite {
   sets: Map<string, RetrievalSet & { total: number }>;
 }
 
+export interface SuiteLoadOptions {
+  /**
+   * Keep each API's parsed JSON entry (default true). The projection and ranker trainings read
+   * only the texts made from it, so `retrieve train` drops the entries (about 65 MiB of heap on
+   * the 46,802 APIs) to stay under 1 GB.
+   */
+  entries?: boolean;
+}
+
+/** The entry of an API whose parsed JSON was dropped (`entries: false`). */
+export const NO_ENTRY: PyObject = Object.freeze({ kind: 'object', entries: new Map() }) as PyObject;
+
 /**
  * Loads `<dataDir>/toolbench/tools.jsonl` as the corpus (all 46,802 APIs) and every
  * `<dataDir>/toolbench/queries/<group>.json` that exists (default the three G1 files).
@@ -53,11 +65,13 @@ export interface ToolBenchSuite {
 export function loadToolBenchSuite(
   dataDir: string,
   groups: readonly string[] = TOOLBENCH_GROUPS,
+  opts: SuiteLoadOptions = {},
 ): ToolBenchSuite {
   const toolsPath = join(dataDir, 'toolbench', 'tools.jsonl');
   if (!existsSync(toolsPath))
     throw new NotFoundError('file', toolsPath, ['pass --data DIR containing toolbench/tools.jsonl']);
   const docs = readToolBenchTools(toolsPath);
+  if (opts.entries === false) for (const d of docs) d.entry = NO_ENTRY;
   const texts = docs.map(toolBenchLexicalText);
   const { groupOf, members } = groupDocuments(docs.map((d) => `${d.category}/${d.toolFile}`));
   const toolTexts = members.map((m) => {
@@ -279,6 +293,10 @@ export async function trainToolBenchRanker(
   const useTrained = !!opts.featureModels?.size;
   const names: string[] = [...FIELD_FEATURES, ...(useTrained ? ['trained'] : [])];
   const examples = [];
+  // One buffer for the document vectors of every file's feature model, and no SIMD copy of them:
+  // a new 66 MB array (and its 66 MB Wasm copy) per file outlived its file until a GC, which
+  // took the nested run over 1 GB. Scalar scoring costs a few seconds over all training queries.
+  let vectors: Float32Array | undefined;
   for (const file of opts.trainOn) {
     const set = suite.sets.get(file);
     if (!set) throw new NotFoundError('query file', file, [...suite.sets.keys()]);
@@ -286,10 +304,16 @@ export async function trainToolBenchRanker(
     if (useTrained) {
       const model = opts.featureModels?.get(file);
       if (!model) throw new NotFoundError('feature model for', file);
-      trained = await buildRetriever('trained', corpus, {
-        model: () => model,
-        ...(opts.table ? { table: () => opts.table as WordVectors } : {}),
-      });
+      const size = corpus.texts.length * model.projection.dOut;
+      if (vectors?.length !== size) vectors = new Float32Array(size);
+      const gamma = typeof model.info.toolContext === 'number' ? model.info.toolContext : 0;
+      trained = TrainedRetriever.build(
+        model,
+        corpus.texts,
+        model.features.alpha > 0 ? opts.table : undefined,
+        gamma > 0 && corpus.groups ? contextFeatures(corpus.texts, corpus.groups, gamma) : undefined,
+        { into: vectors, simd: false },
+      );
     }
     const source = rankFeatureSource(corpus, trained);
     for (const q of set.queries) examples.push(await rankExample(source, q, names, RANKER_INITIAL));

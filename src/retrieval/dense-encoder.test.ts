@@ -1,0 +1,169 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { InputInvalidError, mulberry32 } from '../shared/index.js';
+import {
+  charNgrams,
+  DenseEncoder,
+  type DensePair,
+  DenseRetriever,
+  denseVocabulary,
+  denseWords,
+  denseWordWeights,
+  epochBatches,
+  fnv1a,
+  trainDenseEncoder,
+} from './dense-encoder.js';
+import { loadDenseModel, saveDenseModel } from './dense-model-file.js';
+
+const sorted = (x: { idx: Int32Array; val: Float32Array }) =>
+  [...x.idx].map((i, k) => [i, x.val[k] as number] as const).sort((a, b) => a[0] - b[0]);
+
+describe('dense encoder: tokenisation and n-gram hashing', () => {
+  it('hashes with 32-bit FNV-1a (published test vectors)', () => {
+    expect(fnv1a('')).toBe(0x811c9dc5);
+    expect(fnv1a('a')).toBe(0xe40c292c);
+    expect(fnv1a('foobar')).toBe(0xbf9cf968);
+  });
+
+  it('takes the n-grams of <word> by length, then position', () => {
+    expect(charNgrams('cat', 3, 4)).toEqual(['<ca', 'cat', 'at>', '<cat', 'cat>']);
+    expect(charNgrams('a', 3, 5)).toEqual(['<a>']);
+  });
+
+  it('splits camelCase, drops stopwords and stems plurals', () => {
+    expect(denseWords('GetWeatherCities for the city')).toEqual(['get', 'weather', 'citi', 'citi']);
+  });
+
+  it('pools a word over its own row and its n-gram buckets', () => {
+    // cat: own row 0; <ca, cat, at> hash to buckets 3, 7, 2 (mod 8) → rows 4, 8, 3
+    const enc = new DenseEncoder({ dim: 2, buckets: 8, minN: 3, maxN: 3 }, ['cat']);
+    expect(enc.wordRows('cat')).toEqual([0, 4, 8, 3]);
+    expect(sorted(enc.features('cat'))).toEqual([
+      [0, 0.25],
+      [3, 0.25],
+      [4, 0.25],
+      [8, 0.25],
+    ]);
+  });
+
+  it('weighs words by their pooling weight (unknown words: the last weight, n-grams only)', () => {
+    // cat weighs 1 over 4 rows (1/16 each); dog (unknown) weighs 3 over rows 7, 2, 8 (1/4 each)
+    const enc = new DenseEncoder(
+      { dim: 2, buckets: 8, minN: 3, maxN: 3 },
+      ['cat'],
+      Float32Array.from([1, 3]),
+    );
+    expect(sorted(enc.features('cat dog'))).toEqual([
+      [0, 1 / 16],
+      [2, 1 / 4],
+      [3, 1 / 16],
+      [4, 1 / 16],
+      [7, 1 / 4],
+      [8, 5 / 16],
+    ]);
+    expect(enc.features('the of').idx.length).toBe(0);
+  });
+
+  it('fits the vocabulary by document frequency and IDF weights', () => {
+    expect(denseVocabulary(['the cat sat', 'a cat ran', 'dog sat'], 2)).toEqual(['cat', 'sat']);
+    const w = denseWordWeights(['cat', 'dog'], ['cat dog', 'cat']);
+    expect([...w]).toEqual([Math.fround(Math.log(2)), Math.fround(Math.log(3)), Math.fround(Math.log(3))]);
+  });
+
+  it('encodes to a unit vector, and a text without words to zeros', () => {
+    const enc = new DenseEncoder({ dim: 2, buckets: 8, minN: 3, maxN: 3 }, ['cat']);
+    const table = new Float32Array(9 * 2);
+    table.set([3, 4], 0); // row 0 (the word cat); n-gram rows are zero
+    expect([...enc.encode(table, 'cat')]).toEqual([0.6, 0.8].map(Math.fround));
+    expect([...enc.encode(table, 'the')]).toEqual([0, 0]);
+  });
+});
+
+describe('dense encoder: batches', () => {
+  it('fills each batch from one group when pairs have groups, and drops a short last batch', () => {
+    const pairs: DensePair[] = Array.from({ length: 9 }, (_, i) => ({
+      query: `q${i}`,
+      doc: `d${i}`,
+      group: i < 4 ? 0 : 1,
+    }));
+    const batches = epochBatches(pairs.slice(0, 8), 4, mulberry32(1));
+    expect(batches).toHaveLength(2);
+    for (const b of batches) expect(new Set(b.map((i) => pairs[i]?.group)).size).toBe(1);
+    expect(batches.flat().sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(epochBatches(pairs, 4, mulberry32(1)).flat()).toHaveLength(8);
+  });
+});
+
+// A tiny catalog whose requests share few words with the documents they name.
+const DOCS = [
+  'Weather. forecast and temperature for a location',
+  'Currency. exchange rates between currencies',
+  'Movies. showtimes at cinemas near you',
+  'Translate. translate text into another language',
+];
+const REQUESTS = [
+  ['will it rain tomorrow', 0],
+  ['is it going to be sunny', 0],
+  ['convert dollars to euros', 1],
+  ['how many yen for a pound', 1],
+  ['what films are playing tonight', 2],
+  ['tickets for the new film', 2],
+  ['say hello in french', 3],
+  ['what does gracias mean in english', 3],
+] as const;
+const PAIRS: DensePair[] = Array.from({ length: 16 }, () =>
+  REQUESTS.map(([q, d]) => ({ query: q, doc: DOCS[d] as string })),
+).flat();
+const small = { dim: 16, buckets: 256, minN: 3, maxN: 4 };
+const train = (seed: number) =>
+  trainDenseEncoder(PAIRS, { config: small, epochs: 4, batchSize: 4, lr: 0.02, seed, vocabularyTexts: DOCS });
+
+describe('dense encoder: training (MNR, in-batch negatives)', () => {
+  const a = train(7);
+
+  it('lowers the loss and ranks the named API first for every request', async () => {
+    const losses = a.epochLosses;
+    expect(losses).toHaveLength(4);
+    expect(losses[3] as number).toBeLessThan((losses[0] as number) / 2);
+    const r = DenseRetriever.build(a.model, DOCS);
+    for (const [q, d] of REQUESTS) expect((await r.search(q, 1))[0]?.doc).toBe(d);
+  });
+
+  it('is deterministic for a seed', () => {
+    const b = train(7);
+    expect(b.epochLosses).toEqual(a.epochLosses);
+    expect(Buffer.from(b.model.table.buffer).equals(Buffer.from(a.model.table.buffer))).toBe(true);
+    expect(Buffer.from(train(8).model.table.buffer).equals(Buffer.from(a.model.table.buffer))).toBe(false);
+  });
+
+  const dir = mkdtempSync(join(tmpdir(), 'apiary-dense-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('round-trips through a model file with identical scores', async () => {
+    const path = join(dir, 'm.apdm');
+    saveDenseModel(path, a.model);
+    const back = loadDenseModel(path);
+    expect(back.vocabulary).toEqual(a.model.vocabulary);
+    expect(back.config).toEqual(small);
+    expect([...back.weights]).toEqual([...a.model.weights]);
+    const q = 'rain in paris';
+    expect(await DenseRetriever.build(back, DOCS).scoreAll(q)).toEqual(
+      await DenseRetriever.build(a.model, DOCS).scoreAll(q),
+    );
+  });
+
+  it('refuses a foreign or truncated model file with the file named', () => {
+    const path = join(dir, 'm.apdm');
+    saveDenseModel(path, a.model);
+    const bytes = readFileSync(path);
+    const cut = join(dir, 'cut.apdm');
+    writeFileSync(cut, bytes.subarray(0, bytes.length - 8));
+    expect(() => loadDenseModel(cut)).toThrow(InputInvalidError);
+    expect(() => loadDenseModel(cut)).toThrow(/cut\.apdm.*truncated/);
+    const foreign = join(dir, 'x.apdm');
+    writeFileSync(foreign, 'hello world, not a model');
+    expect(() => loadDenseModel(foreign)).toThrow(/bad magic bytes/);
+  });
+});

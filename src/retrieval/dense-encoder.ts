@@ -1,0 +1,328 @@
+import { mulberry32 } from '../shared/index.js';
+import { Adam, mnrLossAndGrad, type Projection } from './mnr.js';
+import { type SparseVector, shuffleInPlace } from './sparse.js';
+import { stem, tokenize } from './tokenize.js';
+import { topK } from './top-k.js';
+import type { RetrievalHit, Retriever } from './types.js';
+import { VectorIndex } from './vector-index.js';
+
+/**
+ * A fastText/StarSpace-style text encoder trained from scratch: each word is its own row (when in
+ * the vocabulary) plus its character n-grams of `<word>` hashed into `buckets` rows; a word's
+ * vector is the mean of its rows, a text's vector the mean of its words', L2-normalised. The rows
+ * are one `Projection` (dIn = vocabulary + buckets) so `mnrLossAndGrad` and `Adam` train it.
+ */
+export interface DenseEncoderConfig {
+  dim: number;
+  /** Hash buckets for character n-grams. */
+  buckets: number;
+  minN: number;
+  maxN: number;
+}
+
+/** 128-d and 65,536 buckets: on ToolBench 128-d beat 48-d by 7–9 NDCG@5 points, 256-d added 1–3 more at 5× the query time. */
+export const DENSE_DEFAULTS: DenseEncoderConfig = { dim: 128, buckets: 1 << 16, minN: 3, maxN: 5 };
+
+/** 32-bit FNV-1a over UTF-16 code units (stable across runs and platforms). */
+export function fnv1a(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+/** The words of a text as the encoder sees them: the package tokenizer, then the light `stem`. */
+export const denseWords = (text: string): string[] => tokenize(text).map(stem);
+
+/** Character n-grams (minN..maxN) of `<word>`, in order of length then position. */
+export function charNgrams(word: string, minN: number, maxN: number): string[] {
+  const w = `<${word}>`;
+  const out: string[] = [];
+  for (let n = minN; n <= maxN; n++) for (let i = 0; i + n <= w.length; i++) out.push(w.slice(i, i + n));
+  return out;
+}
+
+/** The trained encoder: vocabulary, config and the row table (float32, row-major: row·dim + r). */
+export interface DenseModel {
+  config: DenseEncoderConfig;
+  vocabulary: string[];
+  /** Pooling weight of each vocabulary word, then one for words outside it (`denseWordWeights`). */
+  weights: Float32Array;
+  table: Float32Array;
+  info: Record<string, unknown>;
+}
+
+export class DenseEncoder {
+  private readonly wordId: Map<string, number>;
+  private readonly rowCache = new Map<string, number[]>();
+  /**
+   * `weights` (vocabulary + 1 entries, the last for unknown words) make the pooling a weighted
+   * mean (IDF: rare words carry the meaning); without them every word weighs the same.
+   */
+  constructor(
+    readonly config: DenseEncoderConfig,
+    readonly vocabulary: readonly string[],
+    private readonly weights?: Float32Array,
+  ) {
+    this.wordId = new Map(vocabulary.map((w, i) => [w, i]));
+    if (weights && weights.length !== vocabulary.length + 1)
+      throw new RangeError(`${weights.length} word weights for ${vocabulary.length} words (+1 unknown)`);
+  }
+
+  /** Pooling weight of a word (1 without weights). */
+  wordWeight(word: string): number {
+    if (!this.weights) return 1;
+    return this.weights[this.wordId.get(word) ?? this.vocabulary.length] as number;
+  }
+
+  get rows(): number {
+    return this.vocabulary.length + this.config.buckets;
+  }
+
+  /** Rows of one word: its own (if in the vocabulary), then its n-gram buckets (memoised: words repeat). */
+  wordRows(word: string): readonly number[] {
+    let rows = this.rowCache.get(word);
+    if (!rows) {
+      const { minN, maxN, buckets } = this.config;
+      const v = this.vocabulary.length;
+      const own = this.wordId.get(word);
+      const grams = charNgrams(word, minN, maxN).map((g) => v + (fnv1a(g) % buckets));
+      rows = own === undefined ? grams : [own, ...grams];
+      if (this.rowCache.size < 500_000) this.rowCache.set(word, rows);
+    }
+    return rows;
+  }
+
+  /** Weighted mean pooling as a sparse vector: word w weighs weight(w)/Σweight, shared equally by its rows. */
+  features(text: string): SparseVector {
+    const words = denseWords(text);
+    const acc = new Map<number, number>();
+    let total = 0;
+    for (const w of words) total += this.wordWeight(w);
+    for (const w of words) {
+      const rows = this.wordRows(w);
+      const share = this.wordWeight(w) / (total * rows.length);
+      for (const r of rows) acc.set(r, (acc.get(r) ?? 0) + share);
+    }
+    return { idx: Int32Array.from(acc.keys()), val: Float32Array.from(acc.values()) };
+  }
+
+  /** The L2-normalised vector of a text under `table` (zero for a text without words). */
+  encode(
+    table: Float32Array,
+    text: string,
+    out: Float32Array = new Float32Array(this.config.dim),
+  ): Float32Array {
+    const x = this.features(text);
+    const d = this.config.dim;
+    out.fill(0);
+    for (let k = 0; k < x.idx.length; k++) {
+      const base = (x.idx[k] as number) * d;
+      const v = x.val[k] as number;
+      for (let r = 0; r < d; r++) out[r] = (out[r] as number) + v * (table[base + r] as number);
+    }
+    let n = 0;
+    for (let r = 0; r < d; r++) n += (out[r] as number) ** 2;
+    n = Math.sqrt(n);
+    if (n > 0) for (let r = 0; r < d; r++) out[r] = (out[r] as number) / n;
+    return out;
+  }
+}
+
+/**
+ * Words kept as their own rows: those in at least `minCount` of the texts, most frequent first
+ * (ties alphabetical), at most `maxWords`. Rare words still get their n-gram rows.
+ */
+export function denseVocabulary(texts: readonly string[], minCount = 2, maxWords = 100_000): string[] {
+  const df = new Map<string, number>();
+  for (const t of texts) for (const w of new Set(denseWords(t))) df.set(w, (df.get(w) ?? 0) + 1);
+  return [...df]
+    .filter(([, c]) => c >= minCount)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, maxWords)
+    .map(([w]) => w);
+}
+
+/**
+ * IDF pooling weights for a vocabulary fitted on `texts`: ln(1 + N/df) per word, and ln(1 + N)
+ * (df = 1) for words outside the vocabulary.
+ */
+export function denseWordWeights(vocabulary: readonly string[], texts: readonly string[]): Float32Array {
+  const id = new Map(vocabulary.map((w, i) => [w, i]));
+  const df = new Float64Array(vocabulary.length);
+  for (const t of texts)
+    for (const w of new Set(denseWords(t))) {
+      const i = id.get(w);
+      if (i !== undefined) df[i] = (df[i] as number) + 1;
+    }
+  const n = texts.length;
+  const out = new Float32Array(vocabulary.length + 1);
+  df.forEach((c, i) => {
+    out[i] = Math.log(1 + n / Math.max(1, c));
+  });
+  out[vocabulary.length] = Math.log(1 + n);
+  return out;
+}
+
+/** One training pair: a text and the text it should land next to (in-batch negatives for the rest). */
+export interface DensePair {
+  query: string;
+  doc: string;
+  /** A group (e.g. the API's category): batches are filled from one group at a time (harder negatives). */
+  group?: number;
+}
+
+/**
+ * The batches of one epoch (pair indices): pairs shuffled; with groups, the groups in a random
+ * order each holding its shuffled pairs, cut into batches whose order is shuffled again (so most
+ * in-batch negatives share the positive's group and training sees the groups interleaved). A
+ * final batch smaller than `batchSize` is dropped.
+ */
+export function epochBatches(pairs: readonly DensePair[], batchSize: number, rand: () => number): number[][] {
+  const order = shuffleInPlace(
+    pairs.map((_, i) => i),
+    rand,
+  );
+  const cut = () => {
+    const out: number[][] = [];
+    for (let b = 0; b + batchSize <= order.length; b += batchSize) out.push(order.slice(b, b + batchSize));
+    return out;
+  };
+  if (!pairs.some((p) => p.group !== undefined)) return cut();
+  const rank = new Map<number, number>();
+  const groups = shuffleInPlace([...new Set(pairs.map((p) => p.group ?? -1))], rand);
+  groups.forEach((g, i) => {
+    rank.set(g, i);
+  });
+  const key = (i: number) => rank.get(pairs[i]?.group ?? -1) as number;
+  order.sort((a, b) => key(a) - key(b)); // stable: pairs stay shuffled within a group
+  return shuffleInPlace(cut(), rand);
+}
+
+export interface DenseTrainOptions {
+  config?: Partial<DenseEncoderConfig>;
+  epochs?: number;
+  batchSize?: number;
+  lr?: number;
+  /** Softmax scale of the cosines (MNR). */
+  scale?: number;
+  seed?: number;
+  /** Texts to fit the vocabulary on (default: both sides of the pairs). */
+  vocabularyTexts?: readonly string[];
+  minCount?: number;
+  /** IDF-weighted pooling (default true; false = plain mean). */
+  idf?: boolean;
+  onBatch?: (info: { epoch: number; batch: number; batches: number; loss: number }) => void;
+}
+
+/**
+ * Trains the encoder with the MNR loss (in-batch negatives) and lazy Adam, deterministically for
+ * a seed: rows start uniform in ±1/√dim from a seeded generator; pairs are shuffled per epoch.
+ */
+export function trainDenseEncoder(
+  pairs: readonly DensePair[],
+  opts: DenseTrainOptions = {},
+): { model: DenseModel; epochLosses: number[] } {
+  const config = { ...DENSE_DEFAULTS, ...opts.config };
+  const rand = mulberry32(opts.seed ?? 42);
+  const vocabTexts = opts.vocabularyTexts ?? pairs.flatMap((p) => [p.query, p.doc]);
+  const vocabulary = denseVocabulary(vocabTexts, opts.minCount ?? 2);
+  const weights =
+    opts.idf === false
+      ? new Float32Array(vocabulary.length + 1).fill(1)
+      : denseWordWeights(vocabulary, vocabTexts);
+  const enc = new DenseEncoder(config, vocabulary, weights);
+  const dIn = enc.rows;
+  const p: Projection = { dIn, dOut: config.dim, w: new Float64Array(dIn * config.dim) };
+  const a = 1 / Math.sqrt(config.dim);
+  for (let i = 0; i < p.w.length; i++) p.w[i] = (2 * rand() - 1) * a;
+  const adam = new Adam(p, opts.lr ?? 5e-3);
+  const grad = new Float64Array(p.w.length);
+  const epochs = opts.epochs ?? 1;
+  const batchSize = opts.batchSize ?? 64;
+  const scale = opts.scale ?? 20;
+  const epochLosses: number[] = [];
+  for (let e = 0; e < epochs; e++) {
+    const list = epochBatches(pairs, batchSize, rand);
+    const batches = list.length;
+    let sum = 0;
+    for (let b = 0; b < batches; b++) {
+      const batch = (list[b] as number[]).map((i) => pairs[i] as DensePair);
+      const { loss, touched } = mnrLossAndGrad(
+        p,
+        batch.map((x) => enc.features(x.query)),
+        batch.map((x) => enc.features(x.doc)),
+        scale,
+        grad,
+      );
+      adam.step(grad, touched);
+      sum += loss;
+      opts.onBatch?.({ epoch: e, batch: b, batches, loss });
+    }
+    epochLosses.push(batches ? sum / batches : 0);
+  }
+  return {
+    model: {
+      config,
+      vocabulary,
+      weights,
+      table: Float32Array.from(p.w),
+      info: {
+        pairs: pairs.length,
+        epochs,
+        batchSize,
+        lr: opts.lr ?? 5e-3,
+        scale,
+        seed: opts.seed ?? 42,
+        epochLosses,
+      },
+    },
+    epochLosses,
+  };
+}
+
+/** The document vectors of a corpus (row-major, n × dim, each L2-normalised). */
+export function encodeCorpus(model: DenseModel, texts: readonly string[]): Float32Array {
+  const enc = new DenseEncoder(model.config, model.vocabulary, model.weights);
+  const d = model.config.dim;
+  const out = new Float32Array(texts.length * d);
+  texts.forEach((t, i) => {
+    enc.encode(model.table, t, out.subarray(i * d, (i + 1) * d));
+  });
+  return out;
+}
+
+/** `dense`: cosine between the encoded query and the stored document vectors. */
+export class DenseRetriever implements Retriever {
+  readonly name = 'dense';
+  private readonly enc: DenseEncoder;
+  private readonly q: Float32Array;
+  /** Exact dot products (a Wasm SIMD kernel when the dimension allows). */
+  private readonly index: VectorIndex;
+  constructor(
+    private readonly model: DenseModel,
+    docs: Float32Array,
+  ) {
+    this.enc = new DenseEncoder(model.config, model.vocabulary, model.weights);
+    this.q = new Float32Array(model.config.dim);
+    this.index = new VectorIndex(model.config.dim, docs);
+  }
+
+  static build(model: DenseModel, texts: readonly string[]): DenseRetriever {
+    return new DenseRetriever(model, encodeCorpus(model, texts));
+  }
+
+  get size(): number {
+    return this.index.size;
+  }
+
+  async scoreAll(query: string): Promise<Float32Array> {
+    return this.index.scoreAll(this.enc.encode(this.model.table, query, this.q));
+  }
+
+  async search(query: string, k: number): Promise<RetrievalHit[]> {
+    return topK(await this.scoreAll(query), k);
+  }
+}

@@ -1,0 +1,74 @@
+import { type DensePair, shuffleInPlace, tokenize } from '../../retrieval/index.js';
+import { mulberry32, pyGet, pyString } from '../../shared/index.js';
+import type { ToolBenchDoc } from './corpus.js';
+
+/** Parameter names and descriptions of an API ("name: description", required then optional). */
+export function toolBenchParameterText(d: ToolBenchDoc): string {
+  const out: string[] = [];
+  for (const k of ['required_parameters', 'optional_parameters']) {
+    const list = pyGet(d.entry, k);
+    if (!Array.isArray(list)) continue;
+    for (const p of list) {
+      const name = pyString(pyGet(p, 'name')) ?? '';
+      const desc = pyString(pyGet(p, 'description')) ?? '';
+      out.push(desc ? `${name}: ${desc}` : name);
+    }
+  }
+  return out.filter(Boolean).join('. ');
+}
+
+const join = (...parts: Array<string | undefined>) => parts.filter(Boolean).join('. ');
+const wordy = (s: string, n: number) => tokenize(s).length >= n;
+
+/**
+ * Training pairs for the dense encoder made from the catalog alone (no benchmark query), each a
+ * view of an API and the rest of it, so the encoder learns which words go together rather than
+ * copying: description ↔ the API without it (category, tool, tool description, API name);
+ * API name ↔ description; parameter names/descriptions ↔ tool, API name and description;
+ * tool and category names ↔ API name and description; and a synthetic request joining the
+ * descriptions of two APIs of one tool ↔ the first API's full text (G1 requests name several
+ * APIs of a tool). Each pair's group is the API's category (batches of one category make harder
+ * negatives). Shuffled with `seed`; at most `limit` pairs.
+ */
+export function toolBenchDensePairs(
+  docs: readonly ToolBenchDoc[],
+  texts: readonly string[],
+  toolOf: Uint32Array,
+  opts: { seed?: number; limit?: number } = {},
+): DensePair[] {
+  const rand = mulberry32(opts.seed ?? 42);
+  const members = new Map<number, number[]>();
+  toolOf.forEach((t, i) => {
+    const m = members.get(t);
+    if (m) m.push(i);
+    else members.set(t, [i]);
+  });
+  const category = new Map<string, number>();
+  const pairs: DensePair[] = [];
+  docs.forEach((d, i) => {
+    let group = category.get(d.category);
+    if (group === undefined) {
+      group = category.size;
+      category.set(d.category, group);
+    }
+    const n = pairs.length;
+    const hasDesc = wordy(d.description, 3);
+    if (hasDesc) {
+      pairs.push({ query: d.description, doc: join(d.category, d.tool, d.toolDescription, d.api) });
+      pairs.push({ query: join(d.tool, d.api), doc: d.description });
+    }
+    const params = toolBenchParameterText(d);
+    if (wordy(params, 2)) pairs.push({ query: params, doc: join(d.tool, d.api, d.description) });
+    pairs.push({ query: join(d.category, d.tool), doc: join(d.api, d.description) });
+    const mates = members.get(toolOf[i] as number) ?? [];
+    if (hasDesc && mates.length > 1) {
+      const j = mates[Math.floor(rand() * mates.length)] as number;
+      const other = docs[j] as ToolBenchDoc;
+      if (j !== i && other.description)
+        pairs.push({ query: `${d.description} and ${other.description}`, doc: texts[i] as string });
+    }
+    for (let k = n; k < pairs.length; k++) (pairs[k] as DensePair).group = group;
+  });
+  shuffleInPlace(pairs, rand);
+  return opts.limit !== undefined ? pairs.slice(0, opts.limit) : pairs;
+}
