@@ -13,13 +13,13 @@ const index = indexCatalog(catalog);
 const tasks = loadAppBenchGoldTasks(DATA, catalog);
 
 describe('SFT data from the AppBench dev files', () => {
-  it('uses every dev record whose gold plan validates (all but mm-16)', async () => {
+  it('uses every dev record (all 200 gold plans validate since arguments come from every SGD version)', async () => {
     expect(tasks).toHaveLength(200);
     const { samples, stats } = await buildSftSamples(tasks, catalog, { seed: 1, balance: 'none' });
-    expect(stats.skipped.map((s) => s.id)).toEqual(['mm-16']);
-    expect(stats).toMatchObject({ samples: 199, single: 50, multi: 149, repeats: 0 });
-    expect(stats.perCategory).toEqual({ mm: 49, ms: 50, sm: 50, ss: 50 });
-    expect(new Set(samples.map((s) => s.id)).size).toBe(199);
+    expect(stats.skipped.map((s) => s.id)).toEqual([]);
+    expect(stats).toMatchObject({ samples: 200, single: 50, multi: 150, repeats: 0 });
+    expect(stats.perCategory).toEqual({ mm: 50, ms: 50, sm: 50, ss: 50 });
+    expect(new Set(samples.map((s) => s.id)).size).toBe(200);
   });
 
   it.each([
@@ -29,7 +29,7 @@ describe('SFT data from the AppBench dev files', () => {
     'balances single/multi 1:1 by upsampling; every %s reply parses back into a valid plan',
     async (style, print) => {
       const { samples, stats } = await buildSftSamples(tasks, catalog, { seed: 1, distractors: 5, style });
-      expect(stats).toMatchObject({ samples: 298, single: 149, multi: 149, repeats: 99, balanced: true });
+      expect(stats).toMatchObject({ samples: 300, single: 150, multi: 150, repeats: 100, balanced: true });
       for (const s of samples) {
         const { plan, skipped } = parseMetabenchPlan(s.assistant, { source: s.id });
         expect(skipped).toEqual([]);
