@@ -6,7 +6,9 @@ import {
   type GtaCategoryF1,
   type GtaStepCounts,
   gtaCategory,
+  gtaStepPercentages,
   gtaToolF1,
+  sumGtaStepCounts,
 } from '../tasks/index.js';
 
 /**
@@ -84,22 +86,9 @@ export function summarizeGtaScores(scores: readonly unknown[]): GtaRunReport {
   const steps = parsed.flatMap((s) => (s.step ? [s.step] : []));
   let step: GtaRunReport['step'] = null;
   if (steps.length) {
-    const c: GtaStepCounts = {
-      inst: 0,
-      tool: 0,
-      arg: 0,
-      summ: 0,
-      totalTool: 0,
-      totalAnswer: 0,
-      toolCall: 0,
-      toolCallError: 0,
-    };
-    for (const s of steps) for (const k of Object.keys(c) as Array<keyof GtaStepCounts>) c[k] += s[k];
+    const c = sumGtaStepCounts(steps);
     step = {
-      instAcc: pct(c.inst, c.totalTool + c.totalAnswer),
-      toolAcc: pct(c.tool, c.totalTool),
-      argAcc: pct(c.arg, c.totalTool),
-      summAcc: pct(c.summ, c.totalAnswer),
+      ...gtaStepPercentages(c),
       counts: c,
     };
   }

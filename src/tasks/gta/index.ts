@@ -81,8 +81,10 @@ export {
   type GtaStepItem,
   type GtaStepScores,
   type GtaStepType,
+  gtaStepPercentages,
   gtaStepType,
   scoreGtaSteps,
+  sumGtaStepCounts,
 } from './step-metrics.js';
 export {
   formatToolResult,

@@ -69,16 +69,7 @@ export async function scoreGtaSteps(
   items: readonly GtaStepItem[],
   embedder?: GtaEmbedder,
 ): Promise<GtaStepScores> {
-  const c: GtaStepCounts = {
-    inst: 0,
-    tool: 0,
-    arg: 0,
-    summ: 0,
-    totalTool: 0,
-    totalAnswer: 0,
-    toolCall: 0,
-    toolCallError: 0,
-  };
+  const c = zeroGtaStepCounts();
   let unscoredSubjective = 0;
   for (const item of items) {
     const kind = referenceKind(item.reference);
@@ -116,13 +107,40 @@ export async function scoreGtaSteps(
     }
   }
   return {
-    instAcc: pct(c.inst, c.totalTool + c.totalAnswer),
-    toolAcc: pct(c.tool, c.totalTool),
-    argAcc: pct(c.arg, c.totalTool),
-    summAcc: pct(c.summ, c.totalAnswer),
+    ...gtaStepPercentages(c),
     toolCall: c.toolCall,
     toolCallError: c.toolCallError,
     counts: c,
     unscoredSubjective,
+  };
+}
+
+const zeroGtaStepCounts = (): GtaStepCounts => ({
+  inst: 0,
+  tool: 0,
+  arg: 0,
+  summ: 0,
+  totalTool: 0,
+  totalAnswer: 0,
+  toolCall: 0,
+  toolCallError: 0,
+});
+
+/** Counts of several records summed: the pooled counts equal scoring all records at once. */
+export function sumGtaStepCounts(counts: readonly GtaStepCounts[]): GtaStepCounts {
+  const c = zeroGtaStepCounts();
+  for (const s of counts) for (const k of Object.keys(c) as Array<keyof GtaStepCounts>) c[k] += s[k];
+  return c;
+}
+
+/** InstAcc, ToolAcc, ArgAcc and SummAcc (×100) from step counts, with the official denominators. */
+export function gtaStepPercentages(
+  c: GtaStepCounts,
+): Pick<GtaStepScores, 'instAcc' | 'toolAcc' | 'argAcc' | 'summAcc'> {
+  return {
+    instAcc: pct(c.inst, c.totalTool + c.totalAnswer),
+    toolAcc: pct(c.tool, c.totalTool),
+    argAcc: pct(c.arg, c.totalTool),
+    summAcc: pct(c.summ, c.totalAnswer),
   };
 }

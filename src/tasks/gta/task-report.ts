@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { bundledDataDir } from '../../catalog/index.js';
 import { type GtaE2eRecordScore, type GtaE2eScores, summarizeGtaE2e } from './e2e-metrics.js';
 import { type GtaLeaderboardRow, parseGtaLeaderboard } from './leaderboard.js';
-import type { GtaStepCounts } from './step-metrics.js';
+import { type GtaStepCounts, gtaStepPercentages, sumGtaStepCounts } from './step-metrics.js';
 
 /**
  * The `gta` task's report: the run's numbers summed from per-sample scores, printed in the
@@ -36,8 +36,6 @@ interface ScoreLike {
   unscoredSubjective?: number;
 }
 
-const pct = (n: number, d: number) => (d === 0 ? 0 : (n / d) * 100);
-
 function bundledLeaderboard(): GtaLeaderboardRow[] {
   const file = join(bundledDataDir(), 'published', 'gta_leaderboard.csv');
   return existsSync(file) ? parseGtaLeaderboard(readFileSync(file, 'utf8'), file) : [];
@@ -51,22 +49,9 @@ export function summarizeGtaTask(
   const steps = scores.flatMap((s) => (s.step ? [s.step] : []));
   let step: GtaTaskStepReport | null = null;
   if (steps.length) {
-    const c: GtaStepCounts = {
-      inst: 0,
-      tool: 0,
-      arg: 0,
-      summ: 0,
-      totalTool: 0,
-      totalAnswer: 0,
-      toolCall: 0,
-      toolCallError: 0,
-    };
-    for (const s of steps) for (const k of Object.keys(c) as Array<keyof GtaStepCounts>) c[k] += s[k];
+    const c = sumGtaStepCounts(steps);
     step = {
-      instAcc: pct(c.inst, c.totalTool + c.totalAnswer),
-      toolAcc: pct(c.tool, c.totalTool),
-      argAcc: pct(c.arg, c.totalTool),
-      summAcc: pct(c.summ, c.totalAnswer),
+      ...gtaStepPercentages(c),
       toolCall: c.toolCall,
       toolCallError: c.toolCallError,
       counts: c,
