@@ -1,6 +1,6 @@
-import { closeSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { InputInvalidError } from '../shared/index.js';
+import { align8, headerError, readBinaryHeader, writeBinaryFile } from './binary-file.js';
 import type { DenseModel } from './dense-encoder.js';
 
 /**
@@ -27,7 +27,6 @@ const headerSchema = z.object({
   table: z.number().int().min(0),
 });
 
-const align8 = (n: number) => (n + 7) & ~7;
 const bytes = (a: Float32Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 
 /** Checks that a model's arrays fit its config and vocabulary (a bad file must not give wrong rankings). */
@@ -50,47 +49,23 @@ export function saveDenseModel(path: string, m: DenseModel): void {
     weights: m.weights.length,
     table: m.table.length,
   };
-  const json = Buffer.from(JSON.stringify(header), 'utf8');
-  const prefix = Buffer.alloc(align8(12 + json.byteLength));
-  prefix.write(MAGIC, 0, 'latin1');
-  prefix.writeUInt32LE(json.byteLength, 8);
-  json.copy(prefix, 12);
-  const tmp = `${path}.${process.pid}.tmp`;
-  const fd = openSync(tmp, 'w');
-  try {
-    writeSync(fd, prefix);
-    writeSync(fd, bytes(m.weights));
-    writeSync(fd, new Uint8Array(align8(m.weights.byteLength) - m.weights.byteLength));
-    writeSync(fd, bytes(m.table));
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, path);
+  const pad = new Uint8Array(align8(m.weights.byteLength) - m.weights.byteLength);
+  writeBinaryFile(path, MAGIC, header, [bytes(m.weights), pad, bytes(m.table)]);
 }
 
 export function loadDenseModel(path: string): DenseModel {
   const buf = readFileSync(path);
-  const bad = (problem: string, field?: string) =>
-    new InputInvalidError({ file: path, record: 'header', ...(field ? { field } : {}) }, problem);
-  if (buf.byteLength < 12 || buf.toString('latin1', 0, 8) !== MAGIC)
-    throw bad(
-      'not an apiary dense encoder (bad magic bytes); train one with `apiary retrieve train --retriever dense`',
-    );
-  const len = buf.readUInt32LE(8);
-  if (12 + len > buf.byteLength) throw bad('truncated header');
-  let raw: unknown;
-  try {
-    raw = JSON.parse(buf.toString('utf8', 12, 12 + len));
-  } catch (e) {
-    throw bad(`header is not JSON (${(e as Error).message})`);
-  }
+  const bad = (problem: string, field?: string) => headerError(path, problem, field);
+  const { raw, base } = readBinaryHeader(path, buf, MAGIC, {
+    notA: 'an apiary dense encoder',
+    fix: 'train one with `apiary retrieve train --retriever dense`',
+  });
   const parsed = headerSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw bad(issue?.message ?? 'invalid header', issue?.path.join('.'));
   }
   const h = parsed.data;
-  const base = align8(12 + len);
   const tableAt = base + align8(h.weights * 4);
   if (tableAt + h.table * 4 > buf.byteLength)
     throw bad(`file is truncated (${buf.byteLength} bytes)`, 'table');

@@ -1,7 +1,8 @@
-import { closeSync, openSync, readFileSync, readSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { z } from 'zod';
 import { InputInvalidError } from '../shared/index.js';
+import { align8, headerError, readBinaryHeader, writeBinaryFile } from './binary-file.js';
 import { Bm25Index, type Bm25Parts } from './bm25.js';
 import { plainAnalyze } from './build-retriever.js';
 import type { DenseModel } from './dense-encoder.js';
@@ -97,8 +98,6 @@ function namedIndexes(index: RetrievalIndex): Array<[string, Bm25Index]> {
   return out;
 }
 
-const align8 = (n: number) => (n + 7) & ~7;
-
 /** Writes an index file (temp file + rename, so a reader never sees half a file). */
 export function saveRetrievalIndex(path: string, index: RetrievalIndex): void {
   const sections: IndexHeader['sections'] = [];
@@ -155,20 +154,7 @@ export function saveRetrievalIndex(path: string, index: RetrievalIndex): void {
     sections,
     crc32: crc,
   };
-  const json = Buffer.from(JSON.stringify(header), 'utf8');
-  const prefix = Buffer.alloc(align8(12 + json.byteLength));
-  prefix.write(MAGIC, 0, 'latin1');
-  prefix.writeUInt32LE(json.byteLength, 8);
-  json.copy(prefix, 12);
-  const tmp = `${path}.${process.pid}.tmp`;
-  const fd = openSync(tmp, 'w');
-  try {
-    writeSync(fd, prefix);
-    for (const c of chunks) writeSync(fd, c);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, path);
+  writeBinaryFile(path, MAGIC, header, chunks);
 }
 
 /** What `readRetrievalIndexInfo` tells without reading the sections. */
@@ -181,20 +167,11 @@ export interface IndexFileInfo {
 }
 
 function parseHeader(path: string, buf: Buffer): { header: IndexHeader; base: number } {
-  const bad = (problem: string, field?: string) =>
-    new InputInvalidError({ file: path, record: 'header', ...(field ? { field } : {}) }, problem);
-  if (buf.byteLength < 12 || buf.toString('latin1', 0, 8) !== MAGIC)
-    throw bad(
-      'not an apiary retrieval index (bad magic bytes); rebuild it with `apiary retrieve index build`',
-    );
-  const len = buf.readUInt32LE(8);
-  if (12 + len > buf.byteLength) throw bad('truncated header');
-  let raw: unknown;
-  try {
-    raw = JSON.parse(buf.toString('utf8', 12, 12 + len));
-  } catch (e) {
-    throw bad(`header is not JSON (${(e as Error).message})`);
-  }
+  const bad = (problem: string, field?: string) => headerError(path, problem, field);
+  const { raw, base } = readBinaryHeader(path, buf, MAGIC, {
+    notA: 'an apiary retrieval index',
+    fix: 'rebuild it with `apiary retrieve index build`',
+  });
   const version = (raw as { version?: unknown })?.version;
   if (version !== INDEX_FORMAT_VERSION)
     throw bad(
@@ -206,7 +183,7 @@ function parseHeader(path: string, buf: Buffer): { header: IndexHeader; base: nu
     const issue = parsed.error.issues[0];
     throw bad(issue?.message ?? 'invalid header', issue?.path.join('.'));
   }
-  return { header: parsed.data, base: align8(12 + len) };
+  return { header: parsed.data, base };
 }
 
 /** Reads an index file: throws `InputInvalidError` (never a crash) for a foreign, old-version, truncated or damaged file. */
