@@ -1,13 +1,12 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PyJson } from '../../shared/index.js';
 import { respond } from '../../tasks/gta/__fixtures__/e2e-script.js';
 import { loadGtaDataset, readGtaStepPredictions, scoreGtaE2e } from '../../tasks/index.js';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../../test/index.js';
+import { ROOT, runCli } from '../__fixtures__/run-cli.js';
 
 /**
  * `apiary eval gta --mode e2e` end to end through the CLI: a scripted model on a local server, the
@@ -15,27 +14,7 @@ import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../../test
  * no tool run.
  */
 
-const ROOT = resolve(import.meta.dirname, '../../..');
-const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
-const TSX = pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
 const DATA = join(ROOT, 'src', 'tasks', 'gta', '__fixtures__', 'e2e');
-
-function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env = { ...process.env };
-  for (const k of Object.keys(env)) if (k.startsWith('APIARY_') || k === 'OPENAI_API_KEY') delete env[k];
-  env.NO_COLOR = '1';
-  env.HOME = mkdtempSync(join(tmpdir(), 'apiary-home-'));
-  const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], { cwd: ROOT, env });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => {
-    stdout += d;
-  });
-  child.stderr.on('data', (d) => {
-    stderr += d;
-  });
-  return new Promise((res) => child.on('close', (code) => res({ code, stdout, stderr })));
-}
 
 let server: ScriptedOpenAiServer;
 let root: string;
