@@ -30,6 +30,7 @@ export { fnv1a32, fnv1a32Bytes, sha256Hex } from './hash.js';
 export { fileReadError, parseJsonText, readBytesFile, readJsonFile, readTextFile } from './json-file.js';
 // JSON as Python's json module reads and writes it (key order, float lexemes, json.dumps defaults)
 export {
+  detachedString,
   isPyNumber,
   isPyObject,
   type PyJson,

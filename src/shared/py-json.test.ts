@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InputInvalidError } from './errors.js';
-import { parsePyJson, pyFloatRepr, pyJsonDumps, pyJsonString, toPyJson } from './py-json.js';
+import { detachedString, parsePyJson, pyFloatRepr, pyJsonDumps, pyJsonString, toPyJson } from './py-json.js';
 
 const dumps = (text: string) => pyJsonDumps(parsePyJson(text));
 
@@ -63,5 +63,24 @@ describe('parsePyJson nesting', () => {
         'invalid JSON at offset 1000: nested deeper than 1000 levels',
       ),
     );
+  });
+});
+
+describe('detachedString', () => {
+  it('copies any string exactly, lone surrogates and non-Latin-1 characters included', () => {
+    expect(detachedString('caf\u00e9 \u2014 \ud83d\ude00 \ud800 x\udc00')).toBe(
+      'caf\u00e9 \u2014 \ud83d\ude00 \ud800 x\udc00',
+    );
+    expect(detachedString('')).toBe('');
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 40 }), (s) => detachedString(s) === s),
+      { numRuns: 200 },
+    );
+  });
+
+  it('copies a slice of a parsed text (the value, not the source around it)', () => {
+    const parsed = parsePyJson('{"a": "first \u0150 text", "b": "plain slice"}');
+    const slice = (parsed as { entries: Map<string, string> }).entries.get('b') as string;
+    expect(detachedString(slice)).toBe('plain slice');
   });
 });

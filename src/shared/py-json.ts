@@ -44,6 +44,17 @@ export function toPyJson(value: unknown): PyJson {
   return { kind: 'object', entries };
 }
 
+/**
+ * A copy of `s` that shares no memory with the text it was sliced from. `parsePyJson` slices
+ * strings out of its source (fast path) and V8 keeps a whole source alive, at two bytes per
+ * character once it holds one non-Latin-1 character, as long as one slice of it (or a string
+ * concatenated from slices) lives. The copy is flat and one byte per character when it can be;
+ * exact for every string, lone surrogates included (JSON round trip).
+ */
+export function detachedString(s: string): string {
+  return JSON.parse(JSON.stringify(s)) as string;
+}
+
 /** Deepest nesting `parsePyJson` accepts (Python's default recursion limit is 1000). */
 export const PY_JSON_MAX_DEPTH = 1000;
 

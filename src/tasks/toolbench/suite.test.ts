@@ -52,6 +52,16 @@ describe('ranked retriever on the fixture suite', () => {
     await expect(trainToolBenchRanker(suite, { trainOn: ['G1_nope'] })).rejects.toThrow(/G1_nope/);
   });
 
+  it('without entries keeps every text equal (copied out of the file text)', () => {
+    const lean = loadToolBenchSuite(dataDir(), ['G1_tool'], { entries: false });
+    expect(lean.docs.map(({ entry: _, ...d }) => d)).toEqual(suite.docs.map(({ entry: _, ...d }) => d));
+    expect(lean.docs[0]?.entry.entries.size).toBe(0);
+    expect(suite.docs[0]?.entry.entries.size).toBe(7);
+    expect(lean.texts).toEqual(suite.texts);
+    expect(lean.toolTexts).toEqual(suite.toolTexts);
+    expect(lean.sets.get('G1_tool')?.queries).toEqual(suite.sets.get('G1_tool')?.queries);
+  });
+
   it('asks for a model when no weights are given', async () => {
     await expect(buildRetriever('ranked', corpus, {})).rejects.toThrow(/ranker weights/);
   });
