@@ -59,6 +59,9 @@ export const FIELD_FEATURES = [
 ] as const;
 export type FieldFeatureName = (typeof FIELD_FEATURES)[number];
 
+/** The features of a document's group (zero without groups). */
+const GROUP_FEATURES = FIELD_FEATURES.filter((f) => f.startsWith('group.'));
+
 /** Features whose scale depends on the query (raw BM25 sums); the others are shares in [0, 1] or priors. */
 export const UNBOUNDED_FIELD_FEATURES: readonly FieldFeatureName[] = FIELD_FEATURES.filter(
   (f) => !/coverage|sentence|log-size|single/.test(f),
@@ -73,12 +76,20 @@ export function splitSentences(text: string): string[] {
   return parts.length ? parts : [text];
 }
 
-/** Share of each document's distinct name words present in the query (words counted through the name index). */
-function nameCoverage(index: Bm25Index, queryWords: ReadonlySet<string>): Float32Array {
-  const hits = new Uint32Array(index.size);
+/**
+ * Share of each document's distinct name words present in the query (words counted through the
+ * name index), into `out`; `hits` is scratch of the index's size.
+ */
+function nameCoverage(
+  index: Bm25Index,
+  queryWords: ReadonlySet<string>,
+  hits: Uint32Array,
+  out: Float32Array,
+): Float32Array {
+  hits.fill(0);
   index.countMatches(queryWords, hits);
   const distinct = index.distinctTermsPerDoc();
-  const out = new Float32Array(index.size);
+  out.fill(0);
   for (let i = 0; i < out.length; i++) if (hits[i]) out[i] = (hits[i] as number) / (distinct[i] as number);
   return out;
 }
@@ -152,7 +163,19 @@ export class FieldFeatures {
   private readonly second?: Bm25Index;
   private readonly name?: Bm25Index;
   private readonly description?: Bm25Index;
-  private readonly group?: FieldIndexes['group'] & { logSize: Float32Array };
+  private readonly group?: FieldIndexes['group'] & { logSize: Float32Array; single: Float32Array };
+  private scratch?: {
+    a: Float32Array;
+    b: Float32Array;
+    hits: Uint32Array;
+    group?: {
+      a: Float32Array;
+      b: Float32Array;
+      cover: Float32Array;
+      coverText: Float32Array;
+      hits: Uint32Array;
+    };
+  };
 
   /** From a corpus (builds the indexes) or from indexes built or loaded before. */
   constructor(source: FieldedCorpus | FieldIndexes) {
@@ -167,50 +190,69 @@ export class FieldFeatures {
     if (g) {
       const size = new Float32Array(g.count);
       for (const k of g.groupOf) size[k] = (size[k] as number) + 1;
-      this.group = { ...g, logSize: size.map((s) => (s > 0 ? Math.log(s) : 0)) };
+      const logSize = size.map((s) => (s > 0 ? Math.log(s) : 0));
+      this.group = { ...g, logSize, single: logSize.map((x) => (x === 0 ? 1 : 0)) };
     }
   }
 
-  /** doc.text + doc.second: the document score the coverage features are built on. */
-  private docScore(query: string): Float32Array {
-    const s = this.text.scoreAllSync(query);
-    if (this.second) {
-      const t = this.second.scoreAllSync(query);
-      for (let i = 0; i < s.length; i++) s[i] = (s[i] as number) + (t[i] as number);
-    }
-    return s;
+  /**
+   * One zeroed vector per `FIELD_FEATURES` name, for `compute(query, into)`: a caller computing
+   * many queries in turn (ranker training) reuses them instead of 17 new corpus-sized vectors
+   * (and their garbage, ~3 MB on ToolBench) per query.
+   */
+  vectors(): Map<FieldFeatureName, Float32Array> {
+    return new Map(FIELD_FEATURES.map((f) => [f, new Float32Array(this.size)]));
   }
 
-  compute(query: string): Map<FieldFeatureName, Float32Array> {
+  /**
+   * Every `FIELD_FEATURES` vector of a query: new vectors, or written over `into` (from
+   * `vectors()`; the same map is returned, so its vectors hold this query's features until the
+   * next call). Scratch vectors are kept by the instance, so calls must not interleave (they
+   * are synchronous).
+   */
+  compute(query: string, into?: Map<FieldFeatureName, Float32Array>): Map<FieldFeatureName, Float32Array> {
     const n = this.size;
-    const out = new Map<FieldFeatureName, Float32Array>();
-    const zero = () => new Float32Array(n);
-    out.set('doc.text', this.text.scoreAllSync(query));
-    out.set('doc.second', this.second?.scoreAllSync(query) ?? zero());
-    out.set('doc.name', this.name?.scoreAllSync(query) ?? zero());
-    out.set('doc.description', this.description?.scoreAllSync(query) ?? zero());
+    const out = into ?? this.vectors();
+    const vec = (f: FieldFeatureName): Float32Array => {
+      const v = out.get(f);
+      if (v?.length !== n) throw new RangeError(`feature vector "${f}" missing or not of length ${n}`);
+      return v;
+    };
+    const bm25 = (index: Bm25Index | undefined, text: string, v: Float32Array): Float32Array =>
+      index ? index.scoreTermsInto(index.terms(text), v) : v.fill(0);
+    bm25(this.text, query, vec('doc.text'));
+    bm25(this.second, query, vec('doc.second'));
+    bm25(this.name, query, vec('doc.name'));
+    bm25(this.description, query, vec('doc.description'));
     const queryWords = new Set(bm25Analyze(query));
-    out.set('doc.name.coverage', this.name ? nameCoverage(this.name, queryWords) : zero());
+    const scratch = this.scratchVectors();
+    if (this.name) nameCoverage(this.name, queryWords, scratch.hits, vec('doc.name.coverage'));
+    else vec('doc.name.coverage').fill(0);
     const sentences = splitSentences(query);
-    const docSentence = zero();
+    const docSentence = vec('doc.sentence').fill(0);
     const g = this.group;
-    const groupLevel = new Map<FieldFeatureName, Float32Array>();
-    const cover = g ? new Float32Array(g.count) : undefined;
-    const coverText = g ? new Float32Array(g.count) : undefined;
+    const gs = scratch.group;
+    const cover = gs?.cover.fill(0);
+    const coverText = gs?.coverText.fill(0);
     for (const s of sentences) {
-      const ds = this.docScore(s);
+      // doc.text + doc.second of the sentence: the document score the coverage features are built on
+      const ds = bm25(this.text, s, scratch.a);
+      if (this.second) {
+        const t = bm25(this.second, s, scratch.b);
+        for (let i = 0; i < n; i++) ds[i] = (ds[i] as number) + (t[i] as number);
+      }
       const m = maxOf(ds);
       for (let i = 0; i < n; i++) {
         const r = (ds[i] as number) / m;
         if (r > (docSentence[i] as number)) docSentence[i] = r;
       }
-      if (g && cover && coverText) {
-        const best = new Float32Array(g.count);
+      if (g && gs && cover && coverText) {
+        const best = gs.a.fill(0);
         for (let i = 0; i < n; i++) {
           const k = g.groupOf[i] as number;
           if ((ds[i] as number) > (best[k] as number)) best[k] = ds[i] as number;
         }
-        const ts = g.text.scoreAllSync(s);
+        const ts = bm25(g.text, s, gs.b);
         const mt = maxOf(ts);
         for (let k = 0; k < g.count; k++) {
           cover[k] = (cover[k] as number) + (best[k] as number) / m / sentences.length;
@@ -218,51 +260,68 @@ export class FieldFeatures {
         }
       }
     }
-    out.set('doc.sentence', docSentence);
-    if (g && cover && coverText) {
-      // doc.text + doc.second, already computed above
-      const d = (out.get('doc.text') as Float32Array).map(
-        (x, i) => x + ((out.get('doc.second') as Float32Array)[i] as number),
-      );
-      const top1 = new Float32Array(g.count);
-      const top2 = new Float32Array(g.count);
-      for (let i = 0; i < n; i++) {
-        const k = g.groupOf[i] as number;
-        const x = d[i] as number;
-        if (x > (top1[k] as number)) {
-          top2[k] = top1[k] as number;
-          top1[k] = x;
-        } else if (x > (top2[k] as number)) top2[k] = x;
-      }
-      groupLevel.set('group.text', g.text.scoreAllSync(query));
-      groupLevel.set('group.text.b03', g.textB03.scoreAllSync(query));
-      groupLevel.set('group.text.k2b05', g.textK2.scoreAllSync(query));
-      groupLevel.set('group.name', g.name?.scoreAllSync(query) ?? new Float32Array(g.count));
-      groupLevel.set('group.description', g.description?.scoreAllSync(query) ?? new Float32Array(g.count));
-      groupLevel.set('group.coverage', cover);
-      groupLevel.set('group.coverage.text', coverText);
-      groupLevel.set(
-        'group.top2',
-        top1.map((x, k) => x + (top2[k] as number)),
-      );
-      groupLevel.set('group.log-size', g.logSize);
-      if (g.name) groupLevel.set('group.name.coverage', nameCoverage(g.name, queryWords));
-      groupLevel.set(
-        'group.single',
-        g.logSize.map((x) => (x === 0 ? 1 : 0)),
-      );
+    if (!g || !gs || !cover || !coverText) {
+      for (const f of GROUP_FEATURES) vec(f).fill(0);
+      return out;
     }
-    for (const f of FIELD_FEATURES) {
-      if (out.has(f)) continue;
-      const gv = groupLevel.get(f);
-      if (!gv || !g) {
-        out.set(f, zero());
-        continue;
-      }
-      const v = zero();
+    // group-level features: one value per group, copied to every member
+    const spread = (f: FieldFeatureName, gv: Float32Array) => {
+      const v = vec(f);
       for (let i = 0; i < n; i++) v[i] = gv[g.groupOf[i] as number] as number;
-      out.set(f, v);
+    };
+    // doc.text + doc.second of the whole query, already computed above
+    const d = scratch.a;
+    const docText = vec('doc.text');
+    const docSecond = vec('doc.second');
+    for (let i = 0; i < n; i++) d[i] = (docText[i] as number) + (docSecond[i] as number);
+    const top1 = gs.a.fill(0);
+    const top2 = gs.b.fill(0);
+    for (let i = 0; i < n; i++) {
+      const k = g.groupOf[i] as number;
+      const x = d[i] as number;
+      if (x > (top1[k] as number)) {
+        top2[k] = top1[k] as number;
+        top1[k] = x;
+      } else if (x > (top2[k] as number)) top2[k] = x;
     }
+    for (let k = 0; k < g.count; k++) top1[k] = (top1[k] as number) + (top2[k] as number);
+    spread('group.top2', top1);
+    spread('group.text', bm25(g.text, query, gs.a));
+    spread('group.text.b03', bm25(g.textB03, query, gs.a));
+    spread('group.text.k2b05', bm25(g.textK2, query, gs.a));
+    spread('group.name', bm25(g.name, query, gs.a));
+    spread('group.description', bm25(g.description, query, gs.a));
+    spread('group.coverage', cover);
+    spread('group.coverage.text', coverText);
+    spread('group.log-size', g.logSize);
+    spread('group.single', g.single);
+    if (g.name) spread('group.name.coverage', nameCoverage(g.name, queryWords, gs.hits, gs.a));
+    else vec('group.name.coverage').fill(0);
     return out;
+  }
+
+  /** The instance's scratch vectors (made on first use: a `FieldFeatures` that only builds indexes needs none). */
+  private scratchVectors() {
+    if (!this.scratch) {
+      const g = this.group;
+      const count = g?.count ?? 0;
+      this.scratch = {
+        a: new Float32Array(this.size),
+        b: new Float32Array(this.size),
+        hits: new Uint32Array(this.size),
+        ...(g
+          ? {
+              group: {
+                a: new Float32Array(count),
+                b: new Float32Array(count),
+                cover: new Float32Array(count),
+                coverText: new Float32Array(count),
+                hits: new Uint32Array(count),
+              },
+            }
+          : {}),
+      };
+    }
+    return this.scratch;
   }
 }

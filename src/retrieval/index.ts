@@ -116,7 +116,9 @@ export {
   type RankerModel,
   type RankerTrainOptions,
   rankExample,
+  scaledRankExample,
   scaleFeatures,
+  scaleFeaturesInPlace,
   trainLinearRanker,
 } from './linear-ranker.js';
 // Ranking metrics (NDCG with tie averaging, recall)
@@ -126,7 +128,7 @@ export { Adam, type Projection, project } from './mnr.js';
 // Embeddings from an OpenAI-compatible endpoint
 export { OpenAiCompatibleEmbedder, type OpenAiEmbedderOptions } from './openai-embedder.js';
 // Feature vectors of the `ranked` retriever
-export { rankFeatureSource, useFieldIndexes } from './rank-features.js';
+export { rankExamples, rankFeatureSource, useFieldIndexes } from './rank-features.js';
 // Tuned weights of the combined kinds
 export { DENSE_HYBRID_WEIGHT, RANKER_INITIAL, RANKER_SCALED } from './retriever-weights.js';
 // Sparse vectors and in-place shuffling

@@ -4,6 +4,7 @@ import {
   LinearRankRetriever,
   rankExample,
   scaleFeatures,
+  scaleFeaturesInPlace,
   trainLinearRanker,
 } from './linear-ranker.js';
 
@@ -25,6 +26,16 @@ describe('LinearRankRetriever', () => {
     const s = scaleFeatures(vectors({ a: [-4, 2], z: [0, 0] }), ['a', 'z', 'missing']);
     expect([...(s.get('a') as Float32Array)]).toEqual([-1, 0.5]);
     expect([...(s.get('z') as Float32Array)]).toEqual([0, 0]);
+  });
+
+  it('scaleFeaturesInPlace writes the same values over the vectors themselves', () => {
+    const v = vectors({ a: [-4, 2, 3], b: [1, 2, 3], z: [0, 0, 0] });
+    const a = v.get('a');
+    scaleFeaturesInPlace(v, ['a', 'z', 'missing']);
+    expect(v.get('a')).toBe(a);
+    expect([...(a as Float32Array)]).toEqual([-1, 0.5, 0.75]);
+    expect([...(v.get('b') as Float32Array)]).toEqual([1, 2, 3]);
+    expect([...(v.get('z') as Float32Array)]).toEqual([0, 0, 0]);
   });
 });
 

@@ -34,6 +34,23 @@ export function scaleFeatures(vectors: FeatureVectors, scaled: readonly string[]
   return out;
 }
 
+/**
+ * `scaleFeatures` in place: the `scaled` vectors are divided by their max |x| (the same float32
+ * values as its copies), for a caller that owns the vectors and computes them again per query.
+ */
+export function scaleFeaturesInPlace(
+  vectors: ReadonlyMap<string, Float32Array>,
+  scaled: readonly string[],
+): void {
+  for (const f of scaled) {
+    const v = vectors.get(f);
+    if (!v) continue;
+    let m = 0;
+    for (let i = 0; i < v.length; i++) m = Math.max(m, Math.abs(v[i] as number));
+    if (m > 0) for (let i = 0; i < v.length; i++) v[i] = (v[i] as number) / m;
+  }
+}
+
 /** Scores the whole corpus (so NDCG sees an exhaustive ranking). */
 export class LinearRankRetriever implements Retriever {
   constructor(
@@ -81,20 +98,50 @@ export async function rankExample(
   initial: RankerModel,
   perList = 300,
 ): Promise<RankExample> {
-  const vectors = scaleFeatures(await features(query.text), initial.scaled);
+  return scaledRankExample(
+    scaleFeatures(await features(query.text), initial.scaled),
+    query,
+    names,
+    initial,
+    perList,
+  );
+}
+
+/**
+ * `rankExample` from feature vectors already scaled by `initial.scaled` (`scaleFeaturesInPlace`);
+ * `base` is scratch of the corpus size for the initial scores (new when absent). The rows of the
+ * candidates are views on one array per query.
+ */
+export function scaledRankExample(
+  vectors: FeatureVectors,
+  query: RetrievalQuery,
+  names: readonly string[],
+  initial: RankerModel,
+  perList = 300,
+  base?: Float32Array,
+): RankExample {
   const n = vectors.values().next().value?.length ?? 0;
-  const base = new Float32Array(n);
+  if (base && base.length !== n) throw new RangeError(`base holds ${base.length} scores, ${n} needed`);
+  const scores = base?.fill(0) ?? new Float32Array(n);
   for (const [f, w] of Object.entries(initial.weights)) {
     const v = vectors.get(f);
-    if (v) for (let i = 0; i < n; i++) base[i] = (base[i] as number) + w * (v[i] as number);
+    if (v) for (let i = 0; i < n; i++) scores[i] = (scores[i] as number) + w * (v[i] as number);
   }
-  const cand = new Set<number>(topK(base, perList).map((h) => h.doc));
+  const cand = new Set<number>(topK(scores, perList).map((h) => h.doc));
   for (const f of names) {
     const v = vectors.get(f);
     if (v) for (const h of topK(v, Math.floor(perList / 3))) cand.add(h.doc);
   }
   const docs = [...cand];
-  const rows = docs.map((d) => Float64Array.from(names, (f) => vectors.get(f)?.[d] ?? 0));
+  const width = names.length;
+  const values = new Float64Array(docs.length * width);
+  const rows = docs.map((d, c) => {
+    const row = values.subarray(c * width, (c + 1) * width);
+    names.forEach((f, j) => {
+      row[j] = vectors.get(f)?.[d] ?? 0;
+    });
+    return row;
+  });
   const relevant = query.relevant.map((d) => docs.indexOf(d)).filter((i) => i >= 0);
   return { rows, relevant, missed: query.relevant.length - relevant.length };
 }

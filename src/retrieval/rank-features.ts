@@ -1,6 +1,12 @@
 import { type FieldedCorpus, FieldFeatures, type FieldIndexes } from './field-features.js';
-import type { FeatureVectors } from './linear-ranker.js';
-import type { Retriever } from './types.js';
+import {
+  type FeatureVectors,
+  type RankExample,
+  type RankerModel,
+  scaledRankExample,
+  scaleFeaturesInPlace,
+} from './linear-ranker.js';
+import type { RetrievalQuery, Retriever } from './types.js';
 
 const fieldFeatureCache = new WeakMap<FieldedCorpus, FieldFeatures>();
 
@@ -33,4 +39,32 @@ export function rankFeatureSource(corpus: FieldedCorpus, trained?: Retriever) {
     if (trained) m.set('trained', await trained.scoreAll(query));
     return m;
   };
+}
+
+/**
+ * `rankExample` of each query over `rankFeatureSource(corpus, trained)`'s features, the same
+ * examples computed with one set of feature vectors reused for every query and scaled in place:
+ * a new set per query is 17 corpus-sized vectors and their scaled copies (~8 MB on ToolBench),
+ * garbage that V8 collects late, which took the nested ranker training over 1 GB.
+ */
+export async function rankExamples(
+  corpus: FieldedCorpus,
+  queries: readonly RetrievalQuery[],
+  names: readonly string[],
+  initial: RankerModel,
+  trained?: Retriever,
+  perList = 300,
+): Promise<RankExample[]> {
+  const ff = fieldFeaturesOf(corpus);
+  const fields = ff.vectors();
+  const vectors = new Map<string, Float32Array>(fields);
+  const base = new Float32Array(ff.size);
+  const examples: RankExample[] = [];
+  for (const q of queries) {
+    ff.compute(q.text, fields);
+    if (trained) vectors.set('trained', await trained.scoreAll(q.text));
+    scaleFeaturesInPlace(vectors, initial.scaled);
+    examples.push(scaledRankExample(vectors, q, names, initial, perList, base));
+  }
+  return examples;
 }

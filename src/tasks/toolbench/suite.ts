@@ -9,8 +9,7 @@ import {
   RANKER_INITIAL,
   RANKER_SCALED,
   type Retriever,
-  rankExample,
-  rankFeatureSource,
+  rankExamples,
   shuffleInPlace,
   type TrainedModel,
   type TrainedProjection,
@@ -345,8 +344,7 @@ export async function trainToolBenchRanker(
         { into: vectors, simd: false },
       );
     }
-    const source = rankFeatureSource(corpus, trained);
-    for (const q of set.queries) examples.push(await rankExample(source, q, names, RANKER_INITIAL));
+    examples.push(...(await rankExamples(corpus, set.queries, names, RANKER_INITIAL, trained)));
   }
   const { weights, trainNdcg, loss } = trainLinearRanker(examples, names, {
     initial: RANKER_INITIAL.weights,
