@@ -27,7 +27,14 @@ export { sha256OfFiles } from './file-hash.js';
 // Hashes: FNV-1a for stable bucketing, sha256 for content identity
 export { fnv1a32, fnv1a32Bytes, sha256Hex } from './hash.js';
 // Reading JSON files with errors that name the file
-export { fileReadError, parseJsonText, readBytesFile, readJsonFile, readTextFile } from './json-file.js';
+export {
+  fileReadError,
+  forEachLineOfFile,
+  parseJsonText,
+  readBytesFile,
+  readJsonFile,
+  readTextFile,
+} from './json-file.js';
 // JSON as Python's json module reads and writes it (key order, float lexemes, json.dumps defaults)
 export {
   detachedString,

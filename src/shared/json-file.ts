@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { ApiaryError, InputInvalidError, NotFoundError } from './errors.js';
 
 /**
@@ -56,6 +56,51 @@ export function readBytesFile(path: string): Buffer {
     return readFileSync(path);
   } catch (error) {
     throw fileReadError(path, error);
+  }
+}
+
+/**
+ * Calls `onLine(line, lineNo)` (1-based) for each line of a UTF-8 text file (split at "\n", as
+ * `text.split('\n')` would), reading it in chunks: a large file never becomes one string, so
+ * each line is its own string (one byte per character unless it holds a non-Latin-1 character)
+ * and what is made from one line does not keep the whole file alive. Failures are typed errors
+ * naming the path ({@link fileReadError}).
+ */
+export function forEachLineOfFile(
+  path: string,
+  onLine: (line: string, lineNo: number) => void,
+  chunkBytes = 8 << 20,
+): void {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (error) {
+    throw fileReadError(path, error);
+  }
+  try {
+    const chunk = Buffer.allocUnsafe(chunkBytes);
+    let carry = Buffer.alloc(0);
+    let lineNo = 0;
+    for (;;) {
+      let got: number;
+      try {
+        got = readSync(fd, chunk, 0, chunk.length, null);
+      } catch (error) {
+        throw fileReadError(path, error);
+      }
+      if (got === 0) break;
+      // "\n" never occurs inside a multi-byte UTF-8 sequence: lines decode on their own
+      const bytes = carry.length ? Buffer.concat([carry, chunk.subarray(0, got)]) : chunk.subarray(0, got);
+      let start = 0;
+      for (let nl = bytes.indexOf(10, start); nl >= 0; nl = bytes.indexOf(10, start)) {
+        onLine(bytes.toString('utf8', start, nl), ++lineNo);
+        start = nl + 1;
+      }
+      carry = Buffer.from(bytes.subarray(start));
+    }
+    onLine(carry.toString('utf8'), ++lineNo);
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parsePyJson } from '../../shared/index.js';
-import { parseToolBenchTools, toolBenchLexicalText } from './corpus.js';
+import { NO_ENTRY, parseToolBenchTools, readToolBenchTools, toolBenchLexicalText } from './corpus.js';
 import { buildToolBenchRetrievalSet } from './dataset.js';
 import { toolBenchDocText } from './doc-text.js';
 import { parseToolBenchQueries } from './queries.js';
@@ -32,6 +32,13 @@ describe('toolBenchDocText (specs §3)', () => {
 describe('tools.jsonl corpus and query mapping', () => {
   const docs = parseToolBenchTools(readFileSync(fx('tools.jsonl'), 'utf8'), 'tools.jsonl');
   const queries = parseToolBenchQueries(readFileSync(fx('queries.json'), 'utf8'), 'queries.json');
+
+  it('reads the file line by line into the same documents; without entries, the same strings', () => {
+    expect(readToolBenchTools(fx('tools.jsonl'))).toEqual(docs);
+    const lean = readToolBenchTools(fx('tools.jsonl'), { entries: false });
+    expect(lean.map((d) => d.entry)).toEqual(docs.map(() => NO_ENTRY));
+    expect(lean.map(({ entry: _, ...d }) => d)).toEqual(docs.map(({ entry: _, ...d }) => d));
+  });
 
   it('builds one document per API with the §1.2 mapping and Python JSON', () => {
     expect(docs.map((d) => `${d.category}/${d.tool}/${d.api}`)).toEqual([

@@ -23,7 +23,7 @@ import {
   trainProjectionUntil,
   type WordVectors,
 } from '../../retrieval/index.js';
-import { detachedString, mulberry32, NotFoundError, type PyObject } from '../../shared/index.js';
+import { mulberry32, NotFoundError } from '../../shared/index.js';
 import { readToolBenchTools, type ToolBenchDoc, toolBenchLexicalText } from './corpus.js';
 import { buildToolBenchRetrievalSet, type RetrievalSet } from './dataset.js';
 import { readToolBenchQueries } from './queries.js';
@@ -49,13 +49,13 @@ export interface SuiteLoadOptions {
   /**
    * Keep each API's parsed JSON entry (default true). The projection and ranker trainings read
    * only the texts made from it, so `retrieve train` drops the entries (about 65 MiB of heap on
-   * the 46,802 APIs) and, with them, the file text their strings are sliced from (below).
+   * the 46,802 APIs) and, with them, the lines their strings are sliced from (`ToolsReadOptions`).
    */
   entries?: boolean;
 }
 
 /** The entry of an API whose parsed JSON was dropped (`entries: false`). */
-export const NO_ENTRY: PyObject = Object.freeze({ kind: 'object', entries: new Map() }) as PyObject;
+export { NO_ENTRY } from './corpus.js';
 
 /**
  * Loads `<dataDir>/toolbench/tools.jsonl` as the corpus (all 46,802 APIs) and every
@@ -69,8 +69,7 @@ export function loadToolBenchSuite(
   const toolsPath = join(dataDir, 'toolbench', 'tools.jsonl');
   if (!existsSync(toolsPath))
     throw new NotFoundError('file', toolsPath, ['pass --data DIR containing toolbench/tools.jsonl']);
-  const docs = readToolBenchTools(toolsPath);
-  if (opts.entries === false) dropEntries(docs);
+  const docs = readToolBenchTools(toolsPath, opts.entries === false ? { entries: false } : {});
   const texts = docs.map(toolBenchLexicalText);
   const { groupOf, members } = groupDocuments(docs.map((d) => `${d.category}/${d.toolFile}`));
   const toolTexts = members.map((m) => {
@@ -94,36 +93,6 @@ export function loadToolBenchSuite(
   const toolNames = members.map((m) => docs[m[0] as number]?.tool ?? '');
   const toolDescriptions = members.map((m) => docs[m[0] as number]?.toolDescription ?? '');
   return { docs, texts, toolTexts, toolNames, toolDescriptions, toolOf: groupOf, sets };
-}
-
-/**
- * Drops each API's parsed entry and copies the API's strings out of the file text they are sliced
- * from (`detachedString`): once nothing holds a slice of it, the 85 MB text of tools.jsonl (170 MB
- * of heap: two bytes per character, as it holds non-Latin-1 characters) can be collected, and the
- * copies take one byte per character (heap after loading and a GC: 294 → 93 MB).
- */
-function dropEntries(docs: ToolBenchDoc[]): void {
-  // the tool-level strings are the same for every API of a tool: one copy each
-  const copies = new Map<string, string>();
-  const shared = (s: string): string => {
-    let c = copies.get(s);
-    if (c === undefined) {
-      c = detachedString(s);
-      copies.set(s, c);
-    }
-    return c;
-  };
-  for (const d of docs) {
-    d.entry = NO_ENTRY;
-    d.category = shared(d.category);
-    d.tool = shared(d.tool);
-    d.toolFile = shared(d.toolFile);
-    d.toolDescription = shared(d.toolDescription);
-    d.api = detachedString(d.api);
-    d.description = detachedString(d.description);
-    // concatenated from slices of the entry: it would keep the file text alive too
-    d.text = detachedString(d.text);
-  }
 }
 
 const corpusCache = new WeakMap<ToolBenchSuite, FieldedCorpus>();
