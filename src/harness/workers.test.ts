@@ -93,10 +93,18 @@ function withoutTimings(value: unknown): unknown {
     ]),
   );
 }
+/**
+ * Worker threads time their samples with their own clocks (the injected `deps` clocks time the
+ * in-thread run): a line's start and duration are checked for form, then left out.
+ */
 const byId = (lines: SampleLine[]) =>
   [...lines]
     .sort((a, b) => a.id.localeCompare(b.id))
-    .map((l) => ({ ...l, output: withoutTimings(l.output) }));
+    .map(({ startedAt, durationMs, ...l }) => {
+      expect(new Date(startedAt).toISOString()).toBe(startedAt);
+      expect(durationMs).toBeGreaterThanOrEqual(0);
+      return { ...l, output: withoutTimings(l.output) };
+    });
 
 describe('runEval with worker threads', { timeout: 60_000 }, () => {
   let reference: ReturnType<typeof byId> = [];
@@ -111,8 +119,9 @@ describe('runEval with worker threads', { timeout: 60_000 }, () => {
     expect(byId(lines2)).toEqual(byId(lines1));
     expect(lines2.find((l) => l.id === 'mm-0')!.error).toMatch(/^MODEL_CALL_FAILED: /);
     expect(two.result.infrastructureErrors).toBe(1);
-    const { resultsFile: _a, ...summary2 } = two.result.summary;
-    const { resultsFile: _b, ...summary1 } = one.result.summary;
+    // latencies come from the lines' durations, timed by the workers' clocks
+    const { resultsFile: _a, latencyMs: _c, ...summary2 } = two.result.summary;
+    const { resultsFile: _b, latencyMs: _d, ...summary1 } = one.result.summary;
     expect(summary2).toEqual(summary1);
   });
 
@@ -123,7 +132,8 @@ describe('runEval with worker threads', { timeout: 60_000 }, () => {
       [2, 1],
     ] as const) {
       const out = mkdtempSync(join(tmpdir(), 'apiary-workers-resume-'));
-      const partial = await run(first, { out, stopAfter: 3 });
+      // workers start queued samples on their own: a model slow enough for the abort to find some in flight
+      const partial = await run(first, { out, stopAfter: 3, recipe: recipe({ latencyMs: 100 }) });
       expect(partial.result.stopReason).toBe('signal');
       const written = readResultsFile(partial.outFile).samples.length;
       expect(written).toBeGreaterThanOrEqual(3);
