@@ -79,8 +79,13 @@ let stream: {
   blobs: BlobLine[];
   ended: number;
   flushing: boolean;
-  /** After a connection failure: wait for the main thread's word before starting more. */
-  held: boolean;
+  /** Batches posted so far. */
+  posted: number;
+  /**
+   * After a connection failure: the batch that reports it, which the main thread must have
+   * answered before this worker starts more (0: not held).
+   */
+  heldUntil: number;
 } | null = null;
 
 const flushStream = () => {
@@ -91,7 +96,7 @@ const flushStream = () => {
   stream.lines = [];
   stream.blobs = [];
   stream.ended = 0;
-  post({ type: 'lines', run: stream.settings.run, lines, blobs, ended });
+  post({ type: 'lines', run: stream.settings.run, batch: ++stream.posted, lines, blobs, ended });
 };
 /** One job left this worker's hands; they are reported together once per event-loop turn. */
 const ended = (s: NonNullable<typeof stream>) => {
@@ -145,7 +150,7 @@ function streamedLine(
 
 /** Starts queued samples while this worker's share of the concurrency allows. */
 function pump(s: NonNullable<typeof stream>): void {
-  while (!s.held && s.inFlight < s.settings.concurrency && s.queue.length > 0) {
+  while (s.heldUntil === 0 && s.inFlight < s.settings.concurrency && s.queue.length > 0) {
     const job = s.queue.shift()!;
     s.inFlight++;
     const startedAt = new Date().toISOString();
@@ -156,7 +161,7 @@ function pump(s: NonNullable<typeof stream>): void {
         if (run) s.lines.push(streamedLine(s, job, run, startedAt, performance.now() - start));
         // the endpoint may be down: start nothing more until the main thread, which counts the
         // failures in a row over all workers, answers (it stops the run or sends more jobs)
-        if (run?.connectionFailure) s.held = true;
+        if (run?.connectionFailure) s.heldUntil = s.posted + 1;
         ended(s);
         if (stream === s) pump(s);
       },
@@ -198,12 +203,14 @@ port.on('message', (m: ToWorker) => {
       blobs: [],
       ended: 0,
       flushing: false,
-      held: false,
+      posted: 0,
+      heldUntil: 0,
     };
   } else if (m.type === 'jobs') {
     if (stream?.settings.run !== m.run) return;
     for (const job of m.jobs) stream.queue.push(job);
-    stream.held = false;
+    // an answer to an older batch does not release a hold for a failure reported since
+    if (m.answers !== undefined && m.answers >= stream.heldUntil) stream.heldUntil = 0;
     pump(stream);
   } else if (m.type === 'stop') {
     if (stream?.settings.run === m.run) dropQueue(stream);

@@ -57,7 +57,8 @@ export type ToWorker =
   | { type: 'run'; jobs: WorkerJob[] }
   /** A streamed run starts: later `jobs` fill the worker's local queue, solved `concurrency` at a time. */
   | { type: 'stream'; settings: StreamSettings }
-  | { type: 'jobs'; run: number; jobs: StreamJob[] }
+  /** `answers`: the `lines` batch this replies to (a worker held after a connection failure waits for it). */
+  | { type: 'jobs'; run: number; jobs: StreamJob[]; answers?: number }
   /** Start nothing more of this run: the queued jobs are dropped, those in flight finish. */
   | { type: 'stop'; run: number }
   /** Cut the samples in flight short (they come back as `run: null`). */
@@ -70,11 +71,12 @@ export type FromWorker =
   | { type: 'load-failed'; code: ErrorCode | null; message: string }
   | { type: 'results'; results: WorkerResult[] }
   /**
-   * Lines of a streamed run finished in one turn of the worker's event loop. `ended` counts the
+   * Lines of a streamed run finished in one turn of the worker's event loop (`batch`: 1, 2, … per
+   * run and worker). `ended` counts the
    * jobs that left the worker's hands: these lines, samples cut short by an abort, jobs dropped.
    * `blobs`: texts this worker had not sent yet, which the lines refer to.
    */
-  | { type: 'lines'; run: number; lines: StreamedLine[]; blobs: BlobLine[]; ended: number }
+  | { type: 'lines'; run: number; batch: number; lines: StreamedLine[]; blobs: BlobLine[]; ended: number }
   /** The sample could not even start (its id is not in the rebuilt task). */
   | { type: 'job-failed'; job: number; message: string }
   | { type: 'closed'; cacheStats?: { hits: number; misses: number; writes: number } };

@@ -129,10 +129,10 @@ export async function startSampleWorkers(recipe: TaskRecipe, size: number): Prom
   const send = (slot: Slot, m: ToWorker) => slot.worker.postMessage(m);
   /**
    * Keeps about two shares queued or in flight in a worker: it never waits for this thread.
-   * `answer`: the worker holds its queue until told (after a connection failure), so it gets a
-   * message even with no new job.
+   * `answer`: the worker holds its queue until batch `batch` is answered (after a connection
+   * failure), so it gets a message even with no new job.
    */
-  const topUp = (slot: Slot, answer: boolean) => {
+  const topUp = (slot: Slot, answer: boolean, batch?: number) => {
     const a = active;
     if (!a || a.stopped || failure || slot.exited) return;
     const want = Math.max(0, 2 * slot.share - slot.outstanding);
@@ -140,7 +140,7 @@ export async function startSampleWorkers(recipe: TaskRecipe, size: number): Prom
     const jobs = a.opts.jobs.slice(a.next, a.next + want);
     a.next += jobs.length;
     slot.outstanding += jobs.length;
-    send(slot, { type: 'jobs', run: a.run, jobs });
+    send(slot, { type: 'jobs', run: a.run, jobs, ...(batch === undefined ? {} : { answers: batch }) });
   };
   const stopStream = () => {
     const a = active;
@@ -216,6 +216,7 @@ export async function startSampleWorkers(recipe: TaskRecipe, size: number): Prom
             topUp(
               slot,
               m.lines.some((l) => l.connectionFailure),
+              m.batch,
             );
             settleStream();
             return;
