@@ -81,6 +81,7 @@ export interface RunEvalOptions<S extends TaskSample, O, Sc, R> extends SummaryM
   pool?: SampleWorkerPool;
   /** Lock the run folder while writing (default on; deps for tests). */
   lock?: boolean | Partial<RunLockDeps>;
+  /** Clocks of the records' `startedAt`/`durationMs` (worker threads time their samples with their own). */
   deps?: Partial<RunEvalDeps>;
 }
 
