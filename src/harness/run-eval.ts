@@ -274,27 +274,25 @@ async function runLocked<S extends TaskSample, O, Sc, R>(
       endpointDown = true;
   };
   let workerCacheStats: RunEvalResult<R>['workerCacheStats'];
-  let failure: unknown = null;
+  let failure: { reason: unknown } | undefined;
   try {
-    if (pool?.stream) {
-      failure = await streamThroughPool(pool.stream.bind(pool));
-    } else {
-      const settled = await runOneByOne();
-      failure = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected')?.reason ?? null;
-    }
+    if (pool?.stream) failure = await streamThroughPool(pool.stream.bind(pool));
+    else failure = (await runOneByOne()).find((r): r is PromiseRejectedResult => r.status === 'rejected');
   } finally {
     writer.close();
     if (pool && ownPool) workerCacheStats = await pool.close();
   }
-  if (failure) throw failure;
+  if (failure) throw failure.reason;
   if (workerFailure) throw workerFailure;
 
   /**
    * Worker threads with a local queue each: they serialise the lines, this thread writes each
    * batch as it comes (a sample is done once its line is written) and decides when to stop.
    */
-  async function streamThroughPool(stream: NonNullable<SampleWorkerPool['stream']>): Promise<unknown> {
-    if (signal?.aborted || budgetReached || endpointDown) return null;
+  async function streamThroughPool(
+    stream: NonNullable<SampleWorkerPool['stream']>,
+  ): Promise<{ reason: unknown } | undefined> {
+    if (signal?.aborted || budgetReached || endpointDown) return undefined;
     const run = stream({
       jobs: todo.map((t) => ({ id: t.sample.id, epoch: t.epoch })),
       seed: spec.seed,
@@ -316,13 +314,14 @@ async function runLocked<S extends TaskSample, O, Sc, R>(
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
       await run.done;
-      return null;
+      return undefined;
     } catch (error) {
+      // a dead worker: what it held is not recorded (a resume reruns it), the others' lines are
       if (error instanceof ApiaryError && error.code === 'WORKER_FAILED') {
         workerFailure = error;
-        return null;
+        return undefined;
       }
-      return error;
+      return { reason: error };
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }

@@ -167,6 +167,7 @@ function pump(s: NonNullable<typeof stream>): void {
       },
       (error) => {
         s.inFlight--;
+        // a streamed job has no number: the main thread fails the worker as a whole
         post({ type: 'job-failed', job: -1, message: errorMessage(error) });
         ended(s);
       },
