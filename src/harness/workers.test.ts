@@ -140,6 +140,9 @@ describe('runEval with worker threads', { timeout: 60_000 }, () => {
       // workers start queued samples on their own: a model slow enough for the abort to find some in flight
       const partial = await run(first, { out, stopAfter: 3, recipe: recipe({ latencyMs: 100 }) });
       expect(partial.result.stopReason).toBe('signal');
+      // Ctrl-C: every line written whole, as many as the run counted
+      expect(readResultsFile(partial.outFile).truncatedTail).toBe(false);
+      expect(readResultsFile(partial.outFile).samples).toHaveLength(partial.result.ran);
       const written = readResultsFile(partial.outFile).samples.length;
       expect(written).toBeGreaterThanOrEqual(3);
       expect(written).toBeLessThan(8);
