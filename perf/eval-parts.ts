@@ -4,8 +4,9 @@
  *
  *   npx tsx perf/eval-parts.ts [--samples N]
  *
- * - generate: one `generate()` call (AI SDK generateText + our wrapper) on the perf model answering
- *   at once (perf/scale-model.ts), 64 in flight;
+ * - generate: one `generate()` call (a turn without tools: the provider model called with the AI
+ *   SDK's request pieces, docs/models.md) on the perf model answering at once
+ *   (perf/scale-model.ts), 64 in flight;
  * - agent loop: the flat agent's `plan` (prompt, runtime, plan-lines protocol, trace) minus generate;
  * - scoring: `scoreAppBenchSample` on the AppBench dev set when ../shared/data has it (200 records,
  *   each scored once, half with their gold reply, half with another sample's), else the mini set;

@@ -8,8 +8,9 @@
  * 1. baseline: the harness with a no-op solver (same scorer, same JSONL writes);
  * 2. model in process, 1 thread: what the harness, the agent loop, the AI SDK call and the AppBench
  *    scorer sustain on the main thread;
- * 3. model in process, W worker threads (default 2): samples solved and scored in workers, the main
- *    thread writing results; the workers' start-up is printed and left out. The model is a closure, so workers build it from a module recipe
+ * 3. model in process, W worker threads (default 2): samples solved, scored and serialised in
+ *    workers streaming from local queues, the main thread writing the lines (perf/eval-threads.ts
+ *    compares with the one-by-one hand-out); the workers' start-up is printed and left out. The model is a closure, so workers build it from a module recipe
  *    (perf/scale-model.ts: a bare AI SDK v3 model answering gold replies after the latency) and the
  *    task from perf/scale-task.ts (registered on import); rows 1–2 use the very same model and task;
  * 4. over loopback HTTP to the scripted OpenAI-compatible server in a child process, W workers —

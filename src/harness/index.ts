@@ -122,5 +122,12 @@ export {
   summarizeResults,
   summarizeResultsFile,
 } from './summary.js';
+// What a streamed worker sends back per finished sample
+export type { StreamedLine, StreamJob } from './worker-messages.js';
 // Worker threads that solve and score samples for runEval({ workers })
-export { type SampleWorkerPool, startSampleWorkers } from './worker-pool.js';
+export {
+  type SampleWorkerPool,
+  type StreamOptions,
+  type StreamRun,
+  startSampleWorkers,
+} from './worker-pool.js';

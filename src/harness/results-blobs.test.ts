@@ -8,6 +8,8 @@ import {
   ResultsWriter,
   readResultsFile,
   type SampleLine,
+  type SerializedSampleLine,
+  sampleLineText,
 } from './results-file.js';
 
 const line = (id: string, output: unknown): SampleLine => ({
@@ -47,6 +49,44 @@ describe('results file blobs', () => {
       short: 'kept inline',
     });
     expect(readFileSync(file, 'utf8').length).toBeLessThan(2 * prompt.length);
+  });
+
+  it('lines serialised in a worker (sampleLineText) make the very bytes the writer makes', () => {
+    const other = `Another catalog. ${'y'.repeat(BLOB_MIN_CHARS)}`;
+    const records = [
+      line('a', { reply: 'A', trace: [{ sent: { system: prompt } }] }),
+      line('b', { reply: 'B', system: prompt, also: other }),
+      line('c', { reply: 'C' }),
+    ];
+    const dir = mkdtempSync(join(tmpdir(), 'apiary-blobs-'));
+    const direct = ResultsWriter.open(join(dir, 'direct.jsonl'), 0);
+    for (const r of records) direct.append(r);
+    direct.close();
+    // as a worker does: every blob a line refers to is named (here `prompt` twice), its text sent once
+    const sentTexts = new Map<string, string>();
+    const serialized: SerializedSampleLine[] = records.map((r) => {
+      const blobRefs: string[] = [];
+      const text = sampleLineText(r, new Set(), (b) => {
+        blobRefs.push(b.sha256);
+        sentTexts.set(b.sha256, b.text);
+      });
+      return { text, blobRefs };
+    });
+    expect(serialized.map((l) => l.blobRefs.length)).toEqual([1, 2, 0]);
+    const streamed = ResultsWriter.open(join(dir, 'streamed.jsonl'), 0);
+    streamed.appendSerialized(serialized.slice(0, 1), (h) => sentTexts.get(h)!);
+    streamed.appendSerialized(serialized.slice(1), (h) => sentTexts.get(h)!);
+    streamed.close();
+    const bytes = readFileSync(join(dir, 'streamed.jsonl'), 'utf8');
+    expect(bytes).toBe(readFileSync(join(dir, 'direct.jsonl'), 'utf8'));
+    expect(bytes.split('\n').map((l) => (l ? JSON.parse(l).type : ''))).toEqual([
+      'blob',
+      'sample',
+      'blob',
+      'sample',
+      'sample',
+      '',
+    ]);
   });
 
   it('a resumed writer knows the blobs already in the file', () => {

@@ -118,6 +118,28 @@ export function internalize(value: unknown, blobs: ReadonlyMap<string, string>):
   return value;
 }
 
+const blobLineText = (blob: BlobLine) => `${JSON.stringify(blob)}\n`;
+
+/**
+ * A sample record as its line of the results file (with the newline): the output's long strings
+ * become blob references; `onBlob` is told of every blob the line refers to whose hash is not in
+ * `known` yet (and adds it there), in order.
+ */
+export function sampleLineText(
+  record: SampleLine,
+  known: Set<string>,
+  onBlob: (blob: BlobLine) => void,
+): string {
+  const output = externalize(record.output, known, onBlob);
+  return `${JSON.stringify({ ...record, output })}\n`;
+}
+
+/** A sample line serialised by `sampleLineText`, with the hashes of every blob it refers to. */
+export interface SerializedSampleLine {
+  text: string;
+  blobRefs: string[];
+}
+
 export interface ResultsFileContents {
   /** The header, its spec in the current version (older specs are mapped). */
   header: HeaderLine | null;
@@ -250,8 +272,26 @@ export class ResultsWriter {
   private serialize(record: HeaderLine | SampleLine): string {
     if (record.type !== 'sample') return `${JSON.stringify(record)}\n`;
     const blobs: string[] = [];
-    const output = externalize(record.output, this.blobs, (b) => blobs.push(`${JSON.stringify(b)}\n`));
-    return `${blobs.join('')}${JSON.stringify({ ...record, output })}\n`;
+    const text = sampleLineText(record, this.blobs, (b) => blobs.push(blobLineText(b)));
+    return `${blobs.join('')}${text}`;
+  }
+
+  /**
+   * Appends sample lines serialised elsewhere (`sampleLineText` in a worker thread), in one
+   * synchronous write: the blobs each line refers to that the file lacks are written before it,
+   * their texts from `blobText`.
+   */
+  appendSerialized(lines: readonly SerializedSampleLine[], blobText: (sha256: string) => string): void {
+    let text = '';
+    for (const line of lines) {
+      for (const sha256 of line.blobRefs)
+        if (!this.blobs.has(sha256)) {
+          this.blobs.add(sha256);
+          text += blobLineText({ type: 'blob', sha256, text: blobText(sha256) });
+        }
+      text += line.text;
+    }
+    if (text) this.appendRaw(text);
   }
 
   append(record: HeaderLine | SampleLine): void {

@@ -81,6 +81,7 @@ export interface RunEvalOptions<S extends TaskSample, O, Sc, R> extends SummaryM
   pool?: SampleWorkerPool;
   /** Lock the run folder while writing (default on; deps for tests). */
   lock?: boolean | Partial<RunLockDeps>;
+  /** Clocks of the records' `startedAt`/`durationMs` (worker threads time their samples with their own). */
   deps?: Partial<RunEvalDeps>;
 }
 
@@ -250,32 +251,20 @@ async function runLocked<S extends TaskSample, O, Sc, R>(
       throw error;
     }
   }
-  const limit = pLimit(concurrency);
   const signal = opts.signal;
-  const onAbort = () => pool?.abort();
-  signal?.addEventListener('abort', onAbort, { once: true });
   let workerFailure: unknown = null;
-  const solve = (sample: S, epoch: number): Promise<SampleRun<O, Sc> | null> =>
-    pool
-      ? (pool.run(sample.id, epoch, spec.seed) as Promise<SampleRun<O, Sc> | null>)
-      : solveAndScore<S, O, Sc>(task, sample, { seed: spec.seed, epoch, ...(signal ? { signal } : {}) });
-  const runOne = async (sample: S, epoch: number): Promise<void> => {
-    // queued samples drain at once after an abort, once the budget is spent or a worker died
-    if (signal?.aborted || budgetReached || endpointDown || workerFailure) return;
-    const startedAt = deps.now().toISOString();
-    const start = deps.monotonic();
-    let run: SampleRun<O, Sc> | null;
-    try {
-      run = await solve(sample, epoch);
-    } catch (error) {
-      // a dead worker: its samples are not recorded (a resume reruns them), the others finish
-      if (pool && error instanceof ApiaryError && error.code === 'WORKER_FAILED') {
-        workerFailure ??= error;
-        return;
-      }
-      throw error;
-    }
-    if (run === null) return; // cut short by the abort: leave it for a resume
+  /** After a finished sample's line is in the file: the counts, the budget and the progress. */
+  const recordedLine = (line: SampleLine): void => {
+    // the summary reads no outputs: dropping them here lets traces die young (less GC)
+    recorded.push(line.output === null ? line : { ...line, output: null });
+    tokens.inputTokens += line.usage?.inputTokens ?? 0;
+    tokens.outputTokens += line.usage?.outputTokens ?? 0;
+    if (overBudget()) budgetReached = true;
+    ran++;
+    if (line.error !== null) errors++;
+    progress({ id: line.id, epoch: line.epoch, error: line.error });
+  };
+  const countFailures = (run: { infrastructureFailure: boolean; connectionFailure: boolean }): void => {
     if (run.infrastructureFailure) infrastructureErrors++;
     consecutiveConnectionFailures = run.connectionFailure ? consecutiveConnectionFailures + 1 : 0;
     if (
@@ -283,45 +272,114 @@ async function runLocked<S extends TaskSample, O, Sc, R>(
       consecutiveConnectionFailures >= opts.maxConsecutiveConnectionFailures
     )
       endpointDown = true;
-    const durationMs = deps.monotonic() - start;
-    const { error, usage } = run;
-    const line: SampleLine = {
-      type: 'sample',
-      id: sample.id,
-      epoch,
-      category: sample.category ?? null,
-      output: run.output,
-      error,
-      usage,
-      ...(price ? { cost: costOf(usage ?? ZERO_USAGE, price) } : {}),
-      modelCalls: run.modelCalls,
-      startedAt,
-      durationMs: Math.round(durationMs * 1000) / 1000,
-      score: run.score,
-    };
-    await writer.appendBatched(line);
-    // the summary reads no outputs: dropping them here lets traces die young (less GC)
-    recorded.push({ ...line, output: null });
-    tokens.inputTokens += usage?.inputTokens ?? 0;
-    tokens.outputTokens += usage?.outputTokens ?? 0;
-    if (overBudget()) budgetReached = true;
-    ran++;
-    if (error !== null) errors++;
-    progress({ id: sample.id, epoch, error });
   };
-  // allSettled: a failing write must not close the file under the samples still in flight.
-  let settled: Array<PromiseSettledResult<void>>;
   let workerCacheStats: RunEvalResult<R>['workerCacheStats'];
+  let failure: { reason: unknown } | undefined;
   try {
-    settled = await Promise.allSettled(todo.map((t) => limit(() => runOne(t.sample, t.epoch))));
+    if (pool?.stream) failure = await streamThroughPool(pool.stream.bind(pool));
+    else failure = (await runOneByOne()).find((r): r is PromiseRejectedResult => r.status === 'rejected');
   } finally {
-    signal?.removeEventListener('abort', onAbort);
     writer.close();
     if (pool && ownPool) workerCacheStats = await pool.close();
   }
-  const failure = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failure) throw failure.reason;
   if (workerFailure) throw workerFailure;
+
+  /**
+   * Worker threads with a local queue each: they serialise the lines, this thread writes each
+   * batch as it comes (a sample is done once its line is written) and decides when to stop.
+   */
+  async function streamThroughPool(
+    stream: NonNullable<SampleWorkerPool['stream']>,
+  ): Promise<{ reason: unknown } | undefined> {
+    if (signal?.aborted || budgetReached || endpointDown) return undefined;
+    const run = stream({
+      jobs: todo.map((t) => ({ id: t.sample.id, epoch: t.epoch })),
+      seed: spec.seed,
+      concurrency,
+      ...(price ? { price } : {}),
+      onLines(lines, blobText) {
+        writer.appendSerialized(lines, blobText);
+        for (const l of lines) {
+          countFailures(l);
+          recordedLine(l.record);
+        }
+        if (budgetReached || endpointDown) run.stop();
+      },
+    });
+    const onAbort = () => {
+      run.stop();
+      pool?.abort();
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      await run.done;
+      return undefined;
+    } catch (error) {
+      // a dead worker: what it held is not recorded (a resume reruns it), the others' lines are
+      if (error instanceof ApiaryError && error.code === 'WORKER_FAILED') {
+        workerFailure = error;
+        return undefined;
+      }
+      return { reason: error };
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** In this thread, or through a pool that takes one sample at a time (`--queue`). */
+  async function runOneByOne(): Promise<Array<PromiseSettledResult<void>>> {
+    const limit = pLimit(concurrency);
+    const onAbort = () => pool?.abort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const solve = (sample: S, epoch: number): Promise<SampleRun<O, Sc> | null> =>
+      pool
+        ? (pool.run(sample.id, epoch, spec.seed) as Promise<SampleRun<O, Sc> | null>)
+        : solveAndScore<S, O, Sc>(task, sample, { seed: spec.seed, epoch, ...(signal ? { signal } : {}) });
+    const runOne = async (sample: S, epoch: number): Promise<void> => {
+      // queued samples drain at once after an abort, once the budget is spent or a worker died
+      if (signal?.aborted || budgetReached || endpointDown || workerFailure) return;
+      const startedAt = deps.now().toISOString();
+      const start = deps.monotonic();
+      let run: SampleRun<O, Sc> | null;
+      try {
+        run = await solve(sample, epoch);
+      } catch (error) {
+        // a dead worker: its samples are not recorded (a resume reruns them), the others finish
+        if (pool && error instanceof ApiaryError && error.code === 'WORKER_FAILED') {
+          workerFailure ??= error;
+          return;
+        }
+        throw error;
+      }
+      if (run === null) return; // cut short by the abort: leave it for a resume
+      countFailures(run);
+      const durationMs = deps.monotonic() - start;
+      const { error, usage } = run;
+      const line: SampleLine = {
+        type: 'sample',
+        id: sample.id,
+        epoch,
+        category: sample.category ?? null,
+        output: run.output,
+        error,
+        usage,
+        ...(price ? { cost: costOf(usage ?? ZERO_USAGE, price) } : {}),
+        modelCalls: run.modelCalls,
+        startedAt,
+        durationMs: Math.round(durationMs * 1000) / 1000,
+        score: run.score,
+      };
+      await writer.appendBatched(line);
+      recordedLine(line);
+    };
+    // allSettled: a failing write must not close the file under the samples still in flight.
+    try {
+      return await Promise.allSettled(todo.map((t) => limit(() => runOne(t.sample, t.epoch))));
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
   const elapsedMs = deps.monotonic() - t0;
 
   // 3. Summary from every record of the file (those read at start and those appended since).

@@ -1,10 +1,36 @@
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import type { ModelPrice } from '../models/index.js';
 import { ApiaryError } from '../shared/index.js';
 import { internalize } from './results-file.js';
 import type { SampleRun, TaskRecipe } from './sample-runner.js';
-import type { FromWorker, ToWorker, WorkerJob } from './worker-messages.js';
+import type { FromWorker, StreamedLine, StreamJob, ToWorker, WorkerJob } from './worker-messages.js';
+
+export interface StreamOptions {
+  /** The samples to run, handed out in this order. */
+  jobs: readonly StreamJob[];
+  seed: number;
+  /** Samples in flight over all workers (each worker gets its share). */
+  concurrency: number;
+  price?: ModelPrice;
+  /**
+   * Lines one worker finished in one turn of its event loop, with the text of every blob they
+   * refer to; called synchronously (the caller writes them). A throw stops the run and rejects `done`.
+   */
+  onLines(lines: StreamedLine[], blobText: (sha256: string) => string): void;
+}
+
+export interface StreamRun {
+  /** Starts nothing more (budget spent, endpoint down): queued jobs are dropped, those in flight finish. */
+  stop(): void;
+  /**
+   * Resolves once every job handed out has ended (finished, cut short by `abort`, or dropped);
+   * rejects with the error `onLines` threw, or with `WORKER_FAILED` once a worker died (after the
+   * other workers' samples in flight ended and were reported).
+   */
+  done: Promise<void>;
+}
 
 /** Samples solved and scored in worker threads, each holding the task rebuilt from one recipe. */
 export interface SampleWorkerPool {
@@ -14,7 +40,14 @@ export interface SampleWorkerPool {
    * Rejects with `WORKER_FAILED` once any worker has died (the pool takes no more work then).
    */
   run(id: string, epoch: number, seed: number): Promise<SampleRun | null>;
-  /** Cuts the samples in flight short. */
+  /**
+   * Runs a whole list of samples without a round trip through this thread per sample: each worker
+   * keeps a local queue (refilled as its lines come back, about twice its share of the
+   * concurrency), starts the next sample as soon as one finishes, and serialises the finished
+   * lines itself. One stream at a time. Absent on pools that hand out samples one by one.
+   */
+  stream?(opts: StreamOptions): StreamRun;
+  /** Cuts the samples in flight short (and drops a stream's queued samples). */
   abort(): void;
   /** The first worker failure, if any. */
   readonly failure: ApiaryError | null;
@@ -28,6 +61,10 @@ interface Slot {
   inFlight: Map<number, { resolve: (r: SampleRun | null) => void; reject: (e: unknown) => void }>;
   /** Jobs handed to this worker in this turn of the event loop, sent together. */
   queued: WorkerJob[];
+  /** Stream jobs sent to this worker that have not ended yet. */
+  outstanding: number;
+  /** This worker's share of the stream's concurrency. */
+  share: number;
   exited: boolean;
   closing: boolean;
   lastError: unknown;
@@ -77,6 +114,50 @@ export async function startSampleWorkers(recipe: TaskRecipe, size: number): Prom
   const blobTexts = new Map<string, string>();
   const slots: Slot[] = [];
 
+  let nextRun = 0;
+  let active: {
+    run: number;
+    opts: StreamOptions;
+    /** Index of the next job to hand out. */
+    next: number;
+    stopped: boolean;
+    error: unknown;
+    resolve: () => void;
+    reject: (e: unknown) => void;
+  } | null = null;
+
+  const send = (slot: Slot, m: ToWorker) => slot.worker.postMessage(m);
+  /**
+   * Keeps about two shares queued or in flight in a worker: it never waits for this thread.
+   * `answer`: the worker holds its queue until batch `batch` is answered (after a connection
+   * failure), so it gets a message even with no new job.
+   */
+  const topUp = (slot: Slot, answer: boolean, batch?: number) => {
+    const a = active;
+    if (!a || a.stopped || failure || slot.exited) return;
+    const want = Math.max(0, 2 * slot.share - slot.outstanding);
+    if (!answer && (want === 0 || a.next >= a.opts.jobs.length)) return;
+    const jobs = a.opts.jobs.slice(a.next, a.next + want);
+    a.next += jobs.length;
+    slot.outstanding += jobs.length;
+    send(slot, { type: 'jobs', run: a.run, jobs, ...(batch === undefined ? {} : { answers: batch }) });
+  };
+  const stopStream = () => {
+    const a = active;
+    if (!a || a.stopped) return;
+    a.stopped = true;
+    for (const s of slots) if (!s.exited && s.outstanding > 0) send(s, { type: 'stop', run: a.run });
+  };
+  const settleStream = () => {
+    const a = active;
+    if (!a || slots.some((s) => s.outstanding > 0)) return;
+    if (!a.stopped && !failure && a.next < a.opts.jobs.length) return;
+    active = null;
+    const error = a.error ?? failure;
+    if (error) a.reject(error);
+    else a.resolve();
+  };
+
   const fail = (slot: Slot, why: string) => {
     const error = new ApiaryError('WORKER_FAILED', `worker thread ${slot.index + 1} of ${size} ${why}`, {
       cause: slot.lastError,
@@ -84,6 +165,10 @@ export async function startSampleWorkers(recipe: TaskRecipe, size: number): Prom
     failure ??= error;
     for (const job of slot.inFlight.values()) job.reject(error);
     slot.inFlight.clear();
+    // a stream: what the dead worker held is lost (a resume reruns it), the others finish theirs
+    if (slot.exited) slot.outstanding = 0;
+    stopStream();
+    settleStream();
   };
 
   const readies = Array.from({ length: size }, (_, index) => {
@@ -92,6 +177,8 @@ export async function startSampleWorkers(recipe: TaskRecipe, size: number): Prom
       index,
       inFlight: new Map(),
       queued: [],
+      outstanding: 0,
+      share: 0,
       exited: false,
       closing: false,
       lastError: undefined,
@@ -114,6 +201,26 @@ export async function startSampleWorkers(recipe: TaskRecipe, size: number): Prom
               job?.resolve(r.run);
             }
             return;
+          case 'lines': {
+            const a = active;
+            if (a?.run !== m.run) return;
+            slot.outstanding -= m.ended;
+            for (const b of m.blobs) if (!blobTexts.has(b.sha256)) blobTexts.set(b.sha256, b.text);
+            if (m.lines.length && a.error === undefined)
+              try {
+                a.opts.onLines(m.lines, (sha256) => blobTexts.get(sha256)!);
+              } catch (error) {
+                a.error = error;
+                stopStream();
+              }
+            topUp(
+              slot,
+              m.lines.some((l) => l.connectionFailure),
+              m.batch,
+            );
+            settleStream();
+            return;
+          }
           case 'job-failed': {
             slot.lastError = new Error(m.message);
             fail(slot, `could not run a sample: ${m.message}`);
@@ -155,7 +262,6 @@ export async function startSampleWorkers(recipe: TaskRecipe, size: number): Prom
     throw error;
   }
 
-  const send = (slot: Slot, m: ToWorker) => slot.worker.postMessage(m);
   const sendQueued = (slot: Slot) => {
     const jobs = slot.queued;
     slot.queued = [];
@@ -179,7 +285,40 @@ export async function startSampleWorkers(recipe: TaskRecipe, size: number): Prom
         chosen.queued.push({ job, id, epoch, seed });
       });
     },
+    stream(opts) {
+      if (active) throw new ApiaryError('USAGE', 'a worker pool runs one stream at a time');
+      const live = slots.filter((s) => !s.exited);
+      const done = new Promise<void>((resolve, reject) => {
+        active = { run: nextRun++, opts, next: 0, stopped: false, error: undefined, resolve, reject };
+      });
+      const a = active!;
+      if (failure) {
+        a.stopped = true;
+        settleStream();
+        return { stop() {}, done };
+      }
+      // the total in flight stays `concurrency`: shares differ by one at most
+      const c = Math.max(1, Math.floor(opts.concurrency));
+      live.forEach((s, i) => {
+        s.share = Math.floor(c / live.length) + (i < c % live.length ? 1 : 0);
+        s.outstanding = 0;
+        if (s.share === 0) return;
+        send(s, {
+          type: 'stream',
+          settings: {
+            run: a.run,
+            seed: opts.seed,
+            concurrency: s.share,
+            ...(opts.price ? { price: opts.price } : {}),
+          },
+        });
+        topUp(s, false);
+      });
+      settleStream();
+      return { stop: stopStream, done };
+    },
     abort() {
+      if (active) active.stopped = true;
       for (const s of slots) if (!s.exited) send(s, { type: 'abort' });
     },
     async close() {

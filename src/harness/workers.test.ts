@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { costOf, type ModelPrice } from '../models/index.js';
 import { APPBENCH_SAMPLING } from '../tasks/index.js';
 import { expectScenarioReport } from './__fixtures__/appbench-mini-scenario.js';
 import { readResultsFile, type SampleLine } from './results-file.js';
@@ -42,6 +43,8 @@ async function run(
     stopAfter?: number;
     recipe?: TaskRecipe;
     maxConsecutiveConnectionFailures?: number;
+    price?: ModelPrice;
+    maxCost?: number;
   } = {},
 ) {
   const r = opts.recipe ?? recipe();
@@ -56,6 +59,7 @@ async function run(
       size: task.dataset.length,
       seed: 0,
       concurrency: 3,
+      ...(opts.price ? { price: opts.price } : {}),
     },
     { now: deps.now, gitRevision: () => null, packageVersion: () => 'test' },
   );
@@ -73,6 +77,7 @@ async function run(
     ...(opts.maxConsecutiveConnectionFailures
       ? { maxConsecutiveConnectionFailures: opts.maxConsecutiveConnectionFailures }
       : {}),
+    ...(opts.maxCost !== undefined ? { maxCost: opts.maxCost } : {}),
     onProgress: (p) => {
       if (opts.stopAfter !== undefined && p.done - p.skipped >= opts.stopAfter) ac.abort();
     },
@@ -93,10 +98,18 @@ function withoutTimings(value: unknown): unknown {
     ]),
   );
 }
+/**
+ * Worker threads time their samples with their own clocks (the injected `deps` clocks time the
+ * in-thread run): a line's start and duration are checked for form, then left out.
+ */
 const byId = (lines: SampleLine[]) =>
   [...lines]
     .sort((a, b) => a.id.localeCompare(b.id))
-    .map((l) => ({ ...l, output: withoutTimings(l.output) }));
+    .map(({ startedAt, durationMs, ...l }) => {
+      expect(new Date(startedAt).toISOString()).toBe(startedAt);
+      expect(durationMs).toBeGreaterThanOrEqual(0);
+      return { ...l, output: withoutTimings(l.output) };
+    });
 
 describe('runEval with worker threads', { timeout: 60_000 }, () => {
   let reference: ReturnType<typeof byId> = [];
@@ -111,8 +124,9 @@ describe('runEval with worker threads', { timeout: 60_000 }, () => {
     expect(byId(lines2)).toEqual(byId(lines1));
     expect(lines2.find((l) => l.id === 'mm-0')!.error).toMatch(/^MODEL_CALL_FAILED: /);
     expect(two.result.infrastructureErrors).toBe(1);
-    const { resultsFile: _a, ...summary2 } = two.result.summary;
-    const { resultsFile: _b, ...summary1 } = one.result.summary;
+    // latencies come from the lines' durations, timed by the workers' clocks
+    const { resultsFile: _a, latencyMs: _c, ...summary2 } = two.result.summary;
+    const { resultsFile: _b, latencyMs: _d, ...summary1 } = one.result.summary;
     expect(summary2).toEqual(summary1);
   });
 
@@ -123,8 +137,12 @@ describe('runEval with worker threads', { timeout: 60_000 }, () => {
       [2, 1],
     ] as const) {
       const out = mkdtempSync(join(tmpdir(), 'apiary-workers-resume-'));
-      const partial = await run(first, { out, stopAfter: 3 });
+      // workers start queued samples on their own: a model slow enough for the abort to find some in flight
+      const partial = await run(first, { out, stopAfter: 3, recipe: recipe({ latencyMs: 100 }) });
       expect(partial.result.stopReason).toBe('signal');
+      // Ctrl-C: every line written whole, as many as the run counted
+      expect(readResultsFile(partial.outFile).truncatedTail).toBe(false);
+      expect(readResultsFile(partial.outFile).samples).toHaveLength(partial.result.ran);
       const written = readResultsFile(partial.outFile).samples.length;
       expect(written).toBeGreaterThanOrEqual(3);
       expect(written).toBeLessThan(8);
@@ -147,6 +165,30 @@ describe('runEval with worker threads', { timeout: 60_000 }, () => {
     expect(lines.map((l) => l.error)).toEqual(
       lines.map(() => expect.stringMatching(/^MODEL_CALL_FAILED: .*\[timeout\]/)),
     );
+  });
+
+  it('--max-cost with workers: nothing starts once the budget is seen, every line whole and priced, a resume finishes', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'apiary-workers-budget-'));
+    // about 4,200 input tokens a sample at $1/M: the second priced sample reaches $0.008
+    const price = { inputPerMTok: 1, outputPerMTok: 0 };
+    const slow = recipe({ latencyMs: 100 });
+    const partial = await run(2, { out, recipe: slow, price, maxCost: 0.008 });
+    expect(partial.result.stopReason).toBe('budget');
+    const kept = readResultsFile(partial.outFile);
+    expect(kept.truncatedTail).toBe(false);
+    expect(kept.samples).toHaveLength(partial.result.ran);
+    // 3 in flight: the lines that reach the budget, and the (at most 3) samples the workers had
+    // started from their queues before the stop reached them
+    expect(partial.result.ran).toBeGreaterThanOrEqual(2);
+    expect(partial.result.ran).toBeLessThanOrEqual(6);
+    for (const l of kept.samples)
+      expect(l.cost).toBe(costOf(l.usage ?? { inputTokens: 0, outputTokens: 0 }, price));
+    expect(partial.result.summary.cost!.total).toBeGreaterThanOrEqual(0.008);
+    const resumed = await run(2, { out, resume: true, recipe: slow, price, maxCost: 1 });
+    expect(resumed.result.stopReason).toBeNull();
+    expect(resumed.result.skipped).toBe(partial.result.ran);
+    expect(readResultsFile(resumed.outFile).samples).toHaveLength(8);
+    expectScenarioReport(resumed.result.summary.report as never);
   });
 
   it('a worker that exits mid-run ends the run with WORKER_FAILED and keeps what was written', async () => {

@@ -13,6 +13,7 @@ import { ApiaryError } from '../shared/index.js';
 import { classifyModelError, type ModelFaultClass, retryAfterMs } from './model-faults.js';
 import { wasCacheHit } from './response-cache.js';
 import type { LanguageModelV3, SamplingSettings } from './sampling.js';
+import { isPlainTextTurn, plainTextAnswer, replayModel, textTurnCallOptions } from './text-turn.js';
 import type { TokenUsage } from './token-usage.js';
 
 /** A tool offered to the model: description and JSON Schema of its input. Never executed by the SDK. */
@@ -89,6 +90,11 @@ export interface GenerateDeps {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Epoch milliseconds (latency and `Retry-After` dates). */
   now?: () => number;
+  /**
+   * Turns without tools call the provider model directly (./text-turn.ts, default true); false
+   * sends every turn through `generateText` (tests compare the two).
+   */
+  plainTextTurns?: boolean;
 }
 
 export function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -210,6 +216,7 @@ export async function generate(req: GenerateRequest, deps: GenerateDeps = {}): P
   for (const [key, value] of Object.entries(req.retry ?? {}))
     if (value !== undefined) policy[key as keyof RetryPolicy] = value;
   const tools = req.tools ? toSdkTools(req.tools) : undefined;
+  const plainText = deps.plainTextTurns !== false && isPlainTextTurn(req);
   const started = now();
   const faults: ModelFaultClass[] = [];
   let lastError: unknown;
@@ -230,8 +237,35 @@ export async function generate(req: GenerateRequest, deps: GenerateDeps = {}): P
       req.model.specificationVersion === 'v3' &&
       (req.tools !== undefined || req.toolChoice !== undefined);
     try {
+      let model = wrappable ? wrapForCall(req.model as LanguageModelV3, raw, req.toolChoice) : req.model;
+      if (plainText) {
+        const provider = req.model as LanguageModelV3;
+        const options = await textTurnCallOptions(
+          provider,
+          req.system,
+          req.messages,
+          samplingParams(req.settings),
+          signal,
+        );
+        const answer = await provider.doGenerate(options);
+        const plain = plainTextAnswer(answer);
+        if (plain)
+          return {
+            text: plain.text,
+            toolCalls: [],
+            finishReason: plain.finishReason,
+            usage: { inputTokens: plain.usage.inputTokens ?? 0, outputTokens: plain.usage.outputTokens ?? 0 },
+            attempts: attempt,
+            faults,
+            responseMessages: plain.responseMessages,
+            cacheHit: wasCacheHit(plain.providerMetadata),
+            latencyMs: now() - started,
+          };
+        // reasoning, files, warnings…: generateText reads this very answer (no second request)
+        model = replayModel(provider, answer);
+      }
       const result = await generateText({
-        model: wrappable ? wrapForCall(req.model as LanguageModelV3, raw, req.toolChoice) : req.model,
+        model,
         ...(req.system === undefined ? {} : { system: req.system }),
         messages: req.messages,
         // Text protocols put system turns in the conversation on purpose (Lagent's ReAct feeds tool

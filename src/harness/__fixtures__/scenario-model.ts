@@ -2,7 +2,8 @@
  * A model a worker thread can build from a recipe (`{ kind: 'module', module: <this file> }`):
  * the scripted AppBench-mini scenario of ./appbench-mini-scenario.ts (gold for 5 samples, a wrong
  * value for ss-1, only the first call for ms-0, an HTTP 500 for mm-0). `exitOnCall: n` ends the
- * thread (process.exit inside a worker) on its n-th model call; `down` times every call out.
+ * thread (process.exit inside a worker) on its n-th model call; `down` times every call out;
+ * `latencyMs` answers after that long (so that a stop reaches workers while samples are in flight).
  */
 import { resolve } from 'node:path';
 import { appBenchGoldReply, loadAppBenchDataset } from '../../tasks/index.js';
@@ -22,12 +23,13 @@ export function scenarioReply(req: ScriptedChatRequest): ScriptedReply {
   return s.id === 'ms-0' ? gold.split('\n')[0]! : gold;
 }
 
-export function createModel(options: { exitOnCall?: number; down?: boolean } = {}) {
+export function createModel(options: { exitOnCall?: number; down?: boolean; latencyMs?: number } = {}) {
   let calls = 0;
-  return scriptedLanguageModel((req) => {
+  return scriptedLanguageModel(async (req) => {
     calls++;
     if (options.down) return { fault: 'timeout' }; // an endpoint that never answers
     if (options.exitOnCall !== undefined && calls >= options.exitOnCall) process.exit(7);
+    if (options.latencyMs) await new Promise((r) => setTimeout(r, options.latencyMs));
     return scenarioReply(req);
   });
 }
