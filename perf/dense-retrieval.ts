@@ -1,14 +1,22 @@
 /**
- * The offline dense retriever on ToolBench (../shared/data or $APIARY_DATA), in one run: trains
- * the encoder on pairs made from the catalog alone (no G1 query), then NDCG@5 on each G1 file
- * for bm25-plain, bm25, bm25-fields, dense and dense-hybrid, with training time and latency.
- * Run: npx tsx perf/dense-retrieval.ts [dataDir] [epochs] [pairLimit] [dim] [buckets]
+ * The offline dense retriever on ToolBench (../shared/data or $APIARY_DATA), held out honestly:
+ * for each G1 file, the encoder learns from the catalog pairs plus the (request, API) pairs of the
+ * two other files (hard negatives mined with `bm25` on those requests), and is tested on the third.
+ * Prints, per held-out file, NDCG@5 of bm25-plain, bm25, bm25-fields, ranked (fields only, weights
+ * learned on the two other files), dense, dense without tool context, and dense-hybrid; then
+ * training time and dense latency.
+ * Run: npx tsx perf/dense-retrieval.ts [dataDir] [--epochs 1] [--oversample 8] [--negatives 4]
+ *   [--tool-context 0.5] [--catalog-limit N] [--dim 128] [--buckets 65536] [--splits G1_tool,…]
+ *   [--no-ranked] [--seed 42]
  */
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import {
   buildRetriever,
+  DENSE_HYBRID_WEIGHT,
   DenseRetriever,
+  mineHardNegatives,
   type Retriever,
   trainDenseEncoder,
   WeightedFusionRetriever,
@@ -19,83 +27,134 @@ import {
   TOOLBENCH_GROUPS,
   toolBenchCorpus,
   toolBenchDensePairs,
+  toolBenchQueryPairs,
+  trainToolBenchRanker,
 } from '../src/tasks/toolbench/index.js';
 
-const dataDir = process.argv[2] ?? process.env.APIARY_DATA ?? resolve(process.cwd(), '../shared/data');
-const epochs = Number(process.argv[3] ?? 1);
-const limit = process.argv[4] ? Number(process.argv[4]) : undefined;
-const dim = process.argv[5] ? Number(process.argv[5]) : undefined;
-const buckets = process.argv[6] ? Number(process.argv[6]) : undefined;
-const line = (label: string, value: string) => process.stdout.write(`${label.padEnd(40)} ${value}\n`);
-line(
-  'load average at start',
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    epochs: { type: 'string', default: '1' },
+    oversample: { type: 'string', default: '8' },
+    negatives: { type: 'string', default: '4' },
+    'tool-context': { type: 'string', default: '0.5' },
+    'catalog-limit': { type: 'string' },
+    dim: { type: 'string' },
+    buckets: { type: 'string' },
+    splits: { type: 'string' },
+    seed: { type: 'string', default: '42' },
+    'no-ranked': { type: 'boolean', default: false },
+  },
+});
+const dataDir = positionals[0] ?? process.env.APIARY_DATA ?? resolve(process.cwd(), '../shared/data');
+const epochs = Number(values.epochs);
+const oversample = Number(values.oversample);
+const negatives = Number(values.negatives);
+const toolContext = Number(values['tool-context']);
+const seed = Number(values.seed);
+const limit = values['catalog-limit'] ? Number(values['catalog-limit']) : undefined;
+const splits = values.splits ? values.splits.split(',') : [...TOOLBENCH_GROUPS];
+const line = (label: string, value: string) => process.stdout.write(`${label.padEnd(44)} ${value}\n`);
+const load = () =>
   loadavg()
     .map((x) => x.toFixed(2))
-    .join(' '),
+    .join(' ');
+line('load average at start', load());
+line(
+  'settings',
+  `epochs ${epochs}, oversample ${oversample}, negatives ${negatives}, tool context ${toolContext}, dim ${values.dim ?? 'default'}, seed ${seed}`,
 );
 const suite = loadToolBenchSuite(dataDir);
 const corpus = toolBenchCorpus(suite);
-const pairs = toolBenchDensePairs(suite.docs, suite.texts, suite.toolOf, {
-  seed: 42,
+const catalogPairs = toolBenchDensePairs(suite.docs, suite.texts, suite.toolOf, {
+  seed,
   ...(limit ? { limit } : {}),
 });
-line('pairs (catalog only)', String(pairs.length));
-let t = performance.now();
-const { model, epochLosses } = trainDenseEncoder(pairs, {
-  epochs,
-  config: { ...(dim ? { dim } : {}), ...(buckets ? { buckets } : {}) },
-  vocabularyTexts: suite.texts,
-  onBatch: ({ epoch, batch, batches, loss }) => {
-    if (batch % 200 === 0)
-      process.stderr.write(
-        `epoch ${epoch} batch ${batch}/${batches} loss ${loss.toFixed(3)} ${((performance.now() - t) / 1000).toFixed(0)} s\n`,
-      );
-  },
-});
-line(
-  'training',
-  `${((performance.now() - t) / 1000).toFixed(1)} s, ${epochs} epoch(s), losses ${epochLosses.map((l) => l.toFixed(3)).join(' ')}, vocabulary ${model.vocabulary.length}`,
-);
-t = performance.now();
-const dense = DenseRetriever.build(model, suite.texts);
-line('document vectors', `${((performance.now() - t) / 1000).toFixed(1)} s`);
+line('catalog pairs', String(catalogPairs.length));
+const bm25 = await buildRetriever('bm25', corpus);
 const fields = await buildRetriever('bm25-fields', corpus);
-const rows: Array<[string, Retriever]> = [
-  ['bm25-plain', await buildRetriever('bm25-plain', corpus)],
-  ['bm25', await buildRetriever('bm25', corpus)],
-  ['bm25-fields', fields],
-  ['dense', dense],
-];
-for (const w of [0.3, 0.5, 1])
+const plain = await buildRetriever('bm25-plain', corpus);
+const ndcg5 = async (r: Retriever, file: string) =>
+  (await evaluateRetriever(r, suite.sets.get(file)?.queries ?? [])).ndcg5;
+
+const table: Array<[string, string, number]> = [];
+const trainSeconds: number[] = [];
+const lat: number[] = [];
+for (const heldOut of splits) {
+  const trainOn = TOOLBENCH_GROUPS.filter((g) => g !== heldOut && suite.sets.has(g));
+  const queries = trainOn.flatMap((g) => suite.sets.get(g)?.queries ?? []);
+  const negs = negatives > 0 ? await mineHardNegatives(bm25, queries, negatives) : undefined;
+  const queryPairs = toolBenchQueryPairs(suite, queries, {
+    oversample,
+    ...(negs ? { negatives: negs } : {}),
+  });
+  const t = performance.now();
+  const { model, epochLosses } = trainDenseEncoder([...catalogPairs, ...queryPairs], {
+    epochs,
+    seed,
+    config: {
+      toolContext,
+      ...(values.dim ? { dim: Number(values.dim) } : {}),
+      ...(values.buckets ? { buckets: Number(values.buckets) } : {}),
+    },
+    vocabularyTexts: suite.texts,
+    onBatch: ({ epoch, batch, batches, loss }) => {
+      if (batch % 500 === 0)
+        process.stderr.write(
+          `${heldOut}: epoch ${epoch} batch ${batch}/${batches} loss ${loss.toFixed(3)} ${((performance.now() - t) / 1000).toFixed(0)} s\n`,
+        );
+    },
+  });
+  const seconds = (performance.now() - t) / 1000;
+  trainSeconds.push(seconds);
+  line(
+    `${heldOut} held out: training`,
+    `${seconds.toFixed(1)} s on ${trainOn.join(' + ')} (${queries.length} requests, ${queryPairs.length} query pairs) + catalog, losses ${epochLosses.map((l) => l.toFixed(3)).join(' ')}`,
+  );
+  const dense = DenseRetriever.build(model, suite.texts, corpus.groups);
+  const rows: Array<[string, Retriever]> = [
+    ['bm25-plain', plain],
+    ['bm25', bm25],
+    ['bm25-fields', fields],
+  ];
+  if (!values['no-ranked']) {
+    const ranker = await trainToolBenchRanker(suite, { trainOn });
+    rows.push(['ranked (fields only)', await buildRetriever('ranked', corpus, { ranker })]);
+  }
+  rows.push(['dense', dense]);
+  if (toolContext > 0) rows.push(['dense, no tool context', DenseRetriever.build(model, suite.texts)]);
   rows.push([
-    `dense-hybrid w=${w}`,
+    `dense-hybrid (bm25-fields + ${DENSE_HYBRID_WEIGHT} dense)`,
     new WeightedFusionRetriever(
       [
         { retriever: fields, weight: 1 },
-        { retriever: dense, weight: w },
+        { retriever: dense, weight: DENSE_HYBRID_WEIGHT },
       ],
       'dense-hybrid',
     ),
   ]);
-for (const [name, r] of rows) {
-  const cells: string[] = [];
-  for (const g of TOOLBENCH_GROUPS) {
-    const set = suite.sets.get(g);
-    if (!set) continue;
-    const rep = await evaluateRetriever(r, set.queries);
-    cells.push(rep.ndcg5.toFixed(2));
+  for (const [name, r] of rows) {
+    const v = await ndcg5(r, heldOut);
+    table.push([name, heldOut, v]);
+    line(`  ${name}`, v.toFixed(2));
   }
-  line(name, cells.join(' | '));
-}
-const lat: number[] = [];
-for (const g of TOOLBENCH_GROUPS)
-  for (const q of suite.sets.get(g)?.queries ?? []) {
+  const held = suite.sets.get(heldOut)?.queries ?? [];
+  for (let i = 0; i < 30; i++) await dense.search(held[i % held.length]?.text ?? '', 10);
+  for (const q of held) {
     const s = performance.now();
     await dense.search(q.text, 10);
     lat.push(performance.now() - s);
   }
+}
+process.stdout.write(`\nNDCG@5 ×100, each file held out (load average now ${load()}):\n`);
+process.stdout.write(`| retriever | ${splits.join(' | ')} |\n|---|${splits.map(() => '---|').join('')}\n`);
+for (const name of [...new Set(table.map((r) => r[0]))])
+  process.stdout.write(
+    `| ${name} | ${splits.map((s) => table.find((r) => r[0] === name && r[1] === s)?.[2].toFixed(2) ?? '').join(' | ')} |\n`,
+  );
 lat.sort((a, b) => a - b);
 line(
-  'dense latency median / p95',
+  'dense latency median / p95 (top-10)',
   `${lat[Math.floor(lat.length / 2)]?.toFixed(2)} / ${lat[Math.floor(lat.length * 0.95)]?.toFixed(2)} ms`,
 );
+line('training per split', trainSeconds.map((s) => `${s.toFixed(0)} s`).join(', '));

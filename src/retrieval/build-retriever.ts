@@ -151,7 +151,9 @@ export async function buildRetriever(
         'pass --model FILE from `apiary retrieve train --retriever dense`',
       ]);
     const { model, vectors } = deps.dense();
-    return vectors ? new DenseRetriever(model, vectors) : DenseRetriever.build(model, corpus.texts);
+    return vectors
+      ? new DenseRetriever(model, vectors)
+      : DenseRetriever.build(model, corpus.texts, corpus.groups);
   };
   switch (kind) {
     case 'dense':

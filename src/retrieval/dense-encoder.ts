@@ -18,6 +18,11 @@ export interface DenseEncoderConfig {
   buckets: number;
   minN: number;
   maxN: number;
+  /**
+   * Weight γ of the tool's vector in a document's: v(API) = norm(ê(API text) + γ ê(tool text)),
+   * applied when the corpus is encoded with its tools (0 or absent: the API text alone).
+   */
+  toolContext?: number;
 }
 
 /** 128-d and 65,536 buckets: on ToolBench 128-d beat 48-d by 7–9 NDCG@5 points, 256-d added 1–3 more at 5× the query time. */
@@ -172,6 +177,16 @@ export interface DensePair {
   doc: string;
   /** A group (e.g. the API's category): batches are filled from one group at a time (harder negatives). */
   group?: number;
+  /**
+   * A text the query must rank below `doc` (a mined hard negative); it joins the batch's documents,
+   * so it is a negative for every query of the batch.
+   */
+  negative?: string;
+  /**
+   * Pairs with the same key never share a batch (e.g. the query text: the pairs of one query with
+   * each of its relevant documents, or its repeats, would be each other's false negatives).
+   */
+  key?: string;
 }
 
 /**
@@ -185,9 +200,33 @@ export function epochBatches(pairs: readonly DensePair[], batchSize: number, ran
     pairs.map((_, i) => i),
     rand,
   );
+  // in order, except that a pair whose key is already in the batch waits for the next batch it fits
   const cut = () => {
     const out: number[][] = [];
-    for (let b = 0; b + batchSize <= order.length; b += batchSize) out.push(order.slice(b, b + batchSize));
+    let batch: number[] = [];
+    let keys = new Set<string>();
+    const waiting: number[] = [];
+    const fits = (i: number) => {
+      const k = pairs[i]?.key;
+      return k === undefined || !keys.has(k);
+    };
+    const place = (i: number) => {
+      batch.push(i);
+      const k = pairs[i]?.key;
+      if (k !== undefined) keys.add(k);
+      if (batch.length === batchSize) {
+        out.push(batch);
+        batch = [];
+        keys = new Set();
+      }
+    };
+    for (const i of order) {
+      for (let w = 0; w < waiting.length; )
+        if (fits(waiting[w] as number)) place(waiting.splice(w, 1)[0] as number);
+        else w++;
+      if (fits(i)) place(i);
+      else waiting.push(i);
+    }
     return out;
   };
   if (!pairs.some((p) => p.group !== undefined)) return cut();
@@ -199,6 +238,21 @@ export function epochBatches(pairs: readonly DensePair[], batchSize: number, ran
   const key = (i: number) => rank.get(pairs[i]?.group ?? -1) as number;
   order.sort((a, b) => key(a) - key(b)); // stable: pairs stay shuffled within a group
   return shuffleInPlace(cut(), rand);
+}
+
+/**
+ * The documents of a batch for the MNR loss: each pair's document (its positive, in pair order),
+ * then the pairs' hard negatives, once each and never one that is a positive of the batch.
+ */
+export function batchDocuments(batch: readonly DensePair[]): string[] {
+  const docs = batch.map((x) => x.doc);
+  const seen = new Set(docs);
+  for (const x of batch)
+    if (x.negative !== undefined && !seen.has(x.negative)) {
+      seen.add(x.negative);
+      docs.push(x.negative);
+    }
+  return docs;
 }
 
 export interface DenseTrainOptions {
@@ -253,7 +307,7 @@ export function trainDenseEncoder(
       const { loss, touched } = mnrLossAndGrad(
         p,
         batch.map((x) => enc.features(x.query)),
-        batch.map((x) => enc.features(x.doc)),
+        batchDocuments(batch).map((t) => enc.features(t)),
         scale,
         grad,
       );
@@ -283,14 +337,45 @@ export function trainDenseEncoder(
   };
 }
 
-/** The document vectors of a corpus (row-major, n × dim, each L2-normalised). */
-export function encodeCorpus(model: DenseModel, texts: readonly string[]): Float32Array {
+/** The tools of a corpus: one text per tool and each document's tool (e.g. `FieldedCorpus.groups`). */
+export interface DenseToolContext {
+  texts: readonly string[];
+  groupOf: ArrayLike<number>;
+}
+
+/**
+ * The document vectors of a corpus (row-major, n × dim, each L2-normalised). With `tools` and a
+ * model whose `toolContext` γ is > 0, each is norm(ê(text) + γ ê(its tool's text)): the tool's
+ * other APIs speak for it (G1 requests name several APIs of one tool).
+ */
+export function encodeCorpus(
+  model: DenseModel,
+  texts: readonly string[],
+  tools?: DenseToolContext,
+): Float32Array {
   const enc = new DenseEncoder(model.config, model.vocabulary, model.weights);
   const d = model.config.dim;
   const out = new Float32Array(texts.length * d);
   texts.forEach((t, i) => {
     enc.encode(model.table, t, out.subarray(i * d, (i + 1) * d));
   });
+  const gamma = model.config.toolContext ?? 0;
+  if (!tools || gamma <= 0) return out;
+  const toolVectors = new Float32Array(tools.texts.length * d);
+  tools.texts.forEach((t, g) => {
+    enc.encode(model.table, t, toolVectors.subarray(g * d, (g + 1) * d));
+  });
+  for (let i = 0; i < texts.length; i++) {
+    const v = out.subarray(i * d, (i + 1) * d);
+    const g = (tools.groupOf[i] as number) * d;
+    let n = 0;
+    for (let r = 0; r < d; r++) {
+      v[r] = (v[r] as number) + gamma * (toolVectors[g + r] as number);
+      n += (v[r] as number) ** 2;
+    }
+    n = Math.sqrt(n);
+    if (n > 0) for (let r = 0; r < d; r++) v[r] = (v[r] as number) / n;
+  }
   return out;
 }
 
@@ -310,8 +395,8 @@ export class DenseRetriever implements Retriever {
     this.index = new VectorIndex(model.config.dim, docs);
   }
 
-  static build(model: DenseModel, texts: readonly string[]): DenseRetriever {
-    return new DenseRetriever(model, encodeCorpus(model, texts));
+  static build(model: DenseModel, texts: readonly string[], tools?: DenseToolContext): DenseRetriever {
+    return new DenseRetriever(model, encodeCorpus(model, texts, tools));
   }
 
   get size(): number {
