@@ -43,6 +43,7 @@ const { values, positionals } = parseArgs({
     buckets: { type: 'string' },
     splits: { type: 'string' },
     seed: { type: 'string', default: '42' },
+    lr: { type: 'string' },
     'no-ranked': { type: 'boolean', default: false },
   },
 });
@@ -62,7 +63,7 @@ const load = () =>
 line('load average at start', load());
 line(
   'settings',
-  `epochs ${epochs}, oversample ${oversample}, negatives ${negatives}, tool context ${toolContext}, dim ${values.dim ?? 'default'}, seed ${seed}`,
+  `epochs ${epochs}, oversample ${oversample}, negatives ${negatives}, tool context ${toolContext}, dim ${values.dim ?? 'default'}, lr ${values.lr ?? 'default'}, seed ${seed}`,
 );
 const suite = loadToolBenchSuite(dataDir);
 const corpus = toolBenchCorpus(suite);
@@ -92,6 +93,7 @@ for (const heldOut of splits) {
   const { model, epochLosses } = trainDenseEncoder([...catalogPairs, ...queryPairs], {
     epochs,
     seed,
+    ...(values.lr ? { lr: Number(values.lr) } : {}),
     config: {
       toolContext,
       ...(values.dim ? { dim: Number(values.dim) } : {}),

@@ -82,8 +82,15 @@ export function toolBenchDensePairs(
   return opts.limit !== undefined ? pairs.slice(0, opts.limit) : pairs;
 }
 
+/**
+ * Defaults of the dense encoder's ToolBench training (`retrieve train --retriever dense`,
+ * perf/dense-retrieval.ts): repeats of each (request, API) pair, hard negatives mined per request,
+ * and the weight of the tool's vector in an API's (docs/retrieval.md, "Offline dense retriever").
+ */
+export const TOOLBENCH_DENSE_DEFAULTS = { oversample: 8, negatives: 4, toolContext: 0.5 } as const;
+
 export interface QueryPairOptions {
-  /** Each (query, relevant API) pair is repeated this many times (default 8). */
+  /** Each (query, relevant API) pair is repeated this many times (default `TOOLBENCH_DENSE_DEFAULTS`). */
   oversample?: number;
   /** Mined hard negatives per query id (`mineHardNegatives`); the repeats take them in turn. */
   negatives?: ReadonlyMap<string, readonly number[]>;
@@ -103,7 +110,7 @@ export function toolBenchQueryPairs(
 ): DensePair[] {
   const category = toolBenchCategoryIds(suite.docs);
   const pairs: DensePair[] = [];
-  for (let r = 0; r < (opts.oversample ?? 8); r++)
+  for (let r = 0; r < (opts.oversample ?? TOOLBENCH_DENSE_DEFAULTS.oversample); r++)
     for (const q of queries) {
       const negs = opts.negatives?.get(q.id) ?? [];
       q.relevant.forEach((d, j) => {

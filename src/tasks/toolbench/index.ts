@@ -12,6 +12,7 @@ export type { ToolBenchDoc } from './corpus.js';
 export type { RetrievalSet } from './dataset.js';
 export {
   type QueryPairOptions,
+  TOOLBENCH_DENSE_DEFAULTS,
   toolBenchCategoryIds,
   toolBenchDensePairs,
   toolBenchParameterText,
