@@ -44,7 +44,9 @@ const { values, positionals } = parseArgs({
     splits: { type: 'string' },
     seed: { type: 'string', default: '42' },
     lr: { type: 'string' },
+    'word-row-share': { type: 'string' },
     'no-ranked': { type: 'boolean', default: false },
+    'ranked-dense': { type: 'boolean', default: false },
   },
 });
 const dataDir = positionals[0] ?? process.env.APIARY_DATA ?? resolve(process.cwd(), '../shared/data');
@@ -63,7 +65,7 @@ const load = () =>
 line('load average at start', load());
 line(
   'settings',
-  `epochs ${epochs}, oversample ${oversample}, negatives ${negatives}, tool context ${toolContext}, dim ${values.dim ?? 'default'}, lr ${values.lr ?? 'default'}, seed ${seed}`,
+  `epochs ${epochs}, oversample ${oversample}, negatives ${negatives}, tool context ${toolContext}, dim ${values.dim ?? 'default'}, lr ${values.lr ?? 'default'}, word row share ${values['word-row-share'] ?? 'mean'}, seed ${seed}`,
 );
 const suite = loadToolBenchSuite(dataDir);
 const corpus = toolBenchCorpus(suite);
@@ -81,9 +83,9 @@ const ndcg5 = async (r: Retriever, file: string) =>
 const table: Array<[string, string, number]> = [];
 const trainSeconds: number[] = [];
 const lat: number[] = [];
-for (const heldOut of splits) {
-  const trainOn = TOOLBENCH_GROUPS.filter((g) => g !== heldOut && suite.sets.has(g));
-  const queries = trainOn.flatMap((g) => suite.sets.get(g)?.queries ?? []);
+/** An encoder trained on the catalog pairs + the requests of `files` (hard negatives mined with bm25). */
+async function trainOnFiles(files: readonly string[], label: string) {
+  const queries = files.flatMap((g) => suite.sets.get(g)?.queries ?? []);
   const negs = negatives > 0 ? await mineHardNegatives(bm25, queries, negatives) : undefined;
   const queryPairs = toolBenchQueryPairs(suite, queries, {
     oversample,
@@ -96,6 +98,7 @@ for (const heldOut of splits) {
     ...(values.lr ? { lr: Number(values.lr) } : {}),
     config: {
       toolContext,
+      ...(values['word-row-share'] ? { wordRowShare: Number(values['word-row-share']) } : {}),
       ...(values.dim ? { dim: Number(values.dim) } : {}),
       ...(values.buckets ? { buckets: Number(values.buckets) } : {}),
     },
@@ -103,16 +106,22 @@ for (const heldOut of splits) {
     onBatch: ({ epoch, batch, batches, loss }) => {
       if (batch % 500 === 0)
         process.stderr.write(
-          `${heldOut}: epoch ${epoch} batch ${batch}/${batches} loss ${loss.toFixed(3)} ${((performance.now() - t) / 1000).toFixed(0)} s\n`,
+          `${label}: epoch ${epoch} batch ${batch}/${batches} loss ${loss.toFixed(3)} ${((performance.now() - t) / 1000).toFixed(0)} s\n`,
         );
     },
   });
   const seconds = (performance.now() - t) / 1000;
-  trainSeconds.push(seconds);
   line(
-    `${heldOut} held out: training`,
-    `${seconds.toFixed(1)} s on ${trainOn.join(' + ')} (${queries.length} requests, ${queryPairs.length} query pairs) + catalog, losses ${epochLosses.map((l) => l.toFixed(3)).join(' ')}`,
+    `${label}: training`,
+    `${seconds.toFixed(1)} s on ${files.join(' + ') || 'no file'} (${queries.length} requests, ${queryPairs.length} query pairs) + catalog, losses ${epochLosses.map((l) => l.toFixed(3)).join(' ')}`,
   );
+  return { model, seconds };
+}
+
+for (const heldOut of splits) {
+  const trainOn = TOOLBENCH_GROUPS.filter((g) => g !== heldOut && suite.sets.has(g));
+  const { model, seconds } = await trainOnFiles(trainOn, `${heldOut} held out`);
+  trainSeconds.push(seconds);
   const dense = DenseRetriever.build(model, suite.texts, corpus.groups);
   const rows: Array<[string, Retriever]> = [
     ['bm25-plain', plain],
@@ -122,6 +131,28 @@ for (const heldOut of splits) {
   if (!values['no-ranked']) {
     const ranker = await trainToolBenchRanker(suite, { trainOn });
     rows.push(['ranked (fields only)', await buildRetriever('ranked', corpus, { ranker })]);
+  }
+  if (values['ranked-dense']) {
+    // honest like the nested `ranked`: file A's dense feature comes from an encoder trained on B only
+    const featureRetrievers = new Map<string, Retriever>();
+    for (const file of trainOn) {
+      const other = trainOn.filter((g) => g !== file);
+      const { model: m } = await trainOnFiles(other, `${heldOut} held out, feature of ${file}`);
+      featureRetrievers.set(file, DenseRetriever.build(m, suite.texts, corpus.groups));
+    }
+    const ranker = await trainToolBenchRanker(suite, { trainOn, featureRetrievers });
+    featureRetrievers.clear();
+    line(
+      '  ranked + dense weight',
+      `${ranker.weights.trained?.toFixed(3)} (train NDCG@5 ${Number(ranker.info.trainNdcg5).toFixed(4)})`,
+    );
+    rows.push([
+      'ranked + dense (nested)',
+      await buildRetriever('ranked', corpus, {
+        ranker: { weights: ranker.weights, scaled: ranker.scaled },
+        rankFeature: () => DenseRetriever.build(model, suite.texts, corpus.groups),
+      }),
+    ]);
   }
   rows.push(['dense', dense]);
   if (toolContext > 0) rows.push(['dense, no tool context', DenseRetriever.build(model, suite.texts)]);

@@ -23,6 +23,11 @@ export interface DenseEncoderConfig {
    * applied when the corpus is encoded with its tools (0 or absent: the API text alone).
    */
   toolContext?: number;
+  /**
+   * Share of a vocabulary word's weight on its own row (the rest split among its n-gram rows);
+   * absent: every row of the word weighs the same (fastText's mean).
+   */
+  wordRowShare?: number;
 }
 
 /** 128-d and 65,536 buckets: on ToolBench 128-d beat 48-d by 7–9 NDCG@5 points, 256-d added 1–3 more at 5× the query time. */
@@ -100,14 +105,26 @@ export class DenseEncoder {
     return rows;
   }
 
-  /** Weighted mean pooling as a sparse vector: word w weighs weight(w)/Σweight, shared equally by its rows. */
+  /**
+   * Weighted mean pooling as a sparse vector: word w weighs weight(w)/Σweight, shared equally by
+   * its rows (or `wordRowShare` of it on its own row and the rest on its n-grams).
+   */
   features(text: string): SparseVector {
     const words = denseWords(text);
     const acc = new Map<number, number>();
+    const own = this.config.wordRowShare;
+    const v = this.vocabulary.length;
     let total = 0;
     for (const w of words) total += this.wordWeight(w);
     for (const w of words) {
       const rows = this.wordRows(w);
+      const weight = this.wordWeight(w) / total;
+      if (own !== undefined && rows.length > 1 && (rows[0] as number) < v) {
+        acc.set(rows[0] as number, (acc.get(rows[0] as number) ?? 0) + weight * own);
+        const share = (weight * (1 - own)) / (rows.length - 1);
+        for (let k = 1; k < rows.length; k++) acc.set(rows[k] as number, (acc.get(rows[k] as number) ?? 0) + share);
+        continue;
+      }
       const share = this.wordWeight(w) / (total * rows.length);
       for (const r of rows) acc.set(r, (acc.get(r) ?? 0) + share);
     }
