@@ -45,6 +45,7 @@ const { values, positionals } = parseArgs({
     seed: { type: 'string', default: '42' },
     lr: { type: 'string' },
     'word-row-share': { type: 'string' },
+    'min-count': { type: 'string' },
     'no-ranked': { type: 'boolean', default: false },
     'ranked-dense': { type: 'boolean', default: false },
   },
@@ -65,7 +66,7 @@ const load = () =>
 line('load average at start', load());
 line(
   'settings',
-  `epochs ${epochs}, oversample ${oversample}, negatives ${negatives}, tool context ${toolContext}, dim ${values.dim ?? 'default'}, lr ${values.lr ?? 'default'}, word row share ${values['word-row-share'] ?? 'mean'}, seed ${seed}`,
+  `epochs ${epochs}, oversample ${oversample}, negatives ${negatives}, tool context ${toolContext}, dim ${values.dim ?? 'default'}, lr ${values.lr ?? 'default'}, word row share ${values['word-row-share'] ?? 'mean'}, min count ${values['min-count'] ?? 2}, buckets ${values.buckets ?? 'default'}, seed ${seed}`,
 );
 const suite = loadToolBenchSuite(dataDir);
 const corpus = toolBenchCorpus(suite);
@@ -96,6 +97,7 @@ async function trainOnFiles(files: readonly string[], label: string) {
     epochs,
     seed,
     ...(values.lr ? { lr: Number(values.lr) } : {}),
+    ...(values['min-count'] ? { minCount: Number(values['min-count']) } : {}),
     config: {
       toolContext,
       ...(values['word-row-share'] ? { wordRowShare: Number(values['word-row-share']) } : {}),

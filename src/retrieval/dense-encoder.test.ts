@@ -50,6 +50,28 @@ describe('dense encoder: tokenisation and n-gram hashing', () => {
     ]);
   });
 
+  it('puts wordRowShare of a vocabulary word on its own row (unknown words: n-grams only)', () => {
+    // cat (own row 0, n-gram rows 4, 8, 3): 0.5 on row 0, 0.5/3 on each n-gram; with equal
+    // weights cat and dog weigh 1/2 each; dog (unknown) spreads its 1/2 over rows 7, 2, 8
+    const enc = new DenseEncoder({ dim: 2, buckets: 8, minN: 3, maxN: 3, wordRowShare: 0.5 }, ['cat']);
+    const third = +(0.5 / 3).toFixed(6);
+    expect(sorted(enc.features('cat')).map(([r, x]) => [r, +x.toFixed(6)])).toEqual([
+      [0, 0.5],
+      [3, third],
+      [4, third],
+      [8, third],
+    ]);
+    const both = sorted(enc.features('cat dog')).map(([r, x]) => [r, +x.toFixed(6)]);
+    expect(both).toEqual([
+      [0, 0.25],
+      [2, +(1 / 6).toFixed(6)],
+      [3, +(1 / 12).toFixed(6)],
+      [4, +(1 / 12).toFixed(6)],
+      [7, +(1 / 6).toFixed(6)],
+      [8, +(1 / 12 + 1 / 6).toFixed(6)],
+    ]);
+  });
+
   it('weighs words by their pooling weight (unknown words: the last weight, n-grams only)', () => {
     // cat weighs 1 over 4 rows (1/16 each); dog (unknown) weighs 3 over rows 7, 2, 8 (1/4 each)
     const enc = new DenseEncoder(
