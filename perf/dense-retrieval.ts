@@ -6,8 +6,8 @@
  * learned on the two other files), dense, dense without tool context, and dense-hybrid; then
  * training time and dense latency.
  * Run: npx tsx perf/dense-retrieval.ts [dataDir] [--epochs 1] [--oversample 8] [--negatives 4]
- *   [--tool-context 0.5] [--catalog-limit N] [--dim 128] [--buckets 65536] [--splits G1_tool,…]
- *   [--no-ranked] [--seed 42]
+ *   [--tool-context 0.5] [--word-row-share 0.5|mean] [--catalog-limit N] [--dim 128] [--buckets 65536]
+ *   [--min-count 2] [--lr 0.005] [--splits G1_tool,…] [--no-ranked] [--ranked-dense] [--seed 42]
  */
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
@@ -16,12 +16,14 @@ import {
   buildRetriever,
   DENSE_HYBRID_WEIGHT,
   DenseRetriever,
+  encodeCorpus,
   mineHardNegatives,
   type Retriever,
   trainDenseEncoder,
   WeightedFusionRetriever,
 } from '../src/retrieval/index.js';
 import {
+  TOOLBENCH_DENSE_DEFAULTS as D,
   evaluateRetriever,
   loadToolBenchSuite,
   TOOLBENCH_GROUPS,
@@ -35,19 +37,22 @@ const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
     epochs: { type: 'string', default: '1' },
-    oversample: { type: 'string', default: '8' },
-    negatives: { type: 'string', default: '4' },
-    'tool-context': { type: 'string', default: '0.5' },
+    oversample: { type: 'string', default: String(D.oversample) },
+    negatives: { type: 'string', default: String(D.negatives) },
+    'tool-context': { type: 'string', default: String(D.toolContext) },
     'catalog-limit': { type: 'string' },
     dim: { type: 'string' },
     buckets: { type: 'string' },
     splits: { type: 'string' },
     seed: { type: 'string', default: '42' },
     lr: { type: 'string' },
-    'word-row-share': { type: 'string' },
+    'word-row-share': { type: 'string', default: String(D.wordRowShare) },
     'min-count': { type: 'string' },
+    batch: { type: 'string' },
+    scale: { type: 'string' },
     'no-ranked': { type: 'boolean', default: false },
     'ranked-dense': { type: 'boolean', default: false },
+    explore: { type: 'boolean', default: false },
   },
 });
 const dataDir = positionals[0] ?? process.env.APIARY_DATA ?? resolve(process.cwd(), '../shared/data');
@@ -66,7 +71,7 @@ const load = () =>
 line('load average at start', load());
 line(
   'settings',
-  `epochs ${epochs}, oversample ${oversample}, negatives ${negatives}, tool context ${toolContext}, dim ${values.dim ?? 'default'}, lr ${values.lr ?? 'default'}, word row share ${values['word-row-share'] ?? 'mean'}, min count ${values['min-count'] ?? 2}, buckets ${values.buckets ?? 'default'}, seed ${seed}`,
+  `epochs ${epochs}, oversample ${oversample}, negatives ${negatives}, tool context ${toolContext}, dim ${values.dim ?? 'default'}, lr ${values.lr ?? 'default'}, word row share ${values['word-row-share']}, min count ${values['min-count'] ?? 2}, batch ${values.batch ?? 64}, scale ${values.scale ?? 20}, buckets ${values.buckets ?? 'default'}, seed ${seed}`,
 );
 const suite = loadToolBenchSuite(dataDir);
 const corpus = toolBenchCorpus(suite);
@@ -98,9 +103,11 @@ async function trainOnFiles(files: readonly string[], label: string) {
     seed,
     ...(values.lr ? { lr: Number(values.lr) } : {}),
     ...(values['min-count'] ? { minCount: Number(values['min-count']) } : {}),
+    ...(values.batch ? { batchSize: Number(values.batch) } : {}),
+    ...(values.scale ? { scale: Number(values.scale) } : {}),
     config: {
       toolContext,
-      ...(values['word-row-share'] ? { wordRowShare: Number(values['word-row-share']) } : {}),
+      ...(values['word-row-share'] !== 'mean' ? { wordRowShare: Number(values['word-row-share']) } : {}),
       ...(values.dim ? { dim: Number(values.dim) } : {}),
       ...(values.buckets ? { buckets: Number(values.buckets) } : {}),
     },
@@ -158,6 +165,20 @@ for (const heldOut of splits) {
   }
   rows.push(['dense', dense]);
   if (toolContext > 0) rows.push(['dense, no tool context', DenseRetriever.build(model, suite.texts)]);
+  if (values.explore) {
+    const docs = encodeCorpus(model, suite.texts, corpus.groups);
+    for (const w of [0.5, 1, 2])
+      rows.push([`dense, sentence weight ${w}`, new DenseRetriever(model, docs, { sentenceWeight: w })]);
+    for (const g of [0.25, 1, 2])
+      rows.push([
+        `dense, tool context ${g}`,
+        DenseRetriever.build(
+          { ...model, config: { ...model.config, toolContext: g } },
+          suite.texts,
+          corpus.groups,
+        ),
+      ]);
+  }
   rows.push([
     `dense-hybrid (bm25-fields + ${DENSE_HYBRID_WEIGHT} dense)`,
     new WeightedFusionRetriever(

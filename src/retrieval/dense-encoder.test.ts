@@ -174,6 +174,32 @@ describe('dense encoder: tool context', () => {
   });
 });
 
+describe('dense encoder: sentence scores', () => {
+  it('adds w times the best sentence cosine for queries of 2+ sentences', async () => {
+    // alpha = (1, 0), beta = (0, 1); 'alpha beta. alpha' → whole (2, 1)/√5; sentences 'alpha beta.'
+    // (1, 1)/√2 and 'alpha' (1, 0): best per document alpha 1, beta 1/√2
+    const model = {
+      config: { dim: 2, buckets: 1, minN: 9, maxN: 9, sentenceWeight: 0.5 },
+      vocabulary: ['alpha', 'beta'],
+      weights: Float32Array.from([1, 1, 1]),
+      table: Float32Array.from([1, 0, 0, 1, 0, 0]),
+      info: {},
+    };
+    const r = DenseRetriever.build(model, ['alpha', 'beta']);
+    const got = [...(await r.scoreAll('alpha beta. alpha'))].map((x) => +x.toFixed(5));
+    expect(got).toEqual([
+      +(2 / Math.sqrt(5) + 0.5).toFixed(5),
+      +(1 / Math.sqrt(5) + 0.5 / Math.SQRT2).toFixed(5),
+    ]);
+    // one sentence, or weight 0: the whole query alone
+    expect([...(await r.scoreAll('alpha beta'))].map((x) => +x.toFixed(5))).toEqual([0.70711, 0.70711]);
+    const plain = new DenseRetriever(model, encodeCorpus(model, ['alpha', 'beta']), { sentenceWeight: 0 });
+    expect([...(await plain.scoreAll('alpha beta. alpha'))].map((x) => +x.toFixed(5))).toEqual([
+      0.89443, 0.44721,
+    ]);
+  });
+});
+
 // A tiny catalog whose requests share few words with the documents they name.
 const DOCS = [
   'Weather. forecast and temperature for a location',

@@ -18,6 +18,7 @@ export const denseConfigSchema = z.object({
   maxN: z.number().int().min(1),
   toolContext: z.number().min(0).optional(),
   wordRowShare: z.number().min(0).max(1).optional(),
+  sentenceWeight: z.number().min(0).optional(),
 });
 const headerSchema = z.object({
   format: z.literal('apiary-dense-encoder'),

@@ -201,6 +201,7 @@ async function trainDenseCommand(
     oversample: number;
     negatives: number;
     toolContext: number;
+    wordRowShare: number;
     json: boolean;
   },
 ): Promise<void> {
@@ -246,7 +247,12 @@ async function trainDenseCommand(
     model = trainDenseEncoder(pairs, {
       epochs: opts.epochs,
       seed: opts.seed,
-      config: { dim: opts.dim, buckets: opts.buckets, toolContext: opts.toolContext },
+      config: {
+        dim: opts.dim,
+        buckets: opts.buckets,
+        toolContext: opts.toolContext,
+        wordRowShare: opts.wordRowShare,
+      },
       vocabularyTexts: texts,
       onBatch: (info) => progress.batch(info, opts.epochs),
     }).model;
@@ -387,6 +393,10 @@ export function registerRetrieveCommands(program: Command): void {
       `dense: hard negatives mined with bm25 per request, 0 for none (default ${TOOLBENCH_DENSE_DEFAULTS.negatives})`,
     )
     .option(
+      '--word-row-share <x>',
+      `dense: share of a known word's weight on its own row, the rest on its n-grams (default ${TOOLBENCH_DENSE_DEFAULTS.wordRowShare})`,
+    )
+    .option(
       '--tool-context <w>',
       `dense: weight of the tool's vector in each API's (default ${TOOLBENCH_DENSE_DEFAULTS.toolContext})`,
     )
@@ -423,6 +433,7 @@ export function registerRetrieveCommands(program: Command): void {
         oversample?: string;
         negatives?: string;
         toolContext?: string;
+        wordRowShare?: string;
         synthetic?: string;
         seed: string;
         wordVectors: boolean;
@@ -463,6 +474,9 @@ export function registerRetrieveCommands(program: Command): void {
             oversample,
             negatives,
             toolContext,
+            wordRowShare:
+              parseNumber('--word-row-share', flags.wordRowShare, { min: 0, max: 1 }) ??
+              TOOLBENCH_DENSE_DEFAULTS.wordRowShare,
             json: Boolean(flags.json),
           });
           return;

@@ -85,9 +85,14 @@ export function toolBenchDensePairs(
 /**
  * Defaults of the dense encoder's ToolBench training (`retrieve train --retriever dense`,
  * perf/dense-retrieval.ts): repeats of each (request, API) pair, hard negatives mined per request,
- * and the weight of the tool's vector in an API's (docs/retrieval.md, "Offline dense retriever").
+ * the weight of the tool's vector in an API's, and the share of a known word's weight on its own row (docs/retrieval.md, "Offline dense retriever").
  */
-export const TOOLBENCH_DENSE_DEFAULTS = { oversample: 8, negatives: 4, toolContext: 0.5 } as const;
+export const TOOLBENCH_DENSE_DEFAULTS = {
+  oversample: 8,
+  negatives: 4,
+  toolContext: 0.5,
+  wordRowShare: 0.5,
+} as const;
 
 export interface QueryPairOptions {
   /** Each (query, relevant API) pair is repeated this many times (default `TOOLBENCH_DENSE_DEFAULTS`). */
