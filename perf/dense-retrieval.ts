@@ -47,6 +47,7 @@ const { values, positionals } = parseArgs({
     seed: { type: 'string', default: '42' },
     lr: { type: 'string' },
     'word-row-share': { type: 'string', default: String(D.wordRowShare) },
+    'sentence-weight': { type: 'string', default: String(D.sentenceWeight) },
     'min-count': { type: 'string' },
     batch: { type: 'string' },
     scale: { type: 'string' },
@@ -71,7 +72,7 @@ const load = () =>
 line('load average at start', load());
 line(
   'settings',
-  `epochs ${epochs}, oversample ${oversample}, negatives ${negatives}, tool context ${toolContext}, dim ${values.dim ?? 'default'}, lr ${values.lr ?? 'default'}, word row share ${values['word-row-share']}, min count ${values['min-count'] ?? 2}, batch ${values.batch ?? 64}, scale ${values.scale ?? 20}, buckets ${values.buckets ?? 'default'}, seed ${seed}`,
+  `epochs ${epochs}, oversample ${oversample}, negatives ${negatives}, tool context ${toolContext}, dim ${values.dim ?? 'default'}, lr ${values.lr ?? 'default'}, word row share ${values['word-row-share']}, sentence weight ${values['sentence-weight']}, min count ${values['min-count'] ?? 2}, batch ${values.batch ?? 64}, scale ${values.scale ?? 20}, buckets ${values.buckets ?? 'default'}, seed ${seed}`,
 );
 const suite = loadToolBenchSuite(dataDir);
 const corpus = toolBenchCorpus(suite);
@@ -107,6 +108,7 @@ async function trainOnFiles(files: readonly string[], label: string) {
     ...(values.scale ? { scale: Number(values.scale) } : {}),
     config: {
       toolContext,
+      sentenceWeight: Number(values['sentence-weight']),
       ...(values['word-row-share'] !== 'mean' ? { wordRowShare: Number(values['word-row-share']) } : {}),
       ...(values.dim ? { dim: Number(values.dim) } : {}),
       ...(values.buckets ? { buckets: Number(values.buckets) } : {}),

@@ -202,6 +202,7 @@ async function trainDenseCommand(
     negatives: number;
     toolContext: number;
     wordRowShare: number;
+    sentenceWeight: number;
     json: boolean;
   },
 ): Promise<void> {
@@ -252,6 +253,7 @@ async function trainDenseCommand(
         buckets: opts.buckets,
         toolContext: opts.toolContext,
         wordRowShare: opts.wordRowShare,
+        sentenceWeight: opts.sentenceWeight,
       },
       vocabularyTexts: texts,
       onBatch: (info) => progress.batch(info, opts.epochs),
@@ -397,6 +399,10 @@ export function registerRetrieveCommands(program: Command): void {
       `dense: share of a known word's weight on its own row, the rest on its n-grams (default ${TOOLBENCH_DENSE_DEFAULTS.wordRowShare})`,
     )
     .option(
+      '--sentence-weight <w>',
+      `dense: weight of the best query sentence's cosine beside the whole query's (default ${TOOLBENCH_DENSE_DEFAULTS.sentenceWeight})`,
+    )
+    .option(
       '--tool-context <w>',
       `dense: weight of the tool's vector in each API's (default ${TOOLBENCH_DENSE_DEFAULTS.toolContext})`,
     )
@@ -434,6 +440,7 @@ export function registerRetrieveCommands(program: Command): void {
         negatives?: string;
         toolContext?: string;
         wordRowShare?: string;
+        sentenceWeight?: string;
         synthetic?: string;
         seed: string;
         wordVectors: boolean;
@@ -477,6 +484,9 @@ export function registerRetrieveCommands(program: Command): void {
             wordRowShare:
               parseNumber('--word-row-share', flags.wordRowShare, { min: 0, max: 1 }) ??
               TOOLBENCH_DENSE_DEFAULTS.wordRowShare,
+            sentenceWeight:
+              parseNumber('--sentence-weight', flags.sentenceWeight, { min: 0 }) ??
+              TOOLBENCH_DENSE_DEFAULTS.sentenceWeight,
             json: Boolean(flags.json),
           });
           return;

@@ -85,13 +85,15 @@ export function toolBenchDensePairs(
 /**
  * Defaults of the dense encoder's ToolBench training (`retrieve train --retriever dense`,
  * perf/dense-retrieval.ts): repeats of each (request, API) pair, hard negatives mined per request,
- * the weight of the tool's vector in an API's, and the share of a known word's weight on its own row (docs/retrieval.md, "Offline dense retriever").
+ * the weight of the tool's vector in an API's, the share of a known word's weight on its own row,
+ * and the weight of the best query sentence (docs/retrieval.md, "Offline dense retriever").
  */
 export const TOOLBENCH_DENSE_DEFAULTS = {
   oversample: 8,
   negatives: 4,
   toolContext: 0.5,
   wordRowShare: 0.5,
+  sentenceWeight: 0.5,
 } as const;
 
 export interface QueryPairOptions {
