@@ -50,7 +50,7 @@ const { values, positionals } = parseArgs({
     'sentence-weight': { type: 'string', default: String(D.sentenceWeight) },
     'min-count': { type: 'string' },
     batch: { type: 'string' },
-    scale: { type: 'string' },
+    scale: { type: 'string', default: String(D.scale) },
     'no-ranked': { type: 'boolean', default: false },
     'ranked-dense': { type: 'boolean', default: false },
     explore: { type: 'boolean', default: false },
@@ -72,7 +72,7 @@ const load = () =>
 line('load average at start', load());
 line(
   'settings',
-  `epochs ${epochs}, oversample ${oversample}, negatives ${negatives}, tool context ${toolContext}, dim ${values.dim ?? 'default'}, lr ${values.lr ?? 'default'}, word row share ${values['word-row-share']}, sentence weight ${values['sentence-weight']}, min count ${values['min-count'] ?? 2}, batch ${values.batch ?? 64}, scale ${values.scale ?? 20}, buckets ${values.buckets ?? 'default'}, seed ${seed}`,
+  `epochs ${epochs}, oversample ${oversample}, negatives ${negatives}, tool context ${toolContext}, dim ${values.dim ?? 'default'}, lr ${values.lr ?? 'default'}, word row share ${values['word-row-share']}, sentence weight ${values['sentence-weight']}, min count ${values['min-count'] ?? 2}, batch ${values.batch ?? 64}, scale ${values.scale}, buckets ${values.buckets ?? 'default'}, seed ${seed}`,
 );
 const suite = loadToolBenchSuite(dataDir);
 const corpus = toolBenchCorpus(suite);
@@ -105,7 +105,7 @@ async function trainOnFiles(files: readonly string[], label: string) {
     ...(values.lr ? { lr: Number(values.lr) } : {}),
     ...(values['min-count'] ? { minCount: Number(values['min-count']) } : {}),
     ...(values.batch ? { batchSize: Number(values.batch) } : {}),
-    ...(values.scale ? { scale: Number(values.scale) } : {}),
+    scale: Number(values.scale),
     config: {
       toolContext,
       sentenceWeight: Number(values['sentence-weight']),

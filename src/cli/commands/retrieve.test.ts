@@ -223,6 +223,7 @@ describe('apiary retrieve', () => {
       queryPairs: 16,
       oversample: 8,
       negatives: 4,
+      scale: 12,
       epochs: 1,
       benchmark: 'toolbench',
     });

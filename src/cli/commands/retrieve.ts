@@ -203,6 +203,7 @@ async function trainDenseCommand(
     toolContext: number;
     wordRowShare: number;
     sentenceWeight: number;
+    scale: number;
     json: boolean;
   },
 ): Promise<void> {
@@ -248,6 +249,7 @@ async function trainDenseCommand(
     model = trainDenseEncoder(pairs, {
       epochs: opts.epochs,
       seed: opts.seed,
+      scale: opts.scale,
       config: {
         dim: opts.dim,
         buckets: opts.buckets,
@@ -399,6 +401,10 @@ export function registerRetrieveCommands(program: Command): void {
       `dense: share of a known word's weight on its own row, the rest on its n-grams (default ${TOOLBENCH_DENSE_DEFAULTS.wordRowShare})`,
     )
     .option(
+      '--scale <s>',
+      `dense: softmax scale of the cosines in the MNR loss (default ${TOOLBENCH_DENSE_DEFAULTS.scale})`,
+    )
+    .option(
       '--sentence-weight <w>',
       `dense: weight of the best query sentence's cosine beside the whole query's (default ${TOOLBENCH_DENSE_DEFAULTS.sentenceWeight})`,
     )
@@ -441,6 +447,7 @@ export function registerRetrieveCommands(program: Command): void {
         toolContext?: string;
         wordRowShare?: string;
         sentenceWeight?: string;
+        scale?: string;
         synthetic?: string;
         seed: string;
         wordVectors: boolean;
@@ -487,6 +494,7 @@ export function registerRetrieveCommands(program: Command): void {
             sentenceWeight:
               parseNumber('--sentence-weight', flags.sentenceWeight, { min: 0 }) ??
               TOOLBENCH_DENSE_DEFAULTS.sentenceWeight,
+            scale: parseNumber('--scale', flags.scale, { min: 0 }) ?? TOOLBENCH_DENSE_DEFAULTS.scale,
             json: Boolean(flags.json),
           });
           return;

@@ -86,7 +86,7 @@ export function toolBenchDensePairs(
  * Defaults of the dense encoder's ToolBench training (`retrieve train --retriever dense`,
  * perf/dense-retrieval.ts): repeats of each (request, API) pair, hard negatives mined per request,
  * the weight of the tool's vector in an API's, the share of a known word's weight on its own row,
- * and the weight of the best query sentence (docs/retrieval.md, "Offline dense retriever").
+ * the weight of the best query sentence, and the MNR softmax scale of the cosines (docs/retrieval.md, "Offline dense retriever").
  */
 export const TOOLBENCH_DENSE_DEFAULTS = {
   oversample: 8,
@@ -94,6 +94,7 @@ export const TOOLBENCH_DENSE_DEFAULTS = {
   toolContext: 0.5,
   wordRowShare: 0.5,
   sentenceWeight: 0.5,
+  scale: 12,
 } as const;
 
 export interface QueryPairOptions {
