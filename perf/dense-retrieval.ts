@@ -7,7 +7,12 @@
  * training time and dense latency.
  * Run: npx tsx perf/dense-retrieval.ts [dataDir] [--epochs 1] [--oversample 8] [--negatives 4]
  *   [--tool-context 0.5] [--word-row-share 0.5|mean] [--catalog-limit N] [--dim 128] [--buckets 65536]
- *   [--min-count 2] [--lr 0.005] [--splits G1_tool,…] [--no-ranked] [--ranked-dense] [--seed 42]
+ *   [--min-count 2] [--lr 0.005] [--scale 12] [--sentence-weight 0.5] [--batch 64]
+ *   [--splits G1_tool,…] [--no-ranked] [--ranked-dense] [--explore] [--seed 42]
+ * Defaults are `TOOLBENCH_DENSE_DEFAULTS` (what `retrieve train --retriever dense` uses).
+ * --ranked-dense adds `ranked` with the dense cosine as its trained feature (2 more encoders per
+ * split, nested like the CLI's trained feature); --explore adds rows for other sentence weights and
+ * tool-context weights of the same encoder (exploration: they are chosen on the held-out file).
  */
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
