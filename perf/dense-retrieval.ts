@@ -1,101 +1,223 @@
 /**
- * The offline dense retriever on ToolBench (../shared/data or $APIARY_DATA), in one run: trains
- * the encoder on pairs made from the catalog alone (no G1 query), then NDCG@5 on each G1 file
- * for bm25-plain, bm25, bm25-fields, dense and dense-hybrid, with training time and latency.
- * Run: npx tsx perf/dense-retrieval.ts [dataDir] [epochs] [pairLimit] [dim] [buckets]
+ * The offline dense retriever on ToolBench (../shared/data or $APIARY_DATA), held out honestly:
+ * for each G1 file, the encoder learns from the catalog pairs plus the (request, API) pairs of the
+ * two other files (hard negatives mined with `bm25` on those requests), and is tested on the third.
+ * Prints, per held-out file, NDCG@5 of bm25-plain, bm25, bm25-fields, ranked (fields only, weights
+ * learned on the two other files), dense, dense without tool context, and dense-hybrid; then
+ * training time and dense latency.
+ * Run: npx tsx perf/dense-retrieval.ts [dataDir] [--epochs 1] [--oversample 8] [--negatives 4]
+ *   [--tool-context 0.5] [--word-row-share 0.5|mean] [--catalog-limit N] [--dim 128] [--buckets 65536]
+ *   [--min-count 2] [--lr 0.005] [--scale 12] [--sentence-weight 0.5] [--batch 64]
+ *   [--splits G1_tool,…] [--no-ranked] [--ranked-dense] [--explore] [--seed 42]
+ * Defaults are `TOOLBENCH_DENSE_DEFAULTS` (what `retrieve train --retriever dense` uses).
+ * --ranked-dense adds `ranked` with the dense cosine as its trained feature (2 more encoders per
+ * split, nested like the CLI's trained feature); --explore adds rows for other sentence weights and
+ * tool-context weights of the same encoder (exploration: they are chosen on the held-out file).
  */
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import {
   buildRetriever,
+  DENSE_HYBRID_WEIGHT,
   DenseRetriever,
+  encodeCorpus,
+  mineHardNegatives,
   type Retriever,
   trainDenseEncoder,
   WeightedFusionRetriever,
 } from '../src/retrieval/index.js';
 import {
+  TOOLBENCH_DENSE_DEFAULTS as D,
   evaluateRetriever,
   loadToolBenchSuite,
   TOOLBENCH_GROUPS,
   toolBenchCorpus,
   toolBenchDensePairs,
+  toolBenchQueryPairs,
+  trainToolBenchRanker,
 } from '../src/tasks/toolbench/index.js';
 
-const dataDir = process.argv[2] ?? process.env.APIARY_DATA ?? resolve(process.cwd(), '../shared/data');
-const epochs = Number(process.argv[3] ?? 1);
-const limit = process.argv[4] ? Number(process.argv[4]) : undefined;
-const dim = process.argv[5] ? Number(process.argv[5]) : undefined;
-const buckets = process.argv[6] ? Number(process.argv[6]) : undefined;
-const line = (label: string, value: string) => process.stdout.write(`${label.padEnd(40)} ${value}\n`);
-line(
-  'load average at start',
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    epochs: { type: 'string', default: '1' },
+    oversample: { type: 'string', default: String(D.oversample) },
+    negatives: { type: 'string', default: String(D.negatives) },
+    'tool-context': { type: 'string', default: String(D.toolContext) },
+    'catalog-limit': { type: 'string' },
+    dim: { type: 'string' },
+    buckets: { type: 'string' },
+    splits: { type: 'string' },
+    seed: { type: 'string', default: '42' },
+    lr: { type: 'string' },
+    'word-row-share': { type: 'string', default: String(D.wordRowShare) },
+    'sentence-weight': { type: 'string', default: String(D.sentenceWeight) },
+    'min-count': { type: 'string' },
+    batch: { type: 'string' },
+    scale: { type: 'string', default: String(D.scale) },
+    'no-ranked': { type: 'boolean', default: false },
+    'ranked-dense': { type: 'boolean', default: false },
+    explore: { type: 'boolean', default: false },
+  },
+});
+const dataDir = positionals[0] ?? process.env.APIARY_DATA ?? resolve(process.cwd(), '../shared/data');
+const epochs = Number(values.epochs);
+const oversample = Number(values.oversample);
+const negatives = Number(values.negatives);
+const toolContext = Number(values['tool-context']);
+const seed = Number(values.seed);
+const limit = values['catalog-limit'] ? Number(values['catalog-limit']) : undefined;
+const splits = values.splits ? values.splits.split(',') : [...TOOLBENCH_GROUPS];
+const line = (label: string, value: string) => process.stdout.write(`${label.padEnd(44)} ${value}\n`);
+const load = () =>
   loadavg()
     .map((x) => x.toFixed(2))
-    .join(' '),
+    .join(' ');
+line('load average at start', load());
+line(
+  'settings',
+  `epochs ${epochs}, oversample ${oversample}, negatives ${negatives}, tool context ${toolContext}, dim ${values.dim ?? 'default'}, lr ${values.lr ?? 'default'}, word row share ${values['word-row-share']}, sentence weight ${values['sentence-weight']}, min count ${values['min-count'] ?? 2}, batch ${values.batch ?? 64}, scale ${values.scale}, buckets ${values.buckets ?? 'default'}, seed ${seed}`,
 );
 const suite = loadToolBenchSuite(dataDir);
 const corpus = toolBenchCorpus(suite);
-const pairs = toolBenchDensePairs(suite.docs, suite.texts, suite.toolOf, {
-  seed: 42,
+const catalogPairs = toolBenchDensePairs(suite.docs, suite.texts, suite.toolOf, {
+  seed,
   ...(limit ? { limit } : {}),
 });
-line('pairs (catalog only)', String(pairs.length));
-let t = performance.now();
-const { model, epochLosses } = trainDenseEncoder(pairs, {
-  epochs,
-  config: { ...(dim ? { dim } : {}), ...(buckets ? { buckets } : {}) },
-  vocabularyTexts: suite.texts,
-  onBatch: ({ epoch, batch, batches, loss }) => {
-    if (batch % 200 === 0)
-      process.stderr.write(
-        `epoch ${epoch} batch ${batch}/${batches} loss ${loss.toFixed(3)} ${((performance.now() - t) / 1000).toFixed(0)} s\n`,
-      );
-  },
-});
-line(
-  'training',
-  `${((performance.now() - t) / 1000).toFixed(1)} s, ${epochs} epoch(s), losses ${epochLosses.map((l) => l.toFixed(3)).join(' ')}, vocabulary ${model.vocabulary.length}`,
-);
-t = performance.now();
-const dense = DenseRetriever.build(model, suite.texts);
-line('document vectors', `${((performance.now() - t) / 1000).toFixed(1)} s`);
+line('catalog pairs', String(catalogPairs.length));
+const bm25 = await buildRetriever('bm25', corpus);
 const fields = await buildRetriever('bm25-fields', corpus);
-const rows: Array<[string, Retriever]> = [
-  ['bm25-plain', await buildRetriever('bm25-plain', corpus)],
-  ['bm25', await buildRetriever('bm25', corpus)],
-  ['bm25-fields', fields],
-  ['dense', dense],
-];
-for (const w of [0.3, 0.5, 1])
+const plain = await buildRetriever('bm25-plain', corpus);
+const ndcg5 = async (r: Retriever, file: string) =>
+  (await evaluateRetriever(r, suite.sets.get(file)?.queries ?? [])).ndcg5;
+
+const table: Array<[string, string, number]> = [];
+const trainSeconds: number[] = [];
+const lat: number[] = [];
+/** An encoder trained on the catalog pairs + the requests of `files` (hard negatives mined with bm25). */
+async function trainOnFiles(files: readonly string[], label: string) {
+  const queries = files.flatMap((g) => suite.sets.get(g)?.queries ?? []);
+  const negs = negatives > 0 ? await mineHardNegatives(bm25, queries, negatives) : undefined;
+  const queryPairs = toolBenchQueryPairs(suite, queries, {
+    oversample,
+    ...(negs ? { negatives: negs } : {}),
+  });
+  const t = performance.now();
+  const { model, epochLosses } = trainDenseEncoder([...catalogPairs, ...queryPairs], {
+    epochs,
+    seed,
+    ...(values.lr ? { lr: Number(values.lr) } : {}),
+    ...(values['min-count'] ? { minCount: Number(values['min-count']) } : {}),
+    ...(values.batch ? { batchSize: Number(values.batch) } : {}),
+    scale: Number(values.scale),
+    config: {
+      toolContext,
+      sentenceWeight: Number(values['sentence-weight']),
+      ...(values['word-row-share'] !== 'mean' ? { wordRowShare: Number(values['word-row-share']) } : {}),
+      ...(values.dim ? { dim: Number(values.dim) } : {}),
+      ...(values.buckets ? { buckets: Number(values.buckets) } : {}),
+    },
+    vocabularyTexts: suite.texts,
+    onBatch: ({ epoch, batch, batches, loss }) => {
+      if (batch % 500 === 0)
+        process.stderr.write(
+          `${label}: epoch ${epoch} batch ${batch}/${batches} loss ${loss.toFixed(3)} ${((performance.now() - t) / 1000).toFixed(0)} s\n`,
+        );
+    },
+  });
+  const seconds = (performance.now() - t) / 1000;
+  line(
+    `${label}: training`,
+    `${seconds.toFixed(1)} s on ${files.join(' + ') || 'no file'} (${queries.length} requests, ${queryPairs.length} query pairs) + catalog, losses ${epochLosses.map((l) => l.toFixed(3)).join(' ')}`,
+  );
+  return { model, seconds };
+}
+
+for (const heldOut of splits) {
+  const trainOn = TOOLBENCH_GROUPS.filter((g) => g !== heldOut && suite.sets.has(g));
+  const { model, seconds } = await trainOnFiles(trainOn, `${heldOut} held out`);
+  trainSeconds.push(seconds);
+  const dense = DenseRetriever.build(model, suite.texts, corpus.groups);
+  const rows: Array<[string, Retriever]> = [
+    ['bm25-plain', plain],
+    ['bm25', bm25],
+    ['bm25-fields', fields],
+  ];
+  if (!values['no-ranked']) {
+    const ranker = await trainToolBenchRanker(suite, { trainOn });
+    rows.push(['ranked (fields only)', await buildRetriever('ranked', corpus, { ranker })]);
+  }
+  if (values['ranked-dense']) {
+    // honest like the nested `ranked`: file A's dense feature comes from an encoder trained on B only
+    const featureRetrievers = new Map<string, Retriever>();
+    for (const file of trainOn) {
+      const other = trainOn.filter((g) => g !== file);
+      const { model: m } = await trainOnFiles(other, `${heldOut} held out, feature of ${file}`);
+      featureRetrievers.set(file, DenseRetriever.build(m, suite.texts, corpus.groups));
+    }
+    const ranker = await trainToolBenchRanker(suite, { trainOn, featureRetrievers });
+    featureRetrievers.clear();
+    line(
+      '  ranked + dense weight',
+      `${ranker.weights.trained?.toFixed(3)} (train NDCG@5 ${Number(ranker.info.trainNdcg5).toFixed(4)})`,
+    );
+    rows.push([
+      'ranked + dense (nested)',
+      await buildRetriever('ranked', corpus, {
+        ranker: { weights: ranker.weights, scaled: ranker.scaled },
+        rankFeature: () => DenseRetriever.build(model, suite.texts, corpus.groups),
+      }),
+    ]);
+  }
+  rows.push(['dense', dense]);
+  if (toolContext > 0) rows.push(['dense, no tool context', DenseRetriever.build(model, suite.texts)]);
+  if (values.explore) {
+    const docs = encodeCorpus(model, suite.texts, corpus.groups);
+    for (const w of [0.5, 1, 2])
+      rows.push([`dense, sentence weight ${w}`, new DenseRetriever(model, docs, { sentenceWeight: w })]);
+    for (const g of [0.25, 1, 2])
+      rows.push([
+        `dense, tool context ${g}`,
+        DenseRetriever.build(
+          { ...model, config: { ...model.config, toolContext: g } },
+          suite.texts,
+          corpus.groups,
+        ),
+      ]);
+  }
   rows.push([
-    `dense-hybrid w=${w}`,
+    `dense-hybrid (bm25-fields + ${DENSE_HYBRID_WEIGHT} dense)`,
     new WeightedFusionRetriever(
       [
         { retriever: fields, weight: 1 },
-        { retriever: dense, weight: w },
+        { retriever: dense, weight: DENSE_HYBRID_WEIGHT },
       ],
       'dense-hybrid',
     ),
   ]);
-for (const [name, r] of rows) {
-  const cells: string[] = [];
-  for (const g of TOOLBENCH_GROUPS) {
-    const set = suite.sets.get(g);
-    if (!set) continue;
-    const rep = await evaluateRetriever(r, set.queries);
-    cells.push(rep.ndcg5.toFixed(2));
+  for (const [name, r] of rows) {
+    const v = await ndcg5(r, heldOut);
+    table.push([name, heldOut, v]);
+    line(`  ${name}`, v.toFixed(2));
   }
-  line(name, cells.join(' | '));
-}
-const lat: number[] = [];
-for (const g of TOOLBENCH_GROUPS)
-  for (const q of suite.sets.get(g)?.queries ?? []) {
+  const held = suite.sets.get(heldOut)?.queries ?? [];
+  for (let i = 0; i < 30; i++) await dense.search(held[i % held.length]?.text ?? '', 10);
+  for (const q of held) {
     const s = performance.now();
     await dense.search(q.text, 10);
     lat.push(performance.now() - s);
   }
+}
+process.stdout.write(`\nNDCG@5 ×100, each file held out (load average now ${load()}):\n`);
+process.stdout.write(`| retriever | ${splits.join(' | ')} |\n|---|${splits.map(() => '---|').join('')}\n`);
+for (const name of [...new Set(table.map((r) => r[0]))])
+  process.stdout.write(
+    `| ${name} | ${splits.map((s) => table.find((r) => r[0] === name && r[1] === s)?.[2].toFixed(2) ?? '').join(' | ')} |\n`,
+  );
 lat.sort((a, b) => a - b);
 line(
-  'dense latency median / p95',
+  'dense latency median / p95 (top-10)',
   `${lat[Math.floor(lat.length / 2)]?.toFixed(2)} / ${lat[Math.floor(lat.length * 0.95)]?.toFixed(2)} ms`,
 );
+line('training per split', trainSeconds.map((s) => `${s.toFixed(0)} s`).join(', '));

@@ -66,6 +66,11 @@ export interface RetrieverDeps {
   dense?: () => { model: DenseModel; vectors?: Float32Array };
   /** Weight of `dense` in `dense-hybrid` (default `DENSE_HYBRID_WEIGHT`). */
   denseWeight?: number;
+  /**
+   * The retriever whose score is `ranked`'s `trained` feature when the ranker weighs it (default:
+   * the trained model's projection), e.g. a dense encoder (`trainToolBenchRanker`'s `featureRetrievers`).
+   */
+  rankFeature?: () => Retriever;
 }
 
 /** `ranked`: the learned linear ranker over the field features (and the trained cosine when weighted). */
@@ -151,7 +156,9 @@ export async function buildRetriever(
         'pass --model FILE from `apiary retrieve train --retriever dense`',
       ]);
     const { model, vectors } = deps.dense();
-    return vectors ? new DenseRetriever(model, vectors) : DenseRetriever.build(model, corpus.texts);
+    return vectors
+      ? new DenseRetriever(model, vectors)
+      : DenseRetriever.build(model, corpus.texts, corpus.groups);
   };
   switch (kind) {
     case 'dense':
@@ -189,7 +196,7 @@ export async function buildRetriever(
       const indexes = ix ?? fieldFeaturesOf(corpus).indexes;
       return new FieldRankRetriever(
         new FieldRankScorer(indexes, ranker),
-        ranker.weights.trained ? trained() : undefined,
+        ranker.weights.trained ? (deps.rankFeature?.() ?? trained()) : undefined,
       );
     }
     case 'trained-fusion':

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InputInvalidError, mulberry32 } from '../shared/index.js';
 import {
+  batchDocuments,
   charNgrams,
   DenseEncoder,
   type DensePair,
@@ -11,6 +12,7 @@ import {
   denseVocabulary,
   denseWords,
   denseWordWeights,
+  encodeCorpus,
   epochBatches,
   fnv1a,
   trainDenseEncoder,
@@ -45,6 +47,28 @@ describe('dense encoder: tokenisation and n-gram hashing', () => {
       [3, 0.25],
       [4, 0.25],
       [8, 0.25],
+    ]);
+  });
+
+  it('puts wordRowShare of a vocabulary word on its own row (unknown words: n-grams only)', () => {
+    // cat (own row 0, n-gram rows 4, 8, 3): 0.5 on row 0, 0.5/3 on each n-gram; with equal
+    // weights cat and dog weigh 1/2 each; dog (unknown) spreads its 1/2 over rows 7, 2, 8
+    const enc = new DenseEncoder({ dim: 2, buckets: 8, minN: 3, maxN: 3, wordRowShare: 0.5 }, ['cat']);
+    const third = +(0.5 / 3).toFixed(6);
+    expect(sorted(enc.features('cat')).map(([r, x]) => [r, +x.toFixed(6)])).toEqual([
+      [0, 0.5],
+      [3, third],
+      [4, third],
+      [8, third],
+    ]);
+    const both = sorted(enc.features('cat dog')).map(([r, x]) => [r, +x.toFixed(6)]);
+    expect(both).toEqual([
+      [0, 0.25],
+      [2, +(1 / 6).toFixed(6)],
+      [3, +(1 / 12).toFixed(6)],
+      [4, +(1 / 12).toFixed(6)],
+      [7, +(1 / 6).toFixed(6)],
+      [8, +(1 / 12 + 1 / 6).toFixed(6)],
     ]);
   });
 
@@ -96,6 +120,88 @@ describe('dense encoder: batches', () => {
   });
 });
 
+describe('dense encoder: keys and hard negatives in a batch', () => {
+  it('never puts two pairs with the same key in one batch (the later one waits for the next batch)', () => {
+    // no groups, so the batches are cuts of the shuffled order; pairs 0, 1 and 3 are keyed "a"
+    const keys = ['a', 'a', 'b', 'a', undefined, undefined];
+    const pairs: DensePair[] = keys.map((key, i) => ({
+      query: `q${i}`,
+      doc: `d${i}`,
+      ...(key ? { key } : {}),
+    }));
+    const unkeyed = pairs.map(({ key: _k, ...p }) => p);
+    // the same shuffle without keys puts 3 and 0 (both "a") together
+    expect(epochBatches(unkeyed, 2, mulberry32(4))).toEqual([
+      [4, 2],
+      [3, 0],
+      [1, 5],
+    ]);
+    // with keys 0 waits, 5 takes its place; 0 and 1 (both "a") never fill a batch: dropped as a short last one
+    expect(epochBatches(pairs, 2, mulberry32(4))).toEqual([
+      [4, 2],
+      [3, 5],
+    ]);
+  });
+
+  it('adds each distinct hard negative after the positives, never one that is a positive', () => {
+    const batch: DensePair[] = [
+      { query: 'q0', doc: 'A', negative: 'X' },
+      { query: 'q1', doc: 'B', negative: 'A' },
+      { query: 'q2', doc: 'C', negative: 'X' },
+      { query: 'q3', doc: 'D' },
+    ];
+    expect(batchDocuments(batch)).toEqual(['A', 'B', 'C', 'D', 'X']);
+  });
+});
+
+describe('dense encoder: tool context', () => {
+  it('adds γ times the tool vector to each API vector, then normalises', () => {
+    // 2-d table without n-gram rows that matter: vocabulary [alpha, beta], 1 bucket (row 2) set to 0
+    const model = {
+      config: { dim: 2, buckets: 1, minN: 9, maxN: 9, toolContext: 0.5 },
+      vocabulary: ['alpha', 'beta'],
+      weights: Float32Array.from([1, 1, 1]),
+      table: Float32Array.from([1, 0, 0, 1, 0, 0]),
+      info: {},
+    };
+    // API "alpha" = (1, 0); its tool "beta" = (0, 1): (1, 0.5)/|(1, 0.5)| = (0.894427, 0.447214)
+    const v = encodeCorpus(model, ['alpha', 'alpha'], { texts: ['beta', 'alpha'], groupOf: [0, 1] });
+    expect([...v].map((x) => +x.toFixed(6))).toEqual([0.894427, 0.447214, 1, 0]);
+    // without tools, or with γ = 0, the API text alone
+    expect([...encodeCorpus(model, ['alpha'])]).toEqual([1, 0]);
+    const noContext = { ...model, config: { ...model.config, toolContext: 0 } };
+    expect([...encodeCorpus(noContext, ['alpha'], { texts: ['beta'], groupOf: [0] })]).toEqual([1, 0]);
+  });
+});
+
+describe('dense encoder: sentence scores', () => {
+  it('adds w times the best sentence cosine for queries of 2+ sentences', async () => {
+    // alpha = (1, 0), beta = (0, 1); 'alpha beta. alpha' → whole (2, 1)/√5; sentences 'alpha beta.'
+    // (1, 1)/√2 and 'alpha' (1, 0): best per document alpha 1, beta 1/√2
+    const model = {
+      config: { dim: 2, buckets: 1, minN: 9, maxN: 9, sentenceWeight: 0.5 },
+      vocabulary: ['alpha', 'beta'],
+      weights: Float32Array.from([1, 1, 1]),
+      table: Float32Array.from([1, 0, 0, 1, 0, 0]),
+      info: {},
+    };
+    const r = DenseRetriever.build(model, ['alpha', 'beta']);
+    const got = [...(await r.scoreAll('alpha beta. alpha'))].map((x) => +x.toFixed(5));
+    expect(got).toEqual([
+      +(2 / Math.sqrt(5) + 0.5).toFixed(5),
+      +(1 / Math.sqrt(5) + 0.5 / Math.SQRT2).toFixed(5),
+    ]);
+    // one sentence, or weight 0: the whole query alone
+    expect([...(await r.scoreAll('alpha beta'))].map((x) => +x.toFixed(5))).toEqual(
+      [0.5, 0.5].map((x) => +Math.sqrt(x).toFixed(5)),
+    );
+    const plain = new DenseRetriever(model, encodeCorpus(model, ['alpha', 'beta']), { sentenceWeight: 0 });
+    expect([...(await plain.scoreAll('alpha beta. alpha'))].map((x) => +x.toFixed(5))).toEqual([
+      0.89443, 0.44721,
+    ]);
+  });
+});
+
 // A tiny catalog whose requests share few words with the documents they name.
 const DOCS = [
   'Weather. forecast and temperature for a location',
@@ -136,6 +242,31 @@ describe('dense encoder: training (MNR, in-batch negatives)', () => {
     expect(b.epochLosses).toEqual(a.epochLosses);
     expect(Buffer.from(b.model.table.buffer).equals(Buffer.from(a.model.table.buffer))).toBe(true);
     expect(Buffer.from(train(8).model.table.buffer).equals(Buffer.from(a.model.table.buffer))).toBe(false);
+  });
+
+  it('trains with keyed pairs and hard negatives, deterministically for a seed', async () => {
+    // each request's hard negative: the next API in the list
+    const withNegatives: DensePair[] = PAIRS.map((p) => ({
+      ...p,
+      key: p.query,
+      negative: DOCS[(DOCS.indexOf(p.doc) + 1) % DOCS.length] as string,
+    }));
+    const run = () =>
+      trainDenseEncoder(withNegatives, {
+        config: small,
+        epochs: 4,
+        batchSize: 4,
+        lr: 0.02,
+        seed: 7,
+        vocabularyTexts: DOCS,
+      });
+    const x = run();
+    const y = run();
+    expect(y.epochLosses).toEqual(x.epochLosses);
+    expect(Buffer.from(y.model.table.buffer).equals(Buffer.from(x.model.table.buffer))).toBe(true);
+    expect(Buffer.from(x.model.table.buffer).equals(Buffer.from(a.model.table.buffer))).toBe(false);
+    const r = DenseRetriever.build(x.model, DOCS);
+    for (const [q, d] of REQUESTS) expect((await r.search(q, 1))[0]?.doc).toBe(d);
   });
 
   const dir = mkdtempSync(join(tmpdir(), 'apiary-dense-'));

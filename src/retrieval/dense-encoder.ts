@@ -1,4 +1,5 @@
 import { mulberry32 } from '../shared/index.js';
+import { splitSentences } from './field-features.js';
 import { Adam, mnrLossAndGrad, type Projection } from './mnr.js';
 import { type SparseVector, shuffleInPlace } from './sparse.js';
 import { stem, tokenize } from './tokenize.js';
@@ -18,6 +19,22 @@ export interface DenseEncoderConfig {
   buckets: number;
   minN: number;
   maxN: number;
+  /**
+   * Weight γ of the tool's vector in a document's: v(API) = norm(ê(API text) + γ ê(tool text)),
+   * applied when the corpus is encoded with its tools (0 or absent: the API text alone).
+   */
+  toolContext?: number;
+  /**
+   * Share of a vocabulary word's weight on its own row (the rest split among its n-gram rows);
+   * absent: every row of the word weighs the same (fastText's mean).
+   */
+  wordRowShare?: number;
+  /**
+   * Weight w of the best single sentence: score(d) = cos(query, d) + w · max over the query's
+   * sentences of cos(sentence, d), for queries of 2+ sentences (a request naming several APIs,
+   * one per sentence, blurs into one mean vector). 0 or absent: the whole query only.
+   */
+  sentenceWeight?: number;
 }
 
 /** 128-d and 65,536 buckets: on ToolBench 128-d beat 48-d by 7–9 NDCG@5 points, 256-d added 1–3 more at 5× the query time. */
@@ -95,14 +112,27 @@ export class DenseEncoder {
     return rows;
   }
 
-  /** Weighted mean pooling as a sparse vector: word w weighs weight(w)/Σweight, shared equally by its rows. */
+  /**
+   * Weighted mean pooling as a sparse vector: word w weighs weight(w)/Σweight, shared equally by
+   * its rows (or `wordRowShare` of it on its own row and the rest on its n-grams).
+   */
   features(text: string): SparseVector {
     const words = denseWords(text);
     const acc = new Map<number, number>();
+    const own = this.config.wordRowShare;
+    const v = this.vocabulary.length;
     let total = 0;
     for (const w of words) total += this.wordWeight(w);
     for (const w of words) {
       const rows = this.wordRows(w);
+      const weight = this.wordWeight(w) / total;
+      if (own !== undefined && rows.length > 1 && (rows[0] as number) < v) {
+        acc.set(rows[0] as number, (acc.get(rows[0] as number) ?? 0) + weight * own);
+        const share = (weight * (1 - own)) / (rows.length - 1);
+        for (let k = 1; k < rows.length; k++)
+          acc.set(rows[k] as number, (acc.get(rows[k] as number) ?? 0) + share);
+        continue;
+      }
       const share = this.wordWeight(w) / (total * rows.length);
       for (const r of rows) acc.set(r, (acc.get(r) ?? 0) + share);
     }
@@ -172,6 +202,16 @@ export interface DensePair {
   doc: string;
   /** A group (e.g. the API's category): batches are filled from one group at a time (harder negatives). */
   group?: number;
+  /**
+   * A text the query must rank below `doc` (a mined hard negative); it joins the batch's documents,
+   * so it is a negative for every query of the batch.
+   */
+  negative?: string;
+  /**
+   * Pairs with the same key never share a batch (e.g. the query text: the pairs of one query with
+   * each of its relevant documents, or its repeats, would be each other's false negatives).
+   */
+  key?: string;
 }
 
 /**
@@ -185,9 +225,33 @@ export function epochBatches(pairs: readonly DensePair[], batchSize: number, ran
     pairs.map((_, i) => i),
     rand,
   );
+  // in order, except that a pair whose key is already in the batch waits for the next batch it fits
   const cut = () => {
     const out: number[][] = [];
-    for (let b = 0; b + batchSize <= order.length; b += batchSize) out.push(order.slice(b, b + batchSize));
+    let batch: number[] = [];
+    let keys = new Set<string>();
+    const waiting: number[] = [];
+    const fits = (i: number) => {
+      const k = pairs[i]?.key;
+      return k === undefined || !keys.has(k);
+    };
+    const place = (i: number) => {
+      batch.push(i);
+      const k = pairs[i]?.key;
+      if (k !== undefined) keys.add(k);
+      if (batch.length === batchSize) {
+        out.push(batch);
+        batch = [];
+        keys = new Set();
+      }
+    };
+    for (const i of order) {
+      for (let w = 0; w < waiting.length; )
+        if (fits(waiting[w] as number)) place(waiting.splice(w, 1)[0] as number);
+        else w++;
+      if (fits(i)) place(i);
+      else waiting.push(i);
+    }
     return out;
   };
   if (!pairs.some((p) => p.group !== undefined)) return cut();
@@ -199,6 +263,21 @@ export function epochBatches(pairs: readonly DensePair[], batchSize: number, ran
   const key = (i: number) => rank.get(pairs[i]?.group ?? -1) as number;
   order.sort((a, b) => key(a) - key(b)); // stable: pairs stay shuffled within a group
   return shuffleInPlace(cut(), rand);
+}
+
+/**
+ * The documents of a batch for the MNR loss: each pair's document (its positive, in pair order),
+ * then the pairs' hard negatives, once each and never one that is a positive of the batch.
+ */
+export function batchDocuments(batch: readonly DensePair[]): string[] {
+  const docs = batch.map((x) => x.doc);
+  const seen = new Set(docs);
+  for (const x of batch)
+    if (x.negative !== undefined && !seen.has(x.negative)) {
+      seen.add(x.negative);
+      docs.push(x.negative);
+    }
+  return docs;
 }
 
 export interface DenseTrainOptions {
@@ -253,7 +332,7 @@ export function trainDenseEncoder(
       const { loss, touched } = mnrLossAndGrad(
         p,
         batch.map((x) => enc.features(x.query)),
-        batch.map((x) => enc.features(x.doc)),
+        batchDocuments(batch).map((t) => enc.features(t)),
         scale,
         grad,
       );
@@ -283,14 +362,45 @@ export function trainDenseEncoder(
   };
 }
 
-/** The document vectors of a corpus (row-major, n × dim, each L2-normalised). */
-export function encodeCorpus(model: DenseModel, texts: readonly string[]): Float32Array {
+/** The tools of a corpus: one text per tool and each document's tool (e.g. `FieldedCorpus.groups`). */
+export interface DenseToolContext {
+  texts: readonly string[];
+  groupOf: ArrayLike<number>;
+}
+
+/**
+ * The document vectors of a corpus (row-major, n × dim, each L2-normalised). With `tools` and a
+ * model whose `toolContext` γ is > 0, each is norm(ê(text) + γ ê(its tool's text)): the tool's
+ * other APIs speak for it (G1 requests name several APIs of one tool).
+ */
+export function encodeCorpus(
+  model: DenseModel,
+  texts: readonly string[],
+  tools?: DenseToolContext,
+): Float32Array {
   const enc = new DenseEncoder(model.config, model.vocabulary, model.weights);
   const d = model.config.dim;
   const out = new Float32Array(texts.length * d);
   texts.forEach((t, i) => {
     enc.encode(model.table, t, out.subarray(i * d, (i + 1) * d));
   });
+  const gamma = model.config.toolContext ?? 0;
+  if (!tools || gamma <= 0) return out;
+  const toolVectors = new Float32Array(tools.texts.length * d);
+  tools.texts.forEach((t, g) => {
+    enc.encode(model.table, t, toolVectors.subarray(g * d, (g + 1) * d));
+  });
+  for (let i = 0; i < texts.length; i++) {
+    const v = out.subarray(i * d, (i + 1) * d);
+    const g = (tools.groupOf[i] as number) * d;
+    let n = 0;
+    for (let r = 0; r < d; r++) {
+      v[r] = (v[r] as number) + gamma * (toolVectors[g + r] as number);
+      n += (v[r] as number) ** 2;
+    }
+    n = Math.sqrt(n);
+    if (n > 0) for (let r = 0; r < d; r++) v[r] = (v[r] as number) / n;
+  }
   return out;
 }
 
@@ -301,17 +411,21 @@ export class DenseRetriever implements Retriever {
   private readonly q: Float32Array;
   /** Exact dot products (a Wasm SIMD kernel when the dimension allows). */
   private readonly index: VectorIndex;
+  private readonly sentenceWeight: number;
+  /** `sentenceWeight` overrides the model's `config.sentenceWeight`. */
   constructor(
     private readonly model: DenseModel,
     docs: Float32Array,
+    opts: { sentenceWeight?: number } = {},
   ) {
     this.enc = new DenseEncoder(model.config, model.vocabulary, model.weights);
     this.q = new Float32Array(model.config.dim);
     this.index = new VectorIndex(model.config.dim, docs);
+    this.sentenceWeight = opts.sentenceWeight ?? model.config.sentenceWeight ?? 0;
   }
 
-  static build(model: DenseModel, texts: readonly string[]): DenseRetriever {
-    return new DenseRetriever(model, encodeCorpus(model, texts));
+  static build(model: DenseModel, texts: readonly string[], tools?: DenseToolContext): DenseRetriever {
+    return new DenseRetriever(model, encodeCorpus(model, texts, tools));
   }
 
   get size(): number {
@@ -319,7 +433,21 @@ export class DenseRetriever implements Retriever {
   }
 
   async scoreAll(query: string): Promise<Float32Array> {
-    return this.index.scoreAll(this.enc.encode(this.model.table, query, this.q));
+    const whole = this.index.scoreAll(this.enc.encode(this.model.table, query, this.q));
+    const sentences = this.sentenceWeight > 0 ? splitSentences(query) : [];
+    if (sentences.length < 2) return whole;
+    let best: Float32Array | undefined;
+    for (const s of sentences) {
+      const x = this.index.scoreAll(this.enc.encode(this.model.table, s, this.q));
+      if (!best) best = x;
+      else
+        for (let i = 0; i < x.length; i++)
+          if ((x[i] as number) > (best[i] as number)) best[i] = x[i] as number;
+    }
+    const w = this.sentenceWeight;
+    const b = best as Float32Array;
+    for (let i = 0; i < whole.length; i++) whole[i] = (whole[i] as number) + w * (b[i] as number);
+    return whole;
   }
 
   async search(query: string, k: number): Promise<RetrievalHit[]> {

@@ -16,6 +16,9 @@ export const denseConfigSchema = z.object({
   buckets: z.number().int().min(1),
   minN: z.number().int().min(1),
   maxN: z.number().int().min(1),
+  toolContext: z.number().min(0).optional(),
+  wordRowShare: z.number().min(0).max(1).optional(),
+  sentenceWeight: z.number().min(0).optional(),
 });
 const headerSchema = z.object({
   format: z.literal('apiary-dense-encoder'),

@@ -44,7 +44,9 @@ export function buildRetrievalIndex(corpus: FieldedCorpus, opts: BuildIndexOptio
     indexes,
     plain,
     ...(opts.ranker ? { ranker: opts.ranker } : {}),
-    ...(opts.dense ? { dense: { model: opts.dense, vectors: encodeCorpus(opts.dense, corpus.texts) } } : {}),
+    ...(opts.dense
+      ? { dense: { model: opts.dense, vectors: encodeCorpus(opts.dense, corpus.texts, corpus.groups) } }
+      : {}),
     ...(opts.labels ? { labels: opts.labels } : {}),
     ...(opts.details ? { details: opts.details } : {}),
     info: { ...opts.info, buildSeconds: +((performance.now() - t0) / 1000).toFixed(2) },

@@ -47,6 +47,7 @@ export {
 
 // Dense retrieval over sentence embeddings
 export {
+  batchDocuments,
   charNgrams,
   DENSE_DEFAULTS,
   DenseEncoder,
@@ -54,6 +55,7 @@ export {
   type DenseModel,
   type DensePair,
   DenseRetriever,
+  type DenseToolContext,
   type DenseTrainOptions,
   denseVocabulary,
   denseWords,
@@ -65,10 +67,8 @@ export {
 } from './dense-encoder.js';
 export { DENSE_MODEL_VERSION, loadDenseModel, saveDenseModel } from './dense-model-file.js';
 export { EmbeddingRetriever } from './embedding-retriever.js';
-
 // Lexical and dense features of the trainable retriever
 export { type FeatureConfig, FeatureExtractor } from './features.js';
-
 // Fielded corpora and the ranking features over their fields
 export {
   buildFieldIndexes,
@@ -78,12 +78,11 @@ export {
   FieldFeatures,
   type FieldIndexes,
 } from './field-features.js';
-
 // `ranked`'s scores straight from the field indexes (no per-document feature vectors)
 export { FieldRankScorer } from './field-rank-scorer.js';
-
 // Group (tool/app) evidence added to document scores
 export { GroupBoostRetriever, groupDocuments } from './group-boost.js';
+export { hardNegatives, mineHardNegatives } from './hard-negatives.js';
 
 // Fusion of retrievers: reciprocal rank, z-score, weighted sum
 export { HybridRetriever, LinearSumRetriever, WeightedFusionRetriever } from './hybrid.js';

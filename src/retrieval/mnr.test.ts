@@ -80,6 +80,57 @@ describe('MNR loss', () => {
     expect(maxErr).toBeLessThan(1e-6);
   });
 
+  it('counts extra documents as negatives of every query (hard negatives)', () => {
+    // 2 orthogonal pairs + a negative (1, √3)/2: cos 1/2 with q_0, √3/2 with q_1:
+    // row 0: logsumexp(20, 0, 10) − 20 = ln(1 + e^{-20} + e^{-10}); row 1: ln(1 + e^{-20} + e^{10√3 − 20})
+    const p = identityProjection(2);
+    const neg = sv([
+      [0, 1],
+      [1, Math.sqrt(3)],
+    ]);
+    const { loss } = mnrLossAndGrad(
+      p,
+      [sv([[0, 1]]), sv([[1, 1]])],
+      [sv([[0, 2]]), sv([[1, 3]]), neg],
+      20,
+      new Float64Array(4),
+    );
+    const want =
+      (Math.log(1 + Math.exp(-20) + Math.exp(-10)) +
+        Math.log(1 + Math.exp(-20) + Math.exp(10 * Math.sqrt(3) - 20))) /
+      2;
+    expect(loss).toBeCloseTo(want, 7); // √3 is stored as float32
+    expect(() =>
+      mnrLossAndGrad(p, [sv([[0, 1]]), sv([[1, 1]])], [sv([[0, 1]])], 20, new Float64Array(4)),
+    ).toThrow('1 documents for 2 queries');
+  });
+
+  it('analytic gradient matches central differences with an extra negative', () => {
+    const p = randomProjection(11);
+    const withNeg = [
+      ...docs,
+      sv([
+        [3, 1],
+        [0, -0.5],
+      ]),
+    ];
+    const grad = new Float64Array(p.w.length);
+    mnrLossAndGrad(p, queries, withNeg, 20, grad);
+    const h = 1e-6;
+    let maxErr = 0;
+    for (let i = 0; i < p.w.length; i++) {
+      const w0 = p.w[i] as number;
+      p.w[i] = w0 + h;
+      const up = mnrLossAndGrad(p, queries, withNeg, 20, new Float64Array(p.w.length)).loss;
+      p.w[i] = w0 - h;
+      const down = mnrLossAndGrad(p, queries, withNeg, 20, new Float64Array(p.w.length)).loss;
+      p.w[i] = w0;
+      const numeric = (up - down) / (2 * h);
+      maxErr = Math.max(maxErr, Math.abs(numeric - (grad[i] as number)) / Math.max(1, Math.abs(numeric)));
+    }
+    expect(maxErr).toBeLessThan(1e-6);
+  });
+
   it('Adam steps lower the loss', () => {
     const p = randomProjection(3);
     const grad = new Float64Array(p.w.length);

@@ -37,9 +37,10 @@ function norm(v: Float64Array): number {
 
 /**
  * Multiple Negatives Ranking loss (in-batch negatives) and its gradient with respect to W.
- * For pairs (q_i, d_i), i = 1..B:  u_i = W q_i, v_j = W d_j, S_ij = scale · cos(u_i, v_j),
- *   L = (1/B) Σ_i [ logsumexp_j S_ij − S_ii ]      (softmax cross-entropy, target = own document)
- * Gradient: G = (softmax(S) − I)/B;  ∂L/∂û_i = scale Σ_j G_ij v̂_j;  ∂L/∂v̂_j = scale Σ_i G_ij û_i;
+ * For pairs (q_i, d_i), i = 1..B, and D ≥ B documents (d_{B+1}..d_D are extra negatives shared by
+ * the batch, e.g. mined hard negatives):  u_i = W q_i, v_j = W d_j, S_ij = scale · cos(u_i, v_j),
+ *   L = (1/B) Σ_i [ logsumexp_{j ≤ D} S_ij − S_ii ]      (softmax cross-entropy, target = own document)
+ * Gradient: G = (softmax(S) − [j = i])/B;  ∂L/∂û_i = scale Σ_j G_ij v̂_j;  ∂L/∂v̂_j = scale Σ_i G_ij û_i;
  * ∂L/∂u = (I − û ûᵀ) ∂L/∂û / |u|;  ∂L/∂W = Σ_i ∂L/∂u_i q_iᵀ + Σ_j ∂L/∂v_j d_jᵀ.
  * `grad` (same layout as W) is overwritten only on the touched columns; `touched` lists them.
  */
@@ -51,6 +52,8 @@ export function mnrLossAndGrad(
   grad: Float64Array,
 ): { loss: number; touched: number[] } {
   const B = queries.length;
+  const D = docs.length;
+  if (D < B) throw new RangeError(`${D} documents for ${B} queries (one positive each, then negatives)`);
   const { dOut } = p;
   const U = queries.map((q) => project(p, q));
   const V = docs.map((d) => project(p, d));
@@ -58,36 +61,41 @@ export function mnrLossAndGrad(
   const nv = V.map(norm);
   const uh = U.map((u, i) => u.map((x) => x / ((nu[i] as number) || 1)));
   const vh = V.map((v, j) => v.map((x) => x / ((nv[j] as number) || 1)));
-  const S = new Float64Array(B * B);
+  const S = new Float64Array(B * D);
   for (let i = 0; i < B; i++)
-    for (let j = 0; j < B; j++) {
+    for (let j = 0; j < D; j++) {
       let s = 0;
       const a = uh[i] as Float64Array;
       const b = vh[j] as Float64Array;
       for (let r = 0; r < dOut; r++) s += (a[r] as number) * (b[r] as number);
-      S[i * B + j] = scale * s;
+      S[i * D + j] = scale * s;
     }
   let loss = 0;
-  const G = new Float64Array(B * B);
+  const G = new Float64Array(B * D);
   for (let i = 0; i < B; i++) {
     let m = Number.NEGATIVE_INFINITY;
-    for (let j = 0; j < B; j++) m = Math.max(m, S[i * B + j] as number);
+    for (let j = 0; j < D; j++) m = Math.max(m, S[i * D + j] as number);
     let z = 0;
-    for (let j = 0; j < B; j++) z += Math.exp((S[i * B + j] as number) - m);
-    loss += m + Math.log(z) - (S[i * B + i] as number);
-    for (let j = 0; j < B; j++)
-      G[i * B + j] = (Math.exp((S[i * B + j] as number) - m) / z - (i === j ? 1 : 0)) / B;
+    for (let j = 0; j < D; j++) z += Math.exp((S[i * D + j] as number) - m);
+    loss += m + Math.log(z) - (S[i * D + i] as number);
+    for (let j = 0; j < D; j++)
+      G[i * D + j] = (Math.exp((S[i * D + j] as number) - m) / z - (i === j ? 1 : 0)) / B;
   }
   loss /= B;
-  // gradients w.r.t. the unnormalised projections
-  const gu = (h: Float64Array[], other: Float64Array[], n: number[], byRow: boolean): Float64Array[] =>
+  // gradients w.r.t. the unnormalised projections: a query sums over its row of G, a document over its column
+  const gu = (
+    h: Float64Array[],
+    other: Float64Array[],
+    n: number[],
+    g: (self: number, o: number) => number,
+  ): Float64Array[] =>
     h.map((hi, i) => {
       const gh = new Float64Array(dOut);
-      for (let j = 0; j < B; j++) {
-        const g = scale * (byRow ? (G[i * B + j] as number) : (G[j * B + i] as number));
-        if (g === 0) continue;
+      for (let j = 0; j < other.length; j++) {
+        const c = scale * g(i, j);
+        if (c === 0) continue;
         const o = other[j] as Float64Array;
-        for (let r = 0; r < dOut; r++) gh[r] = (gh[r] as number) + g * (o[r] as number);
+        for (let r = 0; r < dOut; r++) gh[r] = (gh[r] as number) + c * (o[r] as number);
       }
       let dot = 0;
       for (let r = 0; r < dOut; r++) dot += (gh[r] as number) * (hi[r] as number);
@@ -95,8 +103,8 @@ export function mnrLossAndGrad(
       for (let r = 0; r < dOut; r++) gh[r] = ((gh[r] as number) - dot * (hi[r] as number)) * inv;
       return gh;
     });
-  const gU = gu(uh, vh, nu, true);
-  const gV = gu(vh, uh, nv, false);
+  const gU = gu(uh, vh, nu, (i, j) => G[i * D + j] as number);
+  const gV = gu(vh, uh, nv, (j, i) => G[i * D + j] as number);
   const touched = new Set<number>();
   const clear = (x: SparseVector) => {
     for (let k = 0; k < x.idx.length; k++) {
@@ -120,6 +128,7 @@ export function mnrLossAndGrad(
     add(queries[i] as SparseVector, gU[i] as Float64Array);
     add(docs[i] as SparseVector, gV[i] as Float64Array);
   }
+  for (let j = B; j < D; j++) add(docs[j] as SparseVector, gV[j] as Float64Array);
   return { loss, touched: [...touched] };
 }
 

@@ -214,13 +214,20 @@ describe('apiary retrieve', () => {
       '--json',
     );
     expect(t.code).toBe(0);
-    // 4 APIs: description, name, parameter and tool/category views (no query file is read)
+    // catalog views of the 4 APIs + the kept G1_instruction request (2 relevant APIs) × 8 repeats;
+    // G1_tool is held out by default
     expect(JSON.parse(t.stdout)).toMatchObject({
       out: model,
-      trainOn: [],
+      trainOn: ['G1_instruction'],
+      heldOut: ['G1_tool'],
+      queryPairs: 16,
+      oversample: 8,
+      negatives: 4,
+      scale: 12,
       epochs: 1,
       benchmark: 'toolbench',
     });
+    expect(t.stderr).toContain('16 from G1_instruction');
     const noModel = await apiary(
       'retrieve',
       'query',
@@ -305,7 +312,54 @@ describe('apiary retrieve', () => {
       '--json',
     );
     expect(e.code).toBe(0);
-    expect(JSON.parse(e.stdout).results).toHaveLength(2);
+    const results = JSON.parse(e.stdout).results as Array<{ file: string; trainedOnThisFile: boolean }>;
+    expect(results.map((x) => [x.file, x.trainedOnThisFile])).toEqual([
+      ['G1_instruction', true],
+      ['G1_tool', false],
+    ]);
+  }, 60_000); // 7 CLI processes in a row
+
+  it('train --retriever dense --holdout all trains on the catalog alone; an unknown file is refused', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'apiary-dense-'));
+    const all = await apiary(
+      'retrieve',
+      'train',
+      '--retriever',
+      'dense',
+      '--dim',
+      '8',
+      '--buckets',
+      '512',
+      '--holdout',
+      'all',
+      '--tool-context',
+      '0',
+      '--data',
+      data,
+      '--out',
+      join(dir, 'all.apdm'),
+      '--json',
+    );
+    expect(all.code).toBe(0);
+    expect(JSON.parse(all.stdout)).toMatchObject({
+      trainOn: [],
+      heldOut: ['G1_instruction', 'G1_tool'],
+      queryPairs: 0,
+    });
+    const bad = await apiary(
+      'retrieve',
+      'train',
+      '--retriever',
+      'dense',
+      '--holdout',
+      'G9',
+      '--data',
+      data,
+      '--out',
+      join(dir, 'x.apdm'),
+    );
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('G9');
   });
 
   it('train --resume: refused without checkpoints or when they were made with other options; checkpoints go once the model is written', async () => {

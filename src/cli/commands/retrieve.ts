@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { loadCatalog, resolveDataDir } from '../../catalog/index.js';
 import {
+  Bm25Index,
   buildRetrievalIndex,
   buildRetriever,
   cachedIndexFiles,
@@ -16,6 +17,7 @@ import {
   loadTrainCheckpoint,
   loadTrainedModel,
   loadWordVectors,
+  mineHardNegatives,
   type OpenedIndex,
   RETRIEVER_KINDS,
   type RetrievalQuery,
@@ -42,17 +44,26 @@ import {
   evaluateRetriever,
   fitToolBenchFeatures,
   loadToolBenchSuite,
+  TOOLBENCH_DENSE_DEFAULTS,
   TOOLBENCH_GROUPS,
   type ToolBenchSuite,
   toolBenchCatalogHash,
   toolBenchCatalogHashFast,
   toolBenchCorpus,
   toolBenchDensePairs,
+  toolBenchQueryPairs,
   trainToolBenchModelUntil,
   trainToolBenchRanker,
 } from '../../tasks/toolbench/index.js';
 import { EXIT_INTERRUPTED, trapSigint } from '../interrupt.js';
-import { parseChoice, parseExistingFile, parseInteger, parseList, parseOutputPath } from '../options.js';
+import {
+  parseChoice,
+  parseExistingFile,
+  parseInteger,
+  parseList,
+  parseNumber,
+  parseOutputPath,
+} from '../options.js';
 import { printJson } from '../output.js';
 import { INDEXED_KINDS, openCliIndex, trainProgress } from '../retrieval-index.js';
 
@@ -173,24 +184,64 @@ function appBenchCorpus(data?: string) {
 const fmt = (x: number) => x.toFixed(2).padStart(6);
 
 /**
- * `retrieve train --retriever dense`: the encoder learns from pairs made of the catalog alone
- * (`toolBenchDensePairs`), so every G1 file stays a held-out test.
+ * `retrieve train --retriever dense`: the encoder learns from pairs made of the catalog
+ * (`toolBenchDensePairs`) and from the (request, API) pairs of the query files not held out
+ * (`toolBenchQueryPairs`, each with hard negatives: the APIs `bm25` ranks highest that are not
+ * relevant); `--holdout all` trains on the catalog alone.
  */
 async function trainDenseCommand(
   dataDir: string,
   out: string,
-  opts: { epochs: number; seed: number; dim: number; buckets: number; json: boolean },
+  opts: {
+    holdout: string;
+    epochs: number;
+    seed: number;
+    dim: number;
+    buckets: number;
+    oversample: number;
+    negatives: number;
+    toolContext: number;
+    wordRowShare: number;
+    sentenceWeight: number;
+    scale: number;
+    json: boolean;
+  },
 ): Promise<void> {
-  // only the pairs and the corpus texts outlive this: the parsed catalog (~350 MB) is garbage
-  // before the training arrays are allocated
-  const { pairs, texts } = (() => {
-    const suite = loadToolBenchSuite(dataDir, []);
+  // only the pairs and the corpus texts outlive this: the parsed catalog (~350 MB) and the BM25
+  // index of the mining are garbage before the training arrays are allocated
+  const { pairs, texts, trainOn, heldOut, queryPairs } = await (async () => {
+    const suite = loadToolBenchSuite(dataDir, TOOLBENCH_GROUPS);
+    const files = [...suite.sets.keys()];
+    const heldOut =
+      opts.holdout === 'all'
+        ? files
+        : opts.holdout === 'none'
+          ? []
+          : (parseList('--holdout', opts.holdout) ?? []);
+    for (const h of heldOut)
+      if (!suite.sets.has(h)) throw new NotFoundError('query file', h, [...files, 'all', 'none']);
+    const trainOn = files.filter((f) => !heldOut.includes(f));
+    const queries = trainOn.flatMap((f) => suite.sets.get(f)?.queries ?? []);
+    const negatives =
+      opts.negatives > 0 && queries.length
+        ? await mineHardNegatives(new Bm25Index(suite.texts), queries, opts.negatives)
+        : undefined;
+    const queryPairs = toolBenchQueryPairs(suite, queries, {
+      oversample: opts.oversample,
+      ...(negatives ? { negatives } : {}),
+    });
+    const catalog = toolBenchDensePairs(suite.docs, suite.texts, suite.toolOf, { seed: opts.seed });
     return {
-      pairs: toolBenchDensePairs(suite.docs, suite.texts, suite.toolOf, { seed: opts.seed }),
+      pairs: [...catalog, ...queryPairs],
       texts: suite.texts,
+      trainOn,
+      heldOut,
+      queryPairs: queryPairs.length,
     };
   })();
-  log(`dense encoder: ${pairs.length} pairs from the catalog (no query file), ${opts.epochs} epoch(s)`);
+  log(
+    `dense encoder: ${pairs.length} pairs (${queryPairs} from ${trainOn.length ? trainOn.join(', ') : 'no query file'}, the rest from the catalog); held out: ${heldOut.join(', ') || 'none'}; ${opts.epochs} epoch(s)`,
+  );
   const t0 = performance.now();
   const progress = trainProgress('dense', opts.json);
   let model: DenseModel;
@@ -198,7 +249,14 @@ async function trainDenseCommand(
     model = trainDenseEncoder(pairs, {
       epochs: opts.epochs,
       seed: opts.seed,
-      config: { dim: opts.dim, buckets: opts.buckets },
+      scale: opts.scale,
+      config: {
+        dim: opts.dim,
+        buckets: opts.buckets,
+        toolContext: opts.toolContext,
+        wordRowShare: opts.wordRowShare,
+        sentenceWeight: opts.sentenceWeight,
+      },
       vocabularyTexts: texts,
       onBatch: (info) => progress.batch(info, opts.epochs),
     }).model;
@@ -206,7 +264,11 @@ async function trainDenseCommand(
     progress.stop();
   }
   model.info.benchmark = 'toolbench';
-  model.info.trainOn = [];
+  model.info.trainOn = trainOn;
+  model.info.heldOut = heldOut;
+  model.info.queryPairs = queryPairs;
+  model.info.oversample = opts.oversample;
+  model.info.negatives = opts.negatives;
   model.info.seconds = Math.round((performance.now() - t0) / 1000);
   saveDenseModel(out, model);
   if (opts.json) printJson({ out, ...model.info });
@@ -241,6 +303,8 @@ export function registerRetrieveCommands(program: Command): void {
       const files = parseList('--files', flags.files) ?? [...TOOLBENCH_GROUPS];
       const d = deps(flags);
       const rows: Array<Record<string, unknown>> = [];
+      // the dense encoder's info when it comes from an index file (else from --model)
+      let denseInfo: Record<string, unknown> | undefined;
       const evaluate = async (
         file: string,
         queries: RetrievalQuery[],
@@ -248,10 +312,12 @@ export function registerRetrieveCommands(program: Command): void {
         r: Awaited<ReturnType<typeof buildRetriever>>,
       ) => {
         const rep = await evaluateRetriever(r, queries);
-        const trainOn =
-          kind.startsWith('trained') || kind === 'ranked'
-            ? ((d.model().info.trainOn as string[] | undefined) ?? [])
-            : [];
+        const info = DENSE_KINDS.has(kind)
+          ? (denseInfo ?? d.dense().model.info)
+          : kind.startsWith('trained') || kind === 'ranked'
+            ? d.model().info
+            : {};
+        const trainOn = (info.trainOn as string[] | undefined) ?? [];
         const { perQuery: _omit, ...means } = rep;
         rows.push({ file, total, ...means, trainedOnThisFile: trainOn.includes(file) });
       };
@@ -263,6 +329,7 @@ export function registerRetrieveCommands(program: Command): void {
         if (!suite.sets.size)
           throw new NotFoundError('query files', files.join(','), [`${dataDir}/toolbench/queries/`]);
         const opened = useIndex(kind, flags) ? toolBenchIndex(dataDir, flags, () => suite) : undefined;
+        if (!flags.model) denseInfo = opened?.index.dense?.model.info;
         const r = await buildRetriever(kind, toolBenchCorpus(suite), { ...d, ...indexDeps(opened, flags) });
         log(`${suite.docs.length} APIs indexed (${r.name}) in ${Math.round(performance.now() - t0)} ms`);
         for (const [file, set] of suite.sets) await evaluate(file, set.queries, set.total, r);
@@ -305,7 +372,7 @@ export function registerRetrieveCommands(program: Command): void {
     .option('--data <dir>', 'data folder with toolbench/tools.jsonl and toolbench/queries/')
     .option(
       '--retriever <kind>',
-      'trained (projection + ranker) | dense (the offline encoder, trained on the catalog alone: no query file)',
+      'trained (projection + ranker) | dense (the offline encoder: catalog pairs + the requests of the files not held out)',
       'trained',
     )
     .option(
@@ -321,6 +388,30 @@ export function registerRetrieveCommands(program: Command): void {
     .option('--epochs <n>', 'epochs (default 3, or 1 with --retriever dense)')
     .option('--dim <n>', `dense: vector size (default ${DENSE_DEFAULTS.dim})`)
     .option('--buckets <n>', `dense: character n-gram hash buckets (default ${DENSE_DEFAULTS.buckets})`)
+    .option(
+      '--oversample <n>',
+      `dense: repeats of each (request, relevant API) pair (default ${TOOLBENCH_DENSE_DEFAULTS.oversample})`,
+    )
+    .option(
+      '--negatives <n>',
+      `dense: hard negatives mined with bm25 per request, 0 for none (default ${TOOLBENCH_DENSE_DEFAULTS.negatives})`,
+    )
+    .option(
+      '--word-row-share <x>',
+      `dense: share of a known word's weight on its own row, the rest on its n-grams (default ${TOOLBENCH_DENSE_DEFAULTS.wordRowShare})`,
+    )
+    .option(
+      '--scale <s>',
+      `dense: softmax scale of the cosines in the MNR loss (default ${TOOLBENCH_DENSE_DEFAULTS.scale})`,
+    )
+    .option(
+      '--sentence-weight <w>',
+      `dense: weight of the best query sentence's cosine beside the whole query's (default ${TOOLBENCH_DENSE_DEFAULTS.sentenceWeight})`,
+    )
+    .option(
+      '--tool-context <w>',
+      `dense: weight of the tool's vector in each API's (default ${TOOLBENCH_DENSE_DEFAULTS.toolContext})`,
+    )
     .option('--synthetic <n>', 'synthetic (description → API) pairs (default 0, or 8000 with --holdout all)')
     .option('--seed <n>', 'random seed', '42')
     .option('--no-word-vectors', 'hashed lexical features only (no GloVe)')
@@ -351,6 +442,12 @@ export function registerRetrieveCommands(program: Command): void {
         epochs?: string;
         dim?: string;
         buckets?: string;
+        oversample?: string;
+        negatives?: string;
+        toolContext?: string;
+        wordRowShare?: string;
+        sentenceWeight?: string;
+        scale?: string;
         synthetic?: string;
         seed: string;
         wordVectors: boolean;
@@ -375,7 +472,31 @@ export function registerRetrieveCommands(program: Command): void {
         if (trainKind === 'dense') {
           const dim = parseInteger('--dim', flags.dim, { min: 1 }) ?? DENSE_DEFAULTS.dim;
           const buckets = parseInteger('--buckets', flags.buckets, { min: 1 }) ?? DENSE_DEFAULTS.buckets;
-          await trainDenseCommand(dataDir, out, { epochs, seed, dim, buckets, json: Boolean(flags.json) });
+          const oversample =
+            parseInteger('--oversample', flags.oversample, { min: 0 }) ?? TOOLBENCH_DENSE_DEFAULTS.oversample;
+          const negatives =
+            parseInteger('--negatives', flags.negatives, { min: 0 }) ?? TOOLBENCH_DENSE_DEFAULTS.negatives;
+          const toolContext =
+            parseNumber('--tool-context', flags.toolContext, { min: 0 }) ??
+            TOOLBENCH_DENSE_DEFAULTS.toolContext;
+          await trainDenseCommand(dataDir, out, {
+            holdout: flags.holdout,
+            epochs,
+            seed,
+            dim,
+            buckets,
+            oversample,
+            negatives,
+            toolContext,
+            wordRowShare:
+              parseNumber('--word-row-share', flags.wordRowShare, { min: 0, max: 1 }) ??
+              TOOLBENCH_DENSE_DEFAULTS.wordRowShare,
+            sentenceWeight:
+              parseNumber('--sentence-weight', flags.sentenceWeight, { min: 0 }) ??
+              TOOLBENCH_DENSE_DEFAULTS.sentenceWeight,
+            scale: parseNumber('--scale', flags.scale, { min: 0 }) ?? TOOLBENCH_DENSE_DEFAULTS.scale,
+            json: Boolean(flags.json),
+          });
           return;
         }
         // the APIs' parsed JSON entries are never read by these trainings: dropped (~65 MiB)

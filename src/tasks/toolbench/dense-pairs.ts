@@ -1,4 +1,4 @@
-import { type DensePair, shuffleInPlace, tokenize } from '../../retrieval/index.js';
+import { type DensePair, type RetrievalQuery, shuffleInPlace, tokenize } from '../../retrieval/index.js';
 import { mulberry32, pyGet, pyString } from '../../shared/index.js';
 import type { ToolBenchDoc } from './corpus.js';
 
@@ -15,6 +15,19 @@ export function toolBenchParameterText(d: ToolBenchDoc): string {
     }
   }
   return out.filter(Boolean).join('. ');
+}
+
+/** Each document's category as a small integer, numbered in order of first appearance (the pairs' groups). */
+export function toolBenchCategoryIds(docs: readonly ToolBenchDoc[]): Uint32Array {
+  const ids = new Map<string, number>();
+  return Uint32Array.from(docs, (d) => {
+    let id = ids.get(d.category);
+    if (id === undefined) {
+      id = ids.size;
+      ids.set(d.category, id);
+    }
+    return id;
+  });
 }
 
 const join = (...parts: Array<string | undefined>) => parts.filter(Boolean).join('. ');
@@ -43,14 +56,10 @@ export function toolBenchDensePairs(
     if (m) m.push(i);
     else members.set(t, [i]);
   });
-  const category = new Map<string, number>();
+  const category = toolBenchCategoryIds(docs);
   const pairs: DensePair[] = [];
   docs.forEach((d, i) => {
-    let group = category.get(d.category);
-    if (group === undefined) {
-      group = category.size;
-      category.set(d.category, group);
-    }
+    const group = category[i] as number;
     const n = pairs.length;
     const hasDesc = wordy(d.description, 3);
     if (hasDesc) {
@@ -71,4 +80,58 @@ export function toolBenchDensePairs(
   });
   shuffleInPlace(pairs, rand);
   return opts.limit !== undefined ? pairs.slice(0, opts.limit) : pairs;
+}
+
+/**
+ * Defaults of the dense encoder's ToolBench training (`retrieve train --retriever dense`,
+ * perf/dense-retrieval.ts): repeats of each (request, API) pair, hard negatives mined per request,
+ * the weight of the tool's vector in an API's, the share of a known word's weight on its own row,
+ * the weight of the best query sentence, and the MNR softmax scale of the cosines (docs/retrieval.md, "Offline dense retriever").
+ */
+export const TOOLBENCH_DENSE_DEFAULTS = {
+  oversample: 8,
+  negatives: 4,
+  toolContext: 0.5,
+  wordRowShare: 0.5,
+  sentenceWeight: 0.5,
+  scale: 12,
+} as const;
+
+export interface QueryPairOptions {
+  /** Each (query, relevant API) pair is repeated this many times (default `TOOLBENCH_DENSE_DEFAULTS`). */
+  oversample?: number;
+  /** Mined hard negatives per query id (`mineHardNegatives`); the repeats take them in turn. */
+  negatives?: ReadonlyMap<string, readonly number[]>;
+}
+
+/**
+ * Training pairs from benchmark queries (TPTU-v2's API retriever learns from exactly these):
+ * (request, each relevant API's text), repeated `oversample` times. The group is the API's
+ * category (as in `toolBenchDensePairs`), the key the request (its pairs never share a batch:
+ * they would be each other's false negatives), and with `negatives` the r-th repeat of the j-th
+ * relevant API carries the query's hard negative number (r·|relevant| + j) mod |negatives|.
+ */
+export function toolBenchQueryPairs(
+  suite: { docs: readonly ToolBenchDoc[]; texts: readonly string[] },
+  queries: readonly RetrievalQuery[],
+  opts: QueryPairOptions = {},
+): DensePair[] {
+  const category = toolBenchCategoryIds(suite.docs);
+  const pairs: DensePair[] = [];
+  for (let r = 0; r < (opts.oversample ?? TOOLBENCH_DENSE_DEFAULTS.oversample); r++)
+    for (const q of queries) {
+      const negs = opts.negatives?.get(q.id) ?? [];
+      q.relevant.forEach((d, j) => {
+        const pair: DensePair = {
+          query: q.text,
+          doc: suite.texts[d] as string,
+          group: category[d] as number,
+          key: q.text,
+        };
+        if (negs.length)
+          pair.negative = suite.texts[negs[(r * q.relevant.length + j) % negs.length] as number];
+        pairs.push(pair);
+      });
+    }
+  return pairs;
 }

@@ -10,7 +10,14 @@ export type { PyJson, PyNumber, PyObject } from '../../shared/index.js';
 export type { ToolBenchDoc } from './corpus.js';
 // query sets mapped to the corpus
 export type { RetrievalSet } from './dataset.js';
-export { toolBenchDensePairs, toolBenchParameterText } from './dense-pairs.js';
+export {
+  type QueryPairOptions,
+  TOOLBENCH_DENSE_DEFAULTS,
+  toolBenchCategoryIds,
+  toolBenchDensePairs,
+  toolBenchParameterText,
+  toolBenchQueryPairs,
+} from './dense-pairs.js';
 export { toolBenchDocText } from './doc-text.js';
 // evaluation (NDCG@1/3/5, Recall@5/10)
 export { evaluateRetriever, type QueryScores, type RetrievalReport } from './evaluate.js';

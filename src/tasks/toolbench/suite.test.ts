@@ -2,7 +2,13 @@ import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Bm25Index, buildRetriever, FIELD_FEATURES, RANKER_INITIAL } from '../../retrieval/index.js';
+import {
+  Bm25Index,
+  buildRetriever,
+  FIELD_FEATURES,
+  RANKER_INITIAL,
+  type Retriever,
+} from '../../retrieval/index.js';
 import { loadToolBenchSuite, toolBenchCorpus, trainToolBenchRanker } from './suite.js';
 
 const fixtures = join(import.meta.dirname, '__fixtures__');
@@ -60,6 +66,35 @@ describe('ranked retriever on the fixture suite', () => {
     expect(lean.texts).toEqual(suite.texts);
     expect(lean.toolTexts).toEqual(suite.toolTexts);
     expect(lean.sets.get('G1_tool')?.queries).toEqual(suite.sets.get('G1_tool')?.queries);
+  });
+
+  it('takes any retriever as the trained feature (featureRetrievers at training, rankFeature at query time)', async () => {
+    // a stand-in "dense" score: 1 for the first API, 0 elsewhere
+    const first: Retriever = {
+      name: 'first',
+      scoreAll: async () => Float32Array.from(corpus.texts, (_, i) => (i === 0 ? 1 : 0)),
+      search: async () => [],
+    };
+    const r = await trainToolBenchRanker(suite, {
+      trainOn: ['G1_tool'],
+      featureRetrievers: new Map([['G1_tool', first]]),
+    });
+    expect(Object.keys(r.weights)).toEqual([...FIELD_FEATURES, 'trained']);
+    expect(r.info).toMatchObject({ trainedFeature: true });
+    await expect(
+      trainToolBenchRanker(suite, {
+        trainOn: ['G1_tool'],
+        featureRetrievers: new Map([['G1_other', first]]),
+      }),
+    ).rejects.toThrow(/feature retriever for/);
+    // query time: the ranker's trained weight applies to rankFeature's scores (scaled by their max, 1)
+    const weights = { 'doc.text': 0, trained: 2 };
+    const ranked = await buildRetriever('ranked', corpus, {
+      ranker: { weights, scaled: ['trained'] },
+      rankFeature: () => first,
+    });
+    const got = [...(await ranked.scoreAll('football'))];
+    expect(got).toEqual(corpus.texts.map((_, i) => (i === 0 ? 2 : 0)));
   });
 
   it('asks for a model when no weights are given', async () => {

@@ -276,6 +276,11 @@ export interface RankerTrainingOptions {
    * Without it the ranker uses the field features only.
    */
   featureModels?: ReadonlyMap<string, TrainedModel>;
+  /**
+   * The same with any retriever as the `trained` feature (e.g. a dense encoder not trained on
+   * that file); used instead of `featureModels`.
+   */
+  featureRetrievers?: ReadonlyMap<string, Retriever>;
   table?: WordVectors;
 }
 
@@ -288,7 +293,7 @@ export async function trainToolBenchRanker(
   opts: RankerTrainingOptions,
 ): Promise<{ weights: Record<string, number>; scaled: string[]; info: Record<string, unknown> }> {
   const corpus = toolBenchCorpus(suite);
-  const useTrained = !!opts.featureModels?.size;
+  const useTrained = !!opts.featureModels?.size || !!opts.featureRetrievers?.size;
   const names: string[] = [...FIELD_FEATURES, ...(useTrained ? ['trained'] : [])];
   const examples = [];
   // One buffer for the document vectors of every file's feature model, and no SIMD copy of them:
@@ -298,8 +303,9 @@ export async function trainToolBenchRanker(
   for (const file of opts.trainOn) {
     const set = suite.sets.get(file);
     if (!set) throw new NotFoundError('query file', file, [...suite.sets.keys()]);
-    let trained: Retriever | undefined;
-    if (useTrained) {
+    let trained: Retriever | undefined = opts.featureRetrievers?.get(file);
+    if (opts.featureRetrievers && !trained) throw new NotFoundError('feature retriever for', file);
+    if (useTrained && !opts.featureRetrievers) {
       const model = opts.featureModels?.get(file);
       if (!model) throw new NotFoundError('feature model for', file);
       const size = corpus.texts.length * model.projection.dOut;
