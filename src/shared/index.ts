@@ -58,5 +58,7 @@ export { PY_WHITESPACE, pyRepr, pyReprString, pyStrip, pyStripChars } from './py
 export { mulberry32, type Rand, sampleWithoutReplacement, shuffled } from './random.js';
 // JSON with sorted keys (equality independent of key order)
 export { stableJson } from './stable-json.js';
+// Field-wise sums of per-sample count records (run summaries)
+export { sumCounts, zeroCounts } from './sum-counts.js';
 // zod validation with file/record/field locations
 export { parseWith } from './zod-issues.js';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { type Catalog, indexCatalog } from '../../catalog/index.js';
 import type { Plan } from '../../plan/index.js';
+import { sumCounts, zeroCounts } from '../../shared/index.js';
 import { type Alignment, alignCalls, normApi, normArgName, valuesMatch } from './score-corrected-align.js';
 
 /**
@@ -70,8 +71,10 @@ export const ErrorCountsSchema = z.object({
 });
 export type ErrorCounts = z.infer<typeof ErrorCountsSchema>;
 
+const ERROR_COUNT_KEYS = Object.keys(ErrorCountsSchema.shape) as Array<keyof ErrorCounts>;
+
 export function emptyErrorCounts(): ErrorCounts {
-  return Object.fromEntries(Object.keys(ErrorCountsSchema.shape).map((k) => [k, 0])) as ErrorCounts;
+  return zeroCounts(ERROR_COUNT_KEYS);
 }
 
 /** `alignment`: `alignCalls(gold.steps, pred.steps)` when the caller already has it. */
@@ -121,8 +124,7 @@ export interface ErrorSummary extends ErrorCounts {
 }
 
 export function summarizeErrors(list: readonly ErrorCounts[]): ErrorSummary {
-  const t = emptyErrorCounts();
-  for (const c of list) for (const k of Object.keys(t) as Array<keyof ErrorCounts>) t[k] += c[k];
+  const t = sumCounts(list, ERROR_COUNT_KEYS);
   const valueErrors = t.valueDep + t.valueIndep;
   return {
     ...t,

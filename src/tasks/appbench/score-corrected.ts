@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type Plan, parseMetabenchPlan, type Step } from '../../plan/index.js';
+import { sumCounts } from '../../shared/index.js';
 import {
   type Alignment,
   alignCalls,
@@ -178,12 +179,10 @@ export interface CorrectedMetrics {
   formatErrorRate: number;
 }
 
+export const CORRECTED_COUNT_KEYS = Object.keys(CorrectedCountsSchema.shape) as Array<keyof CorrectedCounts>;
+
 export function sumCorrectedCounts(list: readonly CorrectedCounts[]): CorrectedCounts {
-  const t = Object.fromEntries(
-    Object.keys(CorrectedCountsSchema.shape).map((k) => [k, 0]),
-  ) as CorrectedCounts;
-  for (const c of list) for (const k of Object.keys(t) as Array<keyof CorrectedCounts>) t[k] += c[k];
-  return t;
+  return sumCounts(list, CORRECTED_COUNT_KEYS);
 }
 
 /** F1 of pooled counts; precision (recall) is 0 when nothing was predicted (expected), and F1 of two empty sides is 1. */
@@ -193,8 +192,15 @@ export function pooledF1(hit: number, pred: number, gold: number): number {
 }
 
 export function correctedMetrics(list: readonly CorrectedCounts[]): CorrectedMetrics {
-  const t = sumCorrectedCounts(list);
-  const n = list.length;
+  return correctedMetricsOf(
+    sumCorrectedCounts(list),
+    list.length,
+    list.filter((c) => c.unparseableCalls > 0).length,
+  );
+}
+
+/** The corrected metrics of `n` samples whose counts sum to `t`, `formatErrors` of them with an unreadable call line. */
+export function correctedMetricsOf(t: CorrectedCounts, n: number, formatErrors: number): CorrectedMetrics {
   const mean = (x: number) => (n ? x / n : 0);
   return {
     n,
@@ -206,6 +212,6 @@ export function correctedMetrics(list: readonly CorrectedCounts[]): CorrectedMet
     appEM: mean(t.appEM),
     apiEM: mean(t.apiEM),
     success: mean(t.success),
-    formatErrorRate: mean(list.filter((c) => c.unparseableCalls > 0).length),
+    formatErrorRate: mean(formatErrors),
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { sumCounts } from '../../shared/index.js';
 import type { AppBenchRecord } from './record.js';
 import { extractNameParams, pyStripChars, splitOfficialReply } from './score-official-parse.js';
 
@@ -220,12 +221,10 @@ export interface OfficialMetrics {
   undefinedMetrics: string[];
 }
 
+export const OFFICIAL_COUNT_KEYS = Object.keys(OfficialCountsSchema.shape) as Array<keyof OfficialCounts>;
+
 export function sumOfficialCounts(list: readonly OfficialCounts[]): OfficialCounts {
-  const total = Object.fromEntries(
-    Object.keys(OfficialCountsSchema.shape).map((k) => [k, 0]),
-  ) as OfficialCounts;
-  for (const c of list) for (const k of Object.keys(total) as Array<keyof OfficialCounts>) total[k] += c[k];
-  return total;
+  return sumCounts(list, OFFICIAL_COUNT_KEYS);
 }
 
 /** `compute_f1_direct`. */
@@ -235,8 +234,11 @@ export function f1(p: number, r: number): number {
 
 /** Pools per-sample counts into the official metrics (§7.5), zero guards exactly as upstream. */
 export function officialMetrics(list: readonly OfficialCounts[]): OfficialMetrics {
-  const t = sumOfficialCounts(list);
-  const n = list.length;
+  return officialMetricsOf(sumOfficialCounts(list), list.length);
+}
+
+/** The official metrics of `n` samples whose counts sum to `t`. */
+export function officialMetricsOf(t: OfficialCounts, n: number): OfficialMetrics {
   const undefinedMetrics: string[] = [];
   const div = (a: number, b: number, metric: string): number => {
     if (b !== 0) return a / b;
