@@ -98,8 +98,9 @@ function percentile(sorted: ArrayLike<number>, p: number): number {
 }
 
 /** Epochs that hold every sample seen in the file; all epochs with records when none does. */
-function epochsToUse(lines: readonly SampleLine[]): number[] {
-  const ids = new Set(lines.map((l) => l.id));
+function epochsToUse(lines: readonly SampleLine[], ids: ReadonlySet<string>): number[] {
+  // one epoch (most runs): it holds every sample seen
+  if (lines.every((l) => l.epoch === lines[0]!.epoch)) return lines.length ? [lines[0]!.epoch] : [];
   const perEpoch = new Map<number, Set<string>>();
   for (const l of lines) {
     const s = perEpoch.get(l.epoch) ?? new Set<string>();
@@ -150,7 +151,8 @@ export function summarizeResults(
   const mean = durations.length ? durations.reduce((a, b) => a + b, 0) / durations.length : 0;
   const total = spec.price ? costOf(usage, spec.price) : null;
 
-  const epochsUsed = epochsToUse(lines);
+  const ids = new Set(lines.map((l) => l.id));
+  const epochsUsed = epochsToUse(lines, ids);
   const headline: Record<string, MetricEstimate> = {};
   if (extra.metrics) {
     const perEpoch = epochsUsed.map((e) =>
@@ -172,7 +174,7 @@ export function summarizeResults(
   return {
     spec,
     resultsFile,
-    samples: new Set(lines.map((l) => l.id)).size,
+    samples: ids.size,
     records: lines.length,
     errors,
     infrastructureErrors,
