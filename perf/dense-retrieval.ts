@@ -22,9 +22,7 @@ import {
   DENSE_HYBRID_WEIGHT,
   DenseRetriever,
   encodeCorpus,
-  mineHardNegatives,
   type Retriever,
-  trainDenseEncoder,
   WeightedFusionRetriever,
 } from '../src/retrieval/index.js';
 import {
@@ -33,8 +31,7 @@ import {
   loadToolBenchSuite,
   TOOLBENCH_GROUPS,
   toolBenchCorpus,
-  toolBenchDensePairs,
-  toolBenchQueryPairs,
+  trainToolBenchDense,
   trainToolBenchRanker,
 } from '../src/tasks/toolbench/index.js';
 
@@ -81,11 +78,6 @@ line(
 );
 const suite = loadToolBenchSuite(dataDir);
 const corpus = toolBenchCorpus(suite);
-const catalogPairs = toolBenchDensePairs(suite.docs, suite.texts, suite.toolOf, {
-  seed,
-  ...(limit ? { limit } : {}),
-});
-line('catalog pairs', String(catalogPairs.length));
 const bm25 = await buildRetriever('bm25', corpus);
 const fields = await buildRetriever('bm25-fields', corpus);
 const plain = await buildRetriever('bm25-plain', corpus);
@@ -95,30 +87,27 @@ const ndcg5 = async (r: Retriever, file: string) =>
 const table: Array<[string, string, number]> = [];
 const trainSeconds: number[] = [];
 const lat: number[] = [];
+let catalogPairsShown = false;
 /** An encoder trained on the catalog pairs + the requests of `files` (hard negatives mined with bm25). */
 async function trainOnFiles(files: readonly string[], label: string) {
-  const queries = files.flatMap((g) => suite.sets.get(g)?.queries ?? []);
-  const negs = negatives > 0 ? await mineHardNegatives(bm25, queries, negatives) : undefined;
-  const queryPairs = toolBenchQueryPairs(suite, queries, {
-    oversample,
-    ...(negs ? { negatives: negs } : {}),
-  });
   const t = performance.now();
-  const { model, epochLosses } = trainDenseEncoder([...catalogPairs, ...queryPairs], {
+  const r = await trainToolBenchDense(suite, {
+    trainOn: files,
     epochs,
     seed,
+    oversample,
+    negatives,
+    toolContext,
+    miner: bm25,
+    ...(limit ? { catalogLimit: limit } : {}),
     ...(values.lr ? { lr: Number(values.lr) } : {}),
     ...(values['min-count'] ? { minCount: Number(values['min-count']) } : {}),
     ...(values.batch ? { batchSize: Number(values.batch) } : {}),
     scale: Number(values.scale),
-    config: {
-      toolContext,
-      sentenceWeight: Number(values['sentence-weight']),
-      ...(values['word-row-share'] !== 'mean' ? { wordRowShare: Number(values['word-row-share']) } : {}),
-      ...(values.dim ? { dim: Number(values.dim) } : {}),
-      ...(values.buckets ? { buckets: Number(values.buckets) } : {}),
-    },
-    vocabularyTexts: suite.texts,
+    sentenceWeight: Number(values['sentence-weight']),
+    wordRowShare: values['word-row-share'] === 'mean' ? 'mean' : Number(values['word-row-share']),
+    ...(values.dim ? { dim: Number(values.dim) } : {}),
+    ...(values.buckets ? { buckets: Number(values.buckets) } : {}),
     onBatch: ({ epoch, batch, batches, loss }) => {
       if (batch % 500 === 0)
         process.stderr.write(
@@ -126,12 +115,13 @@ async function trainOnFiles(files: readonly string[], label: string) {
         );
     },
   });
-  const seconds = (performance.now() - t) / 1000;
+  if (!catalogPairsShown) line('catalog pairs', String(r.catalogPairs));
+  catalogPairsShown = true;
   line(
     `${label}: training`,
-    `${seconds.toFixed(1)} s on ${files.join(' + ') || 'no file'} (${queries.length} requests, ${queryPairs.length} query pairs) + catalog, losses ${epochLosses.map((l) => l.toFixed(3)).join(' ')}`,
+    `${r.seconds.toFixed(1)} s on ${files.join(' + ') || 'no file'} (${r.requests} requests, ${r.queryPairs} query pairs) + catalog, losses ${r.epochLosses.map((l) => l.toFixed(3)).join(' ')}`,
   );
-  return { model, seconds };
+  return { model: r.model, seconds: r.seconds };
 }
 
 for (const heldOut of splits) {

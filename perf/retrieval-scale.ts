@@ -8,15 +8,24 @@
  * - NDCG@5 per G1 split, trained on the two other files and tested on the third (the ranker is
  *   trained here, fields only): bm25-plain, bm25, bm25-fields, ranked; `ranked` is also scored by
  *   the reference implementation (17 feature vectors per query, `LinearRankRetriever`) to show the
- *   fast scorer gives the same NDCG.
- * Run: npx tsx perf/retrieval-scale.ts [dataDir]
+ *   fast scorer gives the same NDCG;
+ * - the dense retriever (unless --no-dense), per G1 split: the encoder trained on the two other
+ *   files (`trainToolBenchDense`, the same honest protocol as `ranked`): training time, corpus
+ *   encoding time (the dense part of an index build), the index file with its dense sections (size,
+ *   load time), its NDCG@5 in the table above, and its latency (the G1_tool split's encoder, like
+ *   `ranked`'s weights). Training takes ~2 min per split on one core.
+ * Run: npx tsx perf/retrieval-scale.ts [dataDir] [--no-dense] [--catalog-limit N] [--epochs 1]
+ *   (--catalog-limit keeps N catalog pairs of the dense training: a cut-down run)
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import {
   buildRetriever,
+  type DenseModel,
+  encodeCorpus,
   FieldFeatures,
   LinearRankRetriever,
   loadRetrievalIndex,
@@ -33,10 +42,21 @@ import {
   TOOLBENCH_GROUPS,
   toolBenchCatalogHash,
   toolBenchCorpus,
+  trainToolBenchDense,
   trainToolBenchRanker,
 } from '../src/tasks/toolbench/index.js';
 
-const dataDir = process.argv[2] ?? process.env.APIARY_DATA ?? resolve(process.cwd(), '../shared/data');
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    'no-dense': { type: 'boolean', default: false },
+    'catalog-limit': { type: 'string' },
+    epochs: { type: 'string', default: '1' },
+  },
+});
+const dataDir = positionals[0] ?? process.env.APIARY_DATA ?? resolve(process.cwd(), '../shared/data');
+const withDense = !values['no-dense'];
+const catalogLimit = values['catalog-limit'] ? Number(values['catalog-limit']) : undefined;
 const line = (label: string, value: string) => process.stdout.write(`${label.padEnd(52)} ${value}\n`);
 const time = <T>(f: () => T): [T, number] => {
   const t = performance.now();
@@ -89,6 +109,48 @@ for (const held of TOOLBENCH_GROUPS) {
   line(`ranker trained on ${trainOn.join(' + ')}`, `${(ms / 1000).toFixed(1)} s`);
 }
 
+// ---------------------------------------------------------------- per-split dense encoders
+type DenseParts = { model: DenseModel; vectors: Float32Array };
+const denses = new Map<string, DenseParts>();
+if (withDense) {
+  process.stdout.write('\ndense encoder per split (trained on the two other G1 files + the catalog pairs)\n');
+  const lexicalBytes = statSync(file).size;
+  for (const held of TOOLBENCH_GROUPS) {
+    const trainOn = TOOLBENCH_GROUPS.filter((g) => g !== held);
+    const trained = await trainToolBenchDense(suite, {
+      trainOn,
+      epochs: Number(values.epochs),
+      ...(catalogLimit !== undefined ? { catalogLimit } : {}),
+    });
+    line(
+      `  ${held} held out: training`,
+      `${trained.seconds.toFixed(1)} s (${trained.catalogPairs} catalog + ${trained.queryPairs} query pairs from ${trained.requests} requests)`,
+    );
+    const [vectors, encodeMs] = time(() => encodeCorpus(trained.model, suite.texts, corpus.groups));
+    line(`  ${held} held out: corpus encoding`, `${(encodeMs / 1000).toFixed(2)} s`);
+    const denseFile = join(dir, `toolbench-dense-${held}.apix`);
+    const [, denseWriteMs] = time(() =>
+      saveRetrievalIndex(denseFile, { ...index, dense: { model: trained.model, vectors } }),
+    );
+    const bytes = statSync(denseFile).size;
+    const denseLoads: number[] = [];
+    let loaded = index;
+    for (let i = 0; i < 3; i++) {
+      const [ix, ms] = time(() => loadRetrievalIndex(denseFile));
+      loaded = ix;
+      denseLoads.push(ms);
+    }
+    line(
+      `  ${held} held out: index file + dense`,
+      `${(bytes / 2 ** 20).toFixed(1)} MiB (dense ${((bytes - lexicalBytes) / 2 ** 20).toFixed(1)} MiB), write ${denseWriteMs.toFixed(0)} ms, load ${denseLoads.map((x) => `${x.toFixed(0)} ms`).join(', ')}`,
+    );
+    if (loaded.dense?.vectors.length !== vectors.length)
+      throw new Error('the index file lost its dense sections');
+    denses.set(held, { model: trained.model, vectors }); // the loaded copy views the whole file's buffer
+    rmSync(denseFile);
+  }
+}
+
 // ---------------------------------------------------------------- latency per retriever
 const deps: RetrieverDeps = { indexes: index.indexes, ...(index.plain ? { plain: index.plain } : {}) };
 const kinds: RetrieverKind[] = ['bm25-plain', 'bm25', 'bm25-tool', 'bm25-fields', 'ranked'];
@@ -116,6 +178,8 @@ const reference = new LinearRankRetriever(
 );
 const ff = new FieldFeatures(index.indexes);
 await measure(reference.name, reference);
+const denseOfTool = denses.get('G1_tool');
+if (denseOfTool) await measure('dense', await buildRetriever('dense', corpus, { dense: () => denseOfTool }));
 const bm25Median = latency.get('bm25')?.median ?? 1;
 process.stdout.write(`\nlatency per query, top-10 search over ${allQueries.length} G1 queries (ms)\n`);
 for (const [name, l] of latency)
@@ -162,7 +226,9 @@ else line('one-off with the built CLI', 'skipped: run `npm run build` first');
 oneOff('tsx, wall', ['--import', 'tsx', join(import.meta.dirname, '../src/cli/main.ts')]);
 
 // ---------------------------------------------------------------- NDCG@5 per held-out split
-process.stdout.write('\nNDCG@5 ×100, ranker trained on the two other G1 files (fields only)\n');
+process.stdout.write(
+  `\nNDCG@5 ×100, ranker${withDense ? ' and dense encoder' : ''} trained on the two other G1 files (ranker: fields only)\n`,
+);
 process.stdout.write(`${'retriever'.padEnd(40)}${TOOLBENCH_GROUPS.map((g) => g.padStart(16)).join('')}\n`);
 const rows = new Map<string, number[]>();
 for (const held of TOOLBENCH_GROUPS) {
@@ -176,6 +242,8 @@ for (const held of TOOLBENCH_GROUPS) {
   for (const kind of ['bm25-plain', 'bm25', 'bm25-fields', 'ranked'] as const)
     await add(kind, await buildRetriever(kind, corpus, { ...deps, ranker }));
   await add('ranked (reference implementation)', new LinearRankRetriever(async (q) => ff.compute(q), ranker));
+  const dense = denses.get(held);
+  if (dense) await add('dense', await buildRetriever('dense', corpus, { dense: () => dense }));
 }
 for (const [name, v] of rows)
   process.stdout.write(`${name.padEnd(40)}${v.map((x) => x.toFixed(2).padStart(16)).join('')}\n`);

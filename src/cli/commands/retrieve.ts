@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { loadCatalog, resolveDataDir } from '../../catalog/index.js';
 import {
-  Bm25Index,
   buildRetrievalIndex,
   buildRetriever,
   cachedIndexFiles,
@@ -17,7 +16,6 @@ import {
   loadTrainCheckpoint,
   loadTrainedModel,
   loadWordVectors,
-  mineHardNegatives,
   type OpenedIndex,
   RETRIEVER_KINDS,
   type RetrievalQuery,
@@ -28,7 +26,6 @@ import {
   saveTrainedModel,
   type TrainedModel,
   type TrainState,
-  trainDenseEncoder,
   useFieldIndexes,
 } from '../../retrieval/index.js';
 import { ApiaryError, NotFoundError } from '../../shared/index.js';
@@ -50,8 +47,8 @@ import {
   toolBenchCatalogHash,
   toolBenchCatalogHashFast,
   toolBenchCorpus,
-  toolBenchDensePairs,
-  toolBenchQueryPairs,
+  toolBenchDenseSet,
+  trainToolBenchDenseSet,
   trainToolBenchModelUntil,
   trainToolBenchRanker,
 } from '../../tasks/toolbench/index.js';
@@ -209,7 +206,7 @@ async function trainDenseCommand(
 ): Promise<void> {
   // only the pairs and the corpus texts outlive this: the parsed catalog (~350 MB) and the BM25
   // index of the mining are garbage before the training arrays are allocated
-  const { pairs, texts, trainOn, heldOut, queryPairs } = await (async () => {
+  const { set, heldOut } = await (async () => {
     const suite = loadToolBenchSuite(dataDir, TOOLBENCH_GROUPS);
     const files = [...suite.sets.keys()];
     const heldOut =
@@ -221,52 +218,27 @@ async function trainDenseCommand(
     for (const h of heldOut)
       if (!suite.sets.has(h)) throw new NotFoundError('query file', h, [...files, 'all', 'none']);
     const trainOn = files.filter((f) => !heldOut.includes(f));
-    const queries = trainOn.flatMap((f) => suite.sets.get(f)?.queries ?? []);
-    const negatives =
-      opts.negatives > 0 && queries.length
-        ? await mineHardNegatives(new Bm25Index(suite.texts), queries, opts.negatives)
-        : undefined;
-    const queryPairs = toolBenchQueryPairs(suite, queries, {
-      oversample: opts.oversample,
-      ...(negatives ? { negatives } : {}),
-    });
-    const catalog = toolBenchDensePairs(suite.docs, suite.texts, suite.toolOf, { seed: opts.seed });
-    return {
-      pairs: [...catalog, ...queryPairs],
-      texts: suite.texts,
-      trainOn,
-      heldOut,
-      queryPairs: queryPairs.length,
-    };
+    return { set: await toolBenchDenseSet(suite, { ...opts, trainOn }), heldOut };
   })();
+  const { trainOn, pairs } = set;
   log(
-    `dense encoder: ${pairs.length} pairs (${queryPairs} from ${trainOn.length ? trainOn.join(', ') : 'no query file'}, the rest from the catalog); held out: ${heldOut.join(', ') || 'none'}; ${opts.epochs} epoch(s)`,
+    `dense encoder: ${pairs.length} pairs (${set.queryPairs} from ${trainOn.length ? trainOn.join(', ') : 'no query file'}, the rest from the catalog); held out: ${heldOut.join(', ') || 'none'}; ${opts.epochs} epoch(s)`,
   );
   const t0 = performance.now();
   const progress = trainProgress('dense', opts.json);
   let model: DenseModel;
   try {
-    model = trainDenseEncoder(pairs, {
-      epochs: opts.epochs,
-      seed: opts.seed,
-      scale: opts.scale,
-      config: {
-        dim: opts.dim,
-        buckets: opts.buckets,
-        toolContext: opts.toolContext,
-        wordRowShare: opts.wordRowShare,
-        sentenceWeight: opts.sentenceWeight,
-      },
-      vocabularyTexts: texts,
+    model = trainToolBenchDenseSet(set, {
+      ...opts,
       onBatch: (info) => progress.batch(info, opts.epochs),
     }).model;
   } finally {
     progress.stop();
   }
   model.info.benchmark = 'toolbench';
-  model.info.trainOn = trainOn;
+  model.info.trainOn = [...trainOn];
   model.info.heldOut = heldOut;
-  model.info.queryPairs = queryPairs;
+  model.info.queryPairs = set.queryPairs;
   model.info.oversample = opts.oversample;
   model.info.negatives = opts.negatives;
   model.info.seconds = Math.round((performance.now() - t0) / 1000);

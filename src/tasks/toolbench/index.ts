@@ -18,6 +18,15 @@ export {
   toolBenchParameterText,
   toolBenchQueryPairs,
 } from './dense-pairs.js';
+// training the dense encoder on the catalog and the requests of some G1 files
+export {
+  type ToolBenchDenseOptions,
+  type ToolBenchDenseResult,
+  type ToolBenchDenseSet,
+  toolBenchDenseSet,
+  trainToolBenchDense,
+  trainToolBenchDenseSet,
+} from './dense-train.js';
 export { toolBenchDocText } from './doc-text.js';
 // evaluation (NDCG@1/3/5, Recall@5/10)
 export { evaluateRetriever, type QueryScores, type RetrievalReport } from './evaluate.js';

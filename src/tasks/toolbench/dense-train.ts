@@ -1,0 +1,143 @@
+import {
+  Bm25Index,
+  type DenseModel,
+  type DensePair,
+  type DenseTrainOptions,
+  mineHardNegatives,
+  type Retriever,
+  trainDenseEncoder,
+} from '../../retrieval/index.js';
+import { TOOLBENCH_DENSE_DEFAULTS, toolBenchDensePairs, toolBenchQueryPairs } from './dense-pairs.js';
+import type { ToolBenchSuite } from './suite.js';
+
+/** How the ToolBench dense encoder is trained (defaults: `TOOLBENCH_DENSE_DEFAULTS`, then the encoder's). */
+export interface ToolBenchDenseOptions {
+  /** The G1 query files whose requests become training pairs (the held-out file is not among them). */
+  trainOn: readonly string[];
+  seed?: number;
+  epochs?: number;
+  oversample?: number;
+  /** Hard negatives mined per request (0: none). */
+  negatives?: number;
+  toolContext?: number;
+  /** Share of a known word's weight on its own row; 'mean' = no own row (plain n-gram mean). */
+  wordRowShare?: number | 'mean';
+  sentenceWeight?: number;
+  scale?: number;
+  dim?: number;
+  buckets?: number;
+  lr?: number;
+  minCount?: number;
+  batchSize?: number;
+  /** Keep only this many catalog pairs (a cut-down run). */
+  catalogLimit?: number;
+  /** The retriever that mines the hard negatives (default: `bm25` over the suite's texts). */
+  miner?: Retriever;
+  onBatch?: DenseTrainOptions['onBatch'];
+}
+
+/** The pairs an encoder learns from, and where they came from. */
+export interface ToolBenchDenseSet {
+  /** Catalog pairs first, then the (request, API) pairs. */
+  pairs: DensePair[];
+  /** The corpus texts the vocabulary is fitted on. */
+  texts: readonly string[];
+  trainOn: readonly string[];
+  requests: number;
+  catalogPairs: number;
+  queryPairs: number;
+}
+
+/**
+ * The training pairs: the catalog's (`toolBenchDensePairs`) and the requests of `trainOn`
+ * (`toolBenchQueryPairs`, hard negatives mined with bm25 on those requests). Holds no reference
+ * to the suite, so a caller that drops it frees the parsed catalog before training.
+ */
+export async function toolBenchDenseSet(
+  suite: ToolBenchSuite,
+  opts: ToolBenchDenseOptions,
+): Promise<ToolBenchDenseSet> {
+  const queries = opts.trainOn.flatMap((f) => suite.sets.get(f)?.queries ?? []);
+  const k = opts.negatives ?? TOOLBENCH_DENSE_DEFAULTS.negatives;
+  const negatives =
+    k > 0 && queries.length
+      ? await mineHardNegatives(opts.miner ?? new Bm25Index(suite.texts), queries, k)
+      : undefined;
+  const queryPairs = toolBenchQueryPairs(suite, queries, {
+    oversample: opts.oversample ?? TOOLBENCH_DENSE_DEFAULTS.oversample,
+    ...(negatives ? { negatives } : {}),
+  });
+  const catalog = toolBenchDensePairs(suite.docs, suite.texts, suite.toolOf, {
+    seed: opts.seed ?? 42,
+    ...(opts.catalogLimit !== undefined ? { limit: opts.catalogLimit } : {}),
+  });
+  return {
+    pairs: [...catalog, ...queryPairs],
+    texts: suite.texts,
+    trainOn: [...opts.trainOn],
+    requests: queries.length,
+    catalogPairs: catalog.length,
+    queryPairs: queryPairs.length,
+  };
+}
+
+/** A trained encoder and what it learnt from. */
+export interface ToolBenchDenseResult {
+  model: DenseModel;
+  epochLosses: number[];
+  trainOn: readonly string[];
+  requests: number;
+  catalogPairs: number;
+  queryPairs: number;
+  /** Wall time of the training proper (not of building the pairs). */
+  seconds: number;
+}
+
+/** Trains the encoder on a set from `toolBenchDenseSet` (deterministic for a seed). */
+export function trainToolBenchDenseSet(
+  set: ToolBenchDenseSet,
+  opts: Omit<ToolBenchDenseOptions, 'trainOn'>,
+): ToolBenchDenseResult {
+  const D = TOOLBENCH_DENSE_DEFAULTS;
+  const share = opts.wordRowShare ?? D.wordRowShare;
+  const t = performance.now();
+  const { model, epochLosses } = trainDenseEncoder(set.pairs, {
+    epochs: opts.epochs ?? 1,
+    seed: opts.seed ?? 42,
+    scale: opts.scale ?? D.scale,
+    ...(opts.lr !== undefined ? { lr: opts.lr } : {}),
+    ...(opts.minCount !== undefined ? { minCount: opts.minCount } : {}),
+    ...(opts.batchSize !== undefined ? { batchSize: opts.batchSize } : {}),
+    // key order as `retrieve train` always wrote it: the saved model's bytes depend on it
+    config: {
+      ...(opts.dim !== undefined ? { dim: opts.dim } : {}),
+      ...(opts.buckets !== undefined ? { buckets: opts.buckets } : {}),
+      toolContext: opts.toolContext ?? D.toolContext,
+      ...(share !== 'mean' ? { wordRowShare: share } : {}),
+      sentenceWeight: opts.sentenceWeight ?? D.sentenceWeight,
+    },
+    vocabularyTexts: set.texts,
+    ...(opts.onBatch ? { onBatch: opts.onBatch } : {}),
+  });
+  return {
+    model,
+    epochLosses,
+    trainOn: set.trainOn,
+    requests: set.requests,
+    catalogPairs: set.catalogPairs,
+    queryPairs: set.queryPairs,
+    seconds: (performance.now() - t) / 1000,
+  };
+}
+
+/**
+ * The ToolBench dense encoder: trained with the MNR loss on the catalog pairs plus the requests
+ * of `opts.trainOn` (hard negatives mined with bm25). The CLI's `retrieve train --retriever dense`,
+ * perf/dense-retrieval.ts and perf/retrieval-scale.ts all train through here.
+ */
+export async function trainToolBenchDense(
+  suite: ToolBenchSuite,
+  opts: ToolBenchDenseOptions,
+): Promise<ToolBenchDenseResult> {
+  return trainToolBenchDenseSet(await toolBenchDenseSet(suite, opts), opts);
+}
