@@ -1,0 +1,84 @@
+import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Bm25Index, mineHardNegatives, trainDenseEncoder } from '../../retrieval/index.js';
+import { toolBenchDensePairs, toolBenchQueryPairs } from './dense-pairs.js';
+import { toolBenchDenseSet, trainToolBenchDense } from './dense-train.js';
+import { loadToolBenchSuite } from './suite.js';
+
+const fixtures = join(import.meta.dirname, '__fixtures__');
+
+/** The hand-made fixtures: 4 APIs; G1_instruction has 1 request with 2 relevant APIs, G1_tool 1 with 1. */
+function dataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'apiary-dense-train-'));
+  mkdirSync(join(dir, 'toolbench', 'queries'), { recursive: true });
+  copyFileSync(join(fixtures, 'tools.jsonl'), join(dir, 'toolbench', 'tools.jsonl'));
+  copyFileSync(join(fixtures, 'queries.json'), join(dir, 'toolbench', 'queries', 'G1_instruction.json'));
+  copyFileSync(join(fixtures, 'g1-tool.json'), join(dir, 'toolbench', 'queries', 'G1_tool.json'));
+  return dir;
+}
+
+const small = { dim: 8, buckets: 512, seed: 7 };
+const tableBytes = (t: Float32Array) => Buffer.from(t.buffer, t.byteOffset, t.byteLength);
+
+describe('trainToolBenchDense', () => {
+  const suite = loadToolBenchSuite(dataDir(), ['G1_instruction', 'G1_tool']);
+
+  it('learns from the requests of trainOn only: the held-out file adds no pair', async () => {
+    const heldOut = await trainToolBenchDense(suite, { ...small, trainOn: ['G1_instruction'] });
+    // 1 request × 2 relevant APIs × oversample 8
+    expect(heldOut).toMatchObject({ trainOn: ['G1_instruction'], requests: 1, queryPairs: 16 });
+    const both = await toolBenchDenseSet(suite, { ...small, trainOn: ['G1_instruction', 'G1_tool'] });
+    // + G1_tool's 1 request × 1 relevant API × 8
+    expect(both).toMatchObject({ requests: 2, queryPairs: 24 });
+    expect(both.catalogPairs).toBe(heldOut.catalogPairs);
+    expect(both.pairs).toHaveLength(heldOut.catalogPairs + 24);
+    const none = await toolBenchDenseSet(suite, { ...small, trainOn: [], oversample: 3 });
+    expect(none).toMatchObject({ requests: 0, queryPairs: 0 });
+    expect(none.pairs).toHaveLength(none.catalogPairs);
+  });
+
+  it('is deterministic for a seed: the same table bytes twice, other bytes for another seed', async () => {
+    const a = await trainToolBenchDense(suite, { ...small, trainOn: ['G1_tool'] });
+    const b = await trainToolBenchDense(suite, { ...small, trainOn: ['G1_tool'] });
+    const c = await trainToolBenchDense(suite, { ...small, seed: 8, trainOn: ['G1_tool'] });
+    expect(tableBytes(a.model.table).equals(tableBytes(b.model.table))).toBe(true);
+    expect(a.epochLosses).toEqual(b.epochLosses);
+    expect(tableBytes(a.model.table).equals(tableBytes(c.model.table))).toBe(false);
+  });
+
+  it('trains the model the CLI trained before it existed (pairs, defaults, config order)', async () => {
+    const trainOn = ['G1_instruction'];
+    const queries = suite.sets.get('G1_instruction')?.queries ?? [];
+    const negatives = await mineHardNegatives(new Bm25Index(suite.texts), queries, 4);
+    const pairs = [
+      ...toolBenchDensePairs(suite.docs, suite.texts, suite.toolOf, { seed: 7 }),
+      ...toolBenchQueryPairs(suite, queries, { oversample: 8, negatives }),
+    ];
+    const before = trainDenseEncoder(pairs, {
+      epochs: 1,
+      seed: 7,
+      scale: 12,
+      config: { dim: 8, buckets: 512, toolContext: 0.5, wordRowShare: 0.5, sentenceWeight: 0.5 },
+      vocabularyTexts: suite.texts,
+    });
+    const now = await trainToolBenchDense(suite, { ...small, trainOn });
+    expect(JSON.stringify(now.model.config)).toBe(JSON.stringify(before.model.config));
+    expect(now.model.vocabulary).toEqual(before.model.vocabulary);
+    expect(tableBytes(now.model.table).equals(tableBytes(before.model.table))).toBe(true);
+  });
+
+  it('reports each batch to onBatch', async () => {
+    const seen: number[] = [];
+    const r = await trainToolBenchDense(suite, {
+      ...small,
+      trainOn: ['G1_tool'],
+      batchSize: 4,
+      onBatch: ({ batch }) => seen.push(batch),
+    });
+    expect(seen.length).toBeGreaterThan(1);
+    expect(seen).toEqual([...seen.keys()]);
+    expect(r.epochLosses).toHaveLength(1);
+  });
+});
