@@ -1,4 +1,4 @@
-import { type PyJson, pyGet } from '../../shared/index.js';
+import { type PyJson, pyGet, sumCounts } from '../../shared/index.js';
 import { type GtaEmbedder, isCorrect, referenceKind, simScore, whitelistOf } from './answer-match.js';
 import { pyEquals } from './py-value.js';
 
@@ -125,12 +125,11 @@ const zeroGtaStepCounts = (): GtaStepCounts => ({
   toolCall: 0,
   toolCallError: 0,
 });
+const GTA_STEP_COUNT_KEYS = Object.keys(zeroGtaStepCounts()) as Array<keyof GtaStepCounts>;
 
 /** Counts of several records summed: the pooled counts equal scoring all records at once. */
 export function sumGtaStepCounts(counts: readonly GtaStepCounts[]): GtaStepCounts {
-  const c = zeroGtaStepCounts();
-  for (const s of counts) for (const k of Object.keys(c) as Array<keyof GtaStepCounts>) c[k] += s[k];
-  return c;
+  return sumCounts(counts, GTA_STEP_COUNT_KEYS);
 }
 
 /** InstAcc, ToolAcc, ArgAcc and SummAcc (×100) from step counts, with the official denominators. */
