@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { type Plan, parseMetabenchPlan, type Step } from '../../plan/index.js';
-import { sumCounts } from '../../shared/index.js';
 import {
   type Alignment,
   alignCalls,
@@ -181,22 +180,10 @@ export interface CorrectedMetrics {
 
 export const CORRECTED_COUNT_KEYS = Object.keys(CorrectedCountsSchema.shape) as Array<keyof CorrectedCounts>;
 
-export function sumCorrectedCounts(list: readonly CorrectedCounts[]): CorrectedCounts {
-  return sumCounts(list, CORRECTED_COUNT_KEYS);
-}
-
 /** F1 of pooled counts; precision (recall) is 0 when nothing was predicted (expected), and F1 of two empty sides is 1. */
 export function pooledF1(hit: number, pred: number, gold: number): number {
   if (pred === 0 && gold === 0) return 1;
   return f1(pred ? hit / pred : 0, gold ? hit / gold : 0);
-}
-
-export function correctedMetrics(list: readonly CorrectedCounts[]): CorrectedMetrics {
-  return correctedMetricsOf(
-    sumCorrectedCounts(list),
-    list.length,
-    list.filter((c) => c.unparseableCalls > 0).length,
-  );
 }
 
 /** The corrected metrics of `n` samples whose counts sum to `t`, `formatErrors` of them with an unreadable call line. */
