@@ -9,6 +9,7 @@ import { startScriptedOpenAiServer } from '../test/index.js';
 import { expectScenarioReport } from './__fixtures__/appbench-mini-scenario.js';
 import { redisServerMissing, startRedisServer, type TestRedis } from './__fixtures__/redis-server.js';
 import { scenarioReply } from './__fixtures__/scenario-model.js';
+import { withoutTimings } from './__fixtures__/without-timings.js';
 import { startQueueCoordinator } from './queue-coordinator.js';
 import { readResultsFile, type SampleLine } from './results-file.js';
 import { runEval } from './run-eval.js';
@@ -153,18 +154,6 @@ async function doneFor(w: WorkerProcess, runId: string): Promise<number> {
   return Number(pattern.exec(w.log())![1]);
 }
 
-/** Wall times measured inside the agent (its trace) differ between any two runs: zeroed, the rest compared as is. */
-const TIMINGS = new Set(['latencyMs', 'totalMs', 'durationMs']);
-function withoutTimings(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutTimings);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([k, v]) => [
-      k,
-      TIMINGS.has(k) && typeof v === 'number' ? 0 : withoutTimings(v),
-    ]),
-  );
-}
 const sorted = (lines: SampleLine[]) =>
   [...lines]
     .sort((a, b) => a.id.localeCompare(b.id))

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { costOf, type ModelPrice } from '../models/index.js';
 import { APPBENCH_SAMPLING } from '../tasks/index.js';
 import { expectScenarioReport } from './__fixtures__/appbench-mini-scenario.js';
+import { withoutTimings } from './__fixtures__/without-timings.js';
 import { readResultsFile, type SampleLine } from './results-file.js';
 import { runEval } from './run-eval.js';
 import { buildRunSpec } from './run-spec.js';
@@ -86,18 +87,6 @@ async function run(
   return { result, outFile };
 }
 
-/** Wall times measured inside the agent (its trace) differ between any two runs: zeroed, the rest compared as is. */
-const TIMINGS = new Set(['latencyMs', 'totalMs', 'durationMs']);
-function withoutTimings(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutTimings);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([k, v]) => [
-      k,
-      TIMINGS.has(k) && typeof v === 'number' ? 0 : withoutTimings(v),
-    ]),
-  );
-}
 /**
  * Worker threads time their samples with their own clocks (the injected `deps` clocks time the
  * in-thread run): a line's start and duration are checked for form, then left out.
