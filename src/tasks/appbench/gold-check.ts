@@ -3,6 +3,7 @@ import type { Catalog } from '../../catalog/index.js';
 import { autoApprove, type ExecutionResult, executePlan } from '../../exec/index.js';
 import { appBenchGoldPlan } from './gold-plan.js';
 import type { AppBenchRecord } from './record.js';
+import { APPBENCH_CURRENT_DATE } from './task.js';
 
 /**
  * What `apiary apps check` finds in one gold plan:
@@ -43,7 +44,7 @@ export interface GoldRecord {
 }
 
 /** The current date of every AppBench instruction ("today"), as the agents' prompt states it. */
-const TODAY = '2019-03-01';
+const TODAY = APPBENCH_CURRENT_DATE;
 const MONTHS = [
   'january',
   'february',
