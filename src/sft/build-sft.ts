@@ -3,6 +3,7 @@ import { type Catalog, indexCatalog } from '../catalog/index.js';
 import { type Plan, printMetabenchPlan, validatePlan } from '../plan/index.js';
 import { type GoldTask, printAppPrefixedPlan } from '../retrieval/index.js';
 import { ApiaryError, mulberry32, sampleWithoutReplacement, shuffled } from '../shared/index.js';
+import { APPBENCH_CURRENT_DATE } from '../tasks/index.js';
 import { type ParaphraseOptions, paraphraseInstruction } from './paraphrase.js';
 import type { SftChat } from './sft-format.js';
 import { renderAppBenchSystemPrompt, renderSftSystemPrompt, type SftPromptStyle } from './system-prompt.js';
@@ -151,7 +152,7 @@ export async function buildSftSamples(
     throw new ApiaryError('USAGE', `unknown prompt style "${String(style)}" (appbench | compact)`);
   const systemPrompt = (apiIds: readonly string[]) =>
     style === 'appbench'
-      ? renderAppBenchSystemPrompt(catalog, apiIds, opts.currentDate ?? '2019-03-01')
+      ? renderAppBenchSystemPrompt(catalog, apiIds, opts.currentDate ?? APPBENCH_CURRENT_DATE)
       : renderSftSystemPrompt(catalog, apiIds, { currentDate: opts.currentDate, rules: opts.rules });
   const printReply = style === 'appbench' ? printAppPrefixedPlan : printMetabenchPlan;
 

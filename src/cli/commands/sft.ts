@@ -12,6 +12,7 @@ import {
   type SftStats,
 } from '../../sft/index.js';
 import { ApiaryError } from '../../shared/index.js';
+import { APPBENCH_CURRENT_DATE } from '../../tasks/index.js';
 import { EXIT_INTERRUPTED, trapSigint } from '../interrupt.js';
 import { parseChoice, parseInteger, parseOutputPath, writeOutputFile } from '../options.js';
 import { printJson } from '../output.js';
@@ -139,7 +140,7 @@ export function registerSftCommands(program: Command): void {
         limit,
         shuffleApis: flags.shuffle !== false,
         style,
-        currentDate: '2019-03-01',
+        currentDate: APPBENCH_CURRENT_DATE,
         paraphrase,
         concurrency,
         onProgress: (done, total) => {

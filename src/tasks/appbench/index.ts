@@ -86,6 +86,7 @@ export {
 } from './score-state.js';
 // the task (dataset, solver, scoring) and its demonstrations
 export {
+  APPBENCH_CURRENT_DATE,
   type AppBenchOutput,
   type AppBenchTask,
   type AppBenchTaskOptions,
