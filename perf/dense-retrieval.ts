@@ -1,28 +1,38 @@
 /**
  * The offline dense retriever on ToolBench (../shared/data or $APIARY_DATA), held out honestly:
- * for each G1 file, the encoder learns from the catalog pairs plus the (request, API) pairs of the
- * two other files (hard negatives mined with `bm25` on those requests), and is tested on the third.
+ * for each G1 file, the encoder learns from the catalog pairs, the synthetic requests made from the
+ * catalog and the (request, API) pairs of the two other files (hard negatives mined with `bm25`),
+ * and is tested on the third.
  * Prints, per held-out file, NDCG@5 of bm25-plain, bm25, bm25-fields, ranked (fields only, weights
  * learned on the two other files), dense, dense without tool context, and dense-hybrid; then
  * training time and dense latency.
  * Run: npx tsx perf/dense-retrieval.ts [dataDir] [--epochs 1] [--oversample 8] [--negatives 4]
  *   [--tool-context 0.5] [--word-row-share 0.5|mean] [--catalog-limit N] [--dim 128] [--buckets 65536]
  *   [--min-count 2] [--lr 0.005] [--scale 12] [--sentence-weight 0.5] [--batch 64]
+ *   [--synthetic 4] [--synthetic-negatives 2] [--miner bm25|bm25-fields|ranked]
  *   [--splits G1_tool,…] [--no-ranked] [--ranked-dense] [--explore] [--seed 42]
+ *   [--save DIR] [--load DIR]
  * Defaults are `TOOLBENCH_DENSE_DEFAULTS` (what `retrieve train --retriever dense` uses).
  * --ranked-dense adds `ranked` with the dense cosine as its trained feature (2 more encoders per
  * split, nested like the CLI's trained feature); --explore adds rows for other sentence weights and
  * tool-context weights of the same encoder (exploration: they are chosen on the held-out file).
+ * --synthetic is the synthetic requests per tool; --miner the retriever that mines the hard
+ * negatives (`ranked`: weights learned on the training files); --save DIR writes each split's
+ * encoder as DIR/dense-<held-out file>.apdm and --load DIR evaluates those instead of training.
  */
+
+import { mkdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   buildRetriever,
   DENSE_HYBRID_WEIGHT,
   DenseRetriever,
   encodeCorpus,
+  loadDenseModel,
   type Retriever,
+  saveDenseModel,
   WeightedFusionRetriever,
 } from '../src/retrieval/index.js';
 import {
@@ -56,6 +66,11 @@ const { values, positionals } = parseArgs({
     'no-ranked': { type: 'boolean', default: false },
     'ranked-dense': { type: 'boolean', default: false },
     explore: { type: 'boolean', default: false },
+    miner: { type: 'string', default: 'bm25' },
+    synthetic: { type: 'string', default: String(D.syntheticRequests) },
+    save: { type: 'string' },
+    load: { type: 'string' },
+    'synthetic-negatives': { type: 'string', default: String(D.syntheticNegatives) },
   },
 });
 const dataDir = positionals[0] ?? process.env.APIARY_DATA ?? resolve(process.cwd(), '../shared/data');
@@ -91,6 +106,14 @@ let catalogPairsShown = false;
 /** An encoder trained on the catalog pairs + the requests of `files` (hard negatives mined with bm25). */
 async function trainOnFiles(files: readonly string[], label: string) {
   const t = performance.now();
+  const miner =
+    values.miner === 'ranked'
+      ? await buildRetriever('ranked', corpus, {
+          ranker: await trainToolBenchRanker(suite, { trainOn: files }),
+        })
+      : values.miner === 'bm25-fields'
+        ? fields
+        : bm25;
   const r = await trainToolBenchDense(suite, {
     trainOn: files,
     epochs,
@@ -98,7 +121,9 @@ async function trainOnFiles(files: readonly string[], label: string) {
     oversample,
     negatives,
     toolContext,
-    miner: bm25,
+    miner,
+    syntheticRequests: Number(values.synthetic),
+    syntheticNegatives: Number(values['synthetic-negatives']),
     ...(limit ? { catalogLimit: limit } : {}),
     ...(values.lr ? { lr: Number(values.lr) } : {}),
     ...(values['min-count'] ? { minCount: Number(values['min-count']) } : {}),
@@ -119,14 +144,21 @@ async function trainOnFiles(files: readonly string[], label: string) {
   catalogPairsShown = true;
   line(
     `${label}: training`,
-    `${r.seconds.toFixed(1)} s on ${files.join(' + ') || 'no file'} (${r.requests} requests, ${r.queryPairs} query pairs) + catalog, losses ${r.epochLosses.map((l) => l.toFixed(3)).join(' ')}`,
+    `${r.seconds.toFixed(1)} s on ${files.join(' + ') || 'no file'} (${r.requests} requests, ${r.queryPairs} query pairs) + ${r.syntheticRequests} synthetic requests (${r.syntheticPairs} pairs) + catalog, losses ${r.epochLosses.map((l) => l.toFixed(3)).join(' ')}`,
   );
   return { model: r.model, seconds: r.seconds };
 }
 
 for (const heldOut of splits) {
   const trainOn = TOOLBENCH_GROUPS.filter((g) => g !== heldOut && suite.sets.has(g));
-  const { model, seconds } = await trainOnFiles(trainOn, `${heldOut} held out`);
+  const saved = values.load ? join(values.load, `dense-${heldOut}.apdm`) : undefined;
+  const { model, seconds } = saved
+    ? { model: loadDenseModel(saved), seconds: 0 }
+    : await trainOnFiles(trainOn, `${heldOut} held out`);
+  if (values.save) {
+    mkdirSync(values.save, { recursive: true });
+    saveDenseModel(join(values.save, `dense-${heldOut}.apdm`), model);
+  }
   trainSeconds.push(seconds);
   const dense = DenseRetriever.build(model, suite.texts, corpus.groups);
   const rows: Array<[string, Retriever]> = [

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -192,6 +192,47 @@ describe('apiary retrieve', () => {
     expect(e.stderr).toContain('not an apiary retrieval index');
     expect(e.stderr).toMatch(/index written to .*tb\.apix/);
     expect(JSON.parse(e.stdout).results.find((x: { file: string }) => x.file === 'G1_tool').ndcg1).toBe(100);
+  });
+
+  it('train --retriever dense --synthetic-requests adds requests made from the catalog', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'apiary-dense-syn-'));
+    const model = join(dir, 'd.apdm');
+    const t = await apiary(
+      'retrieve',
+      'train',
+      '--retriever',
+      'dense',
+      '--dim',
+      '8',
+      '--buckets',
+      '512',
+      '--synthetic-requests',
+      '3',
+      '--data',
+      data,
+      '--out',
+      model,
+      '--json',
+    );
+    expect(t.code).toBe(0);
+    // only SkyCast (tools.jsonl line 1) has two APIs: 3 requests naming both, 2 pairs each
+    expect(JSON.parse(t.stdout)).toMatchObject({ syntheticRequests: 3, queryPairs: 16 });
+    expect(t.stderr).toContain('6 from 3 synthetic requests');
+    const bad = await apiary(
+      'retrieve',
+      'train',
+      '--retriever',
+      'dense',
+      '--synthetic-requests',
+      '-1',
+      '--data',
+      data,
+      '--out',
+      join(dir, 'x.apdm'),
+    );
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('--synthetic-requests');
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('train --retriever dense writes an encoder; index build keeps its vectors; query and eval use them', async () => {

@@ -201,6 +201,7 @@ async function trainDenseCommand(
     wordRowShare: number;
     sentenceWeight: number;
     scale: number;
+    syntheticRequests: number;
     json: boolean;
   },
 ): Promise<void> {
@@ -222,7 +223,7 @@ async function trainDenseCommand(
   })();
   const { trainOn, pairs } = set;
   log(
-    `dense encoder: ${pairs.length} pairs (${set.queryPairs} from ${trainOn.length ? trainOn.join(', ') : 'no query file'}, the rest from the catalog); held out: ${heldOut.join(', ') || 'none'}; ${opts.epochs} epoch(s)`,
+    `dense encoder: ${pairs.length} pairs (${set.queryPairs} from ${trainOn.length ? trainOn.join(', ') : 'no query file'}, ${set.syntheticPairs} from ${set.syntheticRequests} synthetic requests, the rest from the catalog); held out: ${heldOut.join(', ') || 'none'}; ${opts.epochs} epoch(s)`,
   );
   const t0 = performance.now();
   const progress = trainProgress('dense', opts.json);
@@ -241,6 +242,7 @@ async function trainDenseCommand(
   model.info.queryPairs = set.queryPairs;
   model.info.oversample = opts.oversample;
   model.info.negatives = opts.negatives;
+  model.info.syntheticRequests = set.syntheticRequests;
   model.info.seconds = Math.round((performance.now() - t0) / 1000);
   saveDenseModel(out, model);
   if (opts.json) printJson({ out, ...model.info });
@@ -384,7 +386,14 @@ export function registerRetrieveCommands(program: Command): void {
       '--tool-context <w>',
       `dense: weight of the tool's vector in each API's (default ${TOOLBENCH_DENSE_DEFAULTS.toolContext})`,
     )
-    .option('--synthetic <n>', 'synthetic (description → API) pairs (default 0, or 8000 with --holdout all)')
+    .option(
+      '--synthetic-requests <n>',
+      `dense: synthetic multi-API requests per tool made from the catalog (default ${TOOLBENCH_DENSE_DEFAULTS.syntheticRequests})`,
+    )
+    .option(
+      '--synthetic <n>',
+      'trained: synthetic (description → API) pairs (default 0, or 8000 with --holdout all)',
+    )
     .option('--seed <n>', 'random seed', '42')
     .option('--no-word-vectors', 'hashed lexical features only (no GloVe)')
     .option('--no-ranker', 'train the projection only (no weights for `ranked`)')
@@ -421,6 +430,7 @@ export function registerRetrieveCommands(program: Command): void {
         sentenceWeight?: string;
         scale?: string;
         synthetic?: string;
+        syntheticRequests?: string;
         seed: string;
         wordVectors: boolean;
         ranker: boolean;
@@ -467,6 +477,9 @@ export function registerRetrieveCommands(program: Command): void {
               parseNumber('--sentence-weight', flags.sentenceWeight, { min: 0 }) ??
               TOOLBENCH_DENSE_DEFAULTS.sentenceWeight,
             scale: parseNumber('--scale', flags.scale, { min: 0 }) ?? TOOLBENCH_DENSE_DEFAULTS.scale,
+            syntheticRequests:
+              parseInteger('--synthetic-requests', flags.syntheticRequests, { min: 0 }) ??
+              TOOLBENCH_DENSE_DEFAULTS.syntheticRequests,
             json: Boolean(flags.json),
           });
           return;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Bm25Index, mineHardNegatives } from '../../retrieval/index.js';
+import { type PyObject, toPyJson } from '../../shared/index.js';
 import type { ToolBenchDoc } from './corpus.js';
-import { toolBenchCategoryIds, toolBenchQueryPairs } from './dense-pairs.js';
+import { toolBenchCategoryIds, toolBenchQueryPairs, toolBenchSyntheticRequests } from './dense-pairs.js';
 import { NO_ENTRY } from './suite.js';
 
 // A tiny authored catalog: two weather APIs and a currency API in two categories.
@@ -92,5 +93,66 @@ describe('dense query pairs (ToolBench requests)', () => {
     // equal scores (same length), so corpus order: 0 then 3; doc 1 matches nothing (score 0)
     const negs = await mineHardNegatives(bm25, [{ id: 'q', text: 'city alerts', relevant: [2] }], 2);
     expect(negs.get('q')).toEqual([0, 3]);
+  });
+});
+
+describe('synthetic multi-API requests (catalog only)', () => {
+  // tool 0 (Sky): forecast, alerts, radar; tool 1 (Money): convert alone (no request); tool 2: two APIs
+  const entry = (defaultValue: string) =>
+    toPyJson({
+      required_parameters: [{ name: 'city', type: 'STRING', description: '', default: defaultValue }],
+    }) as PyObject;
+  const catalog: ToolBenchDoc[] = [
+    {
+      ...doc('Weather', 'Sky', 'getForecast', 'Daily forecast for a city. Updated hourly.'),
+      entry: entry('Paris'),
+    },
+    doc('Finance', 'Money', 'convert', 'convert an amount between currencies'),
+    { ...doc('Weather', 'Sky', 'alerts', 'storm alerts for a city'), entry: entry('Oslo') },
+    doc('Weather', 'Sky', 'radar/images', 'x'),
+    doc('Movies', 'Cine', 'showtimes', 'showtimes near you'),
+    doc('Movies', 'Cine', 'tickets', 'book tickets'),
+  ];
+  const toolOf = Uint32Array.from([0, 1, 0, 0, 2, 2]);
+  const phrases: Record<number, string[]> = {
+    0: ['daily forecast for a city', 'the forecast'],
+    2: ['storm alerts for a city', 'the alerts'],
+    3: ['the radar images'],
+    4: ['showtimes near you', 'the showtimes'],
+    5: ['book tickets', 'the tickets'],
+  };
+
+  it('names 2–4 APIs of one tool per request, each by its first description sentence or its name', () => {
+    const requests = toolBenchSyntheticRequests(catalog, toolOf, { perTool: 3, seed: 1 });
+    // tools with 2+ APIs only, perTool times each, numbered in order
+    expect(requests).toHaveLength(6);
+    expect(requests.map((r) => r.id)).toEqual([0, 1, 2, 3, 4, 5].map((i) => `synthetic:${i}`));
+    for (const r of requests) {
+      const tools = new Set(r.relevant.map((i) => toolOf[i]));
+      expect(tools.size).toBe(1);
+      expect(r.relevant.length).toBeGreaterThanOrEqual(2);
+      expect(r.relevant.length).toBeLessThanOrEqual(tools.has(0) ? 3 : 2);
+      expect(new Set(r.relevant).size).toBe(r.relevant.length);
+      // "<opener> a, b and c[ for <default of the first API>]?" with one phrase per named API, in order
+      const body = r.text.replace(
+        /^(Can you get me|I need|Please provide|I'd like to know|Could you fetch|Show me) /,
+        '',
+      );
+      const value = r.relevant[0] === 0 ? ' for Paris' : r.relevant[0] === 2 ? ' for Oslo' : '';
+      expect(body.endsWith(`${value}?`)).toBe(true);
+      const list = body.slice(0, body.length - value.length - 1);
+      const parts = list.split(/, | and (?=the |daily |storm |showtimes |book )/);
+      expect(parts).toHaveLength(r.relevant.length);
+      parts.forEach((p, k) => {
+        expect(phrases[r.relevant[k] as number]).toContain(p);
+      });
+    }
+  });
+
+  it('is deterministic for a seed and differs across seeds', () => {
+    const a = toolBenchSyntheticRequests(catalog, toolOf, { perTool: 2, seed: 5 });
+    expect(toolBenchSyntheticRequests(catalog, toolOf, { perTool: 2, seed: 5 })).toEqual(a);
+    const others = [6, 7, 8].map((seed) => toolBenchSyntheticRequests(catalog, toolOf, { perTool: 2, seed }));
+    expect(others.some((b) => JSON.stringify(b) !== JSON.stringify(a))).toBe(true);
   });
 });

@@ -82,6 +82,78 @@ export function toolBenchDensePairs(
   return opts.limit !== undefined ? pairs.slice(0, opts.limit) : pairs;
 }
 
+/** An API name as words, without a leading "get" ("stock/calendar-events" → "stock calendar events"). */
+const namePhrase = (api: string) => tokenize(api).join(' ').replace(/^get /, '');
+
+/** The first string parameter default of an API that reads as a value (a ticker, an id, a city), if any. */
+function firstDefault(d: ToolBenchDoc): string | undefined {
+  for (const k of ['required_parameters', 'optional_parameters']) {
+    const list = pyGet(d.entry, k);
+    if (!Array.isArray(list)) continue;
+    for (const p of list) {
+      const text = pyString(pyGet(p, 'default'));
+      if (text && text.length >= 2 && text.length <= 40 && !/^(true|false|none|null)$/i.test(text))
+        return text;
+    }
+  }
+  return undefined;
+}
+
+const OPENERS = [
+  'Can you get me',
+  'I need',
+  'Please provide',
+  "I'd like to know",
+  'Could you fetch',
+  'Show me',
+];
+
+/**
+ * Request-like training queries made from the catalog alone: for each tool with 2+ APIs,
+ * `perTool` times, 2–4 of its APIs named in one request the way users list what they want
+ * ("Can you get me the calendar events, cashflow statement and recommendation trend for AAPL?"),
+ * each API by its name's words or its description, with a parameter default as the object.
+ * Each is a query whose relevant documents are the named APIs (ids `synthetic:<n>`), so it trains
+ * through `toolBenchQueryPairs` like a benchmark request, hard negatives included.
+ */
+export function toolBenchSyntheticRequests(
+  docs: readonly ToolBenchDoc[],
+  toolOf: Uint32Array,
+  opts: { perTool?: number; seed?: number } = {},
+): RetrievalQuery[] {
+  const rand = mulberry32((opts.seed ?? 42) + 7);
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)] as T;
+  const members = new Map<number, number[]>();
+  toolOf.forEach((t, i) => {
+    const m = members.get(t);
+    if (m) m.push(i);
+    else members.set(t, [i]);
+  });
+  const out: RetrievalQuery[] = [];
+  for (let r = 0; r < (opts.perTool ?? 1); r++)
+    for (const mates of members.values()) {
+      if (mates.length < 2) continue;
+      const k = Math.min(mates.length, 2 + Math.floor(rand() * 3));
+      const chosen = shuffleInPlace([...mates], rand).slice(0, k);
+      const phrases = chosen.map((i) => {
+        const d = docs[i] as ToolBenchDoc;
+        const desc = d.description.split(/(?<=[.?!])\s/)[0]?.replace(/[.?!]+$/, '') ?? '';
+        return wordy(desc, 2) && rand() < 0.5
+          ? desc.charAt(0).toLowerCase() + desc.slice(1)
+          : `the ${namePhrase(d.api)}`;
+      });
+      const list =
+        phrases.length > 1 ? `${phrases.slice(0, -1).join(', ')} and ${phrases.at(-1)}` : phrases[0];
+      const value = firstDefault(docs[chosen[0] as number] as ToolBenchDoc);
+      out.push({
+        id: `synthetic:${out.length}`,
+        text: `${pick(OPENERS)} ${list}${value ? ` for ${value}` : ''}?`,
+        relevant: chosen,
+      });
+    }
+  return out;
+}
+
 /**
  * Defaults of the dense encoder's ToolBench training (`retrieve train --retriever dense`,
  * perf/dense-retrieval.ts): repeats of each (request, API) pair, hard negatives mined per request,
@@ -95,6 +167,8 @@ export const TOOLBENCH_DENSE_DEFAULTS = {
   wordRowShare: 0.5,
   sentenceWeight: 0.5,
   scale: 12,
+  syntheticRequests: 4,
+  syntheticNegatives: 2,
 } as const;
 
 export interface QueryPairOptions {

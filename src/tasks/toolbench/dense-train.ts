@@ -7,7 +7,12 @@ import {
   type Retriever,
   trainDenseEncoder,
 } from '../../retrieval/index.js';
-import { TOOLBENCH_DENSE_DEFAULTS, toolBenchDensePairs, toolBenchQueryPairs } from './dense-pairs.js';
+import {
+  TOOLBENCH_DENSE_DEFAULTS,
+  toolBenchDensePairs,
+  toolBenchQueryPairs,
+  toolBenchSyntheticRequests,
+} from './dense-pairs.js';
 import type { ToolBenchSuite } from './suite.js';
 
 /** How the ToolBench dense encoder is trained (defaults: `TOOLBENCH_DENSE_DEFAULTS`, then the encoder's). */
@@ -29,6 +34,10 @@ export interface ToolBenchDenseOptions {
   lr?: number;
   minCount?: number;
   batchSize?: number;
+  /** Synthetic multi-API requests per tool (`toolBenchSyntheticRequests`; 0: none), each paired once with each API it names. */
+  syntheticRequests?: number;
+  /** Hard negatives mined per synthetic request (0: none). */
+  syntheticNegatives?: number;
   /** Keep only this many catalog pairs (a cut-down run). */
   catalogLimit?: number;
   /** The retriever that mines the hard negatives (default: `bm25` over the suite's texts). */
@@ -45,24 +54,32 @@ export interface ToolBenchDenseSet {
   trainOn: readonly string[];
   requests: number;
   catalogPairs: number;
+  /** Synthetic requests made from the catalog, and their (request, API) pairs. */
+  syntheticRequests: number;
+  syntheticPairs: number;
   queryPairs: number;
 }
 
 /**
- * The training pairs: the catalog's (`toolBenchDensePairs`) and the requests of `trainOn`
- * (`toolBenchQueryPairs`, hard negatives mined with bm25 on those requests). Holds no reference
- * to the suite, so a caller that drops it frees the parsed catalog before training.
+ * The training pairs: the catalog's (`toolBenchDensePairs`), the synthetic requests made from the
+ * catalog (`toolBenchSyntheticRequests`) and the requests of `trainOn`, both through
+ * `toolBenchQueryPairs` with hard negatives mined by `opts.miner` (default bm25). Holds no
+ * reference to the suite, so a caller that drops it frees the parsed catalog before training.
  */
 export async function toolBenchDenseSet(
   suite: ToolBenchSuite,
   opts: ToolBenchDenseOptions,
 ): Promise<ToolBenchDenseSet> {
   const queries = opts.trainOn.flatMap((f) => suite.sets.get(f)?.queries ?? []);
+  // one bm25 index for both minings, built only when needed
+  let bm25: Retriever | undefined;
+  const miner = (): Retriever => {
+    if (opts.miner) return opts.miner;
+    bm25 ??= new Bm25Index(suite.texts);
+    return bm25;
+  };
   const k = opts.negatives ?? TOOLBENCH_DENSE_DEFAULTS.negatives;
-  const negatives =
-    k > 0 && queries.length
-      ? await mineHardNegatives(opts.miner ?? new Bm25Index(suite.texts), queries, k)
-      : undefined;
+  const negatives = k > 0 && queries.length ? await mineHardNegatives(miner(), queries, k) : undefined;
   const queryPairs = toolBenchQueryPairs(suite, queries, {
     oversample: opts.oversample ?? TOOLBENCH_DENSE_DEFAULTS.oversample,
     ...(negatives ? { negatives } : {}),
@@ -71,12 +88,25 @@ export async function toolBenchDenseSet(
     seed: opts.seed ?? 42,
     ...(opts.catalogLimit !== undefined ? { limit: opts.catalogLimit } : {}),
   });
+  const perTool = opts.syntheticRequests ?? TOOLBENCH_DENSE_DEFAULTS.syntheticRequests;
+  const requests = perTool
+    ? toolBenchSyntheticRequests(suite.docs, suite.toolOf, { perTool, seed: opts.seed ?? 42 })
+    : [];
+  const kSynthetic = opts.syntheticNegatives ?? TOOLBENCH_DENSE_DEFAULTS.syntheticNegatives;
+  const syntheticNegatives =
+    kSynthetic > 0 && requests.length ? await mineHardNegatives(miner(), requests, kSynthetic) : undefined;
+  const synthetic = toolBenchQueryPairs(suite, requests, {
+    oversample: 1,
+    ...(syntheticNegatives ? { negatives: syntheticNegatives } : {}),
+  });
   return {
-    pairs: [...catalog, ...queryPairs],
+    pairs: [...catalog, ...synthetic, ...queryPairs],
     texts: suite.texts,
     trainOn: [...opts.trainOn],
     requests: queries.length,
     catalogPairs: catalog.length,
+    syntheticRequests: requests.length,
+    syntheticPairs: synthetic.length,
     queryPairs: queryPairs.length,
   };
 }
@@ -88,6 +118,8 @@ export interface ToolBenchDenseResult {
   trainOn: readonly string[];
   requests: number;
   catalogPairs: number;
+  syntheticRequests: number;
+  syntheticPairs: number;
   queryPairs: number;
   /** Wall time of the training proper (not of building the pairs). */
   seconds: number;
@@ -125,6 +157,8 @@ export function trainToolBenchDenseSet(
     trainOn: set.trainOn,
     requests: set.requests,
     catalogPairs: set.catalogPairs,
+    syntheticRequests: set.syntheticRequests,
+    syntheticPairs: set.syntheticPairs,
     queryPairs: set.queryPairs,
     seconds: (performance.now() - t) / 1000,
   };
