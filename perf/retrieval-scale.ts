@@ -113,7 +113,9 @@ for (const held of TOOLBENCH_GROUPS) {
 type DenseParts = { model: DenseModel; vectors: Float32Array };
 const denses = new Map<string, DenseParts>();
 if (withDense) {
-  process.stdout.write('\ndense encoder per split (trained on the two other G1 files + the catalog pairs)\n');
+  process.stdout.write(
+    '\ndense encoder per split (trained on the two other G1 files + the catalog pairs and synthetic requests)\n',
+  );
   const lexicalBytes = statSync(file).size;
   for (const held of TOOLBENCH_GROUPS) {
     const trainOn = TOOLBENCH_GROUPS.filter((g) => g !== held);
@@ -124,7 +126,7 @@ if (withDense) {
     });
     line(
       `  ${held} held out: training`,
-      `${trained.seconds.toFixed(1)} s (${trained.catalogPairs} catalog + ${trained.queryPairs} query pairs from ${trained.requests} requests)`,
+      `${trained.seconds.toFixed(1)} s (${trained.catalogPairs} catalog + ${trained.syntheticPairs} synthetic-request + ${trained.queryPairs} query pairs from ${trained.requests} requests)`,
     );
     const [vectors, encodeMs] = time(() => encodeCorpus(trained.model, suite.texts, corpus.groups));
     line(`  ${held} held out: corpus encoding`, `${(encodeMs / 1000).toFixed(2)} s`);

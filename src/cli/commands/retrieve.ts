@@ -182,7 +182,8 @@ const fmt = (x: number) => x.toFixed(2).padStart(6);
 
 /**
  * `retrieve train --retriever dense`: the encoder learns from pairs made of the catalog
- * (`toolBenchDensePairs`) and from the (request, API) pairs of the query files not held out
+ * (`toolBenchDensePairs`, and the synthetic requests of `toolBenchSyntheticRequests`) and from
+ * the (request, API) pairs of the query files not held out
  * (`toolBenchQueryPairs`, each with hard negatives: the APIs `bm25` ranks highest that are not
  * relevant); `--holdout all` trains on the catalog alone.
  */
@@ -346,7 +347,7 @@ export function registerRetrieveCommands(program: Command): void {
     .option('--data <dir>', 'data folder with toolbench/tools.jsonl and toolbench/queries/')
     .option(
       '--retriever <kind>',
-      'trained (projection + ranker) | dense (the offline encoder: catalog pairs + the requests of the files not held out)',
+      'trained (projection + ranker) | dense (the offline encoder: catalog pairs, synthetic requests and the requests of the files not held out)',
       'trained',
     )
     .option(
