@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { toolBenchDensePairs, toolBenchParameterText } from './dense-pairs.js';
+import { toolBenchDensePairs, toolBenchParameterText, toolBenchSyntheticRequests } from './dense-pairs.js';
 import { loadToolBenchSuite } from './suite.js';
 
 const data = resolve(process.cwd(), '../shared/data');
@@ -25,5 +25,18 @@ describe('dense training pairs over the 46,802 ToolBench APIs (shared/data)', ()
   it('reads parameter names and descriptions from the API entry', () => {
     const d = suite.docs.find((x) => x.tool === 'TheClique' && x.api === 'Transfermarkt search');
     expect(d && toolBenchParameterText(d)).toBe('name');
+  });
+
+  it('makes 22,080 synthetic requests (57,043 pairs) for seed 42, each naming 2–4 APIs of one tool, none a G1 request', () => {
+    const requests = toolBenchSyntheticRequests(suite.docs, suite.toolOf, { perTool: 4, seed: 42 });
+    expect(requests).toHaveLength(22_080);
+    expect(requests.reduce((n, r) => n + r.relevant.length, 0)).toBe(57_043);
+    for (const r of requests) {
+      expect(new Set(r.relevant.map((i) => suite.toolOf[i])).size).toBe(1);
+      expect(r.relevant.length).toBeGreaterThanOrEqual(2);
+      expect(r.relevant.length).toBeLessThanOrEqual(4);
+    }
+    const g1 = new Set([...suite.sets.values()].flatMap((set) => set.queries.map((q) => q.text)));
+    expect(requests.some((r) => g1.has(r.text))).toBe(false);
   });
 });
