@@ -127,6 +127,15 @@ describe('synthetic multi-API requests (catalog only)', () => {
     // tools with 2+ APIs only, perTool times each, numbered in order
     expect(requests).toHaveLength(6);
     expect(requests.map((r) => r.id)).toEqual([0, 1, 2, 3, 4, 5].map((i) => `synthetic:${i}`));
+    // two of them exactly (seed 1): names or first description sentences, the first API's default
+    expect(requests[0]).toEqual({
+      id: 'synthetic:0',
+      text: "I'd like to know the radar images and the forecast?",
+      relevant: [3, 0],
+    });
+    expect(requests[4]?.text).toBe(
+      'Please provide daily forecast for a city, storm alerts for a city and the radar images for Paris?',
+    );
     for (const r of requests) {
       const tools = new Set(r.relevant.map((i) => toolOf[i]));
       expect(tools.size).toBe(1);
