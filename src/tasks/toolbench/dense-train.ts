@@ -4,6 +4,7 @@ import {
   type DensePair,
   type DenseTrainOptions,
   mineHardNegatives,
+  type RetrievalQuery,
   type Retriever,
   trainDenseEncoder,
 } from '../../retrieval/index.js';
@@ -45,12 +46,8 @@ export interface ToolBenchDenseOptions {
   onBatch?: DenseTrainOptions['onBatch'];
 }
 
-/** The pairs an encoder learns from, and where they came from. */
-export interface ToolBenchDenseSet {
-  /** Catalog pairs first, then the (request, API) pairs. */
-  pairs: DensePair[];
-  /** The corpus texts the vocabulary is fitted on. */
-  texts: readonly string[];
+/** Where an encoder's pairs came from: the training files and how many pairs each source gave. */
+export interface ToolBenchDenseCounts {
   trainOn: readonly string[];
   requests: number;
   catalogPairs: number;
@@ -58,6 +55,14 @@ export interface ToolBenchDenseSet {
   syntheticRequests: number;
   syntheticPairs: number;
   queryPairs: number;
+}
+
+/** The pairs an encoder learns from, and where they came from. */
+export interface ToolBenchDenseSet extends ToolBenchDenseCounts {
+  /** Catalog pairs first, then the synthetic requests', then the benchmark requests'. */
+  pairs: DensePair[];
+  /** The corpus texts the vocabulary is fitted on. */
+  texts: readonly string[];
 }
 
 /**
@@ -78,27 +83,26 @@ export async function toolBenchDenseSet(
     bm25 ??= new Bm25Index(suite.texts);
     return bm25;
   };
-  const k = opts.negatives ?? TOOLBENCH_DENSE_DEFAULTS.negatives;
-  const negatives = k > 0 && queries.length ? await mineHardNegatives(miner(), queries, k) : undefined;
-  const queryPairs = toolBenchQueryPairs(suite, queries, {
-    oversample: opts.oversample ?? TOOLBENCH_DENSE_DEFAULTS.oversample,
-    ...(negatives ? { negatives } : {}),
-  });
+  /** (request, API) pairs of `list`, each request with its `k` mined hard negatives (none for k = 0). */
+  const requestPairs = async (list: readonly RetrievalQuery[], oversample: number, k: number) => {
+    const negatives = k > 0 && list.length ? await mineHardNegatives(miner(), list, k) : undefined;
+    return toolBenchQueryPairs(suite, list, { oversample, ...(negatives ? { negatives } : {}) });
+  };
+  const D = TOOLBENCH_DENSE_DEFAULTS;
+  const queryPairs = await requestPairs(
+    queries,
+    opts.oversample ?? D.oversample,
+    opts.negatives ?? D.negatives,
+  );
   const catalog = toolBenchDensePairs(suite.docs, suite.texts, suite.toolOf, {
     seed: opts.seed ?? 42,
     ...(opts.catalogLimit !== undefined ? { limit: opts.catalogLimit } : {}),
   });
-  const perTool = opts.syntheticRequests ?? TOOLBENCH_DENSE_DEFAULTS.syntheticRequests;
+  const perTool = opts.syntheticRequests ?? D.syntheticRequests;
   const requests = perTool
     ? toolBenchSyntheticRequests(suite.docs, suite.toolOf, { perTool, seed: opts.seed ?? 42 })
     : [];
-  const kSynthetic = opts.syntheticNegatives ?? TOOLBENCH_DENSE_DEFAULTS.syntheticNegatives;
-  const syntheticNegatives =
-    kSynthetic > 0 && requests.length ? await mineHardNegatives(miner(), requests, kSynthetic) : undefined;
-  const synthetic = toolBenchQueryPairs(suite, requests, {
-    oversample: 1,
-    ...(syntheticNegatives ? { negatives: syntheticNegatives } : {}),
-  });
+  const synthetic = await requestPairs(requests, 1, opts.syntheticNegatives ?? D.syntheticNegatives);
   return {
     pairs: [...catalog, ...synthetic, ...queryPairs],
     texts: suite.texts,
@@ -112,15 +116,9 @@ export async function toolBenchDenseSet(
 }
 
 /** A trained encoder and what it learnt from. */
-export interface ToolBenchDenseResult {
+export interface ToolBenchDenseResult extends ToolBenchDenseCounts {
   model: DenseModel;
   epochLosses: number[];
-  trainOn: readonly string[];
-  requests: number;
-  catalogPairs: number;
-  syntheticRequests: number;
-  syntheticPairs: number;
-  queryPairs: number;
   /** Wall time of the training proper (not of building the pairs). */
   seconds: number;
 }
@@ -151,22 +149,13 @@ export function trainToolBenchDenseSet(
     vocabularyTexts: set.texts,
     ...(opts.onBatch ? { onBatch: opts.onBatch } : {}),
   });
-  return {
-    model,
-    epochLosses,
-    trainOn: set.trainOn,
-    requests: set.requests,
-    catalogPairs: set.catalogPairs,
-    syntheticRequests: set.syntheticRequests,
-    syntheticPairs: set.syntheticPairs,
-    queryPairs: set.queryPairs,
-    seconds: (performance.now() - t) / 1000,
-  };
+  const { pairs: _pairs, texts: _texts, ...counts } = set;
+  return { model, epochLosses, ...counts, seconds: (performance.now() - t) / 1000 };
 }
 
 /**
- * The ToolBench dense encoder: trained with the MNR loss on the catalog pairs plus the requests
- * of `opts.trainOn` (hard negatives mined with bm25). The CLI's `retrieve train --retriever dense`,
+ * The ToolBench dense encoder: trained with the MNR loss on the catalog pairs, the synthetic
+ * requests and the requests of `opts.trainOn` (hard negatives mined with bm25). The CLI's `retrieve train --retriever dense`,
  * perf/dense-retrieval.ts and perf/retrieval-scale.ts all train through here.
  */
 export async function trainToolBenchDense(

@@ -20,6 +20,7 @@ export {
 } from './dense-pairs.js';
 // training the dense encoder on the catalog and the requests of some G1 files
 export {
+  type ToolBenchDenseCounts,
   type ToolBenchDenseOptions,
   type ToolBenchDenseResult,
   type ToolBenchDenseSet,
