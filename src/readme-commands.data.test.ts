@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeToolBenchFixtures } from './tasks/toolbench/__fixtures__/data-root.js';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from './test/index.js';
 
 /*
@@ -120,11 +121,7 @@ describe('every command of README.md', { timeout: 600_000 }, () => {
     mkdirSync(clone);
     symlinkSync(join(ROOT, 'examples'), join(clone, 'examples'));
     const data = join(top, 'shared', 'data');
-    mkdirSync(join(data, 'toolbench', 'queries'), { recursive: true });
-    const tb = join(ROOT, 'src/tasks/toolbench/__fixtures__');
-    copyFileSync(join(tb, 'tools.jsonl'), join(data, 'toolbench', 'tools.jsonl'));
-    copyFileSync(join(tb, 'queries.json'), join(data, 'toolbench', 'queries', 'G1_instruction.json'));
-    copyFileSync(join(tb, 'g1-tool.json'), join(data, 'toolbench', 'queries', 'G1_tool.json'));
+    writeToolBenchFixtures(data);
     cpSync(join(ROOT, 'examples/appbench-mini'), join(data, 'appbench'), { recursive: true });
     mkdirSync(join(data, 'sgd', 'train'), { recursive: true });
     copyFileSync(join(ROOT, 'data/sgd-db/sgd-subset.json'), join(data, 'sgd', 'train', 'dialogues_001.json'));

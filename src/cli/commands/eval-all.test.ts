@@ -1,7 +1,8 @@
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { writeToolBenchFixtures } from '../../tasks/toolbench/__fixtures__/data-root.js';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../../test/index.js';
 import { ROOT, runCli } from '../__fixtures__/run-cli.js';
 
@@ -12,12 +13,7 @@ function miniDataRoot(): string {
   cpSync(join(ROOT, 'src/tasks/shortcutsbench/__fixtures__/authored'), join(root, 'shortcutsbench'), {
     recursive: true,
   });
-  const tb = join(ROOT, 'src/tasks/toolbench/__fixtures__');
-  mkdirSync(join(root, 'toolbench', 'queries'), { recursive: true });
-  copyFileSync(join(tb, 'tools.jsonl'), join(root, 'toolbench', 'tools.jsonl'));
-  copyFileSync(join(tb, 'queries.json'), join(root, 'toolbench', 'queries', 'G1_instruction.json'));
-  copyFileSync(join(tb, 'g1-tool.json'), join(root, 'toolbench', 'queries', 'G1_tool.json'));
-  return root;
+  return writeToolBenchFixtures(root);
 }
 
 const summaryOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));

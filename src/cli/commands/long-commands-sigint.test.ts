@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadTrainCheckpoint, loadTrainedModel } from '../../retrieval/index.js';
+import { writeToolBenchFixtures } from '../../tasks/toolbench/__fixtures__/data-root.js';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../../test/index.js';
 
 /*
@@ -46,20 +47,9 @@ async function until(what: string, ready: () => boolean, ms = 60_000): Promise<v
   }
 }
 
-/** A data root with the hand-made ToolBench fixtures (as retrieve.test.ts builds it). */
-function toolBenchData(): string {
-  const fixtures = join(ROOT, 'src/tasks/toolbench/__fixtures__');
-  const dir = mkdtempSync(join(tmpdir(), 'apiary-sigint-tb-'));
-  mkdirSync(join(dir, 'toolbench', 'queries'), { recursive: true });
-  copyFileSync(join(fixtures, 'tools.jsonl'), join(dir, 'toolbench', 'tools.jsonl'));
-  copyFileSync(join(fixtures, 'queries.json'), join(dir, 'toolbench', 'queries', 'G1_instruction.json'));
-  copyFileSync(join(fixtures, 'g1-tool.json'), join(dir, 'toolbench', 'queries', 'G1_tool.json'));
-  return dir;
-}
-
 describe('Ctrl-C in the long commands', { timeout: 120_000 }, () => {
   it('retrieve train: stops after the batch in progress, writes the model so far and a checkpoint, exits 130; --resume continues', async () => {
-    const data = toolBenchData();
+    const data = writeToolBenchFixtures();
     const dir = mkdtempSync(join(tmpdir(), 'apiary-sigint-train-'));
     const out = join(dir, 'retriever.aprm');
     const args = [

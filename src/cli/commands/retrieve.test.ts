@@ -1,15 +1,15 @@
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { saveTrainCheckpoint } from '../../retrieval/index.js';
+import { writeToolBenchFixtures } from '../../tasks/toolbench/__fixtures__/data-root.js';
 
 const exec = promisify(execFile);
 const root = join(import.meta.dirname, '../../..');
 const main = join(root, 'src/cli/main.ts');
-const fixtures = join(root, 'src/tasks/toolbench/__fixtures__');
 
 async function apiary(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const home = mkdtempSync(join(tmpdir(), 'apiary-home-'));
@@ -25,18 +25,8 @@ async function apiary(...args: string[]): Promise<{ code: number; stdout: string
   }
 }
 
-/** A data root in the project layout made of the hand-made ToolBench fixtures. */
-function dataDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'apiary-retrieve-'));
-  mkdirSync(join(dir, 'toolbench', 'queries'), { recursive: true });
-  copyFileSync(join(fixtures, 'tools.jsonl'), join(dir, 'toolbench', 'tools.jsonl'));
-  copyFileSync(join(fixtures, 'queries.json'), join(dir, 'toolbench', 'queries', 'G1_instruction.json'));
-  copyFileSync(join(fixtures, 'g1-tool.json'), join(dir, 'toolbench', 'queries', 'G1_tool.json'));
-  return dir;
-}
-
 describe('apiary retrieve', () => {
-  const data = dataDir();
+  const data = writeToolBenchFixtures();
 
   it('eval: NDCG with tie averaging over the whole corpus', async () => {
     const r = await apiary(

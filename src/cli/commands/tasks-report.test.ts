@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readResultsFile } from '../../harness/index.js';
 import { appBenchGoldReply, loadAppBenchDataset } from '../../tasks/index.js';
+import { writeToolBenchFixtures } from '../../tasks/toolbench/__fixtures__/data-root.js';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../../test/index.js';
 
 /*
@@ -19,7 +20,6 @@ const MINI = join(ROOT, 'examples', 'appbench-mini');
 const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
 const TSX = pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
 const V1 = join(ROOT, 'src', 'harness', '__fixtures__', 'v1-results.jsonl');
-const TB = join(ROOT, 'src', 'tasks', 'toolbench', '__fixtures__');
 
 interface CliRun {
   code: number | null;
@@ -42,15 +42,6 @@ function runCli(args: string[], cwd = mkdtempSync(join(tmpdir(), 'apiary-cli-cwd
     stderr += d;
   });
   return new Promise((res) => child.on('close', (code) => res({ code, stdout, stderr })));
-}
-
-function toolBenchData(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'apiary-cli-tb-'));
-  mkdirSync(join(dir, 'toolbench', 'queries'), { recursive: true });
-  copyFileSync(join(TB, 'tools.jsonl'), join(dir, 'toolbench', 'tools.jsonl'));
-  copyFileSync(join(TB, 'queries.json'), join(dir, 'toolbench', 'queries', 'G1_instruction.json'));
-  copyFileSync(join(TB, 'g1-tool.json'), join(dir, 'toolbench', 'queries', 'G1_tool.json'));
-  return dir;
 }
 
 describe('apiary tasks', { timeout: 60_000 }, () => {
@@ -186,7 +177,7 @@ describe('apiary eval <task> and apiary report', { timeout: 90_000 }, () => {
   });
 
   it('eval toolbench-retrieval on --data, then score toolbench-retrieval re-scores its results', async () => {
-    const data = toolBenchData();
+    const data = writeToolBenchFixtures();
     const out = join(data, 'run');
     const r = await runCli(['eval', 'toolbench-retrieval', '--data', data, '--out', out, '--json']);
     expect(r.code).toBe(0);

@@ -1,29 +1,16 @@
-import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Bm25Index, mineHardNegatives, trainDenseEncoder } from '../../retrieval/index.js';
+import { writeToolBenchFixtures } from './__fixtures__/data-root.js';
 import { toolBenchDensePairs, toolBenchQueryPairs, toolBenchSyntheticRequests } from './dense-pairs.js';
 import { toolBenchDenseSet, trainToolBenchDense } from './dense-train.js';
 import { loadToolBenchSuite } from './suite.js';
-
-const fixtures = join(import.meta.dirname, '__fixtures__');
-
-/** The hand-made fixtures: 4 APIs; G1_instruction has 1 request with 2 relevant APIs, G1_tool 1 with 1. */
-function dataDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'apiary-dense-train-'));
-  mkdirSync(join(dir, 'toolbench', 'queries'), { recursive: true });
-  copyFileSync(join(fixtures, 'tools.jsonl'), join(dir, 'toolbench', 'tools.jsonl'));
-  copyFileSync(join(fixtures, 'queries.json'), join(dir, 'toolbench', 'queries', 'G1_instruction.json'));
-  copyFileSync(join(fixtures, 'g1-tool.json'), join(dir, 'toolbench', 'queries', 'G1_tool.json'));
-  return dir;
-}
 
 const small = { dim: 8, buckets: 512, seed: 7 };
 const tableBytes = (t: Float32Array) => Buffer.from(t.buffer, t.byteOffset, t.byteLength);
 
 describe('trainToolBenchDense', () => {
-  const suite = loadToolBenchSuite(dataDir(), ['G1_instruction', 'G1_tool']);
+  // the hand-made fixtures: 4 APIs; G1_instruction has 1 request with 2 relevant APIs, G1_tool 1 with 1
+  const suite = loadToolBenchSuite(writeToolBenchFixtures(), ['G1_instruction', 'G1_tool']);
 
   it('learns from the requests of trainOn only: the held-out file adds no pair', async () => {
     const heldOut = await trainToolBenchDense(suite, { ...small, trainOn: ['G1_instruction'] });

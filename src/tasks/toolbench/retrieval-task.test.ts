@@ -1,26 +1,13 @@
-import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildRetriever, ndcgAtK, recallAtK } from '../../retrieval/index.js';
 import { sha256OfFiles } from '../../shared/index.js';
+import { writeToolBenchFixtures } from './__fixtures__/data-root.js';
 import { evaluateRetriever } from './evaluate.js';
 import { ndcgFromSummary, recallFromSummary, summarizeRanking } from './ranking-summary.js';
 import { toolBenchRetrievalDefinition } from './retrieval-task.js';
 import { loadToolBenchSuite, toolBenchCorpus } from './suite.js';
-
-const fixtures = join(import.meta.dirname, '__fixtures__');
-
-/** A data root in the project layout made of the hand-made fixtures (as the retrieve CLI test does). */
-function dataDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'apiary-tb-task-'));
-  mkdirSync(join(dir, 'toolbench', 'queries'), { recursive: true });
-  copyFileSync(join(fixtures, 'tools.jsonl'), join(dir, 'toolbench', 'tools.jsonl'));
-  copyFileSync(join(fixtures, 'queries.json'), join(dir, 'toolbench', 'queries', 'G1_instruction.json'));
-  copyFileSync(join(fixtures, 'g1-tool.json'), join(dir, 'toolbench', 'queries', 'G1_tool.json'));
-  return dir;
-}
 
 describe('ranking summary', () => {
   it('gives the same NDCG@1/3/5 and Recall@5/10 as the full score vector (ties included)', () => {
@@ -51,7 +38,7 @@ describe('ranking summary', () => {
 
 describe('toolbench-retrieval task', () => {
   it('loads the query groups of --data, hashes the files and scores as `retrieve eval` does', async () => {
-    const data = dataDir();
+    const data = writeToolBenchFixtures();
     const loaded = await toolBenchRetrievalDefinition.load({
       options: { groups: ['G1_instruction', 'G1_tool', 'G1_category'] },
       solver: 'bm25',
@@ -104,7 +91,7 @@ describe('toolbench-retrieval task', () => {
       solver: 'bm25',
       solverOptions: {},
       sampling: {},
-      dataDir: dataDir(),
+      dataDir: writeToolBenchFixtures(),
       seed: 0,
       limit: 0,
     });
@@ -114,7 +101,7 @@ describe('toolbench-retrieval task', () => {
       solver: 'bm25',
       solverOptions: {},
       sampling: {},
-      dataDir: dataDir(),
+      dataDir: writeToolBenchFixtures(),
       seed: 0,
     });
     const s = full.task.dataset[0]!;

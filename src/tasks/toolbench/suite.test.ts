@@ -1,6 +1,3 @@
-import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   Bm25Index,
@@ -9,20 +6,11 @@ import {
   RANKER_INITIAL,
   type Retriever,
 } from '../../retrieval/index.js';
+import { writeToolBenchFixtures } from './__fixtures__/data-root.js';
 import { loadToolBenchSuite, toolBenchCorpus, trainToolBenchRanker } from './suite.js';
 
-const fixtures = join(import.meta.dirname, '__fixtures__');
-
-function dataDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'apiary-suite-'));
-  mkdirSync(join(dir, 'toolbench', 'queries'), { recursive: true });
-  copyFileSync(join(fixtures, 'tools.jsonl'), join(dir, 'toolbench', 'tools.jsonl'));
-  copyFileSync(join(fixtures, 'g1-tool.json'), join(dir, 'toolbench', 'queries', 'G1_tool.json'));
-  return dir;
-}
-
 describe('ranked retriever on the fixture suite', () => {
-  const suite = loadToolBenchSuite(dataDir(), ['G1_tool']);
+  const suite = loadToolBenchSuite(writeToolBenchFixtures(undefined, ['G1_tool']), ['G1_tool']);
   const corpus = toolBenchCorpus(suite);
 
   it('exposes tool names and descriptions as fields', () => {
@@ -59,7 +47,9 @@ describe('ranked retriever on the fixture suite', () => {
   });
 
   it('without entries keeps every text equal (copied out of the file text)', () => {
-    const lean = loadToolBenchSuite(dataDir(), ['G1_tool'], { entries: false });
+    const lean = loadToolBenchSuite(writeToolBenchFixtures(undefined, ['G1_tool']), ['G1_tool'], {
+      entries: false,
+    });
     expect(lean.docs.map(({ entry: _, ...d }) => d)).toEqual(suite.docs.map(({ entry: _, ...d }) => d));
     expect(lean.docs[0]?.entry.entries.size).toBe(0);
     expect(suite.docs[0]?.entry.entries.size).toBe(7);
