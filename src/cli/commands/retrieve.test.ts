@@ -27,6 +27,20 @@ async function apiary(...args: string[]): Promise<{ code: number; stdout: string
 
 describe('apiary retrieve', () => {
   const data = writeToolBenchFixtures();
+  /** `retrieve train --retriever dense --data <fixtures> --out <out> …`; `small` adds an 8-d, 512-bucket encoder. */
+  const trainDense = (out: string, args: string[], small = true) =>
+    apiary(
+      'retrieve',
+      'train',
+      '--retriever',
+      'dense',
+      ...(small ? ['--dim', '8', '--buckets', '512'] : []),
+      ...args,
+      '--data',
+      data,
+      '--out',
+      out,
+    );
 
   it('eval: NDCG with tie averaging over the whole corpus', async () => {
     const r = await apiary(
@@ -187,39 +201,12 @@ describe('apiary retrieve', () => {
   it('train --retriever dense --synthetic-requests adds requests made from the catalog', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'apiary-dense-syn-'));
     const model = join(dir, 'd.apdm');
-    const t = await apiary(
-      'retrieve',
-      'train',
-      '--retriever',
-      'dense',
-      '--dim',
-      '8',
-      '--buckets',
-      '512',
-      '--synthetic-requests',
-      '3',
-      '--data',
-      data,
-      '--out',
-      model,
-      '--json',
-    );
+    const t = await trainDense(model, ['--synthetic-requests', '3', '--json']);
     expect(t.code).toBe(0);
     // only SkyCast (tools.jsonl line 1) has two APIs: 3 requests naming both, 2 pairs each
     expect(JSON.parse(t.stdout)).toMatchObject({ syntheticRequests: 3, queryPairs: 16 });
     expect(t.stderr).toContain('6 from 3 synthetic requests');
-    const bad = await apiary(
-      'retrieve',
-      'train',
-      '--retriever',
-      'dense',
-      '--synthetic-requests',
-      '-1',
-      '--data',
-      data,
-      '--out',
-      join(dir, 'x.apdm'),
-    );
+    const bad = await trainDense(join(dir, 'x.apdm'), ['--synthetic-requests', '-1'], false);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('--synthetic-requests');
     rmSync(dir, { recursive: true, force: true });
@@ -229,21 +216,7 @@ describe('apiary retrieve', () => {
     const dir = mkdtempSync(join(tmpdir(), 'apiary-dense-'));
     const model = join(dir, 'd.apdm');
     const index = join(dir, 'tb.apix');
-    const t = await apiary(
-      'retrieve',
-      'train',
-      '--retriever',
-      'dense',
-      '--dim',
-      '8',
-      '--buckets',
-      '512',
-      '--data',
-      data,
-      '--out',
-      model,
-      '--json',
-    );
+    const t = await trainDense(model, ['--json']);
     expect(t.code).toBe(0);
     // catalog views of the 4 APIs + the kept G1_instruction request (2 relevant APIs) × 8 repeats;
     // G1_tool is held out by default
@@ -352,43 +325,20 @@ describe('apiary retrieve', () => {
 
   it('train --retriever dense --holdout all trains on the catalog alone; an unknown file is refused', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'apiary-dense-'));
-    const all = await apiary(
-      'retrieve',
-      'train',
-      '--retriever',
-      'dense',
-      '--dim',
-      '8',
-      '--buckets',
-      '512',
+    const all = await trainDense(join(dir, 'all.apdm'), [
       '--holdout',
       'all',
       '--tool-context',
       '0',
-      '--data',
-      data,
-      '--out',
-      join(dir, 'all.apdm'),
       '--json',
-    );
+    ]);
     expect(all.code).toBe(0);
     expect(JSON.parse(all.stdout)).toMatchObject({
       trainOn: [],
       heldOut: ['G1_instruction', 'G1_tool'],
       queryPairs: 0,
     });
-    const bad = await apiary(
-      'retrieve',
-      'train',
-      '--retriever',
-      'dense',
-      '--holdout',
-      'G9',
-      '--data',
-      data,
-      '--out',
-      join(dir, 'x.apdm'),
-    );
+    const bad = await trainDense(join(dir, 'x.apdm'), ['--holdout', 'G9'], false);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('G9');
   });
