@@ -30,6 +30,7 @@ import {
   LinearRankRetriever,
   loadRetrievalIndex,
   type RankerModel,
+  type RetrievalIndex,
   type Retriever,
   type RetrieverDeps,
   type RetrieverKind,
@@ -87,14 +88,19 @@ const dir = mkdtempSync(join(tmpdir(), 'apiary-scale-'));
 const file = join(dir, 'toolbench.apix');
 const [, writeMs] = time(() => saveRetrievalIndex(file, built));
 line('index write', `${writeMs.toFixed(0)} ms, ${(statSync(file).size / 2 ** 20).toFixed(1)} MiB`);
-const loads: number[] = [];
-let index = built;
-for (let i = 0; i < 3; i++) {
-  const [ix, ms] = time(() => loadRetrievalIndex(file));
-  index = ix;
-  loads.push(ms);
+/** Loads an index file 3 times (in page cache after the first): the last load and each load's time. */
+function loadThrice(path: string): { index: RetrievalIndex; ms: string } {
+  const times: number[] = [];
+  let loaded: RetrievalIndex | undefined;
+  for (let i = 0; i < 3; i++) {
+    const [ix, ms] = time(() => loadRetrievalIndex(path));
+    loaded = ix;
+    times.push(ms);
+  }
+  return { index: loaded as RetrievalIndex, ms: times.map((x) => `${x.toFixed(0)} ms`).join(', ') };
 }
-line('index load (3 loads, file in page cache)', loads.map((x) => `${x.toFixed(0)} ms`).join(', '));
+const { index, ms: loadMs } = loadThrice(file);
+line('index load (3 loads, file in page cache)', loadMs);
 
 // ---------------------------------------------------------------- per-split rankers (fields only)
 const rankers = new Map<string, RankerModel>();
@@ -135,16 +141,10 @@ if (withDense) {
       saveRetrievalIndex(denseFile, { ...index, dense: { model: trained.model, vectors } }),
     );
     const bytes = statSync(denseFile).size;
-    const denseLoads: number[] = [];
-    let loaded = index;
-    for (let i = 0; i < 3; i++) {
-      const [ix, ms] = time(() => loadRetrievalIndex(denseFile));
-      loaded = ix;
-      denseLoads.push(ms);
-    }
+    const { index: loaded, ms: denseLoadMs } = loadThrice(denseFile);
     line(
       `  ${held} held out: index file + dense`,
-      `${(bytes / 2 ** 20).toFixed(1)} MiB (dense ${((bytes - lexicalBytes) / 2 ** 20).toFixed(1)} MiB), write ${denseWriteMs.toFixed(0)} ms, load ${denseLoads.map((x) => `${x.toFixed(0)} ms`).join(', ')}`,
+      `${(bytes / 2 ** 20).toFixed(1)} MiB (dense ${((bytes - lexicalBytes) / 2 ** 20).toFixed(1)} MiB), write ${denseWriteMs.toFixed(0)} ms, load ${denseLoadMs}`,
     );
     if (loaded.dense?.vectors.length !== vectors.length)
       throw new Error('the index file lost its dense sections');
