@@ -8,7 +8,8 @@
  * training time and dense latency.
  * Run: npx tsx perf/dense-retrieval.ts [dataDir] [--epochs 1] [--oversample 8] [--negatives 4]
  *   [--tool-context 0.5] [--word-row-share 0.5|mean] [--catalog-limit N] [--dim 128] [--buckets 65536]
- *   [--min-count 2] [--lr 0.005] [--scale 12] [--sentence-weight 0.5] [--batch 64]
+ *   [--min-count 2] [--lr 0.005] [--lr-schedule constant|linear] [--scale 12] [--sentence-weight 0.5]
+ *   [--word-match 0.5] [--batch 64]
  *   [--synthetic 4] [--synthetic-negatives 2] [--miner bm25|bm25-fields|ranked]
  *   [--splits G1_tool,…] [--no-ranked] [--ranked-dense] [--explore] [--seed 42]
  *   [--save DIR] [--load DIR]
@@ -28,7 +29,9 @@ import { parseArgs } from 'node:util';
 import {
   buildRetriever,
   DENSE_HYBRID_WEIGHT,
+  type DenseModel,
   DenseRetriever,
+  docWordLists,
   encodeCorpus,
   loadDenseModel,
   type Retriever,
@@ -58,8 +61,10 @@ const { values, positionals } = parseArgs({
     splits: { type: 'string' },
     seed: { type: 'string', default: '42' },
     lr: { type: 'string' },
+    'lr-schedule': { type: 'string' },
     'word-row-share': { type: 'string', default: String(D.wordRowShare) },
     'sentence-weight': { type: 'string', default: String(D.sentenceWeight) },
+    'word-match': { type: 'string', default: String(D.wordMatchWeight) },
     'min-count': { type: 'string' },
     batch: { type: 'string' },
     scale: { type: 'string', default: String(D.scale) },
@@ -89,7 +94,7 @@ const load = () =>
 line('load average at start', load());
 line(
   'settings',
-  `epochs ${epochs}, oversample ${oversample}, negatives ${negatives}, tool context ${toolContext}, dim ${values.dim ?? 'default'}, lr ${values.lr ?? 'default'}, word row share ${values['word-row-share']}, sentence weight ${values['sentence-weight']}, min count ${values['min-count'] ?? 2}, batch ${values.batch ?? 64}, scale ${values.scale}, buckets ${values.buckets ?? 'default'}, seed ${seed}`,
+  `epochs ${epochs}, oversample ${oversample}, negatives ${negatives}, tool context ${toolContext}, dim ${values.dim ?? 'default'}, lr ${values.lr ?? 'default'} ${values['lr-schedule'] ?? 'constant'}, word row share ${values['word-row-share']}, sentence weight ${values['sentence-weight']}, min count ${values['min-count'] ?? 2}, batch ${values.batch ?? 64}, scale ${values.scale}, buckets ${values.buckets ?? 'default'}, seed ${seed}`,
 );
 const suite = loadToolBenchSuite(dataDir);
 const corpus = toolBenchCorpus(suite);
@@ -102,6 +107,7 @@ const ndcg5 = async (r: Retriever, file: string) =>
 const table: Array<[string, string, number]> = [];
 const trainSeconds: number[] = [];
 const lat: number[] = [];
+const latNoMatch: number[] = [];
 let catalogPairsShown = false;
 /** An encoder trained on the catalog pairs + the requests of `files` (hard negatives mined with bm25). */
 async function trainOnFiles(files: readonly string[], label: string) {
@@ -126,10 +132,12 @@ async function trainOnFiles(files: readonly string[], label: string) {
     syntheticNegatives: Number(values['synthetic-negatives']),
     ...(limit ? { catalogLimit: limit } : {}),
     ...(values.lr ? { lr: Number(values.lr) } : {}),
+    ...(values['lr-schedule'] ? { lrSchedule: values['lr-schedule'] as 'constant' | 'linear' } : {}),
     ...(values['min-count'] ? { minCount: Number(values['min-count']) } : {}),
     ...(values.batch ? { batchSize: Number(values.batch) } : {}),
     scale: Number(values.scale),
     sentenceWeight: Number(values['sentence-weight']),
+    wordMatchWeight: Number(values['word-match']),
     wordRowShare: values['word-row-share'] === 'mean' ? 'mean' : Number(values['word-row-share']),
     ...(values.dim ? { dim: Number(values.dim) } : {}),
     ...(values.buckets ? { buckets: Number(values.buckets) } : {}),
@@ -149,11 +157,20 @@ async function trainOnFiles(files: readonly string[], label: string) {
   return { model: r.model, seconds: r.seconds };
 }
 
+const withWordMatch = (m: DenseModel, w: number): DenseModel => ({
+  ...m,
+  config: { ...m.config, wordMatchWeight: w },
+});
+
 for (const heldOut of splits) {
   const trainOn = TOOLBENCH_GROUPS.filter((g) => g !== heldOut && suite.sets.has(g));
   const saved = values.load ? join(values.load, `dense-${heldOut}.apdm`) : undefined;
   const { model, seconds } = saved
-    ? { model: loadDenseModel(saved), seconds: 0 }
+    ? // a saved encoder is scored with this run's --word-match (it is a scoring setting)
+      {
+        model: withWordMatch(loadDenseModel(saved), Number(values['word-match'])),
+        seconds: 0,
+      }
     : await trainOnFiles(trainOn, `${heldOut} held out`);
   if (values.save) {
     mkdirSync(values.save, { recursive: true });
@@ -193,11 +210,22 @@ for (const heldOut of splits) {
     ]);
   }
   rows.push(['dense', dense]);
+  const docs = encodeCorpus(model, suite.texts, corpus.groups);
+  const docWords = docWordLists(suite.texts);
+  const noWordMatch = new DenseRetriever(model, docs, { wordMatchWeight: 0 });
+  if ((model.config.wordMatchWeight ?? 0) > 0) rows.push(['dense, no word match', noWordMatch]);
   if (toolContext > 0) rows.push(['dense, no tool context', DenseRetriever.build(model, suite.texts)]);
   if (values.explore) {
-    const docs = encodeCorpus(model, suite.texts, corpus.groups);
     for (const w of [0.5, 1, 2])
-      rows.push([`dense, sentence weight ${w}`, new DenseRetriever(model, docs, { sentenceWeight: w })]);
+      rows.push([
+        `dense, sentence weight ${w}`,
+        new DenseRetriever(model, docs, { sentenceWeight: w, docWords }),
+      ]);
+    for (const w of [0.25, 0.5, 1])
+      rows.push([
+        `dense, word match ${w}`,
+        new DenseRetriever(model, docs, { wordMatchWeight: w, docWords }),
+      ]);
     for (const g of [0.25, 1, 2])
       rows.push([
         `dense, tool context ${g}`,
@@ -224,11 +252,16 @@ for (const heldOut of splits) {
     line(`  ${name}`, v.toFixed(2));
   }
   const held = suite.sets.get(heldOut)?.queries ?? [];
-  for (let i = 0; i < 30; i++) await dense.search(held[i % held.length]?.text ?? '', 10);
-  for (const q of held) {
-    const s = performance.now();
-    await dense.search(q.text, 10);
-    lat.push(performance.now() - s);
+  for (const [r, into] of [
+    [dense, lat],
+    [noWordMatch, latNoMatch],
+  ] as const) {
+    for (let i = 0; i < 30; i++) await r.search(held[i % held.length]?.text ?? '', 10);
+    for (const q of held) {
+      const s = performance.now();
+      await r.search(q.text, 10);
+      into.push(performance.now() - s);
+    }
   }
 }
 process.stdout.write(`\nNDCG@5 ×100, each file held out (load average now ${load()}):\n`);
@@ -237,9 +270,14 @@ for (const name of [...new Set(table.map((r) => r[0]))])
   process.stdout.write(
     `| ${name} | ${splits.map((s) => table.find((r) => r[0] === name && r[1] === s)?.[2].toFixed(2) ?? '').join(' | ')} |\n`,
   );
-lat.sort((a, b) => a - b);
-line(
-  'dense latency median / p95 (top-10)',
-  `${lat[Math.floor(lat.length / 2)]?.toFixed(2)} / ${lat[Math.floor(lat.length * 0.95)]?.toFixed(2)} ms`,
-);
+for (const [label, l] of [
+  ['dense', lat],
+  ['dense, no word match', latNoMatch],
+] as const) {
+  l.sort((a, b) => a - b);
+  line(
+    `${label}: latency median / p95 (top-10)`,
+    `${l[Math.floor(l.length / 2)]?.toFixed(2)} / ${l[Math.floor(l.length * 0.95)]?.toFixed(2)} ms`,
+  );
+}
 line('training per split', trainSeconds.map((s) => `${s.toFixed(0)} s`).join(', '));

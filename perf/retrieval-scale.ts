@@ -25,6 +25,8 @@ import { parseArgs } from 'node:util';
 import {
   buildRetriever,
   type DenseModel,
+  type DocWordLists,
+  docWordLists,
   encodeCorpus,
   FieldFeatures,
   LinearRankRetriever,
@@ -116,8 +118,9 @@ for (const held of TOOLBENCH_GROUPS) {
 }
 
 // ---------------------------------------------------------------- per-split dense encoders
-type DenseParts = { model: DenseModel; vectors: Float32Array };
+type DenseParts = { model: DenseModel; vectors: Float32Array; docWords: DocWordLists };
 const denses = new Map<string, DenseParts>();
+const docWords = docWordLists(suite.texts); // the same corpus words for every encoder
 if (withDense) {
   process.stdout.write(
     '\ndense encoder per split (trained on the two other G1 files + the catalog pairs and synthetic requests)\n',
@@ -138,7 +141,7 @@ if (withDense) {
     line(`  ${held} held out: corpus encoding`, `${(encodeMs / 1000).toFixed(2)} s`);
     const denseFile = join(dir, `toolbench-dense-${held}.apix`);
     const [, denseWriteMs] = time(() =>
-      saveRetrievalIndex(denseFile, { ...index, dense: { model: trained.model, vectors } }),
+      saveRetrievalIndex(denseFile, { ...index, dense: { model: trained.model, vectors, docWords } }),
     );
     const bytes = statSync(denseFile).size;
     const { index: loaded, ms: denseLoadMs } = loadThrice(denseFile);
@@ -148,7 +151,7 @@ if (withDense) {
     );
     if (loaded.dense?.vectors.length !== vectors.length)
       throw new Error('the index file lost its dense sections');
-    denses.set(held, { model: trained.model, vectors }); // the loaded copy views the whole file's buffer
+    denses.set(held, { model: trained.model, vectors, docWords }); // the loaded copy views the whole file's buffer
     rmSync(denseFile);
   }
 }

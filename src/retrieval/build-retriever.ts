@@ -13,6 +13,7 @@ import { type TokenizeOptions, tokenize } from './tokenize.js';
 import { topK } from './top-k.js';
 import { contextFeatures, type TrainedModel, TrainedRetriever } from './trained-retriever.js';
 import type { RetrievalHit, Retriever } from './types.js';
+import type { DocWordLists } from './word-match.js';
 import { WordVectorEmbedder } from './word-vector-embedder.js';
 import type { WordVectors } from './word-vectors.js';
 
@@ -62,8 +63,11 @@ export interface RetrieverDeps {
   indexes?: FieldIndexes;
   /** The `bm25-plain` index built before. */
   plain?: Bm25Index;
-  /** Dense encoder for `dense` and `dense-hybrid`, with the corpus vectors when an index file has them. */
-  dense?: () => { model: DenseModel; vectors?: Float32Array };
+  /**
+   * Dense encoder for `dense` and `dense-hybrid`, with the corpus vectors and word lists when an
+   * index file has them.
+   */
+  dense?: () => { model: DenseModel; vectors?: Float32Array; docWords?: DocWordLists };
   /** Weight of `dense` in `dense-hybrid` (default `DENSE_HYBRID_WEIGHT`). */
   denseWeight?: number;
   /**
@@ -155,9 +159,9 @@ export async function buildRetriever(
       throw new NotFoundError('dense encoder', '(none)', [
         'pass --model FILE from `apiary retrieve train --retriever dense`',
       ]);
-    const { model, vectors } = deps.dense();
+    const { model, vectors, docWords } = deps.dense();
     return vectors
-      ? new DenseRetriever(model, vectors)
+      ? new DenseRetriever(model, vectors, docWords ? { docWords } : {})
       : DenseRetriever.build(model, corpus.texts, corpus.groups);
   };
   switch (kind) {

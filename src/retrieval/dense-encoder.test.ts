@@ -10,7 +10,6 @@ import {
   type DensePair,
   DenseRetriever,
   denseVocabulary,
-  denseWords,
   denseWordWeights,
   encodeCorpus,
   epochBatches,
@@ -18,6 +17,7 @@ import {
   trainDenseEncoder,
 } from './dense-encoder.js';
 import { loadDenseModel, saveDenseModel } from './dense-model-file.js';
+import { denseWords } from './tokenize.js';
 
 const sorted = (x: { idx: Int32Array; val: Float32Array }) =>
   [...x.idx].map((i, k) => [i, x.val[k] as number] as const).sort((a, b) => a[0] - b[0]);
@@ -242,6 +242,27 @@ describe('dense encoder: training (MNR, in-batch negatives)', () => {
     expect(b.epochLosses).toEqual(a.epochLosses);
     expect(Buffer.from(b.model.table.buffer).equals(Buffer.from(a.model.table.buffer))).toBe(true);
     expect(Buffer.from(train(8).model.table.buffer).equals(Buffer.from(a.model.table.buffer))).toBe(false);
+  });
+
+  it('decays the learning rate linearly to 0 with lrSchedule linear, and records it', () => {
+    const run = (lrSchedule?: 'linear') =>
+      trainDenseEncoder(PAIRS, {
+        config: small,
+        epochs: 2,
+        batchSize: 4,
+        lr: 0.02,
+        seed: 7,
+        vocabularyTexts: DOCS,
+        ...(lrSchedule ? { lrSchedule } : {}),
+      });
+    const constant = run();
+    const linear = run('linear');
+    expect(linear.model.info.lrSchedule).toBe('linear');
+    expect(constant.model.info.lrSchedule).toBeUndefined();
+    expect(linear.epochLosses).toHaveLength(2);
+    expect(Buffer.from(linear.model.table.buffer).equals(Buffer.from(constant.model.table.buffer))).toBe(
+      false,
+    );
   });
 
   it('trains with keyed pairs and hard negatives, deterministically for a seed', async () => {

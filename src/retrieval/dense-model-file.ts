@@ -19,6 +19,7 @@ export const denseConfigSchema = z.object({
   toolContext: z.number().min(0).optional(),
   wordRowShare: z.number().min(0).max(1).optional(),
   sentenceWeight: z.number().min(0).optional(),
+  wordMatchWeight: z.number().min(0).optional(),
 });
 const headerSchema = z.object({
   format: z.literal('apiary-dense-encoder'),

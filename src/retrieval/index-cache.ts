@@ -8,6 +8,7 @@ import { type DenseModel, encodeCorpus } from './dense-encoder.js';
 import { buildFieldIndexes, type FieldedCorpus } from './field-features.js';
 import { loadRetrievalIndex, type RetrievalIndex, saveRetrievalIndex } from './index-file.js';
 import type { RankerModel } from './linear-ranker.js';
+import { docWordLists } from './word-match.js';
 
 /** Steps of `buildRetrievalIndex` (one per BM25 index), for a progress bar. */
 export function indexBuildSteps(corpus: FieldedCorpus): number {
@@ -45,7 +46,13 @@ export function buildRetrievalIndex(corpus: FieldedCorpus, opts: BuildIndexOptio
     plain,
     ...(opts.ranker ? { ranker: opts.ranker } : {}),
     ...(opts.dense
-      ? { dense: { model: opts.dense, vectors: encodeCorpus(opts.dense, corpus.texts, corpus.groups) } }
+      ? {
+          dense: {
+            model: opts.dense,
+            vectors: encodeCorpus(opts.dense, corpus.texts, corpus.groups),
+            docWords: docWordLists(corpus.texts),
+          },
+        }
       : {}),
     ...(opts.labels ? { labels: opts.labels } : {}),
     ...(opts.details ? { details: opts.details } : {}),

@@ -8,6 +8,7 @@ import { trainDenseEncoder } from './dense-encoder.js';
 import type { FieldedCorpus } from './field-features.js';
 import { buildRetrievalIndex, corpusHash, indexBuildSteps, openRetrievalIndex } from './index-cache.js';
 import { INDEX_FORMAT_VERSION, loadRetrievalIndex, saveRetrievalIndex } from './index-file.js';
+import { docWordLists } from './word-match.js';
 
 const corpus: FieldedCorpus = {
   texts: [
@@ -65,10 +66,15 @@ describe('retrieval index files', () => {
     }
   });
 
-  it('keeps a dense encoder and its document vectors: dense and dense-hybrid rank as when built', async () => {
+  it('keeps a dense encoder, its document vectors and word lists: dense and dense-hybrid rank as when built', async () => {
     const { model } = trainDenseEncoder(
       (corpus.descriptions ?? []).map((d, i) => ({ query: d, doc: corpus.texts[i] as string })),
-      { config: { dim: 8, buckets: 64, minN: 3, maxN: 3 }, epochs: 1, batchSize: 2, seed: 3 },
+      {
+        config: { dim: 8, buckets: 64, minN: 3, maxN: 3, wordMatchWeight: 0.5 },
+        epochs: 1,
+        batchSize: 2,
+        seed: 3,
+      },
     );
     const densePath = join(dir, 'dense.apix');
     saveRetrievalIndex(
@@ -79,6 +85,10 @@ describe('retrieval index files', () => {
     expect(loaded.dense?.vectors).toHaveLength(4 * 8);
     expect(loaded.dense?.model.vocabulary).toEqual(model.vocabulary);
     expect([...(loaded.dense?.model.table ?? [])]).toEqual([...model.table]);
+    const words = docWordLists(corpus.texts);
+    expect(loaded.dense?.docWords.words).toEqual(words.words);
+    expect([...(loaded.dense?.docWords.offsets ?? [])]).toEqual([...words.offsets]);
+    expect([...(loaded.dense?.docWords.ids ?? [])]).toEqual([...words.ids]);
     for (const kind of ['dense', 'dense-hybrid'] as const) {
       const fresh = await buildRetriever(kind, corpus, { dense: () => ({ model }) });
       const fromFile = await buildRetriever(
@@ -90,6 +100,16 @@ describe('retrieval index files', () => {
       expect([...(await fromFile.scoreAll(q))]).toEqual([...(await fresh.scoreAll(q))]);
     }
     expect(loadRetrievalIndex(path).dense).toBeUndefined();
+    // word lists that do not fit the corpus are refused, with the section named
+    const dense = loaded.dense as NonNullable<typeof loaded.dense>;
+    const badPath = join(dir, 'dense-bad-words.apix');
+    saveRetrievalIndex(badPath, {
+      ...loaded,
+      dense: { ...dense, docWords: { ...dense.docWords, ids: Uint32Array.from([...words.ids, 999]) } },
+    });
+    expect(() => loadRetrievalIndex(badPath)).toThrow(
+      /dense\.wordIds.*word-list offsets run 0\.\.\d+ over \d+ word ids/,
+    );
   });
 
   it('counts one build step per BM25 index (9 field indexes + bm25-plain)', () => {

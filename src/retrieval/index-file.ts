@@ -10,6 +10,7 @@ import { denseConfigSchema, denseModelProblem } from './dense-model-file.js';
 import type { FieldIndexes } from './field-features.js';
 import type { RankerModel } from './linear-ranker.js';
 import { TermTable } from './term-table.js';
+import { type DocWordLists, docWordListsProblem } from './word-match.js';
 
 /**
  * Retrieval index files (`.apix`): every BM25 index a catalog's lexical retrievers and `ranked`
@@ -20,10 +21,10 @@ import { TermTable } from './term-table.js';
  * offsets the header lists. The header records the format version, the catalog's content hash
  * (a changed catalog makes the file stale) and a CRC-32 of the section bytes (a damaged file is
  * refused with a clear error instead of giving wrong rankings). Version 3 added the optional
- * dense encoder and its document vectors (`dense.*` sections); older files are refused with a
- * "rebuild" message.
+ * dense encoder and its document vectors (`dense.*` sections), version 4 the documents' word
+ * lists for the dense retriever's word matching; older files are refused with a "rebuild" message.
  */
-export const INDEX_FORMAT_VERSION = 3;
+export const INDEX_FORMAT_VERSION = 4;
 const MAGIC = 'APIX0001';
 
 const bm25Meta = z.object({ k1: z.number(), b: z.number(), size: z.number().int().min(0) });
@@ -48,7 +49,10 @@ const headerSchema = z.object({
   bm25: z.record(z.string(), bm25Meta),
   groups: z.number().int().min(0).optional(),
   ranker: rankerSchema.optional(),
-  /** The dense encoder (sections dense.vocabulary, dense.weights, dense.table, dense.vectors). */
+  /**
+   * The dense encoder (sections dense.vocabulary, dense.weights, dense.table, dense.vectors, and
+   * the word lists dense.words, dense.wordOffsets, dense.wordIds).
+   */
   dense: z.object({ config: denseConfigSchema, info: z.record(z.string(), z.unknown()) }).optional(),
   info: z.record(z.string(), z.unknown()),
   sections: z.array(section),
@@ -67,8 +71,8 @@ export interface RetrievalIndex {
   plain?: Bm25Index;
   /** Weights of `ranked` (copied from a model file at build time). */
   ranker?: RankerModel;
-  /** The dense encoder and the document vectors it made (n × dim, L2-normalised). */
-  dense?: { model: DenseModel; vectors: Float32Array };
+  /** The dense encoder, the document vectors it made (n × dim, L2-normalised) and the documents' words. */
+  dense?: { model: DenseModel; vectors: Float32Array; docWords: DocWordLists };
   /** A printable label and a one-line detail per document (so a query needs no corpus). */
   labels?: string[];
   details?: string[];
@@ -133,6 +137,9 @@ export function saveRetrievalIndex(path: string, index: RetrievalIndex): void {
     add('dense.weights', 'f32', bytes(dense.model.weights));
     add('dense.table', 'f32', bytes(dense.model.table));
     add('dense.vectors', 'f32', bytes(dense.vectors));
+    add('dense.words', 'utf8', Buffer.from(JSON.stringify(dense.docWords.words), 'utf8'));
+    add('dense.wordOffsets', 'u32', bytes(dense.docWords.offsets));
+    add('dense.wordIds', 'u32', bytes(dense.docWords.ids));
   }
   if (index.labels) add('labels', 'utf8', Buffer.from(JSON.stringify(index.labels), 'utf8'));
   if (index.details) add('details', 'utf8', Buffer.from(JSON.stringify(index.details), 'utf8'));
@@ -307,7 +314,14 @@ export function loadRetrievalIndex(path: string): RetrievalIndex {
         `${vectors.length} floats for ${header.size} documents × ${model.config.dim}`,
         'dense.vectors',
       );
-    out.dense = { model, vectors };
+    const docWords: DocWordLists = {
+      words: JSON.parse(text('dense.words')) as string[],
+      offsets: u32('dense.wordOffsets'),
+      ids: u32('dense.wordIds'),
+    };
+    const wordsProblem = docWordListsProblem(docWords, header.size);
+    if (wordsProblem) throw bad(wordsProblem, 'dense.wordIds');
+    out.dense = { model, vectors, docWords };
   }
   // labels and details are parsed on first use (a query prints 5 of 46,802; eval none)
   for (const name of ['labels', 'details'] as const)

@@ -58,12 +58,12 @@ export {
   type DenseToolContext,
   type DenseTrainOptions,
   denseVocabulary,
-  denseWords,
   denseWordWeights,
   encodeCorpus,
   epochBatches,
   fnv1a,
   trainDenseEncoder,
+  WORD_MATCH_DEPTH,
 } from './dense-encoder.js';
 export { DENSE_MODEL_VERSION, loadDenseModel, saveDenseModel } from './dense-model-file.js';
 export { EmbeddingRetriever } from './embedding-retriever.js';
@@ -83,7 +83,6 @@ export { FieldRankScorer } from './field-rank-scorer.js';
 // Group (tool/app) evidence added to document scores
 export { GroupBoostRetriever, groupDocuments } from './group-boost.js';
 export { hardNegatives, mineHardNegatives } from './hard-negatives.js';
-
 // Fusion of retrievers: reciprocal rank, z-score, weighted sum
 export { HybridRetriever, LinearSumRetriever, WeightedFusionRetriever } from './hybrid.js';
 // Retrieval index files (.apix): built once per catalog content, loaded in well under a second
@@ -134,6 +133,7 @@ export { DENSE_HYBRID_WEIGHT, RANKER_INITIAL, RANKER_SCALED } from './retriever-
 export { type SparseVector, shuffleInPlace } from './sparse.js';
 // The one tokenizer and its stemmers
 export {
+  denseWords,
   STOPWORDS,
   stem,
   stemInflections,
@@ -148,7 +148,6 @@ export {
   saveTrainCheckpoint,
   type TrainCheckpoint,
 } from './train-checkpoint.js';
-
 // The trainable retriever: training, model files, retrieval
 export {
   contextFeatures,
@@ -165,9 +164,9 @@ export {
 } from './trained-retriever.js';
 // The retriever contract and retrieval data
 export type { Embedder, RetrievalHit, RetrievalQuery, Retriever } from './types.js';
-
 // Exact vector search
 export { VectorIndex } from './vector-index.js';
+export { type DocWordLists, docWordLists, WordMatcher } from './word-match.js';
 
 // Sentence vectors from word vectors
 export {

@@ -146,6 +146,24 @@ describe('MNR loss', () => {
     expect(last).toBeLessThan(first.loss * 0.5);
   });
 
+  it('Adam scales its step by lrScale: the first step moves each weight by lr · lrScale (the sign of its gradient)', () => {
+    for (const [scale, move] of [
+      [0.5, 0.005],
+      [0, 0],
+    ] as const) {
+      const p = randomProjection(3);
+      const before = p.w.slice();
+      const grad = new Float64Array(p.w.length);
+      const { touched } = mnrLossAndGrad(p, queries, docs, 20, grad);
+      new Adam(p, 0.01).step(grad, touched, scale);
+      for (let i = 0; i < p.w.length; i++) {
+        const g = grad[i] as number;
+        const expected = g === 0 ? 0 : -Math.sign(g) * move;
+        expect((p.w[i] as number) - (before[i] as number)).toBeCloseTo(expected, 6);
+      }
+    }
+  });
+
   it('projects sparse inputs column by column', () => {
     const p = identityProjection(3, 2);
     expect(

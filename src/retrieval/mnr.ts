@@ -162,8 +162,10 @@ export class Adam {
     this.t = state.t;
   }
 
-  step(grad: Float64Array, columns: readonly number[]): void {
+  /** One update of `columns`; `lrScale` multiplies the learning rate (a schedule's factor). */
+  step(grad: Float64Array, columns: readonly number[], lrScale = 1): void {
     this.t++;
+    const lr = this.lr * lrScale;
     const { dOut, w } = this.p;
     const b1 = 1 - this.beta1 ** this.t;
     const b2 = 1 - this.beta2 ** this.t;
@@ -174,7 +176,7 @@ export class Adam {
         const v = this.beta2 * (this.v[i] as number) + (1 - this.beta2) * g * g;
         this.m[i] = m;
         this.v[i] = v;
-        w[i] = (w[i] as number) - (this.lr * (m / b1)) / (Math.sqrt(v / b2) + this.eps);
+        w[i] = (w[i] as number) - (lr * (m / b1)) / (Math.sqrt(v / b2) + this.eps);
       }
     }
   }

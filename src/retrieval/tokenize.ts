@@ -140,3 +140,6 @@ export function stem(token: string): string {
   else if (t.length > 4 && t.endsWith('e')) t = t.slice(0, -1);
   return t;
 }
+
+/** The words of a text as the dense encoder sees them: the package tokenizer, then the light `stem`. */
+export const denseWords = (text: string): string[] => tokenize(text).map(stem);

@@ -68,7 +68,14 @@ describe('trainToolBenchDense', () => {
         seed: 7,
         scale: 12,
         batchSize: 4,
-        config: { dim: 8, buckets: 512, toolContext: 0.5, wordRowShare: 0.5, sentenceWeight: 0.5 },
+        config: {
+          dim: 8,
+          buckets: 512,
+          toolContext: 0.5,
+          wordRowShare: 0.5,
+          sentenceWeight: 0.5,
+          wordMatchWeight: 0.5,
+        },
         vocabularyTexts: suite.texts,
       });
     const now = await trainToolBenchDense(suite, { ...small, batchSize: 4, trainOn: ['G1_instruction'] });

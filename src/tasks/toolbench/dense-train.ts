@@ -29,10 +29,14 @@ export interface ToolBenchDenseOptions {
   /** Share of a known word's weight on its own row; 'mean' = no own row (plain n-gram mean). */
   wordRowShare?: number | 'mean';
   sentenceWeight?: number;
+  /** Late interaction weight β (`DenseEncoderConfig.wordMatchWeight`; 0: none). */
+  wordMatchWeight?: number;
   scale?: number;
   dim?: number;
   buckets?: number;
   lr?: number;
+  /** Learning-rate schedule (`trainDenseEncoder`'s; default constant). */
+  lrSchedule?: DenseTrainOptions['lrSchedule'];
   minCount?: number;
   batchSize?: number;
   /** Synthetic multi-API requests per tool (`toolBenchSyntheticRequests`; 0: none), each paired once with each API it names. */
@@ -136,6 +140,7 @@ export function trainToolBenchDenseSet(
     seed: opts.seed ?? 42,
     scale: opts.scale ?? D.scale,
     ...(opts.lr !== undefined ? { lr: opts.lr } : {}),
+    ...(opts.lrSchedule !== undefined ? { lrSchedule: opts.lrSchedule } : {}),
     ...(opts.minCount !== undefined ? { minCount: opts.minCount } : {}),
     ...(opts.batchSize !== undefined ? { batchSize: opts.batchSize } : {}),
     // key order as `retrieve train` always wrote it: the saved model's bytes depend on it
@@ -145,6 +150,7 @@ export function trainToolBenchDenseSet(
       toolContext: opts.toolContext ?? D.toolContext,
       ...(share !== 'mean' ? { wordRowShare: share } : {}),
       sentenceWeight: opts.sentenceWeight ?? D.sentenceWeight,
+      wordMatchWeight: opts.wordMatchWeight ?? D.wordMatchWeight,
     },
     vocabularyTexts: set.texts,
     ...(opts.onBatch ? { onBatch: opts.onBatch } : {}),
