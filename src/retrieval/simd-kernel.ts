@@ -194,3 +194,42 @@ export function createSimdKernel(data: Float32Array, dim: number): DotKernel | u
     },
   };
 }
+
+/** Dot products against a block of rows that changes often (`load`), in one reused Wasm instance. */
+export interface BlockDotKernel {
+  /** Copies `rows` (n × dim floats) into the kernel, replacing the previous block. */
+  load(rows: Float32Array): void;
+  /** Dot product of `query` with every row of the loaded block, in row order. */
+  scoreAll(query: Float32Array): Float32Array;
+}
+
+/**
+ * A block kernel for `dim` (a multiple of 4), or undefined without Wasm SIMD. One instance and
+ * one memory serve every block, growing when a block is larger: a fresh instance per block (per
+ * query) would allocate a Wasm memory each time, and those reservations cost long GC pauses.
+ */
+export function createBlockDotKernel(dim: number): BlockDotKernel | undefined {
+  if (dim % 4 !== 0 || dim === 0) return undefined;
+  const mod = wasmModule();
+  if (!mod || !wasm) return undefined;
+  const instance = new wasm.Instance(mod, {});
+  const memory = instance.exports.memory as WasmMemory;
+  const scores = instance.exports.scores as (d: number, q: number, o: number, n: number, dd: number) => void;
+  let rows = 0;
+  return {
+    load(block: Float32Array): void {
+      rows = block.length / dim;
+      const bytes = block.byteLength + dim * 4 + rows * 4 + 64;
+      const pages = Math.ceil(bytes / 65536) - memory.buffer.byteLength / 65536;
+      if (pages > 0) memory.grow(pages);
+      new Float32Array(memory.buffer, 0, block.length).set(block);
+    },
+    scoreAll(query: Float32Array): Float32Array {
+      const qAt = rows * dim * 4;
+      const outAt = qAt + dim * 4;
+      new Float32Array(memory.buffer, qAt, dim).set(query);
+      scores(0, qAt, outAt, rows, dim);
+      return new Float32Array(memory.buffer, outAt, rows).slice();
+    },
+  };
+}

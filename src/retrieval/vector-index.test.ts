@@ -7,6 +7,7 @@ import {
   WeightedFusionRetriever,
   zScoreFusion,
 } from './hybrid.js';
+import { createBlockDotKernel } from './simd-kernel.js';
 import type { Retriever } from './types.js';
 import { VectorIndex } from './vector-index.js';
 
@@ -33,6 +34,22 @@ describe('VectorIndex', () => {
     const b = js.scoreAll(q);
     for (let i = 0; i < 37; i++) expect(a[i]).toBeCloseTo(b[i] as number, 5);
     expect(simd.search(q, 5).map((h) => h.doc)).toEqual(js.search(q, 5).map((h) => h.doc));
+  });
+
+  it('the block kernel scores each loaded block as the JavaScript loop does, growing for a larger block', () => {
+    const kernel = createBlockDotKernel(12);
+    expect(kernel).toBeDefined();
+    const q = Float32Array.from({ length: 12 }, (_, j) => Math.cos(j));
+    // 3, then 3,000 rows (past one 64 KiB page), then 3 again: each answer has the block's length
+    for (const n of [3, 3000, 3]) {
+      const block = Float32Array.from({ length: n * 12 }, (_, i) => Math.sin(i + n));
+      kernel?.load(block);
+      const got = kernel?.scoreAll(q) ?? new Float32Array();
+      const want = new VectorIndex(12, block, { simd: false }).scoreAll(q);
+      expect(got).toHaveLength(n);
+      for (let i = 0; i < n; i++) expect(got[i]).toBeCloseTo(want[i] as number, 4);
+    }
+    expect(createBlockDotKernel(6)).toBeUndefined();
   });
 
   it('rejects wrong dimensions', () => {

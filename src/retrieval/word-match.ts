@@ -1,4 +1,5 @@
 import type { DenseEncoder } from './dense-encoder.js';
+import { type BlockDotKernel, createBlockDotKernel } from './simd-kernel.js';
 import { denseWords } from './tokenize.js';
 import { VectorIndex } from './vector-index.js';
 
@@ -59,6 +60,8 @@ export class WordMatcher {
   private readonly dim: number;
   /** Vectors of corpus words, made on first use (a query touches the words of its candidates only). */
   private readonly vectors: Array<Float32Array | undefined>;
+  /** Scores a query's block of candidate words (SIMD; undefined: the JavaScript loop). */
+  private readonly kernel: BlockDotKernel | undefined;
 
   constructor(
     private readonly enc: DenseEncoder,
@@ -67,6 +70,7 @@ export class WordMatcher {
   ) {
     this.dim = enc.config.dim;
     this.vectors = new Array(lists.words.length);
+    this.kernel = createBlockDotKernel(this.dim);
   }
 
   private corpusWord(id: number): Float32Array {
@@ -100,9 +104,16 @@ export class WordMatcher {
         if (!slotOf.has(ids[p] as number)) slotOf.set(ids[p] as number, slotOf.size);
     const block = new Float32Array(slotOf.size * d);
     for (const [id, slot] of slotOf) block.set(this.corpusWord(id), slot * d);
-    const index = new VectorIndex(d, block);
     const qVec = new Float32Array(d);
-    const cos = qWords.map((w) => index.scoreAll(this.enc.wordVector(this.table, w, qVec)));
+    let scan: (query: Float32Array) => Float32Array;
+    if (this.kernel) {
+      this.kernel.load(block);
+      scan = (query) => (this.kernel as BlockDotKernel).scoreAll(query);
+    } else {
+      const index = new VectorIndex(d, block, { simd: false });
+      scan = (query) => index.scoreAll(query);
+    }
+    const cos = qWords.map((w) => scan(this.enc.wordVector(this.table, w, qVec)));
     const best = new Float64Array(q);
     docs.forEach((doc, j) => {
       best.fill(0);
