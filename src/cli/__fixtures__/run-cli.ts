@@ -18,8 +18,6 @@ export interface CliOptions {
   env?: Record<string, string | undefined>;
   /** A HOME the test prepared (config, cache); by default a fresh empty one, removed at exit. */
   home?: string;
-  /** Text written to the CLI's stdin, which is then closed (default: an empty, closed stdin). */
-  input?: string;
   /** Close the read end of stdout at once, as `apiary … | head -0` does (stdout stays ''). */
   closedStdout?: boolean;
 }
@@ -34,6 +32,8 @@ export interface CliResult {
 /** A CLI still running: the child (for signals), its output so far, and its end. */
 export interface RunningCli {
   child: ChildProcess;
+  /** The child's HOME (the fresh one is removed when the child has exited). */
+  home: string;
   /** The output so far, updated as it arrives. */
   out: { stdout: string; stderr: string };
   done: Promise<CliResult>;
@@ -70,8 +70,7 @@ export function cliCommand(
 export function startCli(args: string[], opts: CliOptions = {}): RunningCli {
   const cmd = cliCommand(args, opts);
   const child = spawn(cmd.command, cmd.args, { cwd: opts.cwd ?? ROOT, env: cmd.env });
-  child.stdin.on('error', () => {}); // EPIPE when the CLI exits without reading its input
-  child.stdin.end(opts.input ?? '');
+  child.stdin.end(); // no input: a command waiting on stdin sees its end, as under `< /dev/null`
   if (opts.closedStdout) child.stdout.destroy();
   const out = { stdout: '', stderr: '' };
   child.stdout.on('data', (d) => {
@@ -87,7 +86,7 @@ export function startCli(args: string[], opts: CliOptions = {}): RunningCli {
       res({ code, signal, ...out });
     });
   });
-  return { child, out, done };
+  return { child, home: cmd.env.HOME!, out, done };
 }
 
 /** Runs `apiary <args>` to its end (see startCli): exit code, signal, stdout and stderr. */
