@@ -1,11 +1,8 @@
-import { execFile } from 'node:child_process';
 import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, runCli } from './cli/__fixtures__/run-cli.js';
 import { writeToolBenchFixtures } from './tasks/toolbench/__fixtures__/data-root.js';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from './test/index.js';
 
@@ -20,12 +17,6 @@ import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from './test/ind
  *
  * Network-free; in the data suite because its ~25 CLI starts take about a minute (too slow for unit).
  */
-
-const ROOT = resolve(import.meta.dirname, '..');
-const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
-const run = promisify(execFile);
-/** tsx by URL: the commands run from a folder outside the repository, where `tsx` would not resolve. */
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 /** The shell commands of README.md's ```bash blocks: continuation lines joined, comments removed. */
 function readmeCommands(markdown: string): string[] {
@@ -107,7 +98,8 @@ describe('every command of README.md', { timeout: 600_000 }, () => {
   const commands = readmeCommands(readme);
   let server: ScriptedOpenAiServer;
   let clone: string;
-  let env: NodeJS.ProcessEnv;
+  let home: string;
+  let env: Record<string, string>;
 
   beforeAll(async () => {
     // Any model reply is this plan line: it names an app (hierarchical selection), parses as a
@@ -125,18 +117,9 @@ describe('every command of README.md', { timeout: 600_000 }, () => {
     cpSync(join(ROOT, 'examples/appbench-mini'), join(data, 'appbench'), { recursive: true });
     mkdirSync(join(data, 'sgd', 'train'), { recursive: true });
     copyFileSync(join(ROOT, 'data/sgd-db/sgd-subset.json'), join(data, 'sgd', 'train', 'dialogues_001.json'));
-    const home = join(top, 'home');
-    env = {
-      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('APIARY_'))),
-      HOME: home,
-      XDG_DATA_HOME: join(home, 'data'),
-      XDG_CACHE_HOME: join(home, 'cache'),
-      XDG_CONFIG_HOME: join(home, 'config'),
-      NO_COLOR: '1',
-      // commands that name a model without an endpoint, or no model at all, get the scripted one
-      APIARY_BASE_URL: `${server.url}`,
-      APIARY_MODEL: 'scripted',
-    };
+    home = join(top, 'home');
+    // commands that name a model without an endpoint, or no model at all, get the scripted one
+    env = { APIARY_BASE_URL: `${server.url}`, APIARY_MODEL: 'scripted' };
   });
   afterAll(() => server?.close());
 
@@ -157,17 +140,9 @@ describe('every command of README.md', { timeout: 600_000 }, () => {
         continue;
       }
       const words = shellWords(command.replaceAll('http://localhost:8000/v1', server.url)).slice(1);
-      try {
-        await run(process.execPath, ['--import', TSX, MAIN, ...words], {
-          cwd: clone,
-          env,
-          maxBuffer: 64 * 1024 * 1024,
-        });
-        ran.push(command);
-      } catch (error) {
-        const e = error as { code: number; stderr: string };
-        failures.push(`${command}: exit ${e.code}: ${e.stderr.trim().split('\n').slice(-3).join(' | ')}`);
-      }
+      const r = await runCli(words, { cwd: clone, home, env });
+      if (r.code === 0) ran.push(command);
+      else failures.push(`${command}: exit ${r.code}: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
     }
     expect(failures).toEqual([]);
     expect(ran.length).toBeGreaterThan(15);

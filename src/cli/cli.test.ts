@@ -1,25 +1,8 @@
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { runCli } from './__fixtures__/run-cli.js';
 
-const run = promisify(execFile);
-const root = join(import.meta.dirname, '../..');
-const main = join(root, 'src/cli/main.ts');
-
-/** Runs the CLI from source (tsx) and returns exit code, stdout and stderr. */
-async function apiary(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', main, ...args], {
-      cwd: root,
-      env: { ...process.env, APIARY_DATA: '' },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
+/** `apiary <args>` on a clean machine (see runCli). */
+const apiary = (...args: string[]) => runCli(args);
 
 describe('apiary CLI: catalog and plan', () => {
   it('catalog list --json', async () => {

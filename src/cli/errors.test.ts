@@ -1,30 +1,17 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiaryError, ERROR_CODES } from '../shared/index.js';
+import { runCli } from './__fixtures__/run-cli.js';
 import { EXIT_STATUS_OF_CODE, reportError } from './output.js';
 
 /* Issue 13 item 5: one error format everywhere, usage and input errors exit 2, a catalogue of codes. */
 
-const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '../..');
-const MAIN = join(ROOT, 'src/cli/main.ts');
 
-async function apiary(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', MAIN, ...args], {
-      cwd: ROOT,
-      env: { ...process.env, APIARY_DATA: '', NO_COLOR: '1', FORCE_COLOR: '0' },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
+/** `apiary <args>` on a clean machine (see runCli). */
+const apiary = (...args: string[]) => runCli(args);
 
 /** The rows of the codes table in docs/errors.md: code → exit status. */
 function catalogue(): Map<string, number> {

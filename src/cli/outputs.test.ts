@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import {
   copyFileSync,
   existsSync,
@@ -10,28 +9,15 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { runCli } from './__fixtures__/run-cli.js';
 
 /** Issue 13 item 4: every output is checked before the work and never destroyed or polluted. */
 
-const exec = promisify(execFile);
 const root = join(import.meta.dirname, '../..');
-const main = join(root, 'src/cli/main.ts');
 
-async function apiary(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const home = mkdtempSync(join(tmpdir(), 'apiary-home-'));
-  try {
-    const { stdout, stderr } = await exec(process.execPath, ['--import', 'tsx', main, ...args], {
-      cwd: root,
-      env: { ...process.env, APIARY_DATA: '', HOME: home, XDG_DATA_HOME: join(home, 'data'), NO_COLOR: '1' },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
+/** `apiary <args>` on a clean machine (see runCli). */
+const apiary = (...args: string[]) => runCli(args);
 
 const SFT = [
   'sft',

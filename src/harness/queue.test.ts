@@ -1,9 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCli } from '../cli/__fixtures__/run-cli.js';
 import { APPBENCH_SAMPLING } from '../tasks/index.js';
 import { startScriptedOpenAiServer } from '../test/index.js';
 import { expectScenarioReport } from './__fixtures__/appbench-mini-scenario.js';
@@ -25,7 +26,6 @@ import { rebuildTask, type TaskRecipe } from './sample-runner.js';
  * must start, and the kill test waits for BullMQ's 1 s lock to expire and a 1.5 s sample to rerun).
  */
 const MINI = resolve(import.meta.dirname, '../../examples/appbench-mini');
-const CLI = resolve(import.meta.dirname, '../cli/main.ts');
 const slowModel = pathToFileURL(resolve(import.meta.dirname, '__fixtures__', 'slow-scenario-model.ts')).href;
 
 const recipe = (model: TaskRecipe['model']): TaskRecipe => ({
@@ -113,29 +113,34 @@ interface WorkerProcess {
 }
 
 function startWorker(url: string, args: string[] = []): WorkerProcess {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', CLI, 'worker', '--queue', url, '--lock-ms', '1000', '--stalled-ms', '300', ...args],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  let text = '';
+  const { child, out } = startCli([
+    'worker',
+    '--queue',
+    url,
+    '--lock-ms',
+    '1000',
+    '--stalled-ms',
+    '300',
+    ...args,
+  ]);
   const waiters: Array<() => void> = [];
-  child.stderr!.on('data', (d) => {
-    text += String(d);
+  // registered after startCli's own listener, so out.stderr already holds the new text
+  child.stderr!.on('data', () => {
     for (const w of waiters.splice(0)) w();
   });
   const waitFor = (pattern: string | RegExp) =>
     new Promise<void>((res, rej) => {
       const check = () => {
-        if (typeof pattern === 'string' ? text.includes(pattern) : pattern.test(text)) return res();
-        if (child.exitCode !== null) return rej(new Error(`worker exited: ${text}`));
+        if (typeof pattern === 'string' ? out.stderr.includes(pattern) : pattern.test(out.stderr))
+          return res();
+        if (child.exitCode !== null) return rej(new Error(`worker exited: ${out.stderr}`));
         waiters.push(check);
       };
       check();
     });
   return {
     child,
-    log: () => text,
+    log: () => out.stderr,
     waitFor,
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) {
@@ -143,7 +148,7 @@ function startWorker(url: string, args: string[] = []): WorkerProcess {
         child.kill('SIGTERM');
         await exited;
       }
-      return text;
+      return out.stderr;
     },
   };
 }

@@ -1,26 +1,10 @@
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { runCli } from '../__fixtures__/run-cli.js';
 
 /* Issue 13 item 10: `apiary apps check` executes every gold plan and lints the gold. */
 
-const run = promisify(execFile);
-const ROOT = join(import.meta.dirname, '../../..');
-const MAIN = join(ROOT, 'src/cli/main.ts');
-
-async function apiary(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', MAIN, ...args], {
-      cwd: ROOT,
-      env: { ...process.env, APIARY_DATA: '', NO_COLOR: '1', XDG_DATA_HOME: join(ROOT, 'no-such-dir') },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
+/** `apiary <args>` on a clean machine (see runCli). */
+const apiary = (...args: string[]) => runCli(args);
 
 describe('apiary apps check', { timeout: 60_000 }, () => {
   it('lists each rejection and lint finding, counts them, and exits 1 when a gold plan is rejected', async () => {

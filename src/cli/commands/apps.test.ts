@@ -1,30 +1,15 @@
-import { execFile } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../__fixtures__/run-cli.js';
 
-const run = promisify(execFile);
 const root = join(import.meta.dirname, '../../..');
-const main = join(root, 'src/cli/main.ts');
 const fixtures = join(root, 'src/apps/__fixtures__');
 const dir = mkdtempSync(join(tmpdir(), 'apiary-apps-cli-'));
-// An empty XDG data home: no built database there, so the bundled subset is the default.
-const ENV = { ...process.env, APIARY_DATA: '', XDG_DATA_HOME: join(dir, 'xdg') };
 
-async function apiary(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', main, ...args], {
-      cwd: root,
-      env: ENV,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
+/** `apiary <args>` on a clean machine (see runCli). */
+const apiary = (...args: string[]) => runCli(args);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

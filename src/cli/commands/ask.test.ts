@@ -1,40 +1,16 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   type ScriptedOpenAiServer,
   type ScriptedReply,
   startScriptedOpenAiServer,
 } from '../../test/index.js';
+import { runCli } from '../__fixtures__/run-cli.js';
 
-const exec = promisify(execFile);
-const root = join(import.meta.dirname, '../../..');
-const main = join(root, 'src/cli/main.ts');
-
-async function apiary(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const home = mkdtempSync(join(tmpdir(), 'apiary-home-'));
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    APIARY_DATA: '',
-    HOME: home,
-    XDG_DATA_HOME: join(home, 'data'),
-    XDG_CACHE_HOME: join(home, 'cache'),
-  };
-  for (const k of ['APIARY_BASE_URL', 'APIARY_MODEL', 'APIARY_CONFIG']) delete env[k];
-  try {
-    const { stdout, stderr } = await exec(process.execPath, ['--import', 'tsx', main, ...args], {
-      cwd: root,
-      env,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
+/** `apiary <args>` on a clean machine (see runCli). */
+const apiary = (...args: string[]) => runCli(args);
 
 let server: ScriptedOpenAiServer | undefined;
 afterEach(async () => {

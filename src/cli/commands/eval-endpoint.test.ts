@@ -1,42 +1,20 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readResultsFile } from '../../harness/index.js';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../../test/index.js';
+import { ROOT, runCli } from '../__fixtures__/run-cli.js';
 
 /* Issue 13 item 1: a dead or failing model endpoint must not look like a result. */
 
-const ROOT = resolve(__dirname, '../../..');
 const MINI = join(ROOT, 'examples', 'appbench-mini');
-const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
-const TSX = pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
 
-function cleanEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const k of Object.keys(env)) if (k.startsWith('APIARY_') || k === 'OPENAI_API_KEY') delete env[k];
-  env.NO_COLOR = '1';
-  env.XDG_CACHE_HOME = mkdtempSync(join(tmpdir(), 'apiary-endpoint-cache-'));
-  return env;
-}
-
-function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const cwd = mkdtempSync(join(tmpdir(), 'apiary-endpoint-cwd-'));
-  const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], { cwd, env: cleanEnv() });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => {
-    stdout += d;
-  });
-  child.stderr.on('data', (d) => {
-    stderr += d;
-  });
-  return new Promise((res) => child.on('close', (code) => res({ code, stdout, stderr })));
-}
+/** `apiary <args>` on a clean machine, from an empty temp folder (no apiary.config.json there). */
+const runInTempDir = (args: string[]) =>
+  runCli(args, { cwd: mkdtempSync(join(tmpdir(), 'apiary-endpoint-cwd-')) });
 
 async function closedPort(): Promise<number> {
   const s = createServer();
@@ -56,7 +34,7 @@ describe('apiary eval against a dead or failing endpoint', { timeout: 60_000 }, 
   it('a closed port stops before the run: one line with the code and the URL, exit 3, no results', async () => {
     const port = await closedPort();
     const url = `http://127.0.0.1:${port}/v1`;
-    const r = await runCli([
+    const r = await runInTempDir([
       'eval',
       'appbench',
       '--data',
@@ -80,7 +58,7 @@ describe('apiary eval against a dead or failing endpoint', { timeout: 60_000 }, 
   it('samples failing for infrastructure reasons are errors: counted, and the exit status is 3', async () => {
     server = await startScriptedOpenAiServer({ respond: () => ({ fault: 'http500' }) });
     const out = mkdtempSync(join(tmpdir(), 'apiary-endpoint-out-'));
-    const r = await runCli([
+    const r = await runInTempDir([
       'eval',
       'appbench',
       '--data',
@@ -110,7 +88,7 @@ describe('apiary eval against a dead or failing endpoint', { timeout: 60_000 }, 
   it('after N consecutive connection failures the run stops instead of going through the dataset', async () => {
     server = await startScriptedOpenAiServer({ respond: () => ({ fault: 'timeout' }) });
     const out = mkdtempSync(join(tmpdir(), 'apiary-endpoint-out-'));
-    const r = await runCli([
+    const r = await runInTempDir([
       'eval',
       'appbench',
       '--data',

@@ -1,41 +1,19 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../catalog/index.js';
 import { readResultsFile } from '../../harness/index.js';
 import { appBenchGoldReply, loadAppBenchDataset, scoreAppBench } from '../../tasks/index.js';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../../test/index.js';
+import { runCli } from '../__fixtures__/run-cli.js';
 
 /* `apiary eval appbench --data ../shared/data/appbench` (dev_*.json, 4 × 50 records). */
 
-const ROOT = resolve(__dirname, '../../..');
 const DATA = resolve(process.cwd(), '../shared/data/appbench');
-const TSX = pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
 
-function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    NO_COLOR: '1',
-    XDG_CACHE_HOME: mkdtempSync(join(tmpdir(), 'apiary-cache-')),
-  };
-  for (const k of Object.keys(env)) if (k.startsWith('APIARY_') || k === 'OPENAI_API_KEY') delete env[k];
-  const child = spawn(process.execPath, ['--import', TSX, join(ROOT, 'src/cli/main.ts'), ...args], {
-    cwd: mkdtempSync(join(tmpdir(), 'apiary-cwd-')),
-    env,
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => {
-    stdout += d;
-  });
-  child.stderr.on('data', (d) => {
-    stderr += d;
-  });
-  return new Promise((res) => child.on('close', (code) => res({ code, stdout, stderr })));
-}
+/** `apiary <args>` on a clean machine, in a fresh temp folder. */
+const runInTempDir = (args: string[]) => runCli(args, { cwd: mkdtempSync(join(tmpdir(), 'apiary-cwd-')) });
 
 describe('apiary eval appbench on the shared dev files', () => {
   const samples = loadAppBenchDataset(DATA).samples;
@@ -50,7 +28,7 @@ describe('apiary eval appbench on the shared dev files', () => {
 
   it('detects the dev_ prefix and runs the baseline over all 200 records', async () => {
     const out = mkdtempSync(join(tmpdir(), 'apiary-eval-dev-'));
-    const r = await runCli(['eval', 'appbench', '--data', DATA, '--out', out, '--concurrency', '8']);
+    const r = await runInTempDir(['eval', 'appbench', '--data', DATA, '--out', out, '--concurrency', '8']);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('dev_*.json, 200 samples in ss, sm, ms, mm');
     const contents = readResultsFile(join(out, 'results.jsonl'));
@@ -60,7 +38,7 @@ describe('apiary eval appbench on the shared dev files', () => {
 
   it('gold replies over HTTP score exactly as scoring them directly', async () => {
     const out = mkdtempSync(join(tmpdir(), 'apiary-eval-dev-'));
-    const r = await runCli([
+    const r = await runInTempDir([
       'eval',
       'appbench',
       '--data',

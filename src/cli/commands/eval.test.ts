@@ -1,8 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectScenarioReport, WRONG_SS1 } from '../../harness/__fixtures__/appbench-mini-scenario.js';
 import { readResultsFile } from '../../harness/index.js';
@@ -13,6 +11,7 @@ import {
   type ScriptedReply,
   startScriptedOpenAiServer,
 } from '../../test/index.js';
+import { ROOT, runCli, startCli } from '../__fixtures__/run-cli.js';
 
 /*
  * End to end: the real CLI (src/cli/main.ts run by node + tsx in a child process) against the
@@ -20,48 +19,14 @@ import {
  * hand-written records). Expected report values are hand-computed in the scenario fixture.
  */
 
-const ROOT = resolve(__dirname, '../../..');
 const MINI = join(ROOT, 'examples', 'appbench-mini');
-const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
-// tsx's loader by absolute URL: the child runs in a temp cwd (no apiary.config.json, no node_modules)
-const TSX = pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
 const samples = loadAppBenchDataset(MINI).samples;
 const byInput = new Map(samples.map((s) => [s.record.input, s]));
 
-/** The env of a clean machine: no model configured anywhere. */
-function cleanEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const k of Object.keys(env)) if (k.startsWith('APIARY_') || k === 'OPENAI_API_KEY') delete env[k];
-  env.NO_COLOR = '1';
-  env.XDG_CACHE_HOME = mkdtempSync(join(tmpdir(), 'apiary-eval-cache-')); // no pulled data
-  return env;
-}
-
-interface CliRun {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-function startCli(args: string[], cwd: string): { child: ChildProcess; done: Promise<CliRun> } {
-  const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], { cwd, env: cleanEnv() });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (d) => {
-    stdout += d;
-  });
-  child.stderr!.on('data', (d) => {
-    stderr += d;
-  });
-  const done = new Promise<CliRun>((res) =>
-    child.on('close', (code, signal) => res({ code, signal, stdout, stderr })),
-  );
-  return { child, done };
-}
-
-const runCli = (args: string[], cwd = mkdtempSync(join(tmpdir(), 'apiary-eval-cwd-'))) =>
-  startCli(args, cwd).done;
+/** An empty temp folder to run the CLI in (no apiary.config.json, no node_modules there). */
+const tempCwd = () => mkdtempSync(join(tmpdir(), 'apiary-eval-cwd-'));
+/** `apiary <args>` on a clean machine, in `cwd` (by default a fresh temp folder). */
+const runInTempDir = (args: string[], cwd = tempCwd()) => runCli(args, { cwd });
 
 function sampleOf(req: ScriptedChatRequest) {
   const user = req.messages.filter((m) => m.role === 'user').at(-1)?.content ?? '';
@@ -102,7 +67,7 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
     const own = await startScriptedOpenAiServer({ respond: scenario });
     const run = async (workers: string) => {
       const out = outDir();
-      const r = await runCli([
+      const r = await runInTempDir([
         'eval',
         'appbench',
         '--data',
@@ -140,7 +105,7 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
 
   it('records every sample and prints the hand-computed summary (--json)', async () => {
     const out = outDir();
-    const r = await runCli([
+    const r = await runInTempDir([
       'eval',
       'appbench',
       '--data',
@@ -225,7 +190,7 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
 
   it('prints the run table and the AppBench report without --json', async () => {
     const out = outDir();
-    const r = await runCli([
+    const r = await runInTempDir([
       'eval',
       'appbench',
       '--data',
@@ -244,7 +209,15 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
     expect(r.stdout).toMatch(/Success \(Succ\)\s+71\.43\s+62\.50/);
     expect(r.stdout).toContain(`results: ${join(out, 'results.jsonl')}`);
     // a second run into the same folder needs --resume (or --overwrite)
-    const again = await runCli(['eval', 'appbench', '--data', MINI, ...modelArgs(server), '--out', out]);
+    const again = await runInTempDir([
+      'eval',
+      'appbench',
+      '--data',
+      MINI,
+      ...modelArgs(server),
+      '--out',
+      out,
+    ]);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('already holds results; pass --resume');
   });
@@ -267,7 +240,7 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
         ...FAST_RETRY,
         '--json',
       ];
-      const { child, done } = startCli(args, mkdtempSync(join(tmpdir(), 'apiary-eval-cwd-')));
+      const { child, done } = startCli(args, { cwd: tempCwd() });
       // wait until 3 samples are on disk, then kill hard
       const t0 = Date.now();
       while (!(existsSync(file) && sampleLines(file).length >= 3)) {
@@ -284,7 +257,7 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
       // what a kill in the middle of a write leaves behind
       appendFileSync(file, '{"type":"sample","id":"ms-1","cat');
       // the partial run can be reported as it is
-      const partial = await runCli(['eval', 'report', out]);
+      const partial = await runInTempDir(['eval', 'report', out]);
       expect(partial.code).toBe(0);
       expect(partial.stderr).toContain('ignored a torn last line');
       expect(partial.stdout).toContain(
@@ -292,7 +265,7 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
       );
       expect(partial.stdout).toMatch(new RegExp(`│ samples\\s+│ ${before}\\s+│`));
 
-      const resumed = await runCli([...args, '--resume']);
+      const resumed = await runInTempDir([...args, '--resume']);
       // exit 3 when this invocation ran mm-0 (the endpoint fails it)
       expect(resumed.code).toBe(mm0Before ? 0 : 3);
       const json = JSON.parse(resumed.stdout);
@@ -304,7 +277,7 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
       expect(new Set(ids).size).toBe(8);
       expect(readFileSync(file, 'utf8').endsWith('\n')).toBe(true);
       expect(readResultsFile(file).truncatedTail).toBe(false);
-      const report = await runCli(['eval', 'report', file, '--json']);
+      const report = await runInTempDir(['eval', 'report', file, '--json']);
       expect(JSON.parse(report.stdout).report).toEqual(json.summary.report);
     } finally {
       await slow.close();
@@ -314,7 +287,7 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
   it('--shots inserts demonstrations (gold replies of other samples) before the instruction', async () => {
     const out = outDir();
     const before = server.requests.length;
-    const r = await runCli([
+    const r = await runInTempDir([
       'eval',
       'appbench',
       '--data',
@@ -361,7 +334,7 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
     });
     try {
       const out = outDir();
-      const r = await runCli([
+      const r = await runInTempDir([
         'eval',
         'appbench',
         '--data',
@@ -415,7 +388,7 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
         '1',
         ...FAST_RETRY,
       ];
-      const { child, done } = startCli(args, mkdtempSync(join(tmpdir(), 'apiary-eval-cwd-')));
+      const { child, done } = startCli(args, { cwd: tempCwd() });
       const t0 = Date.now();
       while (!(existsSync(file) && sampleLines(file).length >= 1)) {
         if (Date.now() - t0 > 20_000) throw new Error('run made no progress');
@@ -432,7 +405,7 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
       expect(readResultsFile(file).truncatedTail).toBe(false);
       expect(existsSync(join(out, 'run.lock'))).toBe(false);
       expect(existsSync(join(out, 'summary.json'))).toBe(true);
-      const resumed = await runCli([...args, '--resume', '--json']);
+      const resumed = await runInTempDir([...args, '--resume', '--json']);
       expect(JSON.parse(resumed.stdout)).toMatchObject({ skipped: n, ran: 8 - n });
     } finally {
       await slow.close();
@@ -445,7 +418,7 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
       const out = outDir();
       const file = join(out, 'results.jsonl');
       const args = ['eval', 'appbench', '--data', MINI, ...modelArgs(slow), '--out', out, ...FAST_RETRY];
-      const { child, done } = startCli(args, mkdtempSync(join(tmpdir(), 'apiary-eval-cwd-')));
+      const { child, done } = startCli(args, { cwd: tempCwd() });
       const t0 = Date.now();
       while (!(existsSync(file) && sampleLines(file).length >= 1)) {
         if (Date.now() - t0 > 20_000) throw new Error('run made no progress');
@@ -479,10 +452,10 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
       ...FAST_RETRY,
       '--json',
     ];
-    const first = JSON.parse((await runCli(args(outDir()))).stdout);
+    const first = JSON.parse((await runInTempDir(args(outDir()))).stdout);
     expect(first.cache).toMatchObject({ dir: cacheDir, hits: 0, misses: 4 });
     const before = server.requests.length;
-    const second = JSON.parse((await runCli(args(outDir()))).stdout);
+    const second = JSON.parse((await runInTempDir(args(outDir()))).stdout);
     expect(second.cache).toMatchObject({ hits: 4, misses: 0 });
     expect(server.requests.length).toBe(before); // nothing sent
     expect(second.summary.report).toEqual(first.summary.report);
@@ -509,7 +482,7 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
     });
     try {
       const out = outDir();
-      const r = await runCli([
+      const r = await runInTempDir([
         'eval',
         'appbench',
         '--data',
@@ -555,7 +528,7 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
 describe('apiary eval appbench without a model', { timeout: 60_000 }, () => {
   it('runs the baseline agent on the bundled mini set and says so', async () => {
     const out = outDir();
-    const r = await runCli(['eval', 'appbench', '--out', out, '--categories', 'ss,mm', '--limit', '1']);
+    const r = await runInTempDir(['eval', 'appbench', '--out', out, '--categories', 'ss,mm', '--limit', '1']);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('no model configured: running the baseline agent');
     expect(r.stdout).toContain('agent: baseline (no model configured)');
@@ -575,11 +548,11 @@ describe('apiary eval appbench without a model', { timeout: 60_000 }, () => {
   it('gives every run its own default folder, and --resume alone finds the latest one', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'apiary-eval-cwd-'));
     const args = ['eval', 'appbench', '--data', MINI, '--categories', 'ss', '--json'];
-    const nothing = await runCli([...args, '--resume'], cwd);
+    const nothing = await runInTempDir([...args, '--resume'], cwd);
     expect(nothing.code).toBe(2);
     expect(nothing.stderr).toContain('nothing to resume: no earlier run appbench-baseline-nomodel-*');
-    const first = JSON.parse((await runCli(args, cwd)).stdout);
-    const second = JSON.parse((await runCli(args, cwd)).stdout);
+    const first = JSON.parse((await runInTempDir(args, cwd)).stdout);
+    const second = JSON.parse((await runInTempDir(args, cwd)).stdout);
     const folder = /^appbench-baseline-nomodel-\d{8}T\d{6}Z(-\d+)?$/;
     for (const r of [first, second]) {
       expect(dirname(dirname(r.resultsFile))).toBe(join(cwd, '.apiary', 'runs'));
@@ -587,19 +560,19 @@ describe('apiary eval appbench without a model', { timeout: 60_000 }, () => {
       expect(r.ran).toBe(2);
     }
     expect(second.resultsFile).not.toBe(first.resultsFile);
-    const again = JSON.parse((await runCli([...args, '--resume'], cwd)).stdout);
+    const again = JSON.parse((await runInTempDir([...args, '--resume'], cwd)).stdout);
     expect(again).toMatchObject({ resultsFile: second.resultsFile, ran: 0, skipped: 2 });
     expect(again.summary.report).toEqual(first.summary.report);
   });
 
   it('rejects bad flags with exit code 2', async () => {
-    const r = await runCli(['eval', 'appbench', '--data', MINI, '--categories', 'ss,xx']);
+    const r = await runInTempDir(['eval', 'appbench', '--data', MINI, '--categories', 'ss,xx']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--categories must be a comma-separated list of ss | sm | ms | mm (got "xx")');
-    const both = await runCli(['eval', 'appbench', '--data', MINI, '--resume', '--overwrite']);
+    const both = await runInTempDir(['eval', 'appbench', '--data', MINI, '--resume', '--overwrite']);
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('--resume and --overwrite exclude each other');
-    const p = await runCli(['eval', 'appbench', '--data', MINI, '--prompting', 'tree']);
+    const p = await runInTempDir(['eval', 'appbench', '--data', MINI, '--prompting', 'tree']);
     expect(p.code).toBe(2);
     expect(p.stderr).toContain('--prompting must be one of flat | hierarchical (got');
   });

@@ -1,43 +1,19 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadTrainCheckpoint, loadTrainedModel } from '../../retrieval/index.js';
 import { writeToolBenchFixtures } from '../../tasks/toolbench/__fixtures__/data-root.js';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../../test/index.js';
+import { ROOT, startCli } from '../__fixtures__/run-cli.js';
 
 /*
  * Issue 13 item 2 for the other long commands: the first Ctrl-C stops starting work, writes what is
  * done (whole, by temp file and rename) and exits 130; a second exits at once. Real SIGINTs to a child.
  */
 
-const ROOT = resolve(__dirname, '../../..');
-const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
-const ENV = Object.fromEntries(
-  Object.entries({ ...process.env, APIARY_DATA: '', NO_COLOR: '1' }).filter(
-    ([k]) => !/^APIARY_(BASE_URL|MODEL|CONFIG|API_KEY)/.test(k),
-  ),
-);
-
-interface Spawned {
-  child: ChildProcess;
-  out: { stdout: string; stderr: string };
-  closed: Promise<number | null>;
-}
-
-function apiary(...args: string[]): Spawned {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: ROOT, env: ENV });
-  const out = { stdout: '', stderr: '' };
-  child.stdout!.on('data', (d) => {
-    out.stdout += d;
-  });
-  child.stderr!.on('data', (d) => {
-    out.stderr += d;
-  });
-  const closed = new Promise<number | null>((res) => child.on('close', (code) => res(code)));
-  return { child, out, closed };
-}
+/** `apiary <args>` running on a clean machine: its child (for the SIGINTs), output so far and end. */
+const apiary = (...args: string[]) => startCli(args);
 
 async function until(what: string, ready: () => boolean, ms = 60_000): Promise<void> {
   const t0 = Date.now();
@@ -67,7 +43,7 @@ describe('Ctrl-C in the long commands', { timeout: 120_000 }, () => {
     await until('training to start', () => run.out.stderr.includes('training on G1_instruction'));
     await new Promise((r) => setTimeout(r, 300));
     run.child.kill('SIGINT');
-    expect(await run.closed).toBe(130);
+    expect((await run.done).code).toBe(130);
     expect(run.out.stderr).toContain(
       'interrupted: training stops after this batch; the model trained so far is written and a checkpoint kept for --resume (Ctrl-C again to quit now)',
     );
@@ -97,7 +73,7 @@ describe('Ctrl-C in the long commands', { timeout: 120_000 }, () => {
     );
     await new Promise((r) => setTimeout(r, 300));
     again.child.kill('SIGINT');
-    expect(await again.closed).toBe(130);
+    expect((await again.done).code).toBe(130);
     const more = (loadTrainedModel(out).info.epochLosses as number[]).length;
     expect(more).toBeGreaterThanOrEqual(finished);
     expect(readdirSync(dir)).toEqual(['retriever.aprm', 'retriever.aprm.ckpt']);
@@ -116,7 +92,7 @@ describe('Ctrl-C in the long commands', { timeout: 120_000 }, () => {
       readdirSync(dir).some((f) => f.startsWith('sgd.sqlite.building-')),
     );
     run.child.kill('SIGINT');
-    expect(await run.closed).toBe(130);
+    expect((await run.done).code).toBe(130);
     expect(run.out.stderr).toMatch(
       new RegExp(`interrupted after \\d+/200 file\\(s\\): ${out} not written\\n`),
     );
@@ -138,7 +114,7 @@ describe('Ctrl-C in the long commands', { timeout: 120_000 }, () => {
     );
     run.child.kill('SIGINT');
     run.child.kill('SIGINT');
-    expect(await run.closed).toBe(130);
+    expect((await run.done).code).toBe(130);
     expect(readdirSync(dir)).toEqual([]);
   });
 
@@ -183,7 +159,7 @@ describe('Ctrl-C in the long commands', { timeout: 120_000 }, () => {
       );
       await until('the third paraphrase call', () => server.requests.length >= 3);
       run.child.kill('SIGINT');
-      expect(await run.closed).toBe(130);
+      expect((await run.done).code).toBe(130);
       expect(readdirSync(dir)).toEqual(['sft.jsonl']);
       const lines = readFileSync(out, 'utf8').trim().split('\n');
       expect(lines).toHaveLength(2);

@@ -1,14 +1,11 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type ScriptedReply, startScriptedOpenAiServer } from '../../test/index.js';
+import { ROOT, runCli } from '../__fixtures__/run-cli.js';
 
-const root = join(import.meta.dirname, '../../..');
-const main = join(root, 'src/cli/main.ts');
-const misbehaving = join(root, 'src/mcp/__fixtures__/misbehaving-server.mjs');
+const misbehaving = join(ROOT, 'src/mcp/__fixtures__/misbehaving-server.mjs');
 const dir = mkdtempSync(join(tmpdir(), 'apiary-mcp-ask-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -30,19 +27,8 @@ describe('apiary ask --servers', () => {
       },
     });
     try {
-      const env: NodeJS.ProcessEnv = {
-        ...process.env,
-        APIARY_DATA: '',
-        HOME: dir,
-        XDG_DATA_HOME: join(dir, 'xdg'),
-      };
-      for (const k of ['APIARY_BASE_URL', 'APIARY_MODEL', 'APIARY_CONFIG']) delete env[k];
-      const { stdout } = await promisify(execFile)(
-        process.execPath,
+      const { code, stdout } = await runCli(
         [
-          '--import',
-          'tsx',
-          main,
           'ask',
           'echo hello and write it down as a note',
           '--servers',
@@ -55,8 +41,9 @@ describe('apiary ask --servers', () => {
           'deny',
           '--json',
         ],
-        { cwd: root, env },
+        { home: dir },
       );
+      expect(code).toBe(0);
       const out = JSON.parse(stdout);
       expect(out.answer).toBe('Echoed; the note was not written.');
       expect(out.retrieved).toContain('odd.echo');

@@ -1,30 +1,24 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { countSideEffects, openSgdDatabase } from '../../apps/index.js';
 import { loadCatalog } from '../../catalog/index.js';
 import { fixtureDb, lotusLeaf, reservation } from '../../mcp/__fixtures__/fixtures.js';
+import { cliCommand, ROOT, runCli } from '../__fixtures__/run-cli.js';
 
-const root = join(import.meta.dirname, '../../..');
-const main = join(root, 'src/cli/main.ts');
-const misbehaving = join(root, 'src/mcp/__fixtures__/misbehaving-server.mjs');
+const misbehaving = join(ROOT, 'src/mcp/__fixtures__/misbehaving-server.mjs');
 const dir = mkdtempSync(join(tmpdir(), 'apiary-mcp-cli-'));
-const ENV = { ...process.env, APIARY_DATA: '', XDG_DATA_HOME: join(dir, 'xdg') } as Record<string, string>;
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** An SDK client talking to `apiary mcp serve …` over stdio. */
 async function serveOverStdio(...args: string[]): Promise<{ client: Client; stderr: () => string }> {
   const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: ['--import', 'tsx', main, 'mcp', 'serve', ...args],
-    cwd: root,
-    env: ENV,
+    ...cliCommand(['mcp', 'serve', ...args]),
+    cwd: ROOT,
     stderr: 'pipe',
   });
   let stderr = '';
@@ -102,25 +96,19 @@ describe('apiary mcp serve over stdio', () => {
 describe('apiary catalog import mcp', () => {
   it('lists a stdio server tools as a catalog', async () => {
     const out = join(dir, 'odd.json');
-    const { stdout, stderr } = await promisify(execFile)(
+    const { code, stdout, stderr } = await runCli([
+      'catalog',
+      'import',
+      'mcp',
+      '--name',
+      'odd',
+      '--out',
+      out,
+      '--',
       process.execPath,
-      [
-        '--import',
-        'tsx',
-        main,
-        'catalog',
-        'import',
-        'mcp',
-        '--name',
-        'odd',
-        '--out',
-        out,
-        '--',
-        process.execPath,
-        misbehaving,
-      ],
-      { cwd: root, env: ENV },
-    );
+      misbehaving,
+    ]);
+    expect(code).toBe(0);
     expect(stdout.split('\n').slice(0, 3)).toEqual([
       `odd: 7 tool(s) imported, 1 left out; catalog written to ${out}`,
       'odd.echo\tread-only\t1 params',
@@ -153,11 +141,8 @@ describe('apiary run --servers', () => {
         ],
       }),
     );
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      ['--import', 'tsx', main, 'run', plan, '--servers', config, '--approve', 'auto', '--json'],
-      { cwd: root, env: ENV },
-    );
+    const { code, stdout } = await runCli(['run', plan, '--servers', config, '--approve', 'auto', '--json']);
+    expect(code).toBe(0);
     const out = JSON.parse(stdout);
     expect(out.status).toBe('succeeded');
     expect(out.outputs).toEqual({ s1: {}, s2: { written: 1 } });

@@ -1,13 +1,11 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { startCli } from '../__fixtures__/run-cli.js';
 
 /* Issue 13 item 2: Ctrl-C stops `apiary run` on a large plan (a real SIGINT to a child process). */
 
-const ROOT = resolve(__dirname, '../../..');
-const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
 const STEPS = 50_000;
 
 function traceLines(file: string): Array<{ step: string; event: string; attempt?: number }> {
@@ -25,19 +23,7 @@ describe('apiary run and Ctrl-C', { timeout: 120_000 }, () => {
     const line = "Weather: [temperature = getweather(#city='Warsaw', #date='2019-03-07')]\n";
     writeFileSync(planFile, line.repeat(STEPS));
     const trace = join(dir, 'trace.jsonl');
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'run', planFile, '--trace', trace], {
-      cwd: ROOT,
-      env: { ...process.env, APIARY_DATA: '', NO_COLOR: '1' },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    const closed = new Promise<number | null>((res) => child.on('close', (code) => res(code)));
+    const { child, out, done } = startCli(['run', planFile, '--trace', trace]);
     const t0 = Date.now();
     // wait until steps are running (the trace has records), then press Ctrl-C once
     while (traceLines(trace).length === 0) {
@@ -45,14 +31,14 @@ describe('apiary run and Ctrl-C', { timeout: 120_000 }, () => {
       await new Promise((r) => setTimeout(r, 10));
     }
     child.kill('SIGINT');
-    const code = await closed;
+    const { code } = await done;
     expect(code).toBe(130);
     const events = traceLines(trace);
     const starts = events.filter((e) => e.event === 'start').map((e) => `${e.step}#${e.attempt}`);
     const ends = new Set(events.filter((e) => e.event === 'end').map((e) => `${e.step}#${e.attempt}`));
     expect(starts.filter((s) => !ends.has(s))).toEqual([]); // every call started was closed
     expect(starts.length).toBeLessThan(STEPS); // it stopped starting new steps
-    expect(stderr).toContain('interrupted: ');
-    expect(stdout).toMatch(/^cancelled: \d+\/50000 steps succeeded/m);
+    expect(out.stderr).toContain('interrupted: ');
+    expect(out.stdout).toMatch(/^cancelled: \d+\/50000 steps succeeded/m);
   });
 });

@@ -1,29 +1,13 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { runCli } from '../__fixtures__/run-cli.js';
 
-const exec = promisify(execFile);
-const root = join(import.meta.dirname, '../../..');
-const main = join(root, 'src/cli/main.ts');
 const fx = (name: string) => `src/cli/commands/__fixtures__/${name}`;
 
-/** Runs the CLI from source against the bundled SGD subset (no built database). */
-async function apiary(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const home = mkdtempSync(join(tmpdir(), 'apiary-home-'));
-  try {
-    const { stdout, stderr } = await exec(process.execPath, ['--import', 'tsx', main, ...args], {
-      cwd: root,
-      env: { ...process.env, APIARY_DATA: '', HOME: home, XDG_DATA_HOME: join(home, 'data') },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
+/** `apiary <args>` on a clean machine (see runCli). */
+const apiary = (...args: string[]) => runCli(args);
 
 describe('apiary run', () => {
   it('runs a plan: first row flows into the reservation, questions come from --answers', async () => {

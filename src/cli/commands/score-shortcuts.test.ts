@@ -1,32 +1,16 @@
-import { execFile } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { runCli } from '../__fixtures__/run-cli.js';
 
-const exec = promisify(execFile);
 const root = join(import.meta.dirname, '../../..');
-const main = join(root, 'src/cli/main.ts');
 const fixtures = join(root, 'src/tasks/shortcutsbench/__fixtures__/authored');
 const results = join(fixtures, 'results.jsonl');
 const CHECK = 'json-gpt-3.5-turbo_check_intersection_of_query_and_para_necessary.json';
 
-async function apiary(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const home = mkdtempSync(join(tmpdir(), 'apiary-home-'));
-  try {
-    const { stdout, stderr } = await exec(process.execPath, ['--import', 'tsx', main, ...args], {
-      cwd: root,
-      env: { ...process.env, APIARY_DATA: '', HOME: home, NO_COLOR: '1' },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  } finally {
-    rmSync(home, { recursive: true, force: true });
-  }
-}
+/** `apiary <args>` on a clean machine (see runCli). */
+const apiary = (...args: string[]) => runCli(args);
 
 // Expected numbers: the hand computation in src/tasks/shortcutsbench/authored-metrics.test.ts.
 describe('apiary score shortcuts (authored fixtures)', () => {

@@ -1,8 +1,6 @@
-import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import {
   carRental,
@@ -11,24 +9,12 @@ import {
   twoWeathers,
   weatherAndFood,
 } from '../../tasks/appbench/__fixtures__/hand-made.js';
+import { runCli } from '../__fixtures__/run-cli.js';
 
-const exec = promisify(execFile);
 const root = join(import.meta.dirname, '../../..');
-const main = join(root, 'src/cli/main.ts');
 
-async function apiary(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const home = mkdtempSync(join(tmpdir(), 'apiary-home-'));
-  try {
-    const { stdout, stderr } = await exec(process.execPath, ['--import', 'tsx', main, ...args], {
-      cwd: root,
-      env: { ...process.env, APIARY_DATA: '', HOME: home, XDG_CACHE_HOME: join(home, 'cache') },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
+/** `apiary <args>` on a clean machine (see runCli). */
+const apiary = (...args: string[]) => runCli(args);
 
 /** A data folder of hand-made records in the official layout, and a predictions file. */
 function setup(lines: string[]): { data: string; preds: string } {

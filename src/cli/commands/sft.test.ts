@@ -1,14 +1,10 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../../test/index.js';
+import { runCli } from '../__fixtures__/run-cli.js';
 
-const run = promisify(execFile);
-const root = join(import.meta.dirname, '../../..');
-const main = join(root, 'src/cli/main.ts');
 const FIX = [
   '--data',
   'src/sft/__fixtures__/mini-appbench',
@@ -16,25 +12,8 @@ const FIX = [
   'src/sft/__fixtures__/mini-catalog.json',
 ];
 
-/** The environment without model settings (APIARY_BASE_URL, APIARY_MODEL, APIARY_CONFIG, …). */
-const ENV = Object.fromEntries(
-  Object.entries({ ...process.env, APIARY_DATA: '' }).filter(
-    ([k]) => !/^APIARY_(BASE_URL|MODEL|CONFIG|API_KEY)/.test(k),
-  ),
-);
-
-async function apiary(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', main, ...args], {
-      cwd: root,
-      env: ENV,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
+/** `apiary <args>` on a clean machine (see runCli). */
+const apiary = (...args: string[]) => runCli(args);
 
 const SUMMARY = (format: string, out: string) => [
   `6 samples (3 single-step, 3 multi-step; 1 repeats, balance upsample, style appbench) from 6 tasks, format ${format} → ${out}`,

@@ -1,37 +1,18 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { runCli } from '../__fixtures__/run-cli.js';
 
-const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../../..');
-const MAIN = join(ROOT, 'src/cli/main.ts');
 const FIXTURES = join(ROOT, 'src/tasks/shortcutsbench/__fixtures__');
 const MINE = join(FIXTURES, 'my-shortcuts');
 const WEATHER = join(MINE, 'weather.shortcut');
 /** The authored fixture folder holds all_api2info.json and all_api2paraname2paratype.json subsets. */
 const APIS = join(FIXTURES, 'authored');
 
-async function apiary(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    NO_COLOR: '1',
-    HOME: mkdtempSync(join(tmpdir(), 'apiary-home-')),
-  };
-  for (const k of Object.keys(env)) if (k.startsWith('APIARY_') || k === 'OPENAI_API_KEY') delete env[k];
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', MAIN, ...args], {
-      cwd: ROOT,
-      env,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
+/** `apiary <args>` on a clean machine (see runCli). */
+const apiary = (...args: string[]) => runCli(args);
 
 describe('apiary shortcuts', { timeout: 60_000 }, () => {
   it('show prints the listing; --json gives the level and the value forms', async () => {

@@ -1,13 +1,12 @@
-import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readResultsFile } from '../../harness/index.js';
 import { appBenchGoldReply, loadAppBenchDataset } from '../../tasks/index.js';
 import { writeToolBenchFixtures } from '../../tasks/toolbench/__fixtures__/data-root.js';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../../test/index.js';
+import { ROOT, runCli } from '../__fixtures__/run-cli.js';
 
 /*
  * `apiary tasks`, `apiary eval <task>` through the registry, `apiary report` and `apiary score
@@ -15,38 +14,16 @@ import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../../test
  * unless a test starts the scripted OpenAI-compatible server.
  */
 
-const ROOT = resolve(__dirname, '../../..');
 const MINI = join(ROOT, 'examples', 'appbench-mini');
-const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
-const TSX = pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
 const V1 = join(ROOT, 'src', 'harness', '__fixtures__', 'v1-results.jsonl');
 
-interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runCli(args: string[], cwd = mkdtempSync(join(tmpdir(), 'apiary-cli-cwd-'))): Promise<CliRun> {
-  const env = { ...process.env };
-  for (const k of Object.keys(env)) if (k.startsWith('APIARY_') || k === 'OPENAI_API_KEY') delete env[k];
-  env.NO_COLOR = '1';
-  env.XDG_CACHE_HOME = mkdtempSync(join(tmpdir(), 'apiary-cli-cache-'));
-  const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], { cwd, env });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => {
-    stdout += d;
-  });
-  child.stderr.on('data', (d) => {
-    stderr += d;
-  });
-  return new Promise((res) => child.on('close', (code) => res({ code, stdout, stderr })));
-}
+/** `apiary <args>` on a clean machine, in `cwd` (by default a fresh temp folder). */
+const runInTempDir = (args: string[], cwd = mkdtempSync(join(tmpdir(), 'apiary-cli-cwd-'))) =>
+  runCli(args, { cwd });
 
 describe('apiary tasks', { timeout: 60_000 }, () => {
   it('lists tasks, options, solvers and solver options (text and --json)', async () => {
-    const text = await runCli(['tasks']);
+    const text = await runInTempDir(['tasks']);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain('appbench v1: AppBench / MetaBench planning');
     expect(text.stdout).toContain(
@@ -56,7 +33,7 @@ describe('apiary tasks', { timeout: 60_000 }, () => {
     expect(text.stdout).toMatch(/^ +shots=<integer> {2}k demonstrations per instruction.*\(default 0\)$/m);
     expect(text.stdout).toContain('toolbench-retrieval v1: ToolBench API retrieval');
     expect(text.stdout).toMatch(/modelFile=<string> {2}trained model file .*\(required\)/);
-    const json = JSON.parse((await runCli(['tasks', '--json'])).stdout);
+    const json = JSON.parse((await runInTempDir(['tasks', '--json'])).stdout);
     expect(json.map((t: { name: string }) => t.name)).toEqual([
       'appbench',
       'gta',
@@ -94,7 +71,7 @@ describe('apiary tasks', { timeout: 60_000 }, () => {
 describe('apiary eval <task> and apiary report', { timeout: 90_000 }, () => {
   it('eval appbench --solver baseline --limit 2 end to end, then report recomputes the same summary', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'apiary-cli-e2e-'));
-    const r = await runCli(['eval', 'appbench', '--solver', 'baseline', '--limit', '2', '--json'], cwd);
+    const r = await runInTempDir(['eval', 'appbench', '--solver', 'baseline', '--limit', '2', '--json'], cwd);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const json = JSON.parse(r.stdout);
@@ -125,17 +102,17 @@ describe('apiary eval <task> and apiary report', { timeout: 90_000 }, () => {
       'corrected.success',
     ]);
 
-    const rep = await runCli(['report', folder, '--json']);
+    const rep = await runInTempDir(['report', folder, '--json']);
     expect(rep.code).toBe(0);
     const summary = JSON.parse(rep.stdout);
     expect(summary.report).toEqual(json.summary.report);
     expect(summary.headline).toEqual(json.summary.headline);
-    const text = await runCli(['report', folder]);
+    const text = await runInTempDir(['report', folder]);
     expect(text.stdout).toMatch(/│ solver\s+│ baseline\s+│/);
     expect(text.stdout).toContain('Success (Succ)');
     expect(text.stdout).not.toContain('incomplete');
     // today's spelling
-    const old = await runCli(['eval', 'report', folder, '--json']);
+    const old = await runInTempDir(['eval', 'report', folder, '--json']);
     expect(JSON.parse(old.stdout).report).toEqual(json.summary.report);
   });
 
@@ -143,7 +120,7 @@ describe('apiary eval <task> and apiary report', { timeout: 90_000 }, () => {
     // a copy: report writes summary.json beside the results file, never into the repository
     const copy = join(mkdtempSync(join(tmpdir(), 'apiary-v1-')), 'results.jsonl');
     copyFileSync(V1, copy);
-    const r = await runCli(['report', copy]);
+    const r = await runInTempDir(['report', copy]);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('note: results file of run spec v1 (read as v2; it cannot be resumed)');
     expect(r.stdout).toMatch(/│ task\s+│ appbench v1\s+│/);
@@ -153,38 +130,45 @@ describe('apiary eval <task> and apiary report', { timeout: 90_000 }, () => {
   });
 
   it('refuses what it cannot do, with exit 2 and the reason', async () => {
-    const needsModel = await runCli(['eval', 'appbench', '--solver', 'flat', '--data', MINI]);
+    const needsModel = await runInTempDir(['eval', 'appbench', '--solver', 'flat', '--data', MINI]);
     expect(needsModel.code).toBe(2);
     expect(needsModel.stderr).toContain(
       'solver "flat" of appbench needs a model: pass --base-url URL --model NAME, set APIARY_BASE_URL and APIARY_MODEL, or put baseURL and model in apiary.config.json',
     );
-    const unknown = await runCli(['eval', 'appbnech']);
+    const unknown = await runInTempDir(['eval', 'appbnech']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain(
       '[NOT_FOUND] unknown task "appbnech" (known: appbench, gta, shortcuts, toolbench-retrieval)',
     );
-    const badOption = await runCli(['eval', 'appbench', '--data', MINI, '--option', 'categories=ss,xx']);
+    const badOption = await runInTempDir([
+      'eval',
+      'appbench',
+      '--data',
+      MINI,
+      '--option',
+      'categories=ss,xx',
+    ]);
     expect(badOption.code).toBe(2);
     expect(badOption.stderr).toContain('appbench option "categories.1": Invalid option');
-    const wrongSide = await runCli(['eval', 'appbench', '--solver', 'baseline', '--option', 'shots=2']);
+    const wrongSide = await runInTempDir(['eval', 'appbench', '--solver', 'baseline', '--option', 'shots=2']);
     expect(wrongSide.stderr).toContain(
       'unknown option "shots" for appbench with solver baseline (task options: categories; solver options: none)',
     );
-    const legacyElsewhere = await runCli(['eval', 'toolbench-retrieval', '--shots', '2']);
+    const legacyElsewhere = await runInTempDir(['eval', 'toolbench-retrieval', '--shots', '2']);
     expect(legacyElsewhere.stderr).toContain('--shots is an appbench flag');
-    const budget = await runCli(['eval', 'appbench', '--max-cost', '1']);
+    const budget = await runInTempDir(['eval', 'appbench', '--max-cost', '1']);
     expect(budget.stderr).toContain('--max-cost needs --price-input and --price-output');
   });
 
   it('eval toolbench-retrieval on --data, then score toolbench-retrieval re-scores its results', async () => {
     const data = writeToolBenchFixtures();
     const out = join(data, 'run');
-    const r = await runCli(['eval', 'toolbench-retrieval', '--data', data, '--out', out, '--json']);
+    const r = await runInTempDir(['eval', 'toolbench-retrieval', '--data', data, '--out', out, '--json']);
     expect(r.code).toBe(0);
     const json = JSON.parse(r.stdout);
     expect(json.summary.spec).toMatchObject({ solver: { name: 'bm25', options: {} }, model: null, size: 2 });
     expect(json.summary.report.all).toMatchObject({ queries: 2, ndcg1: 75, recall10: 100 });
-    const s = await runCli([
+    const s = await runInTempDir([
       'score',
       'toolbench-retrieval',
       '--predictions',
@@ -234,7 +218,7 @@ describe('apiary eval with epochs, prices and a budget (scripted HTTP model)', {
       '--out',
       out,
     ];
-    const r = await runCli([...args, '--max-cost', '0.01']);
+    const r = await runInTempDir([...args, '--max-cost', '0.01']);
     expect(r.code).toBe(3);
     // $0.0045 per sample: the 3rd reaches $0.0135 ≥ $0.01
     expect(r.stderr).toContain(
@@ -243,7 +227,7 @@ describe('apiary eval with epochs, prices and a budget (scripted HTTP model)', {
     expect(r.stdout).toMatch(/│ cost\s+│ \$0\.0135 \(\$0\.0045 per sample\)\s+│/);
     expect(readResultsFile(join(out, 'results.jsonl')).samples).toHaveLength(3);
     expect(existsSync(join(out, 'summary.json'))).toBe(true);
-    const done = await runCli([...args, '--resume', '--max-cost', '1', '--json']);
+    const done = await runInTempDir([...args, '--resume', '--max-cost', '1', '--json']);
     expect(done.code).toBe(0);
     const json = JSON.parse(done.stdout);
     expect(json).toMatchObject({ skipped: 3, ran: 13, stopReason: null });
@@ -256,7 +240,7 @@ describe('apiary eval with epochs, prices and a budget (scripted HTTP model)', {
     expect(json.summary.headline['corrected.success']).toEqual({ mean: 1, ci95: 0, perEpoch: [1, 1] });
     expect(json.summary.pass).toEqual({ k: 2, samples: 8, passHatK: 1, passAtK: 1 });
     expect(json.summary.spec).toMatchObject({ epochs: 2, price: { inputPerMTok: 2.5, outputPerMTok: 10 } });
-    const changed = await runCli([...args.slice(0, 8), '--epochs', '3', ...args.slice(10), '--resume']);
+    const changed = await runInTempDir([...args.slice(0, 8), '--epochs', '3', ...args.slice(10), '--resume']);
     expect(changed.code).toBe(2);
     expect(changed.stderr).toContain('epochs: 2 there, 3 now');
   });
@@ -307,7 +291,7 @@ describe('apiary eval appbench --solver tool-loop', { timeout: 90_000 }, () => {
   afterAll(async () => server.close());
 
   it('plans and executes on the simulated apps; the report adds the state score', async () => {
-    const r = await runCli([
+    const r = await runInTempDir([
       'eval',
       'appbench',
       '--solver',
@@ -337,7 +321,7 @@ describe('apiary eval appbench --solver tool-loop', { timeout: 90_000 }, () => {
       decodeFailures: 0,
       stopReasons: { final: 2 },
     });
-    const text = await runCli(['report', JSON.parse(r.stdout).resultsFile]);
+    const text = await runInTempDir(['report', JSON.parse(r.stdout).resultsFile]);
     expect(text.stdout).toContain('State success');
     expect(text.stdout).toContain('100.00 (1 of 2 gold plans ran)');
     expect(text.stdout).toMatch(/Solved first time \/ after repair +1 \/ 0/);

@@ -1,37 +1,18 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { solverTool } from '../../tools/index.js';
+import { runCli } from '../__fixtures__/run-cli.js';
 
-const run = promisify(execFile);
 const root = join(import.meta.dirname, '../../..');
-const main = join(root, 'src/cli/main.ts');
 const image = join(root, 'src/tasks/gta/__fixtures__/data/image/image_2.png');
 const dir = mkdtempSync(join(tmpdir(), 'apiary-tools-cli-'));
-// No tool endpoint configured, whatever the machine's environment says
-const ENV = Object.fromEntries(
-  Object.entries({ ...process.env, APIARY_DATA: '' }).filter(
-    ([k]) => !/^APIARY_(VISION|IMAGE|SEARCH|SERPER)_/.test(k) && k !== 'SERPER_API_KEY',
-  ),
-);
 // Solver and Plot are ready where bubblewrap and Debian's python3-sympy/matplotlib are (CI)
 const pythonReady = solverTool().unavailable?.() === undefined;
 
-async function apiary(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', main, ...args], {
-      cwd: root,
-      env: ENV,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
+/** `apiary <args>` on a clean machine (see runCli). */
+const apiary = (...args: string[]) => runCli(args);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -1,40 +1,21 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ROOT, startCli } from '../__fixtures__/run-cli.js';
 
 /* `apiary view`: the real CLI in a child process, on a real AppBench tool-loop run folder. */
 
-const ROOT = resolve(import.meta.dirname, '../../..');
-const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
-const TSX = pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
 const RUN = join(ROOT, 'src', 'viewer', '__fixtures__', 'appbench-tool-loop');
-
-function startCli(args: string[]) {
-  const env = { ...process.env, NO_COLOR: '1' };
-  const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], {
-    cwd: mkdtempSync(join(tmpdir(), 'apiary-view-cwd-')),
-    env,
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => {
-    stdout += d;
-  });
-  child.stderr.on('data', (d) => {
-    stderr += d;
-  });
-  const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
-  return { child, exited, out: () => stdout, err: () => stderr };
-}
+/** `apiary <args>` running on a clean machine, in a fresh temp folder. */
+const startView = (args: string[]) =>
+  startCli(args, { cwd: mkdtempSync(join(tmpdir(), 'apiary-view-cwd-')) });
 
 describe('apiary view', { timeout: 60_000 }, () => {
   it('serves the run on loopback, prints the address, stops on Ctrl-C', async () => {
-    const cli = startCli(['view', RUN, '--port', '0']);
-    await expect.poll(() => cli.out(), { timeout: 30_000 }).toMatch(/press Ctrl-C to stop/);
-    const [first, url] = cli.out().split('\n');
+    const cli = startView(['view', RUN, '--port', '0']);
+    await expect.poll(() => cli.out.stdout, { timeout: 30_000 }).toMatch(/press Ctrl-C to stop/);
+    const [first, url] = cli.out.stdout.split('\n');
     expect(first).toBe(`viewing ${join(RUN, 'results.jsonl')} (2 records)`);
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
     const run = (await (await fetch(`${url}api/run`)).json()) as {
@@ -48,13 +29,15 @@ describe('apiary view', { timeout: 60_000 }, () => {
     };
     expect(tool.items.map((e) => e.id)).toEqual(['mm-1']);
     cli.child.kill('SIGINT');
-    expect(await cli.exited).toBe(0);
-    expect(cli.err()).toBe('');
+    expect((await cli.done).code).toBe(0);
+    expect(cli.out.stderr).toBe('');
   });
 
   it('a folder without results is NOT_FOUND, without a stack', async () => {
-    const cli = startCli(['view', join(RUN, 'nope'), '--port', '0']);
-    expect(await cli.exited).toBe(2); // EXIT.input
-    expect(cli.err()).toBe(`error [NOT_FOUND] no results file at ${join(RUN, 'nope', 'results.jsonl')}\n`);
+    const cli = startView(['view', join(RUN, 'nope'), '--port', '0']);
+    expect((await cli.done).code).toBe(2); // EXIT.input
+    expect(cli.out.stderr).toBe(
+      `error [NOT_FOUND] no results file at ${join(RUN, 'nope', 'results.jsonl')}\n`,
+    );
   });
 });

@@ -1,32 +1,11 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { redisServerMissing, startRedisServer } from '../../harness/__fixtures__/redis-server.js';
 import { readResultsFile, type SampleLine, startQueueWorker } from '../../harness/index.js';
+import { ROOT, runCli } from '../__fixtures__/run-cli.js';
 import { runEvalCommand } from './eval.js';
-
-const ROOT = resolve(import.meta.dirname, '../../..');
-const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
-const TSX = pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
-
-function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env = { ...process.env };
-  for (const k of Object.keys(env)) if (k.startsWith('APIARY_') || k === 'OPENAI_API_KEY') delete env[k];
-  env.NO_COLOR = '1';
-  const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], { cwd: ROOT, env });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => {
-    stdout += d;
-  });
-  child.stderr.on('data', (d) => {
-    stderr += d;
-  });
-  return new Promise((res) => child.on('close', (code) => res({ code, stdout, stderr })));
-}
 
 describe('eval --queue flags', () => {
   const base = { concurrency: '4', seed: '0' };
