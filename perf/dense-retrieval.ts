@@ -4,8 +4,8 @@
  * catalog and the (request, API) pairs of the two other files (hard negatives mined with `bm25`),
  * and is tested on the third.
  * Prints, per held-out file, NDCG@5 of bm25-plain, bm25, bm25-fields, ranked (fields only, weights
- * learned on the two other files), dense, dense without tool context, and dense-hybrid; then
- * training time and dense latency.
+ * learned on the two other files), dense, dense without word matching, dense without tool context,
+ * and dense-hybrid; then training time and dense latency (with and without word matching).
  * Run: npx tsx perf/dense-retrieval.ts [dataDir] [--epochs 1] [--oversample 8] [--negatives 4]
  *   [--tool-context 0.5] [--word-row-share 0.5|mean] [--catalog-limit N] [--dim 128] [--buckets 65536]
  *   [--min-count 2] [--lr 0.005] [--lr-schedule constant|linear] [--scale 12] [--sentence-weight 0.5]
@@ -14,9 +14,10 @@
  *   [--splits G1_tool,…] [--no-ranked] [--ranked-dense] [--explore] [--seed 42]
  *   [--save DIR] [--load DIR]
  * Defaults are `TOOLBENCH_DENSE_DEFAULTS` (what `retrieve train --retriever dense` uses).
- * --ranked-dense adds `ranked` with the dense cosine as its trained feature (2 more encoders per
- * split, nested like the CLI's trained feature); --explore adds rows for other sentence weights and
- * tool-context weights of the same encoder (exploration: they are chosen on the held-out file).
+ * --ranked-dense adds `ranked` with the dense score as its trained feature (2 more encoders per
+ * split, nested like the CLI's trained feature); --explore adds rows for other sentence weights,
+ * word-matching weights and tool-context weights of the same encoder (exploration: they are chosen
+ * on the held-out file). --word-match sets β (a scoring setting: it also applies to --load).
  * --synthetic is the synthetic requests per tool; --miner the retriever that mines the hard
  * negatives (`ranked`: weights learned on the training files); --save DIR writes each split's
  * encoder as DIR/dense-<held-out file>.apdm and --load DIR evaluates those instead of training.
