@@ -120,8 +120,8 @@ for (const held of TOOLBENCH_GROUPS) {
 // ---------------------------------------------------------------- per-split dense encoders
 type DenseParts = { model: DenseModel; vectors: Float32Array; docWords: DocWordLists };
 const denses = new Map<string, DenseParts>();
-const docWords = docWordLists(suite.texts); // the same corpus words for every encoder
 if (withDense) {
+  const docWords = docWordLists(suite.texts); // the same corpus words for every encoder
   process.stdout.write(
     '\ndense encoder per split (trained on the two other G1 files + the catalog pairs and synthetic requests)\n',
   );

@@ -158,8 +158,9 @@ export function toolBenchSyntheticRequests(
  * Defaults of the dense encoder's ToolBench training (`retrieve train --retriever dense`,
  * perf/dense-retrieval.ts): repeats of each (request, API) pair, hard negatives mined per request,
  * the weight of the tool's vector in an API's, the share of a known word's weight on its own row,
- * the weight of the best query sentence, the weight of word matching (late interaction), the MNR softmax scale of the cosines, and the synthetic
- * requests per tool with the hard negatives mined for each (docs/retrieval.md, "Offline dense retriever").
+ * the weight of the best query sentence, the weight of word matching (late interaction), the MNR
+ * softmax scale of the cosines, and the synthetic requests per tool with the hard negatives mined
+ * for each (docs/retrieval.md, "Offline dense retriever").
  */
 export const TOOLBENCH_DENSE_DEFAULTS = {
   oversample: 8,
