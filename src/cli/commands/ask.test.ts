@@ -2,12 +2,14 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { buildRetriever, catalogCorpus, saveDenseModel, trainDenseEncoder } from '../../retrieval/index.js';
 import {
   type ScriptedOpenAiServer,
   type ScriptedReply,
   startScriptedOpenAiServer,
 } from '../../test/index.js';
 import { runCli } from '../__fixtures__/run-cli.js';
+import { executableCatalog } from './mcp.js';
 
 /** `apiary <args>` on a clean machine (see runCli). */
 const apiary = (...args: string[]) => runCli(args);
@@ -114,6 +116,53 @@ describe('apiary ask', () => {
     );
     expect(lines[2]).toContain('✗ step 2 Restaurants.reserverestaurant(');
     expect(lines[2]).toContain('[APPROVAL_DENIED]');
+  });
+
+  it('retrieves with a dense encoder from --retriever-model: the ranking the library gives for that encoder', async () => {
+    const { model } = trainDenseEncoder([], {
+      config: { dim: 16, buckets: 256, minN: 3, maxN: 4, wordMatchWeight: 1 },
+      epochs: 0,
+      vocabularyTexts: ['restaurants', 'restaurants'],
+    });
+    const file = join(mkdtempSync(join(tmpdir(), 'apiary-ask-')), 'dense.apdm');
+    saveDenseModel(file, model);
+    // what the CLI must retrieve: the library's dense ranking of the same catalog for this encoder
+    const exec = await executableCatalog({ catalog: 'appbench' });
+    const { catalog } = exec;
+    const dense = await buildRetriever('dense', catalogCorpus(catalog), { dense: () => ({ model }) });
+    const expected = (await dense.search(REQUEST, 500)).map((h) => catalog.apis[h.doc]?.id);
+    await exec.close();
+    const url = await bookingModel();
+    const r = await apiary(
+      'ask',
+      REQUEST,
+      '--retriever',
+      'dense',
+      '--retriever-model',
+      file,
+      '--top-k',
+      '500',
+      '--base-url',
+      url,
+      '--model',
+      'm',
+      '--approve',
+      'auto',
+      '--json',
+    );
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.retrieved).toEqual(expected);
+    expect(out.retrieved).toContain('Restaurants.findrestaurants');
+    expect(out.calls.map((c: { api: string; ok: boolean }) => [c.api, c.ok])).toEqual([
+      ['findrestaurants', true],
+      ['reserverestaurant', true],
+    ]);
+    const missing = await apiary('ask', REQUEST, '--retriever', 'dense', '--base-url', url, '--model', 'm');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(
+      '--retriever dense needs --retriever-model FILE (from `apiary retrieve train --retriever dense`)',
+    );
   });
 
   it('without a model it says how to configure one (exit 2)', async () => {

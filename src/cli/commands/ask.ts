@@ -18,6 +18,7 @@ import {
   corpusHash,
   createDemoSelector,
   type DemoSelector,
+  loadDenseModel,
   loadTrainedModel,
   loadWordVectors,
   RETRIEVER_KINDS,
@@ -98,7 +99,7 @@ export function registerAskCommand(program: Command): void {
     .option('--retriever <kind>', `API retriever (${RETRIEVER_KINDS.join(' | ')})`, 'bm25')
     .option(
       '--retriever-model <file>',
-      'trained retriever model (from `apiary retrieve train`) for trained kinds',
+      'trained retriever model (from `apiary retrieve train`) for trained kinds, or a dense encoder for dense kinds',
     )
     .option(
       '--retriever-index <file>',
@@ -186,6 +187,14 @@ export function registerAskCommand(program: Command): void {
                 `--retriever ${flags.retriever} needs --retriever-model FILE (from \`apiary retrieve train\`)`,
               );
             return loadTrainedModel(parseExistingFile('--retriever-model', flags.retrieverModel));
+          },
+          dense: () => {
+            if (!flags.retrieverModel)
+              throw new ApiaryError(
+                'USAGE',
+                `--retriever ${flags.retriever} needs --retriever-model FILE (from \`apiary retrieve train --retriever dense\`)`,
+              );
+            return { model: loadDenseModel(parseExistingFile('--retriever-model', flags.retrieverModel)) };
           },
         });
         return { demos, retriever };
