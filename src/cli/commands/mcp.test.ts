@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { countSideEffects, openSgdDatabase } from '../../apps/index.js';
 import { loadCatalog } from '../../catalog/index.js';
 import { fixtureDb, lotusLeaf, reservation } from '../../mcp/__fixtures__/fixtures.js';
+import { buildRetriever, catalogCorpus, saveDenseModel, trainDenseEncoder } from '../../retrieval/index.js';
 import { cliCommand, ROOT, runCli } from '../__fixtures__/run-cli.js';
 
 const misbehaving = join(ROOT, 'src/mcp/__fixtures__/misbehaving-server.mjs');
@@ -70,6 +71,42 @@ describe('apiary mcp serve over stdio', () => {
     const { db } = openSgdDatabase(dbFile);
     expect(countSideEffects(db)).toBe(0);
     db.close();
+  });
+
+  it('search mode ranks search_apis with a dense encoder from --retriever-model, as the library does', async () => {
+    const { model } = trainDenseEncoder([], {
+      config: { dim: 16, buckets: 256, minN: 3, maxN: 4, wordMatchWeight: 1 },
+      epochs: 0,
+      vocabularyTexts: ['restaurants', 'restaurants'],
+    });
+    const file = join(dir, 'dense.apdm');
+    saveDenseModel(file, model);
+    const query = 'reserve a table at an American restaurant';
+    const catalog = loadCatalog('appbench');
+    const dense = await buildRetriever('dense', catalogCorpus(catalog), { dense: () => ({ model }) });
+    const expected = (await dense.search(query, 5)).map((h) => catalog.apis[h.doc]?.id);
+    const dbFile = join(dir, 'sgd-dense.sqlite');
+    fixtureDb(dbFile).close();
+    const { client } = await serveOverStdio(
+      '--catalog',
+      'appbench',
+      '--db',
+      dbFile,
+      '--mode',
+      'search',
+      '--retriever',
+      'dense',
+      '--retriever-model',
+      file,
+    );
+    try {
+      const found = await client.callTool({ name: 'search_apis', arguments: { query, limit: 5 } });
+      expect(found.isError).toBeFalsy();
+      const rows = (found.structuredContent as { rows: Array<{ api: string }> }).rows;
+      expect(rows.map((r) => r.api)).toEqual(expected);
+    } finally {
+      await client.close();
+    }
   });
 
   it('--servers aggregates imported servers behind tool search', async () => {

@@ -10,6 +10,7 @@ import type { McpImport, McpServerSpec } from '../../mcp/index.js';
 import {
   buildRetriever,
   catalogCorpus,
+  loadDenseModel,
   loadTrainedModel,
   loadWordVectors,
   RETRIEVER_KINDS,
@@ -153,6 +154,14 @@ async function serve(flags: ServeFlags): Promise<void> {
                 throw new ApiaryError('USAGE', `--retriever ${kind} needs --retriever-model FILE`);
               return loadTrainedModel(parseExistingFile('--retriever-model', flags.retrieverModel));
             },
+            dense: () => {
+              if (!flags.retrieverModel)
+                throw new ApiaryError(
+                  'USAGE',
+                  `--retriever ${kind} needs --retriever-model FILE (from \`apiary retrieve train --retriever dense\`)`,
+                );
+              return { model: loadDenseModel(parseExistingFile('--retriever-model', flags.retrieverModel)) };
+            },
           })
         : undefined;
     const factory = mcpServerFactory({
@@ -219,7 +228,10 @@ export function registerMcpCommands(program: Command): void {
     .option('--grant <apps>', 'comma-separated app ids clients may call (default: every app)')
     .option('--approve <mode>', 'transactional calls: elicit (ask the client) | auto | deny', 'elicit')
     .option('--retriever <kind>', `ranking of search_apis (${RETRIEVER_KINDS.join(' | ')})`, 'bm25')
-    .option('--retriever-model <file>', 'trained retriever model for trained kinds')
+    .option(
+      '--retriever-model <file>',
+      'trained retriever model for trained kinds, or a dense encoder for dense kinds',
+    )
     .option('--timeout <ms>', 'time limit of one call', '30000')
     .option(
       '--token-env <name>',
