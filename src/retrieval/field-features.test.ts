@@ -50,6 +50,21 @@ describe('FieldFeatures', () => {
     expect([...(f.get('doc.sentence') as Float32Array)]).toEqual([1, 1, 1, 0]);
   });
 
+  it('group.sentence: the best doc.sentence of the tool, so a tool answering one sentence fully scores 1', () => {
+    // the clone (tool 1) answers only the first sentence: coverage 1/2, group.sentence 1
+    expect([...(f.get('group.sentence') as Float32Array)]).toEqual([1, 1, 1, 0]);
+    const partial = new FieldFeatures({
+      texts: ['hotel search', 'taxi booking', 'hotel', 'currency rates'],
+      groups: { texts: ['a', 'b', 'c'], groupOf: Uint32Array.from([0, 0, 1, 2]) },
+    }).compute(query);
+    const docSentence = partial.get('doc.sentence') as Float32Array;
+    const groupSentence = partial.get('group.sentence') as Float32Array;
+    // "hotel" alone matches half of the first sentence's best document
+    expect(docSentence[2]).toBeGreaterThan(0);
+    expect(docSentence[2]).toBeLessThan(1);
+    expect([...groupSentence]).toEqual([1, 1, docSentence[2], 0]);
+  });
+
   it('group.top2 sums the two best member scores; size priors', () => {
     const d = new Bm25Index(corpus.texts).scoreAllSync(query);
     const top2 = f.get('group.top2') as Float32Array;

@@ -34,6 +34,9 @@ export interface FieldedCorpus {
  * - `group.coverage.text`: the same with the group text;
  * - `group.top2`: sum of the two best member doc scores (G1 queries ask for 2+ APIs of one tool);
  * - `doc.sentence`: the document's best relative score against any single sentence;
+ * - `group.sentence`: the best `doc.sentence` of the group's members — the tool's best share of
+ *   any one sentence. A request that needs two tools (ToolBench G2/G3) gives each of them a
+ *   `group.coverage` of about 1/2 but a `group.sentence` of 1;
  * - `group.log-size`, `group.single`: ln(members) and 1 for single-API groups (priors);
  * - `doc.name.coverage`, `group.name.coverage`: share of the name's words (BM25 analyzer) that
  *   occur in the query, so "Shazam" beats "ShazamAPI" when the query says "Shazam".
@@ -56,6 +59,7 @@ export const FIELD_FEATURES = [
   'group.single',
   'doc.name.coverage',
   'group.name.coverage',
+  'group.sentence',
 ] as const;
 export type FieldFeatureName = (typeof FIELD_FEATURES)[number];
 
@@ -269,6 +273,13 @@ export class FieldFeatures {
       const v = vec(f);
       for (let i = 0; i < n; i++) v[i] = gv[g.groupOf[i] as number] as number;
     };
+    const sentenceBest = gs.a.fill(0);
+    for (let i = 0; i < n; i++) {
+      const k = g.groupOf[i] as number;
+      if ((docSentence[i] as number) > (sentenceBest[k] as number))
+        sentenceBest[k] = docSentence[i] as number;
+    }
+    spread('group.sentence', sentenceBest);
     // doc.text + doc.second of the whole query, already computed above
     const d = scratch.a;
     const docText = vec('doc.text');

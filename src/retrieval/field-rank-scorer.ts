@@ -19,7 +19,7 @@ function maxAbs(a: ArrayLike<number>): number {
 }
 
 /**
- * `ranked`'s score, Σ_f w_f · x_f(d), computed without materialising the 17 per-document feature
+ * `ranked`'s score, Σ_f w_f · x_f(d), computed without materialising the 18 per-document feature
  * vectors that `FieldFeatures.compute` builds (for training): group-level features are summed
  * once per group (12,300 tools instead of 46,802 APIs) and added to the members in one pass; BM25
  * is accumulated into reused buffers from terms analyzed once per text; name coverage is counted
@@ -115,15 +115,17 @@ export class FieldRankScorer {
 
     const g = ix.group;
     const wSentence = w('doc.sentence');
+    const wGroupSentence = g ? w('group.sentence') : 0;
     const wCover = g ? w('group.coverage') : 0;
     const wCoverText = g ? w('group.coverage.text') : 0;
     const count = g?.count ?? 0;
     const cover = new Float64Array(count);
     const coverText = new Float64Array(count);
-    if (wSentence || wCover || wCoverText) {
+    // group.sentence is the best doc.sentence of a group's members
+    const docSentence = wSentence || wGroupSentence ? new Float32Array(n) : undefined;
+    if (docSentence || wCover || wCoverText) {
       const sentences = splitSentences(query);
       const share = 1 / sentences.length;
-      const docSentence = wSentence ? new Float32Array(n) : undefined;
       const best = new Float32Array(count);
       const groupBuf = new Float32Array(count);
       for (const s of sentences) {
@@ -167,6 +169,14 @@ export class FieldRankScorer {
     for (const [f, index] of groupBm25)
       if (index && w(f)) this.addScaled(gacc, f, index.scoreTermsInto(terms, gbuf));
     this.addScaled(gacc, 'group.coverage', cover);
+    if (wGroupSentence && docSentence) {
+      const best = new Float32Array(count);
+      for (let i = 0; i < n; i++) {
+        const k = g.groupOf[i] as number;
+        if ((docSentence[i] as number) > (best[k] as number)) best[k] = docSentence[i] as number;
+      }
+      this.addScaled(gacc, 'group.sentence', best);
+    }
     this.addScaled(gacc, 'group.coverage.text', coverText);
     if (top2Doc) {
       const d = top2Doc;

@@ -108,6 +108,12 @@ function referenceCompute(ix: FieldIndexes, query: string): Map<string, Float32A
     groupLevel.set('group.name', g.name?.scoreAllSync(query) ?? new Float32Array(g.count));
     groupLevel.set('group.description', g.description?.scoreAllSync(query) ?? new Float32Array(g.count));
     groupLevel.set('group.coverage', cover);
+    const sentenceBest = new Float32Array(g.count);
+    for (let i = 0; i < n; i++) {
+      const k = g.groupOf[i] as number;
+      sentenceBest[k] = Math.max(sentenceBest[k] as number, docSentence[i] as number);
+    }
+    groupLevel.set('group.sentence', sentenceBest);
     groupLevel.set('group.coverage.text', coverText);
     groupLevel.set(
       'group.top2',
