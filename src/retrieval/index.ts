@@ -19,6 +19,8 @@ export {
   type RetrieverDeps,
   type RetrieverKind,
 } from './build-retriever.js';
+// `ranked`'s scores straight from the field indexes (no per-document feature vectors)
+export { type ComposeOptions, composeMultiToolRequests } from './compose-requests.js';
 // Demonstration selection for prompts (tasks and APIs)
 export {
   type AgentDemo,
@@ -44,7 +46,6 @@ export {
   printAppPrefixedPlan,
   type TaskDemoOptions,
 } from './demo-selector-kb.js';
-
 // Dense retrieval over sentence embeddings
 export {
   batchDocuments,
@@ -78,7 +79,6 @@ export {
   FieldFeatures,
   type FieldIndexes,
 } from './field-features.js';
-// `ranked`'s scores straight from the field indexes (no per-document feature vectors)
 export { FieldRankScorer } from './field-rank-scorer.js';
 // Group (tool/app) evidence added to document scores
 export { GroupBoostRetriever, groupDocuments } from './group-boost.js';

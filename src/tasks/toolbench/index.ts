@@ -75,6 +75,7 @@ export {
   loadToolBenchSuite,
   NO_ENTRY,
   type PairOptions,
+  RANKER_MULTI_TOOL_REQUESTS,
   type RankerTrainingOptions,
   type SuiteLoadOptions,
   TOOLBENCH_GROUPS,

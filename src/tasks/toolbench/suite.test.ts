@@ -1,3 +1,5 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   Bm25Index,
@@ -7,7 +9,15 @@ import {
   type Retriever,
 } from '../../retrieval/index.js';
 import { writeToolBenchFixtures } from './__fixtures__/data-root.js';
-import { loadToolBenchSuite, toolBenchCorpus, trainToolBenchRanker } from './suite.js';
+
+const FIXTURES = join(import.meta.dirname, '__fixtures__');
+
+import {
+  loadToolBenchSuite,
+  RANKER_MULTI_TOOL_REQUESTS,
+  toolBenchCorpus,
+  trainToolBenchRanker,
+} from './suite.js';
 
 describe('ranked retriever on the fixture suite', () => {
   const suite = loadToolBenchSuite(writeToolBenchFixtures(undefined, ['G1_tool']), ['G1_tool']);
@@ -44,6 +54,26 @@ describe('ranked retriever on the fixture suite', () => {
       trainNdcg5: 100,
     });
     await expect(trainToolBenchRanker(suite, { trainOn: ['G1_nope'] })).rejects.toThrow(/G1_nope/);
+  });
+
+  it('learns from two-tool requests composed of the training queries (one per query by default)', async () => {
+    // one file holding a SkyCast request and a GoalLine request: each composes with the other
+    const root = writeToolBenchFixtures(undefined, []);
+    const fixture = (f: string) => JSON.parse(readFileSync(join(FIXTURES, f), 'utf8'));
+    const both = [fixture('queries.json')[0], fixture('g1-tool.json')[0]];
+    writeFileSync(join(root, 'toolbench', 'queries', 'G1_category.json'), JSON.stringify(both));
+    const two = loadToolBenchSuite(root, ['G1_category']);
+    expect(two.sets.get('G1_category')?.queries).toHaveLength(2);
+    const mixed = await trainToolBenchRanker(two, { trainOn: ['G1_category'] });
+    expect(mixed.info).toMatchObject({ queries: 4, multiToolRequests: RANKER_MULTI_TOOL_REQUESTS });
+    expect(RANKER_MULTI_TOOL_REQUESTS).toBe(1);
+    const alone = await trainToolBenchRanker(two, { trainOn: ['G1_category'], multiToolRequests: 0 });
+    expect(alone.info).toMatchObject({ queries: 2, multiToolRequests: 0 });
+    const twice = await trainToolBenchRanker(two, { trainOn: ['G1_category'], multiToolRequests: 2 });
+    expect(twice.info).toMatchObject({ queries: 6 });
+    const fields = FIELD_FEATURES.filter((f) => f !== 'group.sentence');
+    const older = await trainToolBenchRanker(two, { trainOn: ['G1_category'], fields });
+    expect(Object.keys(older.weights)).toEqual(fields);
   });
 
   it('without entries keeps every text equal (copied out of the file text)', () => {

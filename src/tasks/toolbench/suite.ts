@@ -1,10 +1,12 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
+  composeMultiToolRequests,
   contextFeatures,
   FeatureExtractor,
   FIELD_FEATURES,
   type FieldedCorpus,
+  type FieldFeatureName,
   groupDocuments,
   RANKER_INITIAL,
   RANKER_SCALED,
@@ -282,7 +284,24 @@ export interface RankerTrainingOptions {
    */
   featureRetrievers?: ReadonlyMap<string, Retriever>;
   table?: WordVectors;
+  /**
+   * Two-tool requests composed per training query (`composeMultiToolRequests`, within each file,
+   * so a file's `trained` feature stays honest), learned beside the single-tool ones: default
+   * `RANKER_MULTI_TOOL_REQUESTS`; 0 trains on the files' own requests only.
+   */
+  multiToolRequests?: number;
+  /** The field features to weigh (default all of `FIELD_FEATURES`; the bench trains older sets). */
+  fields?: readonly FieldFeatureName[];
 }
+
+/**
+ * Two-tool requests composed per G1 training query for the ranker. G1 requests all need one tool,
+ * so a ranker trained on them alone learns that one tool must cover every sentence and fails
+ * requests that need two or three (ToolBench G2/G3): with one composed request per query the
+ * held-out 2-tool NDCG@5 gains about 3 points and the single-tool one moves by −1.3 to +1.0
+ * (docs/retrieval.md, "Multi-tool requests").
+ */
+export const RANKER_MULTI_TOOL_REQUESTS = 1;
 
 /**
  * Learns the `ranked` weights (listwise softmax, `trainLinearRanker`) on the `trainOn` queries;
@@ -294,7 +313,8 @@ export async function trainToolBenchRanker(
 ): Promise<{ weights: Record<string, number>; scaled: string[]; info: Record<string, unknown> }> {
   const corpus = toolBenchCorpus(suite);
   const useTrained = !!opts.featureModels?.size || !!opts.featureRetrievers?.size;
-  const names: string[] = [...FIELD_FEATURES, ...(useTrained ? ['trained'] : [])];
+  const names: string[] = [...(opts.fields ?? FIELD_FEATURES), ...(useTrained ? ['trained'] : [])];
+  const multiTool = opts.multiToolRequests ?? RANKER_MULTI_TOOL_REQUESTS;
   const examples = [];
   // One buffer for the document vectors of every file's feature model, and no SIMD copy of them:
   // a new 66 MB array (and its 66 MB Wasm copy) per file outlived its file until a GC, which
@@ -319,7 +339,11 @@ export async function trainToolBenchRanker(
         { into: vectors, simd: false },
       );
     }
-    examples.push(...(await rankExamples(corpus, set.queries, names, RANKER_INITIAL, trained)));
+    const composed = Array.from({ length: multiTool }, (_, i) =>
+      composeMultiToolRequests(set.queries, suite.toolOf, { seed: i + 1 }),
+    ).flat();
+    const queries = [...set.queries, ...composed];
+    examples.push(...(await rankExamples(corpus, queries, names, RANKER_INITIAL, trained)));
   }
   const { weights, trainNdcg, loss } = trainLinearRanker(examples, names, {
     initial: RANKER_INITIAL.weights,
@@ -330,6 +354,7 @@ export async function trainToolBenchRanker(
     info: {
       trainOn: opts.trainOn,
       queries: examples.length,
+      multiToolRequests: multiTool,
       trainNdcg5: trainNdcg,
       loss,
       trainedFeature: useTrained,

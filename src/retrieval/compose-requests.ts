@@ -1,0 +1,48 @@
+import { mulberry32 } from '../shared/index.js';
+import type { RetrievalQuery } from './types.js';
+
+export interface ComposeOptions {
+  /** Requests joined into one (default 2). */
+  parts?: number;
+  /** Seed of the partner draw (default 1). */
+  seed?: number;
+}
+
+/**
+ * Multi-tool requests made from single-tool ones: each query is followed by `parts − 1` other
+ * queries of the list whose relevant documents belong to other groups (tools), drawn with a
+ * seeded generator; the text is the parts joined by a space and the relevant documents are their
+ * union. ToolBench's G2/G3 requests (several tools, one sentence or two per API) have this shape,
+ * and G1 has none: the ranker learns from these how to rank when no single tool covers a request,
+ * and the bench scores held-out ones. A query gets no composition when no partner with other
+ * groups is found in 50 draws; queries without relevant documents are skipped.
+ */
+export function composeMultiToolRequests(
+  queries: readonly RetrievalQuery[],
+  groupOf: ArrayLike<number>,
+  opts: ComposeOptions = {},
+): RetrievalQuery[] {
+  const parts = opts.parts ?? 2;
+  const random = mulberry32(opts.seed ?? 1);
+  const groupsOf = (q: RetrievalQuery) => new Set(q.relevant.map((d) => groupOf[d] as number));
+  const out: RetrievalQuery[] = [];
+  for (const q of queries) {
+    if (!q.relevant.length) continue;
+    const used = groupsOf(q);
+    const picked = [q];
+    for (let draws = 0; picked.length < parts && draws < 50; draws++) {
+      const o = queries[Math.floor(random() * queries.length)] as RetrievalQuery;
+      const og = groupsOf(o);
+      if (!o.relevant.length || [...og].some((g) => used.has(g))) continue;
+      for (const g of og) used.add(g);
+      picked.push(o);
+    }
+    if (picked.length < parts) continue;
+    out.push({
+      id: picked.map((p) => p.id).join('+'),
+      text: picked.map((p) => p.text).join(' '),
+      relevant: [...new Set(picked.flatMap((p) => p.relevant))],
+    });
+  }
+  return out;
+}
