@@ -68,6 +68,8 @@ describe('apiary retrieve', () => {
       '--synthetic',
       '2',
       '--no-word-vectors',
+      '--ranker-multi-tool',
+      '2',
       '--json',
     );
     expect(t.code).toBe(0);
@@ -78,6 +80,7 @@ describe('apiary retrieve', () => {
     expect(trained.ranker.info).toMatchObject({
       trainOn: ['G1_instruction'],
       queries: 1,
+      multiToolRequests: 2,
       trainedFeature: false,
     });
     expect(Object.keys(trained.ranker.weights)).toContain('group.coverage');

@@ -41,6 +41,7 @@ import {
   evaluateRetriever,
   fitToolBenchFeatures,
   loadToolBenchSuite,
+  RANKER_MULTI_TOOL_REQUESTS,
   TOOLBENCH_DENSE_DEFAULTS,
   TOOLBENCH_GROUPS,
   type ToolBenchSuite,
@@ -403,6 +404,10 @@ export function registerRetrieveCommands(program: Command): void {
       'the ranker weighs the field features only (no trained cosine: `ranked` then runs from an index file alone)',
     )
     .option(
+      '--ranker-multi-tool <n>',
+      `ranker: two-tool requests composed per training request, learned beside them (default ${RANKER_MULTI_TOOL_REQUESTS}; 0: the files' requests alone)`,
+    )
+    .option(
       '--checkpoint-every <n>',
       'save a checkpoint every n batches (and at each epoch end) in <out>.ckpt/',
       '200',
@@ -436,6 +441,7 @@ export function registerRetrieveCommands(program: Command): void {
         wordVectors: boolean;
         ranker: boolean;
         rankerFieldsOnly?: boolean;
+        rankerMultiTool?: string;
         overwrite?: boolean;
         json?: boolean;
       }) => {
@@ -443,6 +449,7 @@ export function registerRetrieveCommands(program: Command): void {
         const epochs = parseInteger('--epochs', flags.epochs, { min: 0 }) ?? (trainKind === 'dense' ? 1 : 3);
         const synthetic = parseInteger('--synthetic', flags.synthetic, { min: 0 });
         const seed = parseInteger('--seed', flags.seed, { min: 0 });
+        const multiToolRequests = parseInteger('--ranker-multi-tool', flags.rankerMultiTool, { min: 0 });
         // Checked before training (minutes), written whole by saveTrainedModel (temp file + rename).
         // --resume replaces the model a Ctrl-C wrote (its checkpoints are checked just below).
         const out = parseOutputPath(
@@ -585,6 +592,7 @@ export function registerRetrieveCommands(program: Command): void {
                 trainOn,
                 featureModels,
                 ...(table ? { table } : {}),
+                ...(multiToolRequests !== undefined ? { multiToolRequests } : {}),
               });
             }
           }
