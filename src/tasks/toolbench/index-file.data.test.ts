@@ -38,6 +38,7 @@ const ranker = {
     'group.single': -1.41,
     'doc.name.coverage': 2.1,
     'group.name.coverage': 1.03,
+    'group.sentence': 4.5,
   },
   scaled: RANKER_SCALED,
 };
