@@ -6,9 +6,12 @@
  * - latency per retriever over all G1 queries (median and p95 of top-10 `search`), with `ranked`
  *   as a ratio to `bm25` measured in the same run;
  * - NDCG@5 per G1 split, trained on the two other files and tested on the third (the ranker is
- *   trained here, fields only): bm25-plain, bm25, bm25-fields, ranked; `ranked` is also scored by
- *   the reference implementation (17 feature vectors per query, `LinearRankRetriever`) to show the
- *   fast scorer gives the same NDCG;
+ *   trained here, fields only): bm25-plain, bm25, bm25-fields, ranked, and ranked as it was before
+ *   multi-tool training (no `group.sentence`, G1 requests alone); `ranked` is also scored by the
+ *   reference implementation (18 feature vectors per query, `LinearRankRetriever`) to show the
+ *   fast scorer gives the same NDCG, and with the gold tool given (the tool-choice ceiling);
+ *   the same retrievers on held-out requests of two and of three tools composed from the G1 ones
+ *   (`composeMultiToolRequests`; ToolBench G2/G3 have that shape);
  * - the dense retriever (unless --no-dense), per G1 split: the encoder trained on the two other
  *   files (`trainToolBenchDense`, the same honest protocol as `ranked`): training time, corpus
  *   encoding time (the dense part of an index build), the index file with its dense sections (size,
@@ -24,15 +27,18 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   buildRetriever,
+  composeMultiToolRequests,
   type DenseModel,
   type DocWordLists,
   docWordLists,
   encodeCorpus,
+  FIELD_FEATURES,
   FieldFeatures,
   LinearRankRetriever,
   loadRetrievalIndex,
   type RankerModel,
   type RetrievalIndex,
+  type RetrievalQuery,
   type Retriever,
   type RetrieverDeps,
   type RetrieverKind,
@@ -106,6 +112,9 @@ line('index load (3 loads, file in page cache)', loadMs);
 
 // ---------------------------------------------------------------- per-split rankers (fields only)
 const rankers = new Map<string, RankerModel>();
+/** The ranker before multi-tool training: no `group.sentence`, the G1 requests alone. */
+const previousRankers = new Map<string, RankerModel>();
+const previousFields = FIELD_FEATURES.filter((f) => f !== 'group.sentence');
 for (const held of TOOLBENCH_GROUPS) {
   const trainOn = TOOLBENCH_GROUPS.filter((g) => g !== held);
   const [r, ms] = await (async () => {
@@ -114,7 +123,14 @@ for (const held of TOOLBENCH_GROUPS) {
     return [x, performance.now() - t] as const;
   })();
   rankers.set(held, r);
-  line(`ranker trained on ${trainOn.join(' + ')}`, `${(ms / 1000).toFixed(1)} s`);
+  line(
+    `ranker trained on ${trainOn.join(' + ')}`,
+    `${(ms / 1000).toFixed(1)} s (${r.info.queries} requests)`,
+  );
+  previousRankers.set(
+    held,
+    await trainToolBenchRanker(suite, { trainOn, fields: previousFields, multiToolRequests: 0 }),
+  );
 }
 
 // ---------------------------------------------------------------- per-split dense encoders
@@ -179,7 +195,7 @@ for (const kind of kinds)
 const reference = new LinearRankRetriever(
   async (q) => ff.compute(q),
   rankers.get('G1_tool') as RankerModel,
-  'ranked (reference: 17 feature vectors)',
+  'ranked (reference: 18 feature vectors)',
 );
 const ff = new FieldFeatures(index.indexes);
 await measure(reference.name, reference);
@@ -231,32 +247,80 @@ else line('one-off with the built CLI', 'skipped: run `npm run build` first');
 oneOff('tsx, wall', ['--import', 'tsx', join(import.meta.dirname, '../src/cli/main.ts')]);
 
 // ---------------------------------------------------------------- NDCG@5 per held-out split
-process.stdout.write(
-  `\nNDCG@5 ×100, ranker${withDense ? ' and dense encoder' : ''} trained on the two other G1 files (ranker: fields only)\n`,
-);
-process.stdout.write(`${'retriever'.padEnd(40)}${TOOLBENCH_GROUPS.map((g) => g.padStart(16)).join('')}\n`);
-const rows = new Map<string, number[]>();
+// Three query sets per held-out file: its G1 requests (one tool each), and requests of two and
+// of three tools composed from them (5 compositions per request, fixed seeds), the shape of
+// ToolBench G2/G3, which G1 lacks. `ranked, gold tool given` keeps only the gold tools' APIs:
+// the ceiling of a perfect tool choice under the ranker's own order within a tool.
+const composedSet = (queries: readonly RetrievalQuery[], parts: number) =>
+  [0, 1, 2, 3, 4].flatMap((i) =>
+    composeMultiToolRequests(queries, suite.toolOf, { parts, seed: 100 + 10 * parts + i }),
+  );
+const goldToolsOnly = (r: Retriever, queries: readonly RetrievalQuery[]): Retriever => {
+  const byText = new Map(queries.map((q) => [q.text, new Set(q.relevant.map((d) => suite.toolOf[d]))]));
+  return {
+    name: `${r.name}, gold tool given`,
+    search: async () => [],
+    scoreAll: async (text) => {
+      const s = await r.scoreAll(text);
+      const tools = byText.get(text);
+      return s.map((x, i) => (tools?.has(suite.toolOf[i] as number) ? x : -1e9));
+    },
+  };
+};
+const tables = new Map<string, Map<string, number[]>>();
 for (const held of TOOLBENCH_GROUPS) {
   const set = suite.sets.get(held);
   if (!set) continue;
   const ranker = rankers.get(held) as RankerModel;
-  const add = async (name: string, r: Retriever) => {
-    const rep = await evaluateRetriever(r, set.queries);
-    rows.set(name, [...(rows.get(name) ?? []), rep.ndcg5]);
-  };
-  for (const kind of ['bm25-plain', 'bm25', 'bm25-fields', 'ranked'] as const)
-    await add(kind, await buildRetriever(kind, corpus, { ...deps, ranker }));
-  await add('ranked (reference implementation)', new LinearRankRetriever(async (q) => ff.compute(q), ranker));
-  const dense = denses.get(held);
-  if (dense) await add('dense', await buildRetriever('dense', corpus, { dense: () => dense }));
+  const sets: Array<[string, RetrievalQuery[]]> = [
+    ['G1 requests (one tool)', set.queries],
+    ['2-tool requests composed of them', composedSet(set.queries, 2)],
+    ['3-tool requests composed of them', composedSet(set.queries, 3)],
+  ];
+  for (const [title, queries] of sets) {
+    const rows = tables.get(title) ?? new Map<string, number[]>();
+    tables.set(title, rows);
+    const add = async (name: string, r: Retriever) => {
+      const rep = await evaluateRetriever(r, queries);
+      rows.set(name, [...(rows.get(name) ?? []), rep.ndcg5]);
+    };
+    for (const kind of ['bm25-plain', 'bm25', 'bm25-fields', 'ranked'] as const)
+      await add(kind, await buildRetriever(kind, corpus, { ...deps, ranker }));
+    await add(
+      'ranked, before multi-tool training',
+      await buildRetriever('ranked', corpus, { ...deps, ranker: previousRankers.get(held) as RankerModel }),
+    );
+    if (queries === set.queries) {
+      await add(
+        'ranked (reference implementation)',
+        new LinearRankRetriever(async (q) => ff.compute(q), ranker),
+      );
+      await add(
+        'ranked, gold tool given (ceiling)',
+        goldToolsOnly(await buildRetriever('ranked', corpus, { ...deps, ranker }), queries),
+      );
+    }
+    const dense = denses.get(held);
+    if (dense) await add('dense', await buildRetriever('dense', corpus, { dense: () => dense }));
+  }
 }
-for (const [name, v] of rows)
-  process.stdout.write(`${name.padEnd(40)}${v.map((x) => x.toFixed(2).padStart(16)).join('')}\n`);
-const plain = rows.get('bm25-plain') ?? [];
-const ranked = rows.get('ranked') ?? [];
-process.stdout.write(
-  `${'ranked / bm25-plain'.padEnd(40)}${ranked.map((x, i) => `×${(x / (plain[i] ?? 1)).toFixed(2)}`.padStart(16)).join('')}\n`,
-);
+for (const [title, rows] of tables) {
+  const sizes = TOOLBENCH_GROUPS.map((g) => {
+    const n = suite.sets.get(g)?.queries.length ?? 0;
+    return title.startsWith('G1') ? n : undefined;
+  });
+  process.stdout.write(
+    `\nNDCG@5 ×100 on ${title}, held out (ranker${withDense ? ' and dense encoder' : ''} trained on the two other G1 files${sizes[0] ? `; ${sizes.join(' / ')} requests` : ''})\n`,
+  );
+  process.stdout.write(`${'retriever'.padEnd(40)}${TOOLBENCH_GROUPS.map((g) => g.padStart(16)).join('')}\n`);
+  for (const [name, v] of rows)
+    process.stdout.write(`${name.padEnd(40)}${v.map((x) => x.toFixed(2).padStart(16)).join('')}\n`);
+  const plain = rows.get('bm25-plain') ?? [];
+  const ranked = rows.get('ranked') ?? [];
+  process.stdout.write(
+    `${'ranked / bm25-plain'.padEnd(40)}${ranked.map((x, i) => `×${(x / (plain[i] ?? 1)).toFixed(2)}`.padStart(16)).join('')}\n`,
+  );
+}
 line(
   '\nload average at end (1/5/15 min)',
   loadavg()

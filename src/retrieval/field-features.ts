@@ -201,7 +201,7 @@ export class FieldFeatures {
 
   /**
    * One zeroed vector per `FIELD_FEATURES` name, for `compute(query, into)`: a caller computing
-   * many queries in turn (ranker training) reuses them instead of 17 new corpus-sized vectors
+   * many queries in turn (ranker training) reuses them instead of 18 new corpus-sized vectors
    * (and their garbage, ~3 MB on ToolBench) per query.
    */
   vectors(): Map<FieldFeatureName, Float32Array> {

@@ -44,7 +44,7 @@ export function rankFeatureSource(corpus: FieldedCorpus, trained?: Retriever) {
 /**
  * `rankExample` of each query over `rankFeatureSource(corpus, trained)`'s features, the same
  * examples computed with one set of feature vectors reused for every query and scaled in place:
- * a new set per query is 17 corpus-sized vectors and their scaled copies (~8 MB on ToolBench),
+ * a new set per query is 18 corpus-sized vectors and their scaled copies (~8 MB on ToolBench),
  * garbage that V8 collects late, which took the nested ranker training over 1 GB.
  */
 export async function rankExamples(
