@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -50,6 +50,51 @@ describe('apiary retrieve', () => {
     expect(instr.ndcg5).toBeCloseTo((100 * 0.5 * (d(1) + d(2) + d(3) + d(4))) / (d(1) + d(2)), 6);
     const tool = out.results.find((x: { file: string }) => x.file === 'G1_tool');
     expect(tool.ndcg1).toBe(100);
+  });
+
+  it('eval scores every query file of the folder by default (G1 first), and says when a file keeps no query', async () => {
+    const root = writeToolBenchFixtures();
+    const queries = join(root, 'toolbench', 'queries');
+    const g1tool = JSON.parse(readFileSync(join(queries, 'G1_tool.json'), 'utf8'));
+    // G2: the G1_tool request again; G3: one whose gold API is not in the corpus (dropped)
+    writeFileSync(join(queries, 'G2_instruction.json'), JSON.stringify(g1tool));
+    writeFileSync(
+      join(queries, 'G3_instruction.json'),
+      JSON.stringify([{ ...g1tool[0], 'relevant APIs': [['Nope', 'Missing']] }]),
+    );
+    writeFileSync(join(queries, 'notes.txt'), 'not a query file');
+    const r = await apiary(
+      'retrieve',
+      'eval',
+      '--dataset',
+      'toolbench',
+      '--retriever',
+      'bm25',
+      '--data',
+      root,
+    );
+    expect(r.code).toBe(0);
+    const rows = r.stdout.split('\n').filter((l) => /^G\d_/.test(l));
+    expect(rows.map((l) => l.split(/\s+/).slice(0, 2))).toEqual([
+      ['G1_instruction', '1/3'],
+      ['G1_tool', '1/1'],
+      ['G2_instruction', '1/1'],
+      ['G3_instruction', '0/1'],
+    ]);
+    expect(rows[2]?.slice(18)).toBe(rows[1]?.slice(18));
+    expect(rows[3]).toContain('no query kept: every one names an API missing from the corpus');
+    const only = await apiary(
+      'retrieve',
+      'eval',
+      '--retriever',
+      'bm25',
+      '--data',
+      root,
+      '--files',
+      'G2_instruction',
+      '--json',
+    );
+    expect(JSON.parse(only.stdout).results.map((x: { file: string }) => x.file)).toEqual(['G2_instruction']);
   });
 
   it('train (holdout) then eval flags the files the model saw', async () => {

@@ -49,6 +49,7 @@ import {
   toolBenchCatalogHashFast,
   toolBenchCorpus,
   toolBenchDenseSet,
+  toolBenchQueryFiles,
   trainToolBenchDenseSet,
   trainToolBenchModelUntil,
   trainToolBenchRanker,
@@ -268,7 +269,7 @@ export function registerRetrieveCommands(program: Command): void {
     .option('--model <file>', 'trained model (for trained, trained-hybrid, trained-fusion, ranked)')
     .option(
       '--files <names>',
-      `ToolBench query files, comma-separated (default ${TOOLBENCH_GROUPS.join(',')})`,
+      'ToolBench query files, comma-separated (default every file of <data>/toolbench/queries/, the G1 files first)',
     )
     .option('--index <file>', 'index file to use or create (default: the user cache folder)')
     .option('--no-index', 'index the corpus in memory, without an index file')
@@ -276,7 +277,7 @@ export function registerRetrieveCommands(program: Command): void {
     .action(async (flags: CommonFlags & { dataset: string; files?: string }) => {
       const kind = parseChoice('--retriever', flags.retriever, RETRIEVER_KINDS);
       const dataset = parseChoice('--dataset', flags.dataset, ['toolbench', 'appbench'] as const);
-      const files = parseList('--files', flags.files) ?? [...TOOLBENCH_GROUPS];
+      const listed = parseList('--files', flags.files);
       const d = deps(flags);
       const rows: Array<Record<string, unknown>> = [];
       // the dense encoder's info when it comes from an index file (else from --model)
@@ -301,9 +302,12 @@ export function registerRetrieveCommands(program: Command): void {
       if (dataset === 'toolbench') {
         const dataDir = resolveDataDir(flags.data);
         log(`loading ToolBench corpus from ${dataDir}/toolbench …`);
+        const files = listed ?? toolBenchQueryFiles(dataDir);
         const suite = loadToolBenchSuite(dataDir, files);
         if (!suite.sets.size)
-          throw new NotFoundError('query files', files.join(','), [`${dataDir}/toolbench/queries/`]);
+          throw new NotFoundError('query files', files.join(',') || '*.json', [
+            `${dataDir}/toolbench/queries/`,
+          ]);
         const opened = useIndex(kind, flags) ? toolBenchIndex(dataDir, flags, () => suite) : undefined;
         if (!flags.model) denseInfo = opened?.index.dense?.model.info;
         const r = await buildRetriever(kind, toolBenchCorpus(suite), { ...d, ...indexDeps(opened, flags) });
@@ -334,10 +338,17 @@ export function registerRetrieveCommands(program: Command): void {
       }
       process.stdout.write(`${dataset} / ${kind}${flags.model ? ` (${flags.model})` : ''}: metrics ×100\n`);
       process.stdout.write('file               queries  NDCG@1 NDCG@3 NDCG@5    R@5   R@10\n');
-      for (const r of rows)
+      for (const r of rows) {
+        const head = `${String(r.file).padEnd(18)} ${`${r.queries}/${r.total}`.padStart(8)}`;
+        // a file whose every query names an API missing from the corpus has no score, not a 0
+        if (!r.queries) {
+          process.stdout.write(`${head}  no query kept: every one names an API missing from the corpus\n`);
+          continue;
+        }
         process.stdout.write(
-          `${String(r.file).padEnd(18)} ${`${r.queries}/${r.total}`.padStart(8)} ${fmt(r.ndcg1 as number)} ${fmt(r.ndcg3 as number)} ${fmt(r.ndcg5 as number)} ${fmt(r.recall5 as number)} ${fmt(r.recall10 as number)}${r.trainedOnThisFile ? '  (model trained on this file: not a held-out score)' : ''}\n`,
+          `${head} ${fmt(r.ndcg1 as number)} ${fmt(r.ndcg3 as number)} ${fmt(r.ndcg5 as number)} ${fmt(r.recall5 as number)} ${fmt(r.recall10 as number)}${r.trainedOnThisFile ? '  (model trained on this file: not a held-out score)' : ''}\n`,
         );
+      }
     });
 
   retrieve

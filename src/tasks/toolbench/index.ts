@@ -82,6 +82,7 @@ export {
   type ToolBenchSuite,
   type TrainSuiteOptions,
   toolBenchCorpus,
+  toolBenchQueryFiles,
   trainToolBenchModel,
   trainToolBenchModelUntil,
   trainToolBenchRanker,

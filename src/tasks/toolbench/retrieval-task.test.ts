@@ -1,3 +1,4 @@
+import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -82,6 +83,25 @@ describe('toolbench-retrieval task', () => {
       'G1_instruction           1  50.00  65.33  78.53 100.00 100.00',
       'G1_tool                  1 100.00 100.00 100.00 100.00 100.00',
       'all                      2  75.00  82.66  89.27 100.00 100.00',
+    ]);
+  });
+
+  it('without groups it loads every query file of the folder, the G1 files first', async () => {
+    const data = writeToolBenchFixtures();
+    const queries = join(data, 'toolbench', 'queries');
+    copyFileSync(join(queries, 'G1_tool.json'), join(queries, 'G2_instruction.json'));
+    const loaded = await toolBenchRetrievalDefinition.load({
+      options: {},
+      solver: 'bm25',
+      solverOptions: {},
+      sampling: {},
+      dataDir: data,
+      seed: 0,
+    });
+    expect(loaded.task.dataset.map((s) => [s.id, s.category])).toEqual([
+      ['G1_instruction:11', 'G1_instruction'],
+      ['G1_tool:21', 'G1_tool'],
+      ['G2_instruction:21', 'G2_instruction'],
     ]);
   });
 

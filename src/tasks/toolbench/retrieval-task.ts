@@ -20,7 +20,7 @@ import {
   recallFromSummary,
   summarizeRanking,
 } from './ranking-summary.js';
-import { loadToolBenchSuite, TOOLBENCH_GROUPS, type ToolBenchSuite, toolBenchCorpus } from './suite.js';
+import { loadToolBenchSuite, type ToolBenchSuite, toolBenchCorpus, toolBenchQueryFiles } from './suite.js';
 
 /** Bump when the corpus mapping or the metrics change what a recorded result means. */
 export const TOOLBENCH_RETRIEVAL_TASK_VERSION = '1';
@@ -162,8 +162,10 @@ export const ToolBenchRetrievalOptionsSchema = z.object({
   groups: z
     .array(z.string().min(1))
     .min(1)
-    .default([...TOOLBENCH_GROUPS])
-    .describe('query files of <data>/toolbench/queries/ (names without .json)'),
+    .optional()
+    .describe(
+      'query files of <data>/toolbench/queries/ (names without .json; default every file there, the G1 files first)',
+    ),
 });
 
 export type ToolBenchRetrievalTask = Task<
@@ -222,11 +224,12 @@ export const toolBenchRetrievalDefinition: TaskDefinition<ToolBenchRetrievalRepo
   solvers: TOOLBENCH_RETRIEVAL_SOLVERS,
   defaultSolver: 'bm25',
   async load(ctx) {
-    const { groups } = ToolBenchRetrievalOptionsSchema.parse(ctx.options);
+    const options = ToolBenchRetrievalOptionsSchema.parse(ctx.options);
     const dataDir = resolveDataDir(ctx.dataDir);
+    const groups = options.groups ?? toolBenchQueryFiles(dataDir);
     const suite = loadToolBenchSuite(dataDir, groups);
     if (!suite.sets.size)
-      throw new NotFoundError('query files', groups.join(','), [`${dataDir}/toolbench/queries/`]);
+      throw new NotFoundError('query files', groups.join(',') || '*.json', [`${dataDir}/toolbench/queries/`]);
     const kind = ctx.solver as RetrieverKind;
     const modelFile =
       typeof ctx.solverOptions.modelFile === 'string' ? ctx.solverOptions.modelFile : undefined;

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -16,6 +16,7 @@ import {
   loadToolBenchSuite,
   RANKER_MULTI_TOOL_REQUESTS,
   toolBenchCorpus,
+  toolBenchQueryFiles,
   trainToolBenchRanker,
 } from './suite.js';
 
@@ -74,6 +75,17 @@ describe('ranked retriever on the fixture suite', () => {
     const fields = FIELD_FEATURES.filter((f) => f !== 'group.sentence');
     const older = await trainToolBenchRanker(two, { trainOn: ['G1_category'], fields });
     expect(Object.keys(older.weights)).toEqual(fields);
+  });
+
+  it('lists the query files of a folder: G1 first, then the others by name; symlinks count, other files do not', () => {
+    const root = writeToolBenchFixtures(undefined, ['G1_tool', 'G1_instruction']);
+    const dir = join(root, 'toolbench', 'queries');
+    writeFileSync(join(dir, 'G3_instruction.json'), '[]');
+    symlinkSync(join(dir, 'G1_tool.json'), join(dir, 'G2_category.json'));
+    writeFileSync(join(dir, 'README.md'), '');
+    mkdirSync(join(dir, 'old.json'));
+    expect(toolBenchQueryFiles(root)).toEqual(['G1_instruction', 'G1_tool', 'G2_category', 'G3_instruction']);
+    expect(toolBenchQueryFiles(join(root, 'nowhere'))).toEqual([]);
   });
 
   it('without entries keeps every text equal (copied out of the file text)', () => {

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   composeMultiToolRequests,
@@ -58,6 +58,25 @@ export interface SuiteLoadOptions {
 
 /** The entry of an API whose parsed JSON was dropped (`entries: false`). */
 export { NO_ENTRY } from './corpus.js';
+
+/**
+ * The query files of `<dataDir>/toolbench/queries/` (names without `.json`): the G1 files first,
+ * in `TOOLBENCH_GROUPS` order, then any other (ToolBench's G2_category, G2_instruction,
+ * G3_instruction, a user's own) sorted by name. Evaluation defaults to all of them; training
+ * takes the G1 files, so a file added there is scored, never trained on.
+ */
+export function toolBenchQueryFiles(dataDir: string): string[] {
+  const dir = join(dataDir, 'toolbench', 'queries');
+  if (!existsSync(dir)) return [];
+  // statSync follows symlinks (a data folder of links to the real files is common)
+  const isFile = (name: string) => statSync(join(dir, name), { throwIfNoEntry: false })?.isFile() ?? false;
+  const names = readdirSync(dir)
+    .filter((name) => name.endsWith('.json') && isFile(name))
+    .map((name) => name.slice(0, -'.json'.length));
+  const g1 = TOOLBENCH_GROUPS.filter((g) => names.includes(g));
+  const rest = names.filter((n) => !g1.includes(n as (typeof TOOLBENCH_GROUPS)[number])).sort();
+  return [...g1, ...rest];
+}
 
 /**
  * Loads `<dataDir>/toolbench/tools.jsonl` as the corpus (all 46,802 APIs) and every
