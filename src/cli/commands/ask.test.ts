@@ -2,13 +2,14 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildRetriever, catalogCorpus, saveDenseModel, trainDenseEncoder } from '../../retrieval/index.js';
+import { buildRetriever, catalogCorpus } from '../../retrieval/index.js';
 import {
   type ScriptedOpenAiServer,
   type ScriptedReply,
   startScriptedOpenAiServer,
 } from '../../test/index.js';
 import { runCli } from '../__fixtures__/run-cli.js';
+import { writeTestEncoder } from '../__fixtures__/test-encoder.js';
 import { executableCatalog } from './mcp.js';
 
 /** `apiary <args>` on a clean machine (see runCli). */
@@ -119,13 +120,7 @@ describe('apiary ask', () => {
   });
 
   it('retrieves with a dense encoder from --retriever-model: the ranking the library gives for that encoder', async () => {
-    const { model } = trainDenseEncoder([], {
-      config: { dim: 16, buckets: 256, minN: 3, maxN: 4, wordMatchWeight: 1 },
-      epochs: 0,
-      vocabularyTexts: ['restaurants', 'restaurants'],
-    });
-    const file = join(mkdtempSync(join(tmpdir(), 'apiary-ask-')), 'dense.apdm');
-    saveDenseModel(file, model);
+    const { file, model } = writeTestEncoder(mkdtempSync(join(tmpdir(), 'apiary-ask-')));
     // what the CLI must retrieve: the library's dense ranking of the same catalog for this encoder
     const exec = await executableCatalog({ catalog: 'appbench' });
     const { catalog } = exec;

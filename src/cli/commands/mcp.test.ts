@@ -7,8 +7,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { countSideEffects, openSgdDatabase } from '../../apps/index.js';
 import { loadCatalog } from '../../catalog/index.js';
 import { fixtureDb, lotusLeaf, reservation } from '../../mcp/__fixtures__/fixtures.js';
-import { buildRetriever, catalogCorpus, saveDenseModel, trainDenseEncoder } from '../../retrieval/index.js';
+import { buildRetriever, catalogCorpus } from '../../retrieval/index.js';
 import { cliCommand, ROOT, runCli } from '../__fixtures__/run-cli.js';
+import { writeTestEncoder } from '../__fixtures__/test-encoder.js';
 
 const misbehaving = join(ROOT, 'src/mcp/__fixtures__/misbehaving-server.mjs');
 const dir = mkdtempSync(join(tmpdir(), 'apiary-mcp-cli-'));
@@ -74,13 +75,7 @@ describe('apiary mcp serve over stdio', () => {
   });
 
   it('search mode ranks search_apis with a dense encoder from --retriever-model, as the library does', async () => {
-    const { model } = trainDenseEncoder([], {
-      config: { dim: 16, buckets: 256, minN: 3, maxN: 4, wordMatchWeight: 1 },
-      epochs: 0,
-      vocabularyTexts: ['restaurants', 'restaurants'],
-    });
-    const file = join(dir, 'dense.apdm');
-    saveDenseModel(file, model);
+    const { file, model } = writeTestEncoder(dir);
     const query = 'reserve a table at an American restaurant';
     const catalog = loadCatalog('appbench');
     const dense = await buildRetriever('dense', catalogCorpus(catalog), { dense: () => ({ model }) });
