@@ -72,6 +72,9 @@ describe('ranked retriever on the fixture suite', () => {
     expect(alone.info).toMatchObject({ queries: 2, multiToolRequests: 0 });
     const twice = await trainToolBenchRanker(two, { trainOn: ['G1_category'], multiToolRequests: 2 });
     expect(twice.info).toMatchObject({ queries: 6 });
+    await expect(
+      trainToolBenchRanker(two, { trainOn: ['G1_category'], multiToolRequests: 0.5 }),
+    ).rejects.toThrow('multiToolRequests must be a whole number ≥ 0, got 0.5');
     const fields = FIELD_FEATURES.filter((f) => f !== 'group.sentence');
     const older = await trainToolBenchRanker(two, { trainOn: ['G1_category'], fields });
     expect(Object.keys(older.weights)).toEqual(fields);
