@@ -27,7 +27,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   buildRetriever,
-  composeMultiToolRequests,
+  composedTestRequests,
   type DenseModel,
   type DocWordLists,
   docWordLists,
@@ -252,9 +252,7 @@ oneOff('tsx, wall', ['--import', 'tsx', join(import.meta.dirname, '../src/cli/ma
 // ToolBench G2/G3, which G1 lacks. `ranked, gold tool given` keeps only the gold tools' APIs:
 // the ceiling of a perfect tool choice under the ranker's own order within a tool.
 const composedSet = (queries: readonly RetrievalQuery[], parts: number) =>
-  [0, 1, 2, 3, 4].flatMap((i) =>
-    composeMultiToolRequests(queries, suite.toolOf, { parts, seed: 100 + 10 * parts + i }),
-  );
+  composedTestRequests(queries, suite.toolOf, parts);
 const goldToolsOnly = (r: Retriever, queries: readonly RetrievalQuery[]): Retriever => {
   const byText = new Map(queries.map((q) => [q.text, new Set(q.relevant.map((d) => suite.toolOf[d]))]));
   return {

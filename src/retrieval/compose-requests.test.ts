@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { composeMultiToolRequests } from './compose-requests.js';
+import { composedTestRequests, composeMultiToolRequests } from './compose-requests.js';
 import type { RetrievalQuery } from './types.js';
 
 // documents 0–1 belong to tool 0, 2 to tool 1, 3 to tool 2
@@ -45,5 +45,17 @@ describe('composeMultiToolRequests', () => {
       { id: 'ab+c', text: 'AB. C.', relevant: [0, 2, 3] },
       { id: 'c+ab', text: 'C. AB.', relevant: [3, 0, 2] },
     ]);
+  });
+
+  it('composedTestRequests: rounds of compositions with seeds 100 + 10·parts + round', () => {
+    const qs = [q('a', 'A.', [0]), q('b', 'B.', [2]), q('c', 'C.', [3]), q('d', 'D.', [1])];
+    const set = composedTestRequests(qs, groupOf, 2, 3);
+    expect(set).toEqual([
+      ...composeMultiToolRequests(qs, groupOf, { parts: 2, seed: 120 }),
+      ...composeMultiToolRequests(qs, groupOf, { parts: 2, seed: 121 }),
+      ...composeMultiToolRequests(qs, groupOf, { parts: 2, seed: 122 }),
+    ]);
+    expect(set).toHaveLength(12);
+    expect(composedTestRequests(qs, groupOf, 3)).toHaveLength(20);
   });
 });

@@ -46,3 +46,20 @@ export function composeMultiToolRequests(
   }
   return out;
 }
+
+/**
+ * The multi-tool test set of a query list: `compositions` rounds of `composeMultiToolRequests`
+ * with seeds fixed per round and per `parts` (100 + 10 · parts + round), so `retrieve eval
+ * --compose-tools`, perf/retrieval-scale.ts and any caller score the same requests. The seeds
+ * differ from the ranker's training compositions (1, 2, …).
+ */
+export function composedTestRequests(
+  queries: readonly RetrievalQuery[],
+  groupOf: ArrayLike<number>,
+  parts: number,
+  compositions = 5,
+): RetrievalQuery[] {
+  return Array.from({ length: compositions }, (_, i) =>
+    composeMultiToolRequests(queries, groupOf, { parts, seed: 100 + 10 * parts + i }),
+  ).flat();
+}

@@ -2,8 +2,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { saveTrainCheckpoint } from '../../retrieval/index.js';
+import { buildRetriever, composedTestRequests, saveTrainCheckpoint } from '../../retrieval/index.js';
 import { writeToolBenchFixtures } from '../../tasks/toolbench/__fixtures__/data-root.js';
+import { evaluateRetriever, loadToolBenchSuite, toolBenchCorpus } from '../../tasks/toolbench/index.js';
 import { runCli } from '../__fixtures__/run-cli.js';
 
 /** `apiary <args>` on a clean machine (see runCli). */
@@ -95,6 +96,60 @@ describe('apiary retrieve', () => {
       '--json',
     );
     expect(JSON.parse(only.stdout).results.map((x: { file: string }) => x.file)).toEqual(['G2_instruction']);
+  });
+
+  it('eval --compose-tools 2 scores requests of two tools joined from each file (5 per request)', async () => {
+    const root = writeToolBenchFixtures();
+    const queries = join(root, 'toolbench', 'queries');
+    const first = (f: string) => JSON.parse(readFileSync(join(queries, f), 'utf8'))[0];
+    // a SkyCast request and a GoalLine request: each one's only partner is the other
+    writeFileSync(
+      join(queries, 'G2_instruction.json'),
+      JSON.stringify([first('G1_instruction.json'), first('G1_tool.json')]),
+    );
+    const r = await apiary(
+      'retrieve',
+      'eval',
+      '--retriever',
+      'bm25',
+      '--data',
+      root,
+      '--compose-tools',
+      '2',
+      '--json',
+    );
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.composeTools).toBe(2);
+    // the library's numbers for the same composed requests
+    const suite = loadToolBenchSuite(root, ['G2_instruction']);
+    const composed = composedTestRequests(suite.sets.get('G2_instruction')?.queries ?? [], suite.toolOf, 2);
+    expect(composed).toHaveLength(10);
+    expect(composed[0]?.relevant.map((d) => suite.toolOf[d])).toEqual([0, 1]);
+    const expected = await evaluateRetriever(
+      await buildRetriever('bm25', toolBenchCorpus(suite), {}),
+      composed,
+    );
+    const g2 = out.results.find((x: { file: string }) => x.file === 'G2_instruction');
+    expect(g2).toMatchObject({ queries: 10, total: 10, ndcg5: expected.ndcg5, recall10: expected.recall10 });
+    // the G1 fixture files keep one request each: nothing to compose
+    const text = await apiary(
+      'retrieve',
+      'eval',
+      '--retriever',
+      'bm25',
+      '--data',
+      root,
+      '--compose-tools',
+      '2',
+    );
+    expect(text.stdout).toContain('requests of 2 tools composed from each file');
+    expect(text.stdout).toMatch(
+      /G1_tool +0\/5 +no request composed: the file's kept requests use fewer than 2 tools/,
+    );
+    const appbench = await apiary('retrieve', 'eval', '--dataset', 'appbench', '--compose-tools', '2');
+    expect(appbench.code).toBe(2);
+    expect(appbench.stderr).toContain('--compose-tools applies to --dataset toolbench only');
   });
 
   it('train (holdout) then eval flags the files the model saw', async () => {

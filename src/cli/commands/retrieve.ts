@@ -7,6 +7,7 @@ import {
   buildRetriever,
   cachedIndexFiles,
   catalogCorpus,
+  composedTestRequests,
   configMismatch,
   corpusHash,
   DENSE_DEFAULTS,
@@ -271,13 +272,21 @@ export function registerRetrieveCommands(program: Command): void {
       '--files <names>',
       'ToolBench query files, comma-separated (default every file of <data>/toolbench/queries/, the G1 files first)',
     )
+    .option(
+      '--compose-tools <n>',
+      "ToolBench: score requests of n tools made by joining each file's requests with others of other tools (5 compositions per request, fixed seeds; the shape of G2/G3); 1 = the files as they are",
+      '1',
+    )
     .option('--index <file>', 'index file to use or create (default: the user cache folder)')
     .option('--no-index', 'index the corpus in memory, without an index file')
     .option('--json', 'machine-readable output')
-    .action(async (flags: CommonFlags & { dataset: string; files?: string }) => {
+    .action(async (flags: CommonFlags & { dataset: string; files?: string; composeTools: string }) => {
       const kind = parseChoice('--retriever', flags.retriever, RETRIEVER_KINDS);
       const dataset = parseChoice('--dataset', flags.dataset, ['toolbench', 'appbench'] as const);
       const listed = parseList('--files', flags.files);
+      const tools = parseInteger('--compose-tools', flags.composeTools, { min: 1, max: 5 }) ?? 1;
+      if (tools > 1 && dataset !== 'toolbench')
+        throw new ApiaryError('USAGE', '--compose-tools applies to --dataset toolbench only');
       const d = deps(flags);
       const rows: Array<Record<string, unknown>> = [];
       // the dense encoder's info when it comes from an index file (else from --model)
@@ -312,7 +321,13 @@ export function registerRetrieveCommands(program: Command): void {
         if (!flags.model) denseInfo = opened?.index.dense?.model.info;
         const r = await buildRetriever(kind, toolBenchCorpus(suite), { ...d, ...indexDeps(opened, flags) });
         log(`${suite.docs.length} APIs indexed (${r.name}) in ${Math.round(performance.now() - t0)} ms`);
-        for (const [file, set] of suite.sets) await evaluate(file, set.queries, set.total, r);
+        for (const [file, set] of suite.sets) {
+          if (tools === 1) await evaluate(file, set.queries, set.total, r);
+          else {
+            const composed = composedTestRequests(set.queries, suite.toolOf, tools);
+            await evaluate(file, composed, 5 * set.queries.length, r);
+          }
+        }
       } else {
         const dir = appBenchDir(flags.data);
         const { corpus, catalog, labels } = appBenchCorpus(flags.data);
@@ -333,16 +348,30 @@ export function registerRetrieveCommands(program: Command): void {
         await evaluate('all', appBenchRetrievalQueries(samples, catalog), samples.length, r);
       }
       if (flags.json) {
-        printJson({ dataset, retriever: kind, model: flags.model ?? null, results: rows });
+        printJson({
+          dataset,
+          retriever: kind,
+          model: flags.model ?? null,
+          composeTools: tools,
+          results: rows,
+        });
         return;
       }
-      process.stdout.write(`${dataset} / ${kind}${flags.model ? ` (${flags.model})` : ''}: metrics ×100\n`);
+      const composed =
+        tools > 1 ? `, requests of ${tools} tools composed from each file's (5 per request)` : '';
+      process.stdout.write(
+        `${dataset} / ${kind}${flags.model ? ` (${flags.model})` : ''}${composed}: metrics ×100\n`,
+      );
       process.stdout.write('file               queries  NDCG@1 NDCG@3 NDCG@5    R@5   R@10\n');
       for (const r of rows) {
         const head = `${String(r.file).padEnd(18)} ${`${r.queries}/${r.total}`.padStart(8)}`;
         // a file whose every query names an API missing from the corpus has no score, not a 0
         if (!r.queries) {
-          process.stdout.write(`${head}  no query kept: every one names an API missing from the corpus\n`);
+          process.stdout.write(
+            tools > 1
+              ? `${head}  no request composed: the file's kept requests use fewer than ${tools} tools\n`
+              : `${head}  no query kept: every one names an API missing from the corpus\n`,
+          );
           continue;
         }
         process.stdout.write(
