@@ -466,9 +466,34 @@ describe('apiary retrieve', () => {
     expect(other.stderr).toContain('was made with other options (wordVectors: checkpoint true, now false)');
     const fresh = await apiary(...args, '--no-word-vectors', '--synthetic', '1', '--json');
     expect(fresh.code).toBe(0);
-    expect(JSON.parse(fresh.stdout)).toMatchObject({ trainOn: ['G1_instruction', 'G1_tool'], heldOut: [] });
+    const trained = JSON.parse(fresh.stdout);
+    expect(trained).toMatchObject({ trainOn: ['G1_instruction', 'G1_tool'], heldOut: [] });
+    // by default the ranker weighs the field features only, even with two training files
+    expect(trained.ranker.info).toMatchObject({
+      trainOn: ['G1_instruction', 'G1_tool'],
+      trainedFeature: false,
+    });
+    expect(trained.ranker.weights.trained).toBeUndefined();
     expect(existsSync(model)).toBe(true);
     expect(existsSync(`${model}.ckpt`)).toBe(false);
+    // --ranker-trained-feature: one held-out projection per file (nested), then the cosine is weighed
+    const nested = await apiary(
+      ...args,
+      '--no-word-vectors',
+      '--synthetic',
+      '1',
+      '--ranker-trained-feature',
+      '--overwrite',
+      '--json',
+    );
+    expect(nested.code).toBe(0);
+    expect(nested.stderr).toContain('ranker: training the feature model for G1_tool on G1_instruction');
+    const withFeature = JSON.parse(nested.stdout);
+    expect(withFeature.ranker.info).toMatchObject({ trainedFeature: true });
+    expect(typeof withFeature.ranker.weights.trained).toBe('number');
+    const both = await apiary(...args, '--ranker-trained-feature', '--ranker-fields-only', '--overwrite');
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('--ranker-trained-feature and --ranker-fields-only exclude each other');
   });
 
   it('usage errors exit 2', async () => {
