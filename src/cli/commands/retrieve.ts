@@ -441,7 +441,7 @@ export function registerRetrieveCommands(program: Command): void {
     .option('--no-ranker', 'train the projection only (no weights for `ranked`)')
     .option(
       '--ranker-trained-feature',
-      "the ranker also weighs the projection's cosine (3 more projection trainings with 2+ files; measured no gain on G1, and `ranked` then needs the corpus at query time)",
+      "the ranker also weighs the projection's cosine (one more projection training per training file when there are 2+; measured no gain on G1, and `ranked` then needs the corpus at query time)",
     )
     .option('--ranker-fields-only', 'the default since the trained cosine stopped helping (kept for scripts)')
     .option(
