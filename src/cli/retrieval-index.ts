@@ -2,11 +2,16 @@ import cliProgress from 'cli-progress';
 import {
   type FieldedCorpus,
   indexBuildSteps,
+  loadDenseModel,
+  loadTrainedModel,
   type OpenedIndex,
   openRetrievalIndex,
   type RetrievalIndex,
+  type RetrieverDeps,
   type RetrieverKind,
 } from '../retrieval/index.js';
+import { ApiaryError } from '../shared/index.js';
+import { parseExistingFile } from './options.js';
 
 /** The kinds an index file serves (every BM25 kind, `ranked`, and the dense kinds when built with a dense encoder). */
 export const INDEXED_KINDS: ReadonlySet<RetrieverKind> = new Set([
@@ -140,5 +145,26 @@ export function trainProgress(
       );
     },
     stop: () => bar?.stop(),
+  };
+}
+
+/**
+ * The model loaders `buildRetriever` asks for, both read from one flag (`apiary ask
+ * --retriever-model`, `apiary mcp serve --retriever-model`): a trained projection for the trained
+ * kinds and `ranked`, a dense encoder for the dense kinds. Loaded only when the kind needs it; a
+ * missing flag is a usage error naming the kind and the command that makes the file.
+ */
+export function retrieverModelLoaders(
+  kind: string,
+  flag: string,
+  file: string | undefined,
+): Pick<RetrieverDeps, 'model' | 'dense'> {
+  const path = (from: string) => {
+    if (!file) throw new ApiaryError('USAGE', `--retriever ${kind} needs ${flag} FILE (from \`${from}\`)`);
+    return parseExistingFile(flag, file);
+  };
+  return {
+    model: () => loadTrainedModel(path('apiary retrieve train')),
+    dense: () => ({ model: loadDenseModel(path('apiary retrieve train --retriever dense')) }),
   };
 }

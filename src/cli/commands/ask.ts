@@ -18,17 +18,15 @@ import {
   corpusHash,
   createDemoSelector,
   type DemoSelector,
-  loadDenseModel,
-  loadTrainedModel,
   loadWordVectors,
   RETRIEVER_KINDS,
   WordVectorEmbedder,
 } from '../../retrieval/index.js';
 import { appBenchDemoKnowledgeBase, loadAppBenchGoldTasks } from '../../sft/index.js';
 import { ApiaryError } from '../../shared/index.js';
-import { parseApprover, parseChoice, parseExistingFile, parseInteger, parseNumber } from '../options.js';
+import { parseApprover, parseChoice, parseInteger, parseNumber } from '../options.js';
 import { EXIT, printJson } from '../output.js';
-import { INDEXED_KINDS, openCliIndex } from '../retrieval-index.js';
+import { INDEXED_KINDS, openCliIndex, retrieverModelLoaders } from '../retrieval-index.js';
 import { EXECUTABLE_CATALOGS, executableCatalog } from './mcp.js';
 
 interface AskFlags {
@@ -180,22 +178,7 @@ export function registerAskCommand(program: Command): void {
               }
             : {}),
           table: () => loadWordVectors().table,
-          model: () => {
-            if (!flags.retrieverModel)
-              throw new ApiaryError(
-                'USAGE',
-                `--retriever ${flags.retriever} needs --retriever-model FILE (from \`apiary retrieve train\`)`,
-              );
-            return loadTrainedModel(parseExistingFile('--retriever-model', flags.retrieverModel));
-          },
-          dense: () => {
-            if (!flags.retrieverModel)
-              throw new ApiaryError(
-                'USAGE',
-                `--retriever ${flags.retriever} needs --retriever-model FILE (from \`apiary retrieve train --retriever dense\`)`,
-              );
-            return { model: loadDenseModel(parseExistingFile('--retriever-model', flags.retrieverModel)) };
-          },
+          ...retrieverModelLoaders(kind, '--retriever-model', flags.retrieverModel),
         });
         return { demos, retriever };
       };

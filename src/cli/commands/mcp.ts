@@ -7,18 +7,12 @@ import { createSgdApps, openSgdDatabase } from '../../apps/index.js';
 import { type Catalog, loadCatalog } from '../../catalog/index.js';
 import { appRegistry, autoApprove, denyAll } from '../../exec/index.js';
 import type { McpImport, McpServerSpec } from '../../mcp/index.js';
-import {
-  buildRetriever,
-  catalogCorpus,
-  loadDenseModel,
-  loadTrainedModel,
-  loadWordVectors,
-  RETRIEVER_KINDS,
-} from '../../retrieval/index.js';
+import { buildRetriever, catalogCorpus, loadWordVectors, RETRIEVER_KINDS } from '../../retrieval/index.js';
 import { ApiaryError } from '../../shared/index.js';
 import { disposeTools, gtaToolHandlers, gtaTools } from '../../tools/index.js';
 import { parseChoice, parseExistingFile, parseInteger, parseList, writeOutputFile } from '../options.js';
 import { printJson } from '../output.js';
+import { retrieverModelLoaders } from '../retrieval-index.js';
 
 /** The MCP domain, loaded when a command needs it (the SDK adds ~0.2 s to every CLI start otherwise). */
 const loadMcp = () => import('../../mcp/index.js');
@@ -149,19 +143,7 @@ async function serve(flags: ServeFlags): Promise<void> {
       mode === 'search'
         ? await buildRetriever(kind, catalogCorpus(exec.catalog), {
             table: () => loadWordVectors().table,
-            model: () => {
-              if (!flags.retrieverModel)
-                throw new ApiaryError('USAGE', `--retriever ${kind} needs --retriever-model FILE`);
-              return loadTrainedModel(parseExistingFile('--retriever-model', flags.retrieverModel));
-            },
-            dense: () => {
-              if (!flags.retrieverModel)
-                throw new ApiaryError(
-                  'USAGE',
-                  `--retriever ${kind} needs --retriever-model FILE (from \`apiary retrieve train --retriever dense\`)`,
-                );
-              return { model: loadDenseModel(parseExistingFile('--retriever-model', flags.retrieverModel)) };
-            },
+            ...retrieverModelLoaders(kind, '--retriever-model', flags.retrieverModel),
           })
         : undefined;
     const factory = mcpServerFactory({
