@@ -41,6 +41,7 @@ import {
   buildToolBenchIndex,
   evaluateRetriever,
   fitToolBenchFeatures,
+  loadToolBenchEvalSuite,
   loadToolBenchSuite,
   RANKER_MULTI_TOOL_REQUESTS,
   TOOLBENCH_DENSE_DEFAULTS,
@@ -50,7 +51,6 @@ import {
   toolBenchCatalogHashFast,
   toolBenchCorpus,
   toolBenchDenseSet,
-  toolBenchQueryFiles,
   trainToolBenchDenseSet,
   trainToolBenchModelUntil,
   trainToolBenchRanker,
@@ -311,12 +311,7 @@ export function registerRetrieveCommands(program: Command): void {
       if (dataset === 'toolbench') {
         const dataDir = resolveDataDir(flags.data);
         log(`loading ToolBench corpus from ${dataDir}/toolbench …`);
-        const files = listed ?? toolBenchQueryFiles(dataDir);
-        const suite = loadToolBenchSuite(dataDir, files);
-        if (!suite.sets.size)
-          throw new NotFoundError('query files', files.join(',') || '*.json', [
-            `${dataDir}/toolbench/queries/`,
-          ]);
+        const suite = loadToolBenchEvalSuite(dataDir, listed);
         const opened = useIndex(kind, flags) ? toolBenchIndex(dataDir, flags, () => suite) : undefined;
         if (!flags.model) denseInfo = opened?.index.dense?.model.info;
         const r = await buildRetriever(kind, toolBenchCorpus(suite), { ...d, ...indexDeps(opened, flags) });

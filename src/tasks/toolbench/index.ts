@@ -72,6 +72,7 @@ export {
 // the suite, training on it
 export {
   fitToolBenchFeatures,
+  loadToolBenchEvalSuite,
   loadToolBenchSuite,
   NO_ENTRY,
   type PairOptions,

@@ -11,7 +11,7 @@ import {
   type Retriever,
   type RetrieverKind,
 } from '../../retrieval/index.js';
-import { NotFoundError, sha256OfFiles } from '../../shared/index.js';
+import { sha256OfFiles } from '../../shared/index.js';
 import type { SolverDefinition, Task, TaskDefinition, TaskSample } from '../task.js';
 import { findCachedToolBenchIndex } from './index-file.js';
 import {
@@ -20,7 +20,7 @@ import {
   recallFromSummary,
   summarizeRanking,
 } from './ranking-summary.js';
-import { loadToolBenchSuite, type ToolBenchSuite, toolBenchCorpus, toolBenchQueryFiles } from './suite.js';
+import { loadToolBenchEvalSuite, type ToolBenchSuite, toolBenchCorpus } from './suite.js';
 
 /** Bump when the corpus mapping or the metrics change what a recorded result means. */
 export const TOOLBENCH_RETRIEVAL_TASK_VERSION = '1';
@@ -224,12 +224,9 @@ export const toolBenchRetrievalDefinition: TaskDefinition<ToolBenchRetrievalRepo
   solvers: TOOLBENCH_RETRIEVAL_SOLVERS,
   defaultSolver: 'bm25',
   async load(ctx) {
-    const options = ToolBenchRetrievalOptionsSchema.parse(ctx.options);
+    const { groups } = ToolBenchRetrievalOptionsSchema.parse(ctx.options);
     const dataDir = resolveDataDir(ctx.dataDir);
-    const groups = options.groups ?? toolBenchQueryFiles(dataDir);
-    const suite = loadToolBenchSuite(dataDir, groups);
-    if (!suite.sets.size)
-      throw new NotFoundError('query files', groups.join(',') || '*.json', [`${dataDir}/toolbench/queries/`]);
+    const suite = loadToolBenchEvalSuite(dataDir, groups);
     const kind = ctx.solver as RetrieverKind;
     const modelFile =
       typeof ctx.solverOptions.modelFile === 'string' ? ctx.solverOptions.modelFile : undefined;

@@ -13,6 +13,7 @@ import { writeToolBenchFixtures } from './__fixtures__/data-root.js';
 const FIXTURES = join(import.meta.dirname, '__fixtures__');
 
 import {
+  loadToolBenchEvalSuite,
   loadToolBenchSuite,
   RANKER_MULTI_TOOL_REQUESTS,
   toolBenchCorpus,
@@ -89,6 +90,15 @@ describe('ranked retriever on the fixture suite', () => {
     mkdirSync(join(dir, 'old.json'));
     expect(toolBenchQueryFiles(root)).toEqual(['G1_instruction', 'G1_tool', 'G2_category', 'G3_instruction']);
     expect(toolBenchQueryFiles(join(root, 'nowhere'))).toEqual([]);
+  });
+
+  it('loadToolBenchEvalSuite: the files given, else every file of the folder; an error when none is there', () => {
+    const root = writeToolBenchFixtures();
+    expect([...loadToolBenchEvalSuite(root).sets.keys()]).toEqual(['G1_instruction', 'G1_tool']);
+    expect([...loadToolBenchEvalSuite(root, ['G1_tool']).sets.keys()]).toEqual(['G1_tool']);
+    expect(() => loadToolBenchEvalSuite(root, ['G2_nope'])).toThrow(/G2_nope/);
+    const empty = writeToolBenchFixtures(undefined, []);
+    expect(() => loadToolBenchEvalSuite(empty)).toThrow(/\*\.json/);
   });
 
   it('without entries keeps every text equal (copied out of the file text)', () => {

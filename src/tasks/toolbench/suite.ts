@@ -79,6 +79,18 @@ export function toolBenchQueryFiles(dataDir: string): string[] {
 }
 
 /**
+ * The suite an evaluation scores: the query files `files`, or every file of the folder
+ * (`toolBenchQueryFiles`); a NotFoundError naming the folder when none of them is there.
+ */
+export function loadToolBenchEvalSuite(dataDir: string, files?: readonly string[]): ToolBenchSuite {
+  const names = files ?? toolBenchQueryFiles(dataDir);
+  const suite = loadToolBenchSuite(dataDir, names);
+  if (!suite.sets.size)
+    throw new NotFoundError('query files', names.join(',') || '*.json', [`${dataDir}/toolbench/queries/`]);
+  return suite;
+}
+
+/**
  * Loads `<dataDir>/toolbench/tools.jsonl` as the corpus (all 46,802 APIs) and every
  * `<dataDir>/toolbench/queries/<group>.json` that exists (default the three G1 files).
  */
