@@ -47,6 +47,9 @@ export function composeMultiToolRequests(
   return out;
 }
 
+/** Rounds of composition in a multi-tool test set (`composedTestRequests`): requests per request. */
+export const COMPOSED_TEST_ROUNDS = 5;
+
 /**
  * The multi-tool test set of a query list: `compositions` rounds of `composeMultiToolRequests`
  * with seeds fixed per round and per `parts` (100 + 10 · parts + round), so `retrieve eval
@@ -57,7 +60,7 @@ export function composedTestRequests(
   queries: readonly RetrievalQuery[],
   groupOf: ArrayLike<number>,
   parts: number,
-  compositions = 5,
+  compositions = COMPOSED_TEST_ROUNDS,
 ): RetrievalQuery[] {
   return Array.from({ length: compositions }, (_, i) =>
     composeMultiToolRequests(queries, groupOf, { parts, seed: 100 + 10 * parts + i }),

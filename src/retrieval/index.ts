@@ -20,7 +20,12 @@ export {
   type RetrieverKind,
 } from './build-retriever.js';
 // `ranked`'s scores straight from the field indexes (no per-document feature vectors)
-export { type ComposeOptions, composedTestRequests, composeMultiToolRequests } from './compose-requests.js';
+export {
+  COMPOSED_TEST_ROUNDS,
+  type ComposeOptions,
+  composedTestRequests,
+  composeMultiToolRequests,
+} from './compose-requests.js';
 // Demonstration selection for prompts (tasks and APIs)
 export {
   type AgentDemo,

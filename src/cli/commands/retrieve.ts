@@ -5,6 +5,7 @@ import { loadCatalog, resolveDataDir } from '../../catalog/index.js';
 import {
   buildRetrievalIndex,
   buildRetriever,
+  COMPOSED_TEST_ROUNDS,
   cachedIndexFiles,
   catalogCorpus,
   composedTestRequests,
@@ -274,7 +275,7 @@ export function registerRetrieveCommands(program: Command): void {
     )
     .option(
       '--compose-tools <n>',
-      "ToolBench: score requests of n tools made by joining each file's requests with others of other tools (5 compositions per request, fixed seeds; the shape of G2/G3); 1 = the files as they are",
+      `ToolBench: score requests of n tools made by joining each file's requests with others of other tools (${COMPOSED_TEST_ROUNDS} compositions per request, fixed seeds; the shape of G2/G3); 1 = the files as they are`,
       '1',
     )
     .option('--index <file>', 'index file to use or create (default: the user cache folder)')
@@ -320,7 +321,7 @@ export function registerRetrieveCommands(program: Command): void {
           if (tools === 1) await evaluate(file, set.queries, set.total, r);
           else {
             const composed = composedTestRequests(set.queries, suite.toolOf, tools);
-            await evaluate(file, composed, 5 * set.queries.length, r);
+            await evaluate(file, composed, COMPOSED_TEST_ROUNDS * set.queries.length, r);
           }
         }
       } else {
@@ -353,14 +354,16 @@ export function registerRetrieveCommands(program: Command): void {
         return;
       }
       const composed =
-        tools > 1 ? `, requests of ${tools} tools composed from each file's (5 per request)` : '';
+        tools > 1
+          ? `, requests of ${tools} tools composed from each file's (${COMPOSED_TEST_ROUNDS} per request)`
+          : '';
       process.stdout.write(
         `${dataset} / ${kind}${flags.model ? ` (${flags.model})` : ''}${composed}: metrics ×100\n`,
       );
       process.stdout.write('file               queries  NDCG@1 NDCG@3 NDCG@5    R@5   R@10\n');
       for (const r of rows) {
         const head = `${String(r.file).padEnd(18)} ${`${r.queries}/${r.total}`.padStart(8)}`;
-        // a file whose every query names an API missing from the corpus has no score, not a 0
+        // a file with no request to score (none kept, or none composed) has no score, not a 0
         if (!r.queries) {
           process.stdout.write(
             tools > 1
@@ -618,7 +621,7 @@ export function registerRetrieveCommands(program: Command): void {
             // ~10 s of corpus parsing). When asked, with 2+ training files each file's `trained`
             // feature comes from a model that did not see it (as at test time).
             const featureModels = new Map<string, TrainedModel>();
-            if (trainOn.length > 1 && flags.rankerTrainedFeature && !flags.rankerFieldsOnly)
+            if (trainOn.length > 1 && flags.rankerTrainedFeature)
               for (const f of trainOn) {
                 log(
                   `ranker: training the feature model for ${f} on ${trainOn.filter((g) => g !== f).join(', ')}`,
