@@ -98,6 +98,24 @@ function nameCoverage(
   return out;
 }
 
+/**
+ * Each group's largest member value, into `out` (one entry per group; 0 for a group whose values
+ * are all ≤ 0): a tool's best API score per sentence (`group.coverage`), its best `doc.sentence`
+ * (`group.sentence`). Shared by `FieldFeatures` and `FieldRankScorer`.
+ */
+export function groupMaxInto(
+  values: ArrayLike<number>,
+  groupOf: Uint32Array,
+  out: Float32Array,
+): Float32Array {
+  out.fill(0);
+  for (let i = 0; i < groupOf.length; i++) {
+    const k = groupOf[i] as number;
+    if ((values[i] as number) > (out[k] as number)) out[k] = values[i] as number;
+  }
+  return out;
+}
+
 const maxOf = (a: Float32Array): number => {
   let m = 0;
   for (let i = 0; i < a.length; i++) if ((a[i] as number) > m) m = a[i] as number;
@@ -251,11 +269,7 @@ export class FieldFeatures {
         if (r > (docSentence[i] as number)) docSentence[i] = r;
       }
       if (g && gs && cover && coverText) {
-        const best = gs.a.fill(0);
-        for (let i = 0; i < n; i++) {
-          const k = g.groupOf[i] as number;
-          if ((ds[i] as number) > (best[k] as number)) best[k] = ds[i] as number;
-        }
+        const best = groupMaxInto(ds, g.groupOf, gs.a);
         const ts = bm25(g.text, s, gs.b);
         const mt = maxOf(ts);
         for (let k = 0; k < g.count; k++) {
@@ -273,13 +287,7 @@ export class FieldFeatures {
       const v = vec(f);
       for (let i = 0; i < n; i++) v[i] = gv[g.groupOf[i] as number] as number;
     };
-    const sentenceBest = gs.a.fill(0);
-    for (let i = 0; i < n; i++) {
-      const k = g.groupOf[i] as number;
-      if ((docSentence[i] as number) > (sentenceBest[k] as number))
-        sentenceBest[k] = docSentence[i] as number;
-    }
-    spread('group.sentence', sentenceBest);
+    spread('group.sentence', groupMaxInto(docSentence, g.groupOf, gs.a));
     // doc.text + doc.second of the whole query, already computed above
     const d = scratch.a;
     const docText = vec('doc.text');

@@ -1,5 +1,5 @@
 import type { Bm25Index } from './bm25.js';
-import { type FieldIndexes, splitSentences } from './field-features.js';
+import { type FieldIndexes, groupMaxInto, splitSentences } from './field-features.js';
 import type { RankerModel } from './linear-ranker.js';
 
 /** The largest value of a vector (0 for an empty or non-positive one). */
@@ -138,11 +138,7 @@ export class FieldRankScorer {
             if (r > (docSentence[i] as number)) docSentence[i] = r;
           }
         if (g && wCover) {
-          best.fill(0);
-          for (let i = 0; i < n; i++) {
-            const k = g.groupOf[i] as number;
-            if ((ds[i] as number) > (best[k] as number)) best[k] = ds[i] as number;
-          }
+          groupMaxInto(ds, g.groupOf, best);
           for (let k = 0; k < count; k++) cover[k] = (cover[k] as number) + ((best[k] as number) / m) * share;
         }
         if (g && wCoverText) {
@@ -169,14 +165,8 @@ export class FieldRankScorer {
     for (const [f, index] of groupBm25)
       if (index && w(f)) this.addScaled(gacc, f, index.scoreTermsInto(terms, gbuf));
     this.addScaled(gacc, 'group.coverage', cover);
-    if (wGroupSentence && docSentence) {
-      const best = new Float32Array(count);
-      for (let i = 0; i < n; i++) {
-        const k = g.groupOf[i] as number;
-        if ((docSentence[i] as number) > (best[k] as number)) best[k] = docSentence[i] as number;
-      }
-      this.addScaled(gacc, 'group.sentence', best);
-    }
+    if (wGroupSentence && docSentence)
+      this.addScaled(gacc, 'group.sentence', groupMaxInto(docSentence, g.groupOf, new Float32Array(count)));
     this.addScaled(gacc, 'group.coverage.text', coverText);
     if (top2Doc) {
       const d = top2Doc;
