@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildRetriever, composedTestRequests, saveTrainCheckpoint } from '../../retrieval/index.js';
-import { writeToolBenchFixtures } from '../../tasks/toolbench/__fixtures__/data-root.js';
+import {
+  writeToolBenchFixtures,
+  writeTwoToolQueryFile,
+} from '../../tasks/toolbench/__fixtures__/data-root.js';
 import { evaluateRetriever, loadToolBenchSuite, toolBenchCorpus } from '../../tasks/toolbench/index.js';
 import { runCli } from '../__fixtures__/run-cli.js';
 
@@ -100,13 +103,8 @@ describe('apiary retrieve', () => {
 
   it('eval --compose-tools 2 scores requests of two tools joined from each file (5 per request)', async () => {
     const root = writeToolBenchFixtures();
-    const queries = join(root, 'toolbench', 'queries');
-    const first = (f: string) => JSON.parse(readFileSync(join(queries, f), 'utf8'))[0];
     // a SkyCast request and a GoalLine request: each one's only partner is the other
-    writeFileSync(
-      join(queries, 'G2_instruction.json'),
-      JSON.stringify([first('G1_instruction.json'), first('G1_tool.json')]),
-    );
+    writeTwoToolQueryFile(root, 'G2_instruction');
     const r = await apiary(
       'retrieve',
       'eval',

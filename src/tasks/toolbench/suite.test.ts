@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -8,10 +8,7 @@ import {
   RANKER_INITIAL,
   type Retriever,
 } from '../../retrieval/index.js';
-import { writeToolBenchFixtures } from './__fixtures__/data-root.js';
-
-const FIXTURES = join(import.meta.dirname, '__fixtures__');
-
+import { writeToolBenchFixtures, writeTwoToolQueryFile } from './__fixtures__/data-root.js';
 import {
   loadToolBenchEvalSuite,
   loadToolBenchSuite,
@@ -61,9 +58,7 @@ describe('ranked retriever on the fixture suite', () => {
   it('learns from two-tool requests composed of the training queries (one per query by default)', async () => {
     // one file holding a SkyCast request and a GoalLine request: each composes with the other
     const root = writeToolBenchFixtures(undefined, []);
-    const fixture = (f: string) => JSON.parse(readFileSync(join(FIXTURES, f), 'utf8'));
-    const both = [fixture('queries.json')[0], fixture('g1-tool.json')[0]];
-    writeFileSync(join(root, 'toolbench', 'queries', 'G1_category.json'), JSON.stringify(both));
+    writeTwoToolQueryFile(root, 'G1_category');
     const two = loadToolBenchSuite(root, ['G1_category']);
     expect(two.sets.get('G1_category')?.queries).toHaveLength(2);
     const mixed = await trainToolBenchRanker(two, { trainOn: ['G1_category'] });

@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -18,4 +18,15 @@ export function writeToolBenchFixtures(
   copyFileSync(join(FIXTURES, 'tools.jsonl'), join(root, 'toolbench', 'tools.jsonl'));
   for (const f of files) copyFileSync(join(FIXTURES, QUERY_FILES[f]), join(root, 'toolbench', 'queries', `${f}.json`));
   return root;
+}
+
+/**
+ * Writes `<root>/toolbench/queries/<name>.json` with a SkyCast request and a GoalLine request (the
+ * first of each fixture query file): the smallest file whose requests compose into two-tool ones
+ * (each one's only partner is the other).
+ */
+export function writeTwoToolQueryFile(root: string, name: string): void {
+  const first = (f: string) => JSON.parse(readFileSync(join(FIXTURES, f), 'utf8'))[0];
+  const requests = [first(QUERY_FILES.G1_instruction), first(QUERY_FILES.G1_tool)];
+  writeFileSync(join(root, 'toolbench', 'queries', `${name}.json`), JSON.stringify(requests));
 }
