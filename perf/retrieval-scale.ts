@@ -251,8 +251,6 @@ oneOff('tsx, wall', ['--import', 'tsx', join(import.meta.dirname, '../src/cli/ma
 // of three tools composed from them (5 compositions per request, fixed seeds), the shape of
 // ToolBench G2/G3, which G1 lacks. `ranked, gold tool given` keeps only the gold tools' APIs:
 // the ceiling of a perfect tool choice under the ranker's own order within a tool.
-const composedSet = (queries: readonly RetrievalQuery[], parts: number) =>
-  composedTestRequests(queries, suite.toolOf, parts);
 const goldToolsOnly = (r: Retriever, queries: readonly RetrievalQuery[]): Retriever => {
   const byText = new Map(queries.map((q) => [q.text, new Set(q.relevant.map((d) => suite.toolOf[d]))]));
   return {
@@ -265,50 +263,58 @@ const goldToolsOnly = (r: Retriever, queries: readonly RetrievalQuery[]): Retrie
     },
   };
 };
-const tables = new Map<string, Map<string, number[]>>();
+/** Per table: the rows (NDCG@5 per split) and the number of requests per split. */
+const tables = new Map<string, { rows: Map<string, number[]>; sizes: number[] }>();
 for (const held of TOOLBENCH_GROUPS) {
   const set = suite.sets.get(held);
   if (!set) continue;
   const ranker = rankers.get(held) as RankerModel;
-  const sets: Array<[string, RetrievalQuery[]]> = [
-    ['G1 requests (one tool)', set.queries],
-    ['2-tool requests composed of them', composedSet(set.queries, 2)],
-    ['3-tool requests composed of them', composedSet(set.queries, 3)],
-  ];
-  for (const [title, queries] of sets) {
-    const rows = tables.get(title) ?? new Map<string, number[]>();
-    tables.set(title, rows);
-    const add = async (name: string, r: Retriever) => {
-      const rep = await evaluateRetriever(r, queries);
-      rows.set(name, [...(rows.get(name) ?? []), rep.ndcg5]);
-    };
-    for (const kind of ['bm25-plain', 'bm25', 'bm25-fields', 'ranked'] as const)
-      await add(kind, await buildRetriever(kind, corpus, { ...deps, ranker }));
-    await add(
+  // the retrievers of this split, built once and scored on its three query sets
+  const common: Array<[string, Retriever]> = [];
+  for (const kind of ['bm25-plain', 'bm25', 'bm25-fields'] as const)
+    common.push([kind, await buildRetriever(kind, corpus, deps)]);
+  const ranked = await buildRetriever('ranked', corpus, { ...deps, ranker });
+  common.push(
+    ['ranked', ranked],
+    [
       'ranked, before multi-tool training',
       await buildRetriever('ranked', corpus, { ...deps, ranker: previousRankers.get(held) as RankerModel }),
-    );
-    if (queries === set.queries) {
-      await add(
-        'ranked (reference implementation)',
-        new LinearRankRetriever(async (q) => ff.compute(q), ranker),
-      );
-      await add(
-        'ranked, gold tool given (ceiling)',
-        goldToolsOnly(await buildRetriever('ranked', corpus, { ...deps, ranker }), queries),
-      );
+    ],
+  );
+  const singleOnly: Array<[string, Retriever]> = [
+    ['ranked (reference implementation)', new LinearRankRetriever(async (q) => ff.compute(q), ranker)],
+    ['ranked, gold tool given (ceiling)', goldToolsOnly(ranked, set.queries)],
+  ];
+  const dense = denses.get(held);
+  const last: Array<[string, Retriever]> = dense
+    ? [['dense', await buildRetriever('dense', corpus, { dense: () => dense })]]
+    : [];
+  const sets: Array<[string, RetrievalQuery[], Array<[string, Retriever]>]> = [
+    ['G1 requests (one tool)', set.queries, [...common, ...singleOnly, ...last]],
+    [
+      '2-tool requests composed of them',
+      composedTestRequests(set.queries, suite.toolOf, 2),
+      [...common, ...last],
+    ],
+    [
+      '3-tool requests composed of them',
+      composedTestRequests(set.queries, suite.toolOf, 3),
+      [...common, ...last],
+    ],
+  ];
+  for (const [title, queries, retrievers] of sets) {
+    const table = tables.get(title) ?? { rows: new Map<string, number[]>(), sizes: [] };
+    tables.set(title, table);
+    table.sizes.push(queries.length);
+    for (const [name, r] of retrievers) {
+      const rep = await evaluateRetriever(r, queries);
+      table.rows.set(name, [...(table.rows.get(name) ?? []), rep.ndcg5]);
     }
-    const dense = denses.get(held);
-    if (dense) await add('dense', await buildRetriever('dense', corpus, { dense: () => dense }));
   }
 }
-for (const [title, rows] of tables) {
-  const sizes = TOOLBENCH_GROUPS.map((g) => {
-    const n = suite.sets.get(g)?.queries.length ?? 0;
-    return title.startsWith('G1') ? n : undefined;
-  });
+for (const [title, { rows, sizes }] of tables) {
   process.stdout.write(
-    `\nNDCG@5 ×100 on ${title}, held out (ranker${withDense ? ' and dense encoder' : ''} trained on the two other G1 files${sizes[0] ? `; ${sizes.join(' / ')} requests` : ''})\n`,
+    `\nNDCG@5 ×100 on ${title}, held out (ranker${withDense ? ' and dense encoder' : ''} trained on the two other G1 files; ${sizes.join(' / ')} requests)\n`,
   );
   process.stdout.write(`${'retriever'.padEnd(40)}${TOOLBENCH_GROUPS.map((g) => g.padStart(16)).join('')}\n`);
   for (const [name, v] of rows)
