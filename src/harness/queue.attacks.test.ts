@@ -24,6 +24,7 @@ import {
   type RunAnnouncement,
   seal,
 } from './queue-protocol.js';
+import { startQueueWorker } from './queue-worker.js';
 import { connectRedis, createBullConnection } from './redis-connection.js';
 import { readResultsFile } from './results-file.js';
 import { runEval } from './run-eval.js';
@@ -91,6 +92,8 @@ async function evalRun(
   opts: {
     out?: string;
     resume?: boolean;
+    /** Another Redis than the suite's. */
+    url?: string;
     coordinator?: Partial<QueueCoordinatorOptions>;
     /** Called once every sample is on the queue. */
     whileRunning?: (c: Awaited<ReturnType<typeof startQueueCoordinator>>, outFile: string) => Promise<void>;
@@ -112,7 +115,7 @@ async function evalRun(
   );
   const outFile = join(opts.out ?? mkdtempSync(join(tmpdir(), 'apiary-queue-attack-')), 'results.jsonl');
   const coordinator = await startQueueCoordinator({
-    url: redis.url,
+    url: opts.url ?? redis.url,
     auth,
     recipe: r,
     data: dataSource!,
@@ -419,6 +422,47 @@ describe.skipIf(redisServerMissing !== null)(
         const closing = Date.now();
         await c.close();
         expect(Date.now() - closing).toBeLessThan(6000);
+      }
+    });
+  },
+);
+
+describe.skipIf(redisServerMissing !== null)(
+  `the Redis of docs/distributed.md (${redisServerMissing ?? 'redis-server'})`,
+  { timeout: 30_000 },
+  () => {
+    it('its ACL user runs a distributed eval, and cannot flush the server; no password, no access', async () => {
+      // the `user` lines of docs/distributed.md, as command-line directives
+      const acl = [
+        '--user',
+        'default',
+        'off',
+        '--user',
+        'apiary',
+        'on',
+        '>s3cret-pass',
+        '~bull:*',
+        '~apiary:*',
+        '&*',
+        '+@all',
+        '-@dangerous',
+        '+info',
+      ];
+      const own = await startRedisServer({ args: acl, auth: 'apiary:s3cret-pass' });
+      const w = await startQueueWorker({ url: own.url, auth, pollMs: 50 });
+      try {
+        const run = await evalRun(recipe(null), { url: own.url });
+        expect(run.stats.results).toBe(8);
+        const admin = await connectRedis(own.url);
+        await expect(admin.flushall()).rejects.toThrow(/NOPERM/);
+        admin.disconnect();
+        await expect(connectRedis(own.url.replace('apiary:s3cret-pass@', ''))).rejects.toMatchObject({
+          code: 'NETWORK',
+          message: expect.stringContaining('NOAUTH'),
+        });
+      } finally {
+        await w.close();
+        await own.close();
       }
     });
   },
