@@ -94,6 +94,34 @@ const MAX_REASON_CHARS = 2000;
 const clip = (text: string) =>
   text.length > MAX_REASON_CHARS ? `${text.slice(0, MAX_REASON_CHARS)}… (${text.length} characters)` : text;
 
+/** A tool endpoint without its key. */
+const keyless = <T extends { apiKey?: string }>(e: T | undefined) => {
+  if (!e) return undefined;
+  const { apiKey: _key, ...rest } = e;
+  return rest;
+};
+
+/** The recipe as workers see it: no key in Redis (the model's, the tools' endpoints'). */
+export function withoutKeys(recipe: TaskRecipe): TaskRecipe {
+  const model = recipe.model?.kind === 'endpoint' ? { ...recipe.model, apiKey: undefined } : recipe.model;
+  const tools = recipe.tools;
+  if (!tools) return { ...recipe, model };
+  const config = tools.config && {
+    ...tools.config,
+    ...(tools.config.vision ? { vision: keyless(tools.config.vision) } : {}),
+    ...(tools.config.image ? { image: keyless(tools.config.image) } : {}),
+  };
+  return {
+    ...recipe,
+    model,
+    tools: {
+      ...tools,
+      ...(config ? { config } : {}),
+      ...(tools.embeddings ? { embeddings: keyless(tools.embeddings) } : {}),
+    },
+  };
+}
+
 /**
  * Opens a run's queue on Redis and announces the run to workers. Each `run(id, epoch)` adds one
  * job (adds are batched per turn of the event loop) and resolves with the worker's result, read
@@ -131,7 +159,8 @@ export async function startQueueCoordinator(opts: QueueCoordinatorOptions): Prom
   }
 
   const pending = new Map<string, Pending>();
-  const received = new Set<string>();
+  /** The (sample, epoch) of each job whose result was recorded: a later result for it is a duplicate. */
+  const received = new Map<string, { id: string; epoch: number }>();
   const counts = { queued: 0, results: 0, duplicates: 0, failed: 0, retried: 0, refused: 0 };
   const refuse = (jobId: string, why: string) => {
     counts.refused++;
@@ -153,26 +182,29 @@ export async function startQueueCoordinator(opts: QueueCoordinatorOptions): Prom
   const completed = (jobId: string, returnvalue: unknown, fromSweep = false): string | null => {
     lastEventAt = Date.now();
     const p = pending.get(jobId);
-    if (!p) {
-      if (swept.has(jobId)) swept.delete(jobId);
-      else if (received.has(jobId)) counts.duplicates++;
-      return null;
-    }
+    const job = p ?? received.get(jobId);
+    // a job of no sample of this run (or cut by an abort): nothing to record or count
+    if (!job) return null;
+    if (!p && swept.delete(jobId)) return null;
     const opened = openEnvelope(opts.auth, 'result', returnvalue, QueueResultSchema);
     let why: string | null = opened.ok ? null : opened.why;
     if (opened.ok) {
       const r = opened.value;
       if (r.runId !== runId) why = `it is bound to run ${r.runId}`;
-      else if (r.id !== p.id || r.epoch !== p.epoch)
-        why = `it is bound to sample ${JSON.stringify(r.id)} epoch ${r.epoch}, the job is ${JSON.stringify(p.id)} epoch ${p.epoch}`;
+      else if (r.id !== job.id || r.epoch !== job.epoch)
+        why = `it is bound to sample ${JSON.stringify(r.id)} epoch ${r.epoch}, the job is ${JSON.stringify(job.id)} epoch ${job.epoch}`;
     }
     if (why !== null || !opened.ok) {
       refuse(jobId, why ?? 'invalid');
       return why;
     }
+    if (!p) {
+      counts.duplicates++;
+      return null;
+    }
     if (fromSweep) swept.add(jobId);
     pending.delete(jobId);
-    received.add(jobId);
+    received.set(jobId, { id: p.id, epoch: p.epoch });
     counts.results++;
     p.resolve(opened.value.run as SampleRun | null);
     return null;
@@ -256,11 +288,7 @@ export async function startQueueCoordinator(opts: QueueCoordinatorOptions): Prom
     });
   };
 
-  // the recipe as workers see it: no key in Redis
-  const recipe: TaskRecipe =
-    opts.recipe.model?.kind === 'endpoint'
-      ? { ...opts.recipe, model: { ...opts.recipe.model, apiKey: undefined } }
-      : opts.recipe;
+  const recipe = withoutKeys(opts.recipe);
   const announcement: RunAnnouncement = {
     runId,
     queue: queueName,

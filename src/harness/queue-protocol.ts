@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { RECORD_MODES } from '../tools/record/index.js';
 import type { MessageKind, QueueAuth } from './queue-auth.js';
 import { TaskRecipeSchema } from './sample-runner.js';
 
@@ -37,12 +38,35 @@ export const QueueJobDataSchema = z.object({
 });
 export type QueueJobData = z.infer<typeof QueueJobDataSchema>;
 
+/** A tool endpoint as `apiary eval`'s flags give it: no key (each worker has its own). */
+const AnnouncedEndpointSchema = z.strictObject({
+  baseURL: z.string().optional(),
+  model: z.string().optional(),
+});
+
+/**
+ * The tool settings a run may announce: exactly what `apiary eval`'s tool flags produce (search
+ * corpus and provider, vision/image/embeddings endpoints, a recording folder). No keys, no
+ * environment, no sandbox or OCR options: those a worker takes from its own machine only.
+ */
+export const AnnouncedToolsSchema = z.strictObject({
+  config: z
+    .strictObject({
+      search: z.strictObject({ corpus: z.string().optional(), provider: z.string().optional() }).optional(),
+      vision: AnnouncedEndpointSchema.optional(),
+      image: AnnouncedEndpointSchema.optional(),
+    })
+    .optional(),
+  recording: z.strictObject({ dir: z.string(), mode: z.enum(RECORD_MODES) }).optional(),
+  embeddings: AnnouncedEndpointSchema.optional(),
+});
+
 /** What the coordinator publishes for workers: how to rebuild the task, and what data it must read. */
 export const RunAnnouncementSchema = z.object({
   runId: RunIdSchema,
   queue: z.string().min(1),
   /** The recipe without any API key: each worker takes its key from its own environment. */
-  recipe: TaskRecipeSchema,
+  recipe: TaskRecipeSchema.extend({ tools: AnnouncedToolsSchema.optional() }),
   /** SHA-256 of the data the coordinator read (the run spec's `data.sha256`); null: not checked. */
   dataSha256: z.string().nullable(),
   /** The data folder as the coordinator read it (for messages). */

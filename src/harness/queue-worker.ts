@@ -36,6 +36,11 @@ export interface QueueWorkerOptions {
    * refused, so the key goes nowhere else. Without one, runs with an endpoint model are refused.
    */
   baseURL?: string;
+  /**
+   * Where the tools' own endpoints are read (`APIARY_VISION_BASE_URL`, `APIARY_IMAGE_BASE_URL`,
+   * `APIARY_EMBEDDINGS_BASE_URL`; default `process.env`): a run announcing another is refused.
+   */
+  env?: Record<string, string | undefined>;
   /** Samples solved at once by this process, per run (default 4). */
   concurrency?: number;
   /** The data folder on this machine, instead of the coordinator's path. */
@@ -119,8 +124,29 @@ const sameEndpoint = (a: string, b: string) => {
  */
 export function checkRecipe(
   recipe: TaskRecipe,
-  own: { allowModules: Set<string>; baseURL?: string | undefined },
+  own: {
+    allowModules: Set<string>;
+    baseURL?: string | undefined;
+    env?: Record<string, string | undefined>;
+  },
 ): { ok: true; recipe: TaskRecipe } | { ok: false; why: string } {
+  // the tools' endpoints (GTA): the worker's keys for them go only to the worker's own endpoints
+  const env = own.env ?? process.env;
+  const toolEndpoints = [
+    ['vision', recipe.tools?.config?.vision?.baseURL],
+    ['image', recipe.tools?.config?.image?.baseURL],
+    ['embeddings', recipe.tools?.embeddings?.baseURL],
+  ] as const;
+  for (const [kind, announced] of toolEndpoints) {
+    if (announced === undefined) continue;
+    const variable = `APIARY_${kind.toUpperCase()}_BASE_URL`;
+    const mine = env[variable];
+    if (mine === undefined || !sameEndpoint(announced, mine))
+      return {
+        ok: false,
+        why: `the run's ${kind} endpoint ${announced} is not this worker's ${variable} (${mine ?? 'unset'}): its key goes only there`,
+      };
+  }
   const allowed = (spec: string) => {
     // only absolute paths and file: URLs can name the same file here as on the coordinator
     const url = spec.startsWith('file:') || isAbsolute(spec) ? localModuleUrl(spec) : null;
@@ -187,7 +213,11 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueW
   };
 
   const join = async (a: RunAnnouncement, entry: Joined) => {
-    const checked = checkRecipe(a.recipe, { allowModules, baseURL: opts.baseURL });
+    const checked = checkRecipe(a.recipe, {
+      allowModules,
+      baseURL: opts.baseURL,
+      ...(opts.env ? { env: opts.env } : {}),
+    });
     if (!checked.ok) return refuse(a, checked.why);
     const own = checked.recipe;
     const recipe: TaskRecipe = {

@@ -272,6 +272,41 @@ describe.skipIf(redisServerMissing !== null)(
         expect(workerLog().split('\n')).toContain(
           `worker: refused run ${signed} (appbench/flat with gpt-4o): the run's model endpoint ${evilURL} is not this worker's --base-url ${WORKER_BASE_URL}: its key goes only there`,
         );
+        // the tools' endpoints (GTA's vision, image, embeddings) likewise; sandbox options are not announced at all
+        const [toolRun, pythonRun] = [randomUUID(), randomUUID()];
+        const withTools = (tools: unknown) => ({ ...recipe(null), tools }) as TaskRecipe;
+        await attacker.hset(
+          RUNS_KEY,
+          toolRun,
+          JSON.stringify(
+            seal(
+              auth,
+              'announcement',
+              announcementOf(toolRun, withTools({ config: { vision: { baseURL: evilURL, model: 'v' } } })),
+            ),
+          ),
+        );
+        await attacker.hset(
+          RUNS_KEY,
+          pythonRun,
+          JSON.stringify(
+            seal(
+              auth,
+              'announcement',
+              announcementOf(pythonRun, withTools({ config: { python: { timeoutMs: 1 } } })),
+            ),
+          ),
+        );
+        await waitForLog(`refused run ${toolRun}`);
+        await waitForLog(`ignored run "${pythonRun}"`);
+        await attacker.hdel(RUNS_KEY, toolRun, pythonRun);
+        await attacker.del(notesKey(toolRun));
+        expect(workerLog().split('\n')).toContain(
+          `worker: refused run ${toolRun} (appbench/flat): the run's vision endpoint ${evilURL} is not this worker's APIARY_VISION_BASE_URL (unset): its key goes only there`,
+        );
+        expect(workerLog().split('\n')).toContain(
+          `worker: ignored run "${pythonRun}": invalid announcement: recipe.tools.config: Unrecognized key: "python"`,
+        );
         await new Promise((res) => setTimeout(res, 300)); // a worker that joined would have called by now
         expect(authorizations).toEqual([]);
         expect(workerLog()).not.toContain(WORKER_KEY);
