@@ -8,6 +8,7 @@ import {
   jobIdFor,
   notesKey,
   openEnvelope,
+  printable,
   type QueueJobData,
   QueueNoteSchema,
   QueueResultSchema,
@@ -91,8 +92,8 @@ const CLOSE_TIMEOUT_MS = 5000;
 export const MAX_REFUSAL_NOTES = 10;
 /** Longest worker-supplied text (a failed job's reason) shown in an error, in characters. */
 const MAX_REASON_CHARS = 2000;
-const clip = (text: string) =>
-  text.length > MAX_REASON_CHARS ? `${text.slice(0, MAX_REASON_CHARS)}… (${text.length} characters)` : text;
+/** Worker-supplied text, cut and with its control characters escaped (it is printed). */
+const clip = (text: string) => printable(text, MAX_REASON_CHARS);
 
 /** A tool endpoint without its key. */
 const keyless = <T extends { apiKey?: string }>(e: T | undefined) => {

@@ -120,6 +120,18 @@ export function seal(auth: QueueAuth, kind: MessageKind, value: unknown): Envelo
   return { payload, mac: auth.sign(kind, payload) };
 }
 
+/**
+ * Text from Redis made safe to print: control characters (C0, DEL, C1: terminal escapes) as
+ * `\\u` escapes, cut to `max` characters.
+ */
+export function printable(text: string, max = 200): string {
+  const cut = text.length > max ? `${text.slice(0, max)}…` : text;
+  return cut.replace(
+    /[\u0000-\u001f\u007f-\u009f]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
 export type Opened<T> = { ok: true; value: T } | { ok: false; why: string };
 
 /**
@@ -164,7 +176,11 @@ export function openEnvelope<T>(
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return { ok: false, why: `invalid ${kind}: ${issue?.path.join('.') || '(root)'}: ${issue?.message}` };
+    // paths and messages may hold keys from Redis: printable
+    return {
+      ok: false,
+      why: printable(`invalid ${kind}: ${issue?.path.join('.') || '(root)'}: ${issue?.message}`, 500),
+    };
   }
   return { ok: true, value: parsed.data };
 }

@@ -9,6 +9,7 @@ import {
   type Envelope,
   notesKey,
   openEnvelope,
+  printable,
   type QueueJobData,
   QueueJobDataSchema,
   type QueueResult,
@@ -154,7 +155,7 @@ export function checkRecipe(
   };
   const refusedModule = (spec: string, role: string) => ({
     ok: false as const,
-    why: `${role} ${JSON.stringify(spec.length > 200 ? `${spec.slice(0, 200)}…` : spec)} is not on this worker's allowlist (start it with --allow-module PATH to allow a local module); not imported`,
+    why: `${role} "${printable(spec)}" is not on this worker's allowlist (start it with --allow-module PATH to allow a local module); not imported`,
   });
   const setupModules: string[] = [];
   for (const m of recipe.setupModules ?? []) {
@@ -287,7 +288,7 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueW
       const entry: Joined = { done: 0, worker: null, connection: null };
       runs.set(runId, entry);
       const opened = openEnvelope(opts.auth, 'announcement', text, RunAnnouncementSchema);
-      const shown = JSON.stringify(runId.length > 80 ? `${runId.slice(0, 80)}…` : runId);
+      const shown = `"${printable(runId, 80)}"`;
       if (!opened.ok) {
         // not signed with our secret (or another version's): never parsed further, no note
         log(`ignored run ${shown}: ${opened.why}`);

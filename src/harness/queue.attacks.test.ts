@@ -212,6 +212,11 @@ describe.skipIf(redisServerMissing !== null)(
         await waitForLog(`refused run ${signedSetup}`);
         await waitForLog(`ignored run "${forgedMac}"`);
         await waitForLog(`ignored run "${plain}"`);
+        // a run id holding a terminal escape (it would set the window title) is printed escaped
+        await attacker.hset(RUNS_KEY, 'x\u001b]0;pwned\u0007', 'junk');
+        await waitForLog('ignored run "x\\u001b]0;pwned\\u0007": not JSON');
+        await attacker.hdel(RUNS_KEY, 'x\u001b]0;pwned\u0007');
+        expect(workerLog()).not.toContain('\u001b');
         expect(evil.length).toBeLessThan(200); // shown whole
         const lines = workerLog().split('\n');
         expect(lines).toContain(`worker: ignored run "${plain}": not a signed envelope ({payload, mac})`);
