@@ -1,6 +1,7 @@
+import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { ApiaryError } from '../shared/index.js';
@@ -101,6 +102,8 @@ export function moduleAllowlist(specs: readonly string[]): Set<string> {
     const url = localModuleUrl(spec);
     if (url === null)
       throw new ApiaryError('USAGE', `--allow-module ${spec}: not a local file (a path or a file: URL)`);
+    if (!existsSync(fileURLToPath(url)))
+      throw new ApiaryError('USAGE', `--allow-module ${spec}: no such file (${fileURLToPath(url)})`);
     urls.add(url);
   }
   return urls;

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,7 +24,7 @@ import {
   type RunAnnouncement,
   seal,
 } from './queue-protocol.js';
-import { startQueueWorker } from './queue-worker.js';
+import { moduleAllowlist, startQueueWorker } from './queue-worker.js';
 import { connectRedis, createBullConnection } from './redis-connection.js';
 import { readResultsFile } from './results-file.js';
 import { runEval } from './run-eval.js';
@@ -542,6 +542,16 @@ describe('(e) no shared secret, no distributed eval', () => {
       'APIARY_QUEUE_SECRET is set and --insecure-no-auth was given: unset one of them',
     );
     expect(resolveQueueAuth({ env: {}, insecure: true }).insecure).toBe(true);
+  });
+
+  it('--allow-module takes local files only', () => {
+    expect(() => moduleAllowlist(['data:text/javascript,1'])).toThrow(
+      '--allow-module data:text/javascript,1: not a local file (a path or a file: URL)',
+    );
+    expect(() => moduleAllowlist(['/nonexistent/model.ts'])).toThrow(
+      '--allow-module /nonexistent/model.ts: no such file (/nonexistent/model.ts)',
+    );
+    expect([...moduleAllowlist([fileURLToPath(slowModel)])]).toEqual([slowModel]);
   });
 
   it.skipIf(redisServerMissing !== null)('--insecure-no-auth starts the worker, with a warning', async () => {
