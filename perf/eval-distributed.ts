@@ -21,6 +21,7 @@ import { pathToFileURL } from 'node:url';
 import { redisServerMissing, startRedisServer } from '../src/harness/__fixtures__/redis-server.js';
 import {
   buildRunSpec,
+  createQueueAuth,
   type QueueRunStats,
   readResultsFile,
   rebuildTask,
@@ -46,6 +47,10 @@ if (redisServerMissing) {
   process.exit(0);
 }
 
+/** The secret shared by the coordinator and the worker processes (APIARY_QUEUE_SECRET). */
+const SECRET = 'perf-eval-distributed-secret';
+const SCALE_MODULE = pathToFileURL(resolve(import.meta.dirname, 'scale-task.ts')).href;
+
 const recipe = (n: number, baseURL: string): TaskRecipe => ({
   task: SCALE_TASK,
   taskOptions: { samples: n },
@@ -56,7 +61,7 @@ const recipe = (n: number, baseURL: string): TaskRecipe => ({
   seed: 0,
   // a busy loopback server may drop a kept-alive socket: retried
   modelCalls: { maxRetries: 2, baseDelayMs: 20 },
-  setupModules: [pathToFileURL(resolve(import.meta.dirname, 'scale-task.ts')).href],
+  setupModules: [SCALE_MODULE],
 });
 
 interface Worker {
@@ -66,6 +71,7 @@ interface Worker {
   joined: Promise<void>;
   stop: () => Promise<void>;
 }
+let workerBaseURL = '';
 function startWorker(url: string): Worker {
   const child = spawn(
     process.execPath,
@@ -82,8 +88,12 @@ function startWorker(url: string): Worker {
       '2000',
       '--stalled-ms',
       '500',
+      '--allow-module',
+      SCALE_MODULE,
+      '--base-url',
+      workerBaseURL,
     ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
+    { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, APIARY_QUEUE_SECRET: SECRET } },
   );
   let log = '';
   const seen = (text: string) =>
@@ -144,7 +154,12 @@ async function timed(
     { now: () => new Date(), gitRevision: () => null, packageVersion: () => 'bench' },
   );
   const coordinator = queue
-    ? await startQueueCoordinator({ url: queue.url, recipe: r, data: { path: 'bench', sha256: 'bench' } })
+    ? await startQueueCoordinator({
+        url: queue.url,
+        auth: createQueueAuth(SECRET),
+        recipe: r,
+        data: { path: 'bench', sha256: 'bench' },
+      })
     : null;
   const t0 = performance.now();
   try {
@@ -178,6 +193,7 @@ async function timed(
 
 const redis = await startRedisServer();
 const server = await scriptedServerProcess(LATENCY);
+workerBaseURL = server.url;
 const workers: Worker[] = [];
 const rows: Array<{ what: string; inFlight: number; t: Timed }> = [];
 try {

@@ -16,6 +16,13 @@ export {
   type ProgressReporterOptions,
   progressModeFor,
 } from './progress.js';
+export {
+  createQueueAuth,
+  INSECURE_QUEUE_AUTH,
+  QUEUE_SECRET_ENV,
+  type QueueAuth,
+  resolveQueueAuth,
+} from './queue-auth.js';
 // Distributed evals: the coordinator puts samples on a BullMQ queue, `apiary worker` processes solve them
 export {
   type QueueCoordinator,

@@ -11,6 +11,7 @@ import { expectScenarioReport } from './__fixtures__/appbench-mini-scenario.js';
 import { redisServerMissing, startRedisServer, type TestRedis } from './__fixtures__/redis-server.js';
 import { scenarioReply } from './__fixtures__/scenario-model.js';
 import { withoutTimings } from './__fixtures__/without-timings.js';
+import { createQueueAuth } from './queue-auth.js';
 import { startQueueCoordinator } from './queue-coordinator.js';
 import { readResultsFile, type SampleLine } from './results-file.js';
 import { runEval } from './run-eval.js';
@@ -27,6 +28,9 @@ import { rebuildTask, type TaskRecipe } from './sample-runner.js';
  */
 const MINI = resolve(import.meta.dirname, '../../examples/appbench-mini');
 const slowModel = pathToFileURL(resolve(import.meta.dirname, '__fixtures__', 'slow-scenario-model.ts')).href;
+/** The secret the coordinator and the workers share (APIARY_QUEUE_SECRET of the worker processes). */
+const SECRET = 'queue-test-secret-0123456789';
+const auth = createQueueAuth(SECRET);
 
 const recipe = (model: TaskRecipe['model']): TaskRecipe => ({
   task: 'appbench',
@@ -79,7 +83,7 @@ async function evalRun(
   const outFile = join(opts.out ?? mkdtempSync(join(tmpdir(), 'apiary-queue-')), 'results.jsonl');
   // the workers check the data they read against this hash
   const coordinator = opts.queue
-    ? await startQueueCoordinator({ url: redis.url, recipe: r, data: dataSource!, ...opts.queue })
+    ? await startQueueCoordinator({ url: redis.url, auth, recipe: r, data: dataSource!, ...opts.queue })
     : null;
   const ac = new AbortController();
   try {
@@ -113,16 +117,21 @@ interface WorkerProcess {
 }
 
 function startWorker(url: string, args: string[] = []): WorkerProcess {
-  const { child, out } = startCli([
-    'worker',
-    '--queue',
-    url,
-    '--lock-ms',
-    '1000',
-    '--stalled-ms',
-    '300',
-    ...args,
-  ]);
+  const { child, out } = startCli(
+    [
+      'worker',
+      '--queue',
+      url,
+      '--lock-ms',
+      '1000',
+      '--stalled-ms',
+      '300',
+      '--allow-module',
+      slowModel,
+      ...args,
+    ],
+    { env: { APIARY_QUEUE_SECRET: SECRET } },
+  );
   const waiters: Array<() => void> = [];
   // registered after startCli's own listener, so out.stderr already holds the new text
   child.stderr!.on('data', () => {
@@ -177,21 +186,39 @@ describe.skipIf(redisServerMissing !== null)(
     let local: SampleLine[] = [];
     /** Two workers (concurrency 2 each) shared by every test but the kill test, which has its own. */
     let pair: WorkerProcess[] = [];
+    /** When each request reached the scripted model server (the workers' own --base-url). */
+    const times: number[] = [];
+    let server: Awaited<ReturnType<typeof startScriptedOpenAiServer>>;
     beforeAll(async () => {
       redis = await startRedisServer();
-      pair = [0, 1].map(() => startWorker(redis.url, ['--concurrency', '2']));
+      server = await startScriptedOpenAiServer({
+        respond: (req) => {
+          times.push(performance.now());
+          return scenarioReply(req);
+        },
+      });
+      pair = [0, 1].map(() => startWorker(redis.url, ['--concurrency', '2', '--base-url', server.url]));
       const run = await evalRun(recipe(moduleModel(0)), {});
       local = sorted(readResultsFile(run.outFile).samples);
       await Promise.all(pair.map((w) => w.waitFor('waiting for runs')));
     });
     afterAll(async () => {
       await Promise.all(pair.map((w) => w.stop()));
+      await server?.close();
       await redis?.close();
     });
 
     it('two workers record exactly what a local run records', async () => {
       const run = await evalRun(recipe(moduleModel(300)), { queue: {} });
-      expect(run.stats).toEqual({ queued: 8, results: 8, duplicates: 0, failed: 0, retried: 0, lost: 0 });
+      expect(run.stats).toEqual({
+        queued: 8,
+        results: 8,
+        duplicates: 0,
+        failed: 0,
+        retried: 0,
+        lost: 0,
+        refused: 0,
+      });
       expectScenarioReport(run.result.summary.report as never);
       expect(sorted(readResultsFile(run.outFile).samples)).toEqual(local);
       // 8 samples of 300 ms, 2 at a time per worker (1.2 s for one alone): both took a share
@@ -201,14 +228,7 @@ describe.skipIf(redisServerMissing !== null)(
     });
 
     it('one rate limit over all workers: 2 samples per 400 ms window over two workers, measured at the model server', async () => {
-      const times: number[] = [];
-      const server = await startScriptedOpenAiServer({
-        respond: (req) => {
-          times.push(performance.now());
-          return scenarioReply(req);
-        },
-      });
-      try {
+      {
         const r = recipe({ kind: 'endpoint', baseURL: server.url, modelId: 'scripted' });
         const run = await evalRun(r, { queue: { rateLimit: { max: 2, durationMs: 400 } } });
         expect(run.stats?.results).toBe(8);
@@ -223,8 +243,6 @@ describe.skipIf(redisServerMissing !== null)(
         expect(times[7]! - times[0]!).toBeGreaterThanOrEqual(3 * 400 - 200);
         const done = await Promise.all(pair.map((w) => doneFor(w, run.runId)));
         expect(done[0]! + done[1]!).toBe(8);
-      } finally {
-        await server.close();
       }
     });
 
@@ -235,7 +253,15 @@ describe.skipIf(redisServerMissing !== null)(
       expect(readResultsFile(partial.outFile).samples).toHaveLength(3);
       const resumed = await evalRun(recipe(moduleModel(0)), { out, resume: true, queue: {} });
       expect(resumed.result.skipped).toBe(3);
-      expect(resumed.stats).toEqual({ queued: 5, results: 5, duplicates: 0, failed: 0, retried: 0, lost: 0 });
+      expect(resumed.stats).toEqual({
+        queued: 5,
+        results: 5,
+        duplicates: 0,
+        failed: 0,
+        retried: 0,
+        lost: 0,
+        refused: 0,
+      });
       expect(sorted(readResultsFile(resumed.outFile).samples)).toEqual(local);
     });
 
@@ -258,6 +284,7 @@ describe.skipIf(redisServerMissing !== null)(
       const notes: string[] = [];
       const coordinator = await startQueueCoordinator({
         url: redis.url,
+        auth,
         recipe: recipe(moduleModel(0)),
         data: { path: '/elsewhere/appbench', sha256: 'f'.repeat(64) },
         onNote: (n) => notes.push(n),
@@ -293,7 +320,15 @@ describe.skipIf(redisServerMissing !== null)(
         a.child.kill('SIGKILL');
         b = startWorker(redis.url, ['--concurrency', '8']);
         const run = await running;
-        expect(run.stats).toEqual({ queued: 8, results: 8, duplicates: 0, failed: 0, retried: 4, lost: 0 });
+        expect(run.stats).toEqual({
+          queued: 8,
+          results: 8,
+          duplicates: 0,
+          failed: 0,
+          retried: 4,
+          lost: 0,
+          refused: 0,
+        });
         const lines = readResultsFile(run.outFile).samples;
         expect(pairCounts(lines)).toEqual(Array(8).fill(1));
         expect(sorted(lines)).toEqual(local);

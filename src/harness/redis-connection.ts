@@ -21,8 +21,17 @@ function checkRedisUrl(url: string): void {
   if (protocol !== 'redis:' && protocol !== 'rediss:') throw new Error(`not a Redis URL: ${url} ${URL_HINT}`);
 }
 
-/** A client for BullMQ's `connection` option; BullMQ requires `maxRetriesPerRequest: null` for workers. */
-export const createBullConnection = (url: string): Redis => new Redis(url, { maxRetriesPerRequest: null });
+/**
+ * A client for BullMQ's `connection` option; BullMQ requires `maxRetriesPerRequest: null` for workers.
+ * BullMQ reports the client's errors through its own objects' `error` events while it uses the
+ * client; the listener here keeps ioredis from printing each failed reconnect of a Redis that went
+ * away (the coordinator's watch reports that once, as NETWORK).
+ */
+export function createBullConnection(url: string): Redis {
+  const client = new Redis(url, { maxRetriesPerRequest: null });
+  client.on('error', () => {});
+  return client;
+}
 
 /** Delay before the n-th reconnect of a connection that was up: 0.2 s, 0.4 s … capped at 2 s. */
 const reconnectDelayMs = (attempt: number) => Math.min(attempt * 200, 2000);

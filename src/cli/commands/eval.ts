@@ -12,6 +12,7 @@ import {
   latestRunFolder,
   packageVersion,
   progressModeFor,
+  resolveQueueAuth,
   runEval,
   runFolderPrefix,
   startQueueCoordinator,
@@ -90,6 +91,9 @@ export interface EvalFlags extends LegacyAppBenchFlags, ToolFlags {
   /** With --queue: at most this many samples start per --rate-window-ms over all workers. */
   rateLimit?: string;
   rateWindowMs?: string;
+  /** With --queue: the file of the secret shared with the workers (else APIARY_QUEUE_SECRET). */
+  queueSecretFile?: string;
+  insecureNoAuth?: boolean;
   resume?: boolean;
   overwrite?: boolean;
   limit?: string;
@@ -172,6 +176,17 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
     throw new ApiaryError(
       'USAGE',
       '--max-cost is not supported with --queue (every sample is queued at once); run in one process, or resume with a smaller --limit',
+    );
+  if ((flags.queueSecretFile !== undefined || flags.insecureNoAuth) && flags.queue === undefined)
+    throw new ApiaryError('USAGE', '--queue-secret-file and --insecure-no-auth are for --queue');
+  // checked before the data loads: a distributed run without a secret is refused at once
+  const queueAuth =
+    flags.queue !== undefined
+      ? resolveQueueAuth({ secretFile: flags.queueSecretFile, insecure: flags.insecureNoAuth })
+      : undefined;
+  if (queueAuth?.insecure)
+    process.stderr.write(
+      'warning: --insecure-no-auth: jobs and results on the queue are not authenticated; anyone who can write to this Redis can forge results\n',
     );
   if (maxCost !== undefined && !price)
     throw new ApiaryError(
@@ -348,6 +363,7 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
   const coordinator = flags.queue
     ? await startQueueCoordinator({
         url: flags.queue,
+        auth: queueAuth!,
         recipe,
         data: loaded.dataSource,
         ...(rateLimit ? { rateLimit } : {}),
@@ -435,7 +451,7 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
     if (fallback) process.stdout.write(`agent: ${solverName} (no model configured)\n`);
     if (queueStats)
       process.stdout.write(
-        `queue: ${queueStats.queued} queued, ${queueStats.results} results, ${queueStats.duplicates} duplicates, ${queueStats.lost} lost, ${queueStats.failed} failed, ${queueStats.retried} retried after a worker stalled\n`,
+        `queue: ${queueStats.queued} queued, ${queueStats.results} results, ${queueStats.duplicates} duplicates, ${queueStats.lost} lost, ${queueStats.failed} failed, ${queueStats.retried} retried after a worker stalled, ${queueStats.refused} results refused\n`,
       );
     if (cache && coordinator)
       process.stdout.write(`response cache: kept by each queue worker in ${cache.dir} on its machine\n`);
@@ -507,6 +523,14 @@ function evalOptions(cmd: Command): Command {
       'with --queue: at most n samples start per --rate-window-ms over all workers (BullMQ global rate limit)',
     )
     .option('--rate-window-ms <ms>', 'window of --rate-limit (default 1000)')
+    .option(
+      '--queue-secret-file <file>',
+      'with --queue: file holding the secret shared with the workers (default: APIARY_QUEUE_SECRET)',
+    )
+    .option(
+      '--insecure-no-auth',
+      'with --queue: run without a shared secret (anyone who can write to the Redis server can forge results)',
+    )
     .option('--resume', 'continue the run folder (default: the latest run of these settings)')
     .option('--overwrite', 'discard existing results in the run folder')
     .option('--limit <n>', 'first N samples of each category (AppBench category, ToolBench query file)')

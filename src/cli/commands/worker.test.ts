@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { redisServerMissing, startRedisServer } from '../../harness/__fixtures__/redis-server.js';
-import { readResultsFile, type SampleLine, startQueueWorker } from '../../harness/index.js';
+import {
+  createQueueAuth,
+  INSECURE_QUEUE_AUTH,
+  readResultsFile,
+  type SampleLine,
+  startQueueWorker,
+} from '../../harness/index.js';
 import { ROOT, runCli } from '../__fixtures__/run-cli.js';
 import { runEvalCommand } from './eval.js';
 
@@ -25,11 +31,15 @@ describe('eval --queue flags', () => {
   });
 
   it('a worker that cannot reach Redis fails at once, naming the URL', async () => {
-    await expect(startQueueWorker({ url: 'redis://127.0.0.1:1' })).rejects.toMatchObject({
+    await expect(
+      startQueueWorker({ url: 'redis://127.0.0.1:1', auth: INSECURE_QUEUE_AUTH }),
+    ).rejects.toMatchObject({
       code: 'NETWORK',
       message: expect.stringMatching(/^cannot reach the Redis server at redis:\/\/127\.0\.0\.1:1: /),
     });
-    await expect(startQueueWorker({ url: 'http://127.0.0.1:6379' })).rejects.toMatchObject({
+    await expect(
+      startQueueWorker({ url: 'http://127.0.0.1:6379', auth: INSECURE_QUEUE_AUTH }),
+    ).rejects.toMatchObject({
       code: 'NETWORK',
       message: expect.stringContaining('not a Redis URL: http://127.0.0.1:6379 (expected redis://host:port)'),
     });
@@ -47,19 +57,35 @@ describe.skipIf(redisServerMissing !== null)(
   () => {
     it('records what a local run records, with the queue counts in --json', async () => {
       const redis = await startRedisServer();
-      const worker = await startQueueWorker({ url: redis.url, concurrency: 3, pollMs: 100 });
+      const secret = 'worker-test-secret-0123456789';
+      const worker = await startQueueWorker({
+        url: redis.url,
+        auth: createQueueAuth(secret),
+        concurrency: 3,
+        pollMs: 100,
+      });
       try {
         const out = mkdtempSync(join(tmpdir(), 'apiary-eval-queue-'));
         const data = join(ROOT, 'examples', 'appbench-mini');
         const common = ['eval', 'appbench', '--data', data, '--json'];
         const [queued, local] = await Promise.all([
-          runCli([...common, '--out', join(out, 'queued'), '--queue', redis.url]),
+          runCli([...common, '--out', join(out, 'queued'), '--queue', redis.url], {
+            env: { APIARY_QUEUE_SECRET: secret },
+          }),
           runCli([...common, '--out', join(out, 'local')]),
         ]);
         expect(queued.code).toBe(0);
         expect(local.code).toBe(0);
         const json = JSON.parse(queued.stdout);
-        expect(json.queue).toEqual({ queued: 8, results: 8, duplicates: 0, failed: 0, retried: 0, lost: 0 });
+        expect(json.queue).toEqual({
+          queued: 8,
+          results: 8,
+          duplicates: 0,
+          failed: 0,
+          retried: 0,
+          lost: 0,
+          refused: 0,
+        });
         expect(json.ran).toBe(8);
         expect(worker.done).toBe(8);
         const q = readResultsFile(join(out, 'queued', 'results.jsonl'));

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { startQueueWorker } from '../../harness/index.js';
+import { resolveQueueAuth, startQueueWorker } from '../../harness/index.js';
 import { ApiaryError } from '../../shared/index.js';
 import { parseInteger } from '../options.js';
 
@@ -10,7 +10,13 @@ interface WorkerFlags {
   apiKeyEnv?: string;
   lockMs?: string;
   stalledMs?: string;
+  baseUrl?: string;
+  allowModule?: string[];
+  queueSecretFile?: string;
+  insecureNoAuth?: boolean;
 }
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 /** `apiary worker`: serves the runs announced on a Redis server until SIGINT/SIGTERM. */
 export async function runWorkerCommand(flags: WorkerFlags): Promise<void> {
@@ -22,8 +28,27 @@ export async function runWorkerCommand(flags: WorkerFlags): Promise<void> {
   if (flags.apiKeyEnv && !apiKey)
     throw new ApiaryError('USAGE', `--api-key-env ${flags.apiKeyEnv}: that variable is not set`);
   const log = (line: string) => process.stderr.write(`worker: ${line}\n`);
+  const auth = resolveQueueAuth({ secretFile: flags.queueSecretFile, insecure: flags.insecureNoAuth });
+  if (auth.insecure)
+    log(
+      'warning: --insecure-no-auth: runs, jobs and results on this Redis are not authenticated; anyone who can write to it chooses what this worker runs',
+    );
+  const baseURL = flags.baseUrl ?? process.env.APIARY_BASE_URL;
+  if (baseURL !== undefined) {
+    try {
+      new URL(baseURL);
+    } catch {
+      throw new ApiaryError(
+        'USAGE',
+        `--base-url ${baseURL}: not a URL (expected e.g. http://gpu-box:8000/v1)`,
+      );
+    }
+  }
   const handle = await startQueueWorker({
     url: flags.queue,
+    auth,
+    allowModules: flags.allowModule ?? [],
+    ...(baseURL !== undefined ? { baseURL } : {}),
     concurrency,
     ...(flags.data ? { dataDir: flags.data } : {}),
     ...(apiKey ? { apiKey } : {}),
@@ -63,5 +88,22 @@ export function registerWorkerCommands(program: Command): void {
       "job lock; a killed worker's samples are retried after it expires (default 30000)",
     )
     .option('--stalled-ms <ms>', 'how often stalled jobs are looked for (default 30000)')
+    .option(
+      '--base-url <url>',
+      'the model endpoint this worker serves runs for (or APIARY_BASE_URL); runs announcing another are refused, so the key goes only there',
+    )
+    .option(
+      '--allow-module <path>',
+      'a local model or setup module announced runs may import (repeatable); any other module is refused, never imported',
+      collect,
+    )
+    .option(
+      '--queue-secret-file <file>',
+      'file holding the secret shared with the coordinator (default: APIARY_QUEUE_SECRET)',
+    )
+    .option(
+      '--insecure-no-auth',
+      'serve runs without a shared secret: anyone who can write to the Redis server chooses what runs (trusted networks only)',
+    )
     .action((flags: WorkerFlags) => runWorkerCommand(flags));
 }

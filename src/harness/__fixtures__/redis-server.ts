@@ -40,17 +40,22 @@ export interface TestRedis {
   close(): Promise<void>;
 }
 
-/** `port`: start again where an earlier server (now closed) listened, for reconnect tests. */
-export async function startRedisServer(opts: { port?: number } = {}): Promise<TestRedis> {
+/**
+ * `port`: start again where an earlier server (now closed) listened, for reconnect tests.
+ * `args`: more configuration directives (`--user …`); `auth`: the `user:password` of the URL.
+ */
+export async function startRedisServer(
+  opts: { port?: number; args?: string[]; auth?: string } = {},
+): Promise<TestRedis> {
   const port = opts.port ?? (await freePort());
   const child = spawn(
     BINARY,
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...(opts.args ?? [])],
     { stdio: 'ignore' },
   );
   for (let i = 0; i < 100 && !(await canConnect(port)); i++) await new Promise((r) => setTimeout(r, 50));
   return {
-    url: `redis://127.0.0.1:${port}`,
+    url: `redis://${opts.auth ? `${opts.auth}@` : ''}127.0.0.1:${port}`,
     process: child,
     close: () =>
       new Promise<void>((resolve) => {
