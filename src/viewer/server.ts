@@ -7,7 +7,7 @@ import { serve } from '@hono/node-server';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { secureHeaders } from 'hono/secure-headers';
-import { ApiaryError } from '../shared/index.js';
+import { ApiaryError, redactSecrets } from '../shared/index.js';
 import { getTask, registerBuiltinTasks } from '../tasks/index.js';
 import { runFileAccess } from './run-files.js';
 import { indexRun, type RunIndex, readSampleRecord, refreshIndex, type SampleEntry } from './run-index.js';
@@ -98,6 +98,14 @@ function sameToken(given: string | undefined, token: string): boolean {
 const tokenCookie = (c: Context) => `apiary_viewer_${new URL(c.req.url).port || 'default'}`;
 
 /**
+ * A JSON answer with API keys taken out: a run written before keys were redacted (or by another
+ * tool) may hold one in an error text.
+ */
+function redactedJson(c: Context, value: unknown, status: 200 | 500 = 200): Response {
+  return c.body(redactSecrets(JSON.stringify(value)), status, { 'content-type': 'application/json' });
+}
+
+/**
  * The viewer's HTTP routes: the page and its script and style, the run overview, a filtered page
  * of the sample list, one sample in full, and the images the run's records name (nothing else).
  * Every request needs the token.
@@ -167,7 +175,7 @@ export function viewerApp(index: RunIndex, opts: ViewerAppOptions): Hono {
   app.use('/api/samples/*', upToDate);
 
   app.get('/favicon.ico', (c) => c.body(null, 204));
-  app.get('/api/run', (c) => c.json(runOverview(index)));
+  app.get('/api/run', (c) => redactedJson(c, runOverview(index)));
 
   app.get('/api/samples', (c) => {
     const parsed = SampleQuerySchema.safeParse(c.req.query());
@@ -176,7 +184,7 @@ export function viewerApp(index: RunIndex, opts: ViewerAppOptions): Hono {
       return c.json({ error: `${issue.path.join('.') || 'query'}: ${issue.message}` }, 400);
     }
     const page = filterSamples(index.samples, parsed.data, index.metricNames);
-    return c.json({ ...page, items: page.items.map(publicEntry) });
+    return redactedJson(c, { ...page, items: page.items.map(publicEntry) });
   });
 
   app.get('/api/samples/:n', async (c) => {
@@ -185,7 +193,7 @@ export function viewerApp(index: RunIndex, opts: ViewerAppOptions): Hono {
     const entry = index.samples[n];
     if (!entry) return c.json({ error: `no sample record ${raw} (records: ${index.samples.length})` }, 404);
     const record = await readSampleRecord(index, n);
-    return c.json({ entry: publicEntry(entry), record });
+    return redactedJson(c, { entry: publicEntry(entry), record });
   });
 
   const realOfNamed = new Map<string, string>();
@@ -201,7 +209,7 @@ export function viewerApp(index: RunIndex, opts: ViewerAppOptions): Hono {
   app.notFound((c) => c.json({ error: 'not found' }, 404));
   app.onError((error, c) => {
     const code = error instanceof ApiaryError ? error.code : 'INTERNAL';
-    return c.json({ error: `${code}: ${error.message}` }, 500);
+    return redactedJson(c, { error: `${code}: ${error.message}` }, 500);
   });
   return app;
 }

@@ -8,7 +8,7 @@ import { type Catalog, loadCatalog } from '../../catalog/index.js';
 import { appRegistry, autoApprove, denyAll } from '../../exec/index.js';
 import type { McpImport, McpServerSpec } from '../../mcp/index.js';
 import { buildRetriever, catalogCorpus, loadWordVectors, RETRIEVER_KINDS } from '../../retrieval/index.js';
-import { ApiaryError } from '../../shared/index.js';
+import { ApiaryError, registerSecret } from '../../shared/index.js';
 import { disposeTools, gtaToolHandlers, gtaTools } from '../../tools/index.js';
 import { parseChoice, parseExistingFile, parseInteger, parseList, writeOutputFile } from '../options.js';
 import { printJson } from '../output.js';
@@ -135,6 +135,7 @@ async function serve(flags: ServeFlags): Promise<void> {
   const timeoutMs = parseInteger('--timeout', flags.timeout, { min: 1 });
   const kind = parseChoice('--retriever', flags.retriever, RETRIEVER_KINDS);
   const token = process.env[flags.tokenEnv] || undefined;
+  registerSecret(token);
   const { mcpServerFactory, startMcpHttpServer } = await loadMcp();
   const exec = await executableCatalog(flags);
   try {
