@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { constants, copyFileSync, linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { ApiaryError, sha256Hex } from '../shared/index.js';
@@ -72,13 +72,22 @@ function parseHolder(text: string): RunLockHolder | null {
 
 const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
+/** Errors of a file system without hard links (some network and FAT mounts). */
+const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
+
 /**
  * Creates `target` as a second name of `source`; false when `target` exists (and, with
- * `sourceMayGo`, when `source` is gone).
+ * `sourceMayGo`, when `source` is gone). Where hard links are not supported, `target` is created
+ * as a copy with O_EXCL: as exclusive, though a reader may then see it half-written.
  */
 function linkIfAbsent(source: string, target: string, sourceMayGo = false): boolean {
   try {
-    linkSync(source, target);
+    try {
+      linkSync(source, target);
+    } catch (error) {
+      if (!NO_HARD_LINKS.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
+      copyFileSync(source, target, constants.COPYFILE_EXCL);
+    }
     return true;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;

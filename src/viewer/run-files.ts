@@ -75,6 +75,7 @@ export function runFileAccess(
       status: 403,
       reason: "refused: the viewer serves only the images the run's records name",
     };
+  if (namedFiles.has(requested)) return { ok: true, path: found.path, mediaType }; // as the page asks
   for (const name of namedFiles) {
     let real = realOfNamed.get(name);
     if (real === undefined) {
