@@ -13,7 +13,13 @@ import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'n
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { filterSamples, indexRun, SampleQuerySchema, viewerApp } from '../src/viewer/index.js';
+import {
+  filterSamples,
+  indexRun,
+  newViewerToken,
+  SampleQuerySchema,
+  viewerApp,
+} from '../src/viewer/index.js';
 
 const argMb = process.argv.indexOf('--mb');
 const MB = argMb > 0 ? Number(process.argv[argMb + 1]) : 256;
@@ -142,12 +148,13 @@ console.log(
   `filter (tool errors, score ≥ 0.5): ${page.total} of ${index.samples.length} in ${(performance.now() - t).toFixed(1)} ms`,
 );
 
-const app = viewerApp(index);
+const token = newViewerToken();
+const app = viewerApp(index, { token });
 const times: number[] = [];
 for (let k = 0; k < 50; k++) {
   const i = Math.floor((k / 50) * index.samples.length);
   t = performance.now();
-  const res = await app.request(`http://127.0.0.1/api/samples/${i}`);
+  const res = await app.request(`http://127.0.0.1/api/samples/${i}?token=${token}`);
   await res.arrayBuffer();
   times.push(performance.now() - t);
 }

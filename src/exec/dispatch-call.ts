@@ -1,6 +1,6 @@
 import type { AppCallResult, AppHandler } from '../apps/index.js';
 import type { Api, App, CatalogIndex } from '../catalog/index.js';
-import { ApiaryError } from '../shared/index.js';
+import { ApiaryError, redactSecrets } from '../shared/index.js';
 import { type ApprovalDecision, type ApprovalHandler, approvalRequest, denyAll } from './approval.js';
 import { argumentIssues } from './call-arguments.js';
 import { type CallError, type CallOutcome, toContent } from './call-result.js';
@@ -215,7 +215,8 @@ export async function dispatchCall(call: CallRequest, ctx: DispatchContext): Pro
   let dispatched = false;
   const fail = (error: CallError): CallOutcome => ({
     ok: false,
-    error,
+    // a tool's error may quote what a web service answered, and that may quote the key it was sent
+    error: { ...error, message: redactSecrets(error.message) },
     transactional,
     durationMs: elapsedSince(clock, t0),
     dispatched,

@@ -1,6 +1,6 @@
 import { appendFileSync, closeSync, existsSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
 import { z } from 'zod';
-import { InputInvalidError, readTextFile } from '../shared/index.js';
+import { InputInvalidError, readTextFile, redactSecrets } from '../shared/index.js';
 
 export const TRACE_EVENTS = ['start', 'end', 'error', 'refused', 'interrupted'] as const;
 
@@ -45,13 +45,14 @@ export function memoryTrace(): TraceSink & { events: TraceEvent[] } {
 
 /**
  * Appends one JSON line per event to `file`; each line is written with one `write` call and
- * handed to the OS before `write` returns (a killed process loses nothing it wrote).
+ * handed to the OS before `write` returns (a killed process loses nothing it wrote). API keys
+ * are taken out of the line first (`redactSecrets`: a result may quote one).
  * `fsync: true` also forces it to disk (survives power loss, slower).
  */
 export function jsonlTrace(file: string, opts: { fsync?: boolean } = {}): TraceSink {
   return {
     write(event) {
-      const line = `${JSON.stringify(event)}\n`;
+      const line = redactSecrets(`${JSON.stringify(event)}\n`);
       if (!opts.fsync) {
         appendFileSync(file, line);
         return;

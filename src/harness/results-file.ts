@@ -1,6 +1,6 @@
 import { closeSync, existsSync, fdatasync, fsyncSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { z } from 'zod';
-import { InputInvalidError, parseWith, readTextFile, sha256Hex } from '../shared/index.js';
+import { InputInvalidError, parseWith, readTextFile, redactSecrets, sha256Hex } from '../shared/index.js';
 import { type RunSpec, RunSpecSchema, RunSpecV1Schema, upgradeRunSpecV1 } from './run-spec.js';
 
 export const UsageSchema = z.object({
@@ -334,9 +334,10 @@ export class ResultsWriter {
     for (const w of waiters) w.resolve();
   }
 
+  /** Writes lines as they are, but for API keys (the last pass of `redactSecrets` over everything written). */
   appendRaw(text: string): void {
     if (this.fd === null) throw new Error('results file already closed');
-    const buf = Buffer.from(text);
+    const buf = Buffer.from(redactSecrets(text));
     let off = 0;
     while (off < buf.length) off += writeSync(this.fd, buf, off, buf.length - off);
     this.syncInBackground();

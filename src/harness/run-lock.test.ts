@@ -19,6 +19,7 @@ describe('run-folder lock', () => {
       pid: 4242,
       hostname: 'box',
       startedAt: '2026-01-01T00:00:00.000Z',
+      nonce: expect.stringMatching(/^[0-9a-f]{32}$/),
     });
     expect(() => acquireRunLock(d, { pid: 7, hostname: 'box', isAlive: () => true })).toThrow(
       `${d} is in use by another run (pid 4242 on box, started 2026-01-01T00:00:00.000Z)`,

@@ -1,4 +1,4 @@
-import { ApiaryError } from '../shared/index.js';
+import { ApiaryError, redactSecrets } from '../shared/index.js';
 
 export interface EndpointToCheck {
   /** OpenAI-compatible base URL ending in `/v1`. */
@@ -24,7 +24,7 @@ function rootCause(error: unknown): string {
 }
 
 async function bodySnippet(res: Response): Promise<string> {
-  const text = (await res.text().catch(() => '')).replace(/\s+/g, ' ').trim();
+  const text = redactSecrets((await res.text().catch(() => '')).replace(/\s+/g, ' ').trim());
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 

@@ -9,7 +9,7 @@ import {
   tool,
   wrapLanguageModel,
 } from 'ai';
-import { ApiaryError } from '../shared/index.js';
+import { ApiaryError, redactSecrets } from '../shared/index.js';
 import { classifyModelError, type ModelFaultClass, retryAfterMs } from './model-faults.js';
 import { wasCacheHit } from './response-cache.js';
 import type { LanguageModelV3, SamplingSettings } from './sampling.js';
@@ -304,7 +304,8 @@ export async function generate(req: GenerateRequest, deps: GenerateDeps = {}): P
       clearTimeout(timer);
     }
   }
-  const detail = lastError instanceof Error ? lastError.message : String(lastError);
+  // the endpoint's own words: an error body may quote the key it was sent
+  const detail = redactSecrets(lastError instanceof Error ? lastError.message : String(lastError));
   throw Object.assign(
     new ApiaryError(
       'MODEL_CALL_FAILED',

@@ -1,5 +1,5 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { ApiaryError } from '../shared/index.js';
+import { ApiaryError, registerSecret } from '../shared/index.js';
 import { type ModelConfigFile, readModelConfigFile } from './model-config.js';
 import type { LanguageModelV3, SamplingSettings } from './sampling.js';
 
@@ -119,6 +119,7 @@ export function resolveModelSetup(
     apiKeySource = 'OPENAI_API_KEY';
   }
 
+  registerSecret(apiKey);
   const sampling = layerSampling(opts.sampling ?? {}, env, file, opts.defaults);
 
   const provider = createOpenAICompatible({

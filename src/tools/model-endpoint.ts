@@ -1,4 +1,4 @@
-import { ApiaryError } from '../shared/index.js';
+import { ApiaryError, registerSecret } from '../shared/index.js';
 
 /** An OpenAI-compatible endpoint and model that a tool calls (vision chat, images, embeddings). */
 export interface ModelEndpoint {
@@ -59,5 +59,6 @@ export function modelEndpointFromEnv(
       `a ${kind} endpoint is set (${baseURL}) but no model: pass --${kind}-model or set ${p}_MODEL`,
     );
   const apiKey = flags.apiKey || env[`${p}_API_KEY`] || undefined;
+  registerSecret(apiKey);
   return { baseURL: baseURL.replace(/\/+$/, ''), model, ...(apiKey ? { apiKey } : {}) };
 }

@@ -7,7 +7,13 @@
 // Lines of a JSONL file with their byte offsets, streamed
 export { type JsonlLine, jsonlLines } from './jsonl-lines.js';
 // Files a trace names, served only from inside the run folder
-export { type RunFileLookup, resolveRunFile } from './run-files.js';
+export {
+  IMAGE_MEDIA_TYPES,
+  type RunFileAccess,
+  type RunFileLookup,
+  resolveRunFile,
+  runFileAccess,
+} from './run-files.js';
 // The index of a results file: one small entry per record, the rest read on demand
 export {
   indexRun,
@@ -35,10 +41,12 @@ export {
 } from './sample-filter.js';
 // The HTTP server
 export {
+  newViewerToken,
   type RunningViewer,
   runOverview,
   scoringForTask,
   startViewer,
+  VIEWER_TOKEN_BYTES,
   type ViewerAppOptions,
   type ViewerOptions,
   viewerApp,

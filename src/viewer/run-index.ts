@@ -48,6 +48,11 @@ export interface RunIndex {
   hasPass: boolean;
   /** Byte ranges of blob lines (long texts shared by samples), by SHA-256. */
   blobs: Map<string, { offset: number; length: number }>;
+  /**
+   * Files the records name as images (`[image](path)` lines in texts, `{type: 'image', path}`
+   * parts), as written: the only files the viewer serves besides its own page.
+   */
+  namedFiles: Set<string>;
   /** The file ended in a partial line (an interrupted run, or a run still writing); it is left out. */
   truncatedTail: boolean;
   /** Bytes of the file up to the end of its last complete line (where indexing goes on). */
@@ -95,6 +100,7 @@ export async function indexRun(run: string, scoringOf: ScoringOf = scoringFor())
     metricNames: [],
     hasPass: false,
     blobs: new Map(),
+    namedFiles: new Set(),
     truncatedTail: false,
     validBytes: 0,
     bytes: 0,
@@ -185,9 +191,11 @@ function indexLine(
   } else if (type === 'blob') {
     const blob = parseWith(BlobLineSchema, json, { file, record });
     index.blobs.set(blob.sha256, { offset: line.offset, length: line.length });
+    if (mayNameImages(text)) imagesNamed(blob.text, index.namedFiles);
   } else {
     if (!index.spec) throw new InputInvalidError({ file, record }, 'sample record before the header');
     const s = parseWith(SampleLineSchema, json, { file, record });
+    if (mayNameImages(text)) imagesNamed(s.output, index.namedFiles);
     const metrics = state.scoring.metrics(s.score);
     for (const k of Object.keys(metrics)) state.metricNames.add(k);
     const pass = state.scoring.passed(s.score);
@@ -210,6 +218,30 @@ function indexLine(
       length: line.length,
     });
     state.seen.add(key);
+  }
+}
+
+const IMAGE_LINE = /^\[image\]\((.+)\)$/;
+
+/** Whether a record's JSON text can name an image at all (most do not: skip the walk). */
+const mayNameImages = (text: string) => text.includes('[image](') || text.includes('"image"');
+
+/**
+ * Image paths a value names, as the page finds them: `[image](path)` lines of its texts and
+ * content parts `{type: 'image', path}`.
+ */
+function imagesNamed(value: unknown, out: Set<string>): void {
+  if (typeof value === 'string') {
+    if (!value.includes('[image](')) return;
+    for (const line of value.split('\n')) {
+      const m = IMAGE_LINE.exec(line);
+      if (m) out.add(m[1]!);
+    }
+  } else if (Array.isArray(value)) for (const v of value) imagesNamed(v, out);
+  else if (value !== null && typeof value === 'object') {
+    const part = value as { type?: unknown; path?: unknown };
+    if (part.type === 'image' && typeof part.path === 'string') out.add(part.path);
+    else for (const v of Object.values(value)) imagesNamed(v, out);
   }
 }
 

@@ -3,20 +3,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LONG_SYSTEM, toyScoring, writeToyRun } from './__fixtures__/toy-run.js';
-import { indexRun, type RunIndex, viewerApp } from './index.js';
+import { indexRun, newViewerToken, type RunIndex, viewerApp } from './index.js';
 
 /* The viewer's routes through Hono's app.request (no socket, no browser). */
 
 let run: string;
 let index: RunIndex;
 let app: ReturnType<typeof viewerApp>;
+const token = newViewerToken();
+/** What the browser sends once the tokened address was opened. */
+const withToken = { headers: { cookie: `apiary_viewer_default=${token}` } };
 beforeAll(async () => {
   run = await writeToyRun(mkdtempSync(join(tmpdir(), 'apiary-viewer-')));
   index = await indexRun(run, toyScoring);
-  app = viewerApp(index);
+  app = viewerApp(index, { token });
 });
 
-const get = (path: string) => app.request(`http://127.0.0.1${path}`);
+const get = (path: string) => app.request(`http://127.0.0.1${path}`, withToken);
 async function ids(query: string): Promise<string[]> {
   const res = await get(`/api/samples?${query}`);
   expect(res.status).toBe(200);
@@ -135,9 +138,9 @@ describe('viewer routes', () => {
   });
 
   it('answers only loopback host names (no DNS rebinding) and sends a strict CSP', async () => {
-    const evil = await app.request('http://attacker.example/api/run');
+    const evil = await app.request('http://attacker.example/api/run', withToken);
     expect(evil.status).toBe(403);
-    expect((await app.request('http://localhost/api/run')).status).toBe(200);
+    expect((await app.request('http://localhost/api/run', withToken)).status).toBe(200);
     const page = await get('/');
     expect(page.status).toBe(200);
     expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
@@ -146,8 +149,8 @@ describe('viewer routes', () => {
     expect(html).toContain('<script src="/viewer.js" defer></script>');
     expect((await get('/viewer.js')).headers.get('content-type')).toBe('text/javascript; charset=utf-8');
     expect((await get('/nothing')).status).toBe(404);
-    const open = viewerApp(index, { allowedHosts: null });
-    expect((await open.request('http://attacker.example/api/run')).status).toBe(200);
+    const open = viewerApp(index, { token, allowedHosts: null });
+    expect((await open.request('http://attacker.example/api/run', withToken)).status).toBe(200);
   });
 });
 
@@ -155,9 +158,9 @@ describe('a run still being written', () => {
   it('records appended after start show up; a torn tail is read again once whole; a shrunk file is indexed anew', async () => {
     const live = await writeToyRun(mkdtempSync(join(tmpdir(), 'apiary-viewer-live-')));
     const file = join(live, 'results.jsonl');
-    const liveApp = viewerApp(await indexRun(live, toyScoring));
+    const liveApp = viewerApp(await indexRun(live, toyScoring), { token });
     const overview = async () =>
-      (await (await liveApp.request('http://127.0.0.1/api/run')).json()) as {
+      (await (await liveApp.request('http://127.0.0.1/api/run', withToken)).json()) as {
         records: number;
         truncatedTail: boolean;
         counts: { passed: number };
@@ -185,14 +188,16 @@ describe('a run still being written', () => {
     expect(await overview()).toMatchObject({ records: 8, truncatedTail: true });
     appendFileSync(file, `${torn.slice(40)}\n`);
     expect(await overview()).toMatchObject({ records: 9, truncatedTail: false });
-    const listed = (await (await liveApp.request('http://127.0.0.1/api/samples?category=c')).json()) as {
+    const listed = (await (
+      await liveApp.request('http://127.0.0.1/api/samples?category=c', withToken)
+    ).json()) as {
       items: Array<{ id: string; n: number; metrics: { accuracy: number } }>;
     };
     expect(listed.items.map((e) => [e.n, e.id, e.metrics.accuracy])).toEqual([
       [7, 's-new', 1],
       [8, 's-late', 0.25],
     ]);
-    const late = (await (await liveApp.request('http://127.0.0.1/api/samples/8')).json()) as {
+    const late = (await (await liveApp.request('http://127.0.0.1/api/samples/8', withToken)).json()) as {
       record: { id: string };
     };
     expect(late.record.id).toBe('s-late');

@@ -1,13 +1,15 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createReadStream, existsSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { extname, join } from 'node:path';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { serve } from '@hono/node-server';
-import { Hono, type MiddlewareHandler } from 'hono';
+import { type Context, Hono, type MiddlewareHandler } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
 import { secureHeaders } from 'hono/secure-headers';
-import { ApiaryError } from '../shared/index.js';
+import { ApiaryError, redactSecrets } from '../shared/index.js';
 import { getTask, registerBuiltinTasks } from '../tasks/index.js';
-import { resolveRunFile } from './run-files.js';
+import { runFileAccess } from './run-files.js';
 import { indexRun, type RunIndex, readSampleRecord, refreshIndex, type SampleEntry } from './run-index.js';
 import { SAMPLE_ERROR_KINDS, type SampleScoring, scoringFor } from './sample-facts.js';
 import { filterSamples, SampleQuerySchema } from './sample-filter.js';
@@ -17,22 +19,13 @@ import { VIEWER_JS } from './ui/page-script.js';
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
-/** Media types of the files a trace may name (images first); anything else is sent as bytes. */
-const MEDIA_TYPES: Record<string, string> = {
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.gif': 'image/gif',
-  '.webp': 'image/webp',
-  '.bmp': 'image/bmp',
-  '.svg': 'image/svg+xml',
-  '.txt': 'text/plain; charset=utf-8',
-  '.json': 'application/json',
-  '.jsonl': 'text/plain; charset=utf-8',
-  '.csv': 'text/csv; charset=utf-8',
-};
-
 export interface ViewerAppOptions {
+  /**
+   * The secret every request must carry (the `token` query parameter, or the cookie the server
+   * sets on the first request that had it): without it the viewer answers 403, so another user of
+   * the machine cannot read the run. `startViewer` makes a random one.
+   */
+  token: string;
   /**
    * Host names the server answers to; null answers any. A viewer bound to loopback answers only
    * loopback names, so a web page cannot read the run through DNS rebinding.
@@ -85,13 +78,42 @@ export function runOverview(index: RunIndex) {
   };
 }
 
+/** Bytes of randomness in a viewer token (256 bits). */
+export const VIEWER_TOKEN_BYTES = 32;
+
+/** A fresh viewer token: random, URL-safe. */
+export const newViewerToken = () => randomBytes(VIEWER_TOKEN_BYTES).toString('base64url');
+
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+/** Compares in constant time (digests of equal length, whatever the lengths of the inputs). */
+function sameToken(given: string | undefined, token: string): boolean {
+  return given !== undefined && timingSafeEqual(digest(given), digest(token));
+}
+
+/**
+ * The cookie that carries the token after the first request. Cookies are shared by every port of
+ * a host, so its name holds the port: two viewers on one machine keep their own.
+ */
+const tokenCookie = (c: Context) => `apiary_viewer_${new URL(c.req.url).port || 'default'}`;
+
+/**
+ * A JSON answer with API keys taken out: a run written before keys were redacted (or by another
+ * tool) may hold one in an error text.
+ */
+function redactedJson(c: Context, value: unknown, status: 200 | 500 = 200): Response {
+  return c.body(redactSecrets(JSON.stringify(value)), status, { 'content-type': 'application/json' });
+}
+
 /**
  * The viewer's HTTP routes: the page and its script and style, the run overview, a filtered page
- * of the sample list, one sample in full, and files of the run folder (nothing outside it).
+ * of the sample list, one sample in full, and the images the run's records name (nothing else).
+ * Every request needs the token.
  */
-export function viewerApp(index: RunIndex, opts: ViewerAppOptions = {}): Hono {
+export function viewerApp(index: RunIndex, opts: ViewerAppOptions): Hono {
   const app = new Hono();
   const allowed = opts.allowedHosts === undefined ? [...LOOPBACK] : opts.allowedHosts;
+  if (!opts.token) throw new ApiaryError('USAGE', 'the viewer needs a token (newViewerToken())');
   if (allowed) {
     const hosts = new Set(allowed);
     app.use(async (c, next) => {
@@ -100,6 +122,17 @@ export function viewerApp(index: RunIndex, opts: ViewerAppOptions = {}): Hono {
       await next();
     });
   }
+  app.use(async (c, next) => {
+    const cookie = tokenCookie(c);
+    if (sameToken(getCookie(c, cookie), opts.token)) return next();
+    if (!sameToken(c.req.query('token'), opts.token))
+      return c.text('refused: open the address `apiary view` printed (it holds the token)', 403);
+    // HttpOnly: no script reads it; Strict: no other site's page sends it
+    setCookie(c, cookie, opts.token, { httpOnly: true, sameSite: 'Strict', path: '/' });
+    // the page itself: drop the token from the address bar and the history
+    if (c.req.method === 'GET' && c.req.path === '/') return c.redirect('/', 303);
+    return next();
+  });
   // A served file never runs as a page of the viewer (an SVG with a script, an HTML file): set
   // outside secureHeaders so its page policy does not replace this one.
   app.use('/api/file', async (c, next) => {
@@ -142,7 +175,7 @@ export function viewerApp(index: RunIndex, opts: ViewerAppOptions = {}): Hono {
   app.use('/api/samples/*', upToDate);
 
   app.get('/favicon.ico', (c) => c.body(null, 204));
-  app.get('/api/run', (c) => c.json(runOverview(index)));
+  app.get('/api/run', (c) => redactedJson(c, runOverview(index)));
 
   app.get('/api/samples', (c) => {
     const parsed = SampleQuerySchema.safeParse(c.req.query());
@@ -151,7 +184,7 @@ export function viewerApp(index: RunIndex, opts: ViewerAppOptions = {}): Hono {
       return c.json({ error: `${issue.path.join('.') || 'query'}: ${issue.message}` }, 400);
     }
     const page = filterSamples(index.samples, parsed.data, index.metricNames);
-    return c.json({ ...page, items: page.items.map(publicEntry) });
+    return redactedJson(c, { ...page, items: page.items.map(publicEntry) });
   });
 
   app.get('/api/samples/:n', async (c) => {
@@ -160,25 +193,23 @@ export function viewerApp(index: RunIndex, opts: ViewerAppOptions = {}): Hono {
     const entry = index.samples[n];
     if (!entry) return c.json({ error: `no sample record ${raw} (records: ${index.samples.length})` }, 404);
     const record = await readSampleRecord(index, n);
-    return c.json({ entry: publicEntry(entry), record });
+    return redactedJson(c, { entry: publicEntry(entry), record });
   });
 
+  const realOfNamed = new Map<string, string>();
+  app.use('/api/file', upToDate);
   app.get('/api/file', (c) => {
     const requested = c.req.query('path') ?? '';
-    const found = resolveRunFile(index.folder, requested);
-    if (!found.ok)
-      return found.reason === 'outside'
-        ? c.text('refused: the viewer serves only files inside the run folder', 403)
-        : c.text('not found', 404);
-    const type = MEDIA_TYPES[extname(found.path).toLowerCase()] ?? 'application/octet-stream';
-    const body = Readable.toWeb(createReadStream(found.path)) as ReadableStream;
-    return c.body(body, 200, { 'content-type': type });
+    const access = runFileAccess(index.folder, requested, index.namedFiles, realOfNamed);
+    if (!access.ok) return c.text(access.reason, access.status);
+    const body = Readable.toWeb(createReadStream(access.path)) as ReadableStream;
+    return c.body(body, 200, { 'content-type': access.mediaType });
   });
 
   app.notFound((c) => c.json({ error: 'not found' }, 404));
   app.onError((error, c) => {
     const code = error instanceof ApiaryError ? error.code : 'INTERNAL';
-    return c.json({ error: `${code}: ${error.message}` }, 500);
+    return redactedJson(c, { error: `${code}: ${error.message}` }, 500);
   });
   return app;
 }
@@ -200,10 +231,14 @@ export interface ViewerOptions {
   port?: number;
   /** How to read a sample's score; by default the run's task from the registry. */
   scoring?: SampleScoring;
+  /** The token requests must carry; by default a new random one. */
+  token?: string;
 }
 
 export interface RunningViewer {
+  /** The address to open: it holds the token (`/?token=…`). */
   url: string;
+  token: string;
   index: RunIndex;
   close(): Promise<void>;
 }
@@ -212,7 +247,8 @@ export interface RunningViewer {
 export async function startViewer(run: string, opts: ViewerOptions = {}): Promise<RunningViewer> {
   const host = opts.host ?? '127.0.0.1';
   const first = await indexRun(run, opts.scoring ?? ((spec) => scoringForTask(spec.task.name)));
-  const app = viewerApp(first, { allowedHosts: LOOPBACK.has(host) ? [...LOOPBACK] : null });
+  const token = opts.token ?? newViewerToken();
+  const app = viewerApp(first, { token, allowedHosts: LOOPBACK.has(host) ? [...LOOPBACK] : null });
   const server = await new Promise<ReturnType<typeof serve>>((resolvePromise, reject) => {
     const s = serve({ fetch: app.fetch, hostname: host, port: opts.port ?? 0 }, () => resolvePromise(s));
     s.once('error', reject);
@@ -220,7 +256,8 @@ export async function startViewer(run: string, opts: ViewerOptions = {}): Promis
   const { port } = server.address() as AddressInfo;
   const urlHost = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
   return {
-    url: `http://${urlHost}:${port}/`,
+    url: `http://${urlHost}:${port}/?token=${token}`,
+    token,
     index: first,
     close: () =>
       new Promise<void>((resolveClose, reject) => {

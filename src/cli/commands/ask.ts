@@ -25,7 +25,7 @@ import {
 import { appBenchDemoKnowledgeBase, loadAppBenchGoldTasks } from '../../sft/index.js';
 import { ApiaryError } from '../../shared/index.js';
 import { parseApprover, parseChoice, parseInteger, parseNumber } from '../options.js';
-import { EXIT, printJson } from '../output.js';
+import { EXIT, printJson, terminalText } from '../output.js';
 import { INDEXED_KINDS, openCliIndex, retrieverModelLoaders } from '../retrieval-index.js';
 import { EXECUTABLE_CATALOGS, executableCatalog } from './mcp.js';
 
@@ -66,15 +66,16 @@ function demoSelectorFrom(
 /** Catalogs whose APIs Apiary can execute (simulated SGD apps, GTA's tools). */
 const EXECUTABLE = EXECUTABLE_CATALOGS;
 
+/** A call's line; the model chose its tool and arguments, the app wrote its error. */
 function callLine(c: CallRecord): string {
   const args = c.args && typeof c.args === 'object' ? JSON.stringify(c.args) : String(c.args ?? '');
-  const head = `${c.app ?? '?'}.${c.api ?? c.tool}(${args})`;
+  const head = terminalText(`${c.app ?? '?'}.${c.api ?? c.tool}(${args})`);
   if (c.outcome.ok) {
     const raw = c.outcome.raw;
     const what = Array.isArray(raw) ? `${raw.length} row(s)` : 'ok';
     return `  ${pc.green('✓')} step ${c.step} ${head} → ${what}${c.outcome.transactional ? ' (approved side effect)' : ''}`;
   }
-  return `  ${pc.red('✗')} step ${c.step} ${head} [${c.outcome.error.code}] ${c.outcome.error.message}`;
+  return `  ${pc.red('✗')} step ${c.step} ${head} [${c.outcome.error.code}] ${terminalText(c.outcome.error.message)}`;
 }
 
 export function registerAskCommand(program: Command): void {
@@ -232,14 +233,15 @@ export function registerAskCommand(program: Command): void {
           usage: result.usage,
         });
       } else {
-        process.stdout.write(`${pc.dim(`retrieved: ${result.retrieved.join(', ')}`)}\n`);
+        process.stdout.write(`${pc.dim(`retrieved: ${terminalText(result.retrieved.join(', '))}`)}\n`);
         for (const c of result.calls) process.stdout.write(`${callLine(c)}\n`);
-        if (result.stopReason === 'final') process.stdout.write(`\n${result.answer}\n`);
+        // the model's own words: shown as text, whatever escape sequences they hold
+        if (result.stopReason === 'final') process.stdout.write(`\n${terminalText(result.answer ?? '')}\n`);
         else if (result.stopReason === 'ask-user')
-          process.stdout.write(`\nthe agent asks: ${result.question}\n`);
+          process.stdout.write(`\nthe agent asks: ${terminalText(result.question ?? '')}\n`);
         else
           process.stdout.write(
-            `\nstopped: ${result.stopReason}${result.detail ? ` (${result.detail})` : ''}\n`,
+            `\nstopped: ${result.stopReason}${result.detail ? ` (${terminalText(result.detail)})` : ''}\n`,
           );
         process.stdout.write(
           pc.dim(

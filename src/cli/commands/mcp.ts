@@ -8,10 +8,10 @@ import { type Catalog, loadCatalog } from '../../catalog/index.js';
 import { appRegistry, autoApprove, denyAll } from '../../exec/index.js';
 import type { McpImport, McpServerSpec } from '../../mcp/index.js';
 import { buildRetriever, catalogCorpus, loadWordVectors, RETRIEVER_KINDS } from '../../retrieval/index.js';
-import { ApiaryError } from '../../shared/index.js';
+import { ApiaryError, registerSecret } from '../../shared/index.js';
 import { disposeTools, gtaToolHandlers, gtaTools } from '../../tools/index.js';
 import { parseChoice, parseExistingFile, parseInteger, parseList, writeOutputFile } from '../options.js';
-import { printJson } from '../output.js';
+import { printJson, terminalText } from '../output.js';
 import { retrieverModelLoaders } from '../retrieval-index.js';
 
 /** The MCP domain, loaded when a command needs it (the SDK adds ~0.2 s to every CLI start otherwise). */
@@ -32,9 +32,11 @@ export interface ExecutableCatalog {
 
 function warnImport(imported: McpImport): void {
   for (const f of imported.failures)
-    process.stderr.write(`warning: MCP server "${f.server}" not imported: ${f.error.message}\n`);
+    process.stderr.write(
+      `warning: MCP server "${terminalText(f.server)}" not imported: ${terminalText(f.error.message)}\n`,
+    );
   for (const s of imported.servers)
-    for (const p of s.problems) process.stderr.write(`warning: tool left out: ${p.message}\n`);
+    for (const p of s.problems) process.stderr.write(`warning: tool left out: ${terminalText(p.message)}\n`);
 }
 
 /**
@@ -135,6 +137,7 @@ async function serve(flags: ServeFlags): Promise<void> {
   const timeoutMs = parseInteger('--timeout', flags.timeout, { min: 1 });
   const kind = parseChoice('--retriever', flags.retriever, RETRIEVER_KINDS);
   const token = process.env[flags.tokenEnv] || undefined;
+  registerSecret(token);
   const { mcpServerFactory, startMcpHttpServer } = await loadMcp();
   const exec = await executableCatalog(flags);
   try {
@@ -259,7 +262,8 @@ export function registerCatalogImportCommands(catalog: Command): void {
       const server = await importMcpServer(flags.name, spec);
       try {
         const imported: Catalog = { name: `mcp-${flags.name}`, apps: [server.app], apis: server.apis };
-        for (const p of server.problems) process.stderr.write(`warning: tool left out: ${p.message}\n`);
+        for (const p of server.problems)
+          process.stderr.write(`warning: tool left out: ${terminalText(p.message)}\n`);
         if (flags.out) writeOutputFile('--out', flags.out, `${JSON.stringify(imported, null, 2)}\n`);
         if (flags.json) printJson(imported);
         else {

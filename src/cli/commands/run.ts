@@ -20,7 +20,7 @@ import {
 } from '../../exec/index.js';
 import { ApiaryError, NotFoundError, readJsonFile } from '../../shared/index.js';
 import { parseApprover, parseExistingFile, parseInteger, parseList, parseOutputPath } from '../options.js';
-import { EXIT, printJson } from '../output.js';
+import { EXIT, printJson, terminalText } from '../output.js';
 import { readNonEmptyPlanFile } from '../plan-file.js';
 import { executableCatalog } from './mcp.js';
 
@@ -50,16 +50,20 @@ function answersFrom(file: string): AskProvider {
   throw new ApiaryError('INPUT_INVALID', `${file}: answers must be a JSON object or a list of strings`);
 }
 
+/** A step's line; its names, arguments, outputs and error text come from the plan and the apps. */
 function stepLine(s: StepResult): string {
-  const call = `${s.app}.${s.api}(${Object.entries(s.args ?? {})
-    .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
-    .join(', ')})`;
+  const call = terminalText(
+    `${s.app}.${s.api}(${Object.entries(s.args ?? {})
+      .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+      .join(', ')})`,
+  );
+  const id = terminalText(s.id);
   if (s.status === 'succeeded' && s.empty)
-    return `${pc.yellow('∅')} ${s.id} ${call} → no matching row (empty result)${s.resumed ? ' (reused from the trace)' : ''}`;
+    return `${pc.yellow('∅')} ${id} ${call} → no matching row (empty result)${s.resumed ? ' (reused from the trace)' : ''}`;
   if (s.status === 'succeeded')
-    return `${pc.green('✓')} ${s.id} ${call} → ${JSON.stringify(s.outputs ?? {})}${s.resumed ? ' (reused from the trace)' : ''}`;
+    return `${pc.green('✓')} ${id} ${call} → ${terminalText(JSON.stringify(s.outputs ?? {}))}${s.resumed ? ' (reused from the trace)' : ''}`;
   const mark = s.status === 'refused' ? pc.red('⊘') : s.status === 'cancelled' ? pc.yellow('-') : pc.red('✗');
-  return `${mark} ${s.id} ${s.args ? call : `${s.app}.${s.api}`} ${s.status} [${s.error?.code}] ${s.error?.message}`;
+  return `${mark} ${id} ${s.args ? call : terminalText(`${s.app}.${s.api}`)} ${s.status} [${s.error?.code}] ${terminalText(s.error?.message ?? '')}`;
 }
 
 /** Exit status of a run stopped by Ctrl-C (128 + SIGINT). */
@@ -193,14 +197,14 @@ export function registerRunCommands(program: Command): void {
         for (const s of result.steps) process.stdout.write(`${stepLine(s)}\n`);
         for (const i of result.issues)
           process.stdout.write(
-            `  ${i.step ?? '-'}${i.field ? `.${i.field}` : ''}: ${i.code}: ${i.message}\n`,
+            `  ${terminalText(`${i.step ?? '-'}${i.field ? `.${i.field}` : ''}: ${i.code}: ${i.message}`)}\n`,
           );
         const ok = result.steps.filter((s) => s.status === 'succeeded').length;
         const empty = result.steps.filter((s) => s.empty).length;
         process.stdout.write(
           `${result.status === 'succeeded' ? pc.green(result.status) : pc.red(result.status)}: ${ok}/${result.steps.length} steps succeeded${empty ? ` (${empty} with an empty result)` : ''} in ${result.elapsedMs} ms (apps: ${source}${imported ? '' : ' database'})\n`,
         );
-        process.stdout.write(`outputs: ${JSON.stringify(result.outputs, null, 2)}\n`);
+        process.stdout.write(`outputs: ${terminalText(JSON.stringify(result.outputs, null, 2))}\n`);
       }
       process.exitCode = ctrl.signal.aborted ? EXIT_INTERRUPTED : exitCodeOf(result);
     });

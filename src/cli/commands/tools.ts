@@ -16,7 +16,7 @@ import {
   toolStatus,
 } from '../../tools/index.js';
 import { usageError } from '../options.js';
-import { printJson } from '../output.js';
+import { printJson, terminalText } from '../output.js';
 import { addToolFlags, type ToolFlags, toolSettingsFrom } from './tool-flags.js';
 
 interface ListFlags {
@@ -120,10 +120,12 @@ export function registerToolsCommands(program: Command): void {
           ...stats,
         });
       } else if (outcome.ok) {
+        // a tool's text comes from outside (a web page, a file, a model): shown, never obeyed
         for (const part of outcome.content) {
-          if (part.type === 'text') process.stdout.write(`${part.text}\n`);
-          else if (part.type === 'image' || part.type === 'file') process.stdout.write(`${part.path}\n`);
-          else process.stdout.write(`${JSON.stringify(part)}\n`);
+          if (part.type === 'text') process.stdout.write(`${terminalText(part.text)}\n`);
+          else if (part.type === 'image' || part.type === 'file')
+            process.stdout.write(`${terminalText(part.path)}\n`);
+          else process.stdout.write(`${terminalText(JSON.stringify(part))}\n`);
         }
       }
       if (recording && !flags.json)

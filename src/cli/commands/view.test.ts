@@ -17,14 +17,17 @@ describe('apiary view', { timeout: 60_000 }, () => {
     await expect.poll(() => cli.out.stdout, { timeout: 30_000 }).toMatch(/press Ctrl-C to stop/);
     const [first, url] = cli.out.stdout.split('\n');
     expect(first).toBe(`viewing ${join(RUN, 'results.jsonl')} (2 records)`);
-    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
-    const run = (await (await fetch(`${url}api/run`)).json()) as {
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{43}$/);
+    const { origin, searchParams } = new URL(url!);
+    const token = searchParams.get('token');
+    expect((await fetch(`${origin}/api/run`)).status).toBe(403); // no token: nothing
+    const run = (await (await fetch(`${origin}/api/run?token=${token}`)).json()) as {
       spec: { task: { name: string } };
       hasPass: boolean;
     };
     expect(run.spec.task.name).toBe('appbench');
     expect(run.hasPass).toBe(true);
-    const tool = (await (await fetch(`${url}api/samples?error=tool`)).json()) as {
+    const tool = (await (await fetch(`${origin}/api/samples?error=tool&token=${token}`)).json()) as {
       items: Array<{ id: string }>;
     };
     expect(tool.items.map((e) => e.id)).toEqual(['mm-1']);

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { resolveQueueAuth, startQueueWorker } from '../../harness/index.js';
-import { ApiaryError } from '../../shared/index.js';
+import { ApiaryError, registerSecret } from '../../shared/index.js';
 import { parseInteger } from '../options.js';
 
 interface WorkerFlags {
@@ -25,6 +25,7 @@ export async function runWorkerCommand(flags: WorkerFlags): Promise<void> {
   const stalledIntervalMs = parseInteger('--stalled-ms', flags.stalledMs, { min: 100 });
   const keyEnv = flags.apiKeyEnv ?? (process.env.APIARY_API_KEY ? 'APIARY_API_KEY' : 'OPENAI_API_KEY');
   const apiKey = process.env[keyEnv];
+  registerSecret(apiKey);
   if (flags.apiKeyEnv && !apiKey)
     throw new ApiaryError('USAGE', `--api-key-env ${flags.apiKeyEnv}: that variable is not set`);
   const log = (line: string) => process.stderr.write(`worker: ${line}\n`);

@@ -1,4 +1,4 @@
-import { ApiaryError } from '../../shared/index.js';
+import { ApiaryError, redactSecrets } from '../../shared/index.js';
 import { type SearchProvider, type SearchResults, SearchResultsSchema } from './results.js';
 
 export const SERPER_BASE_URL = 'https://google.serper.dev';
@@ -13,7 +13,8 @@ export interface SerperOptions {
   fetch?: typeof globalThis.fetch;
 }
 
-const excerpt = (text: string): string => (text.length > 300 ? `${text.slice(0, 300)}…` : text);
+/** The start of an answer for an error message (the key the request carried taken out). */
+const excerpt = (text: string): string => redactSecrets(text.length > 300 ? `${text.slice(0, 300)}…` : text);
 
 /**
  * Google results through Serper.dev (the API AgentLego's GoogleSearch calls): `POST <base>/search`
