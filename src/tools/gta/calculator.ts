@@ -435,11 +435,6 @@ function evaluate(node: MathNode): PyValue {
   switch (node.type) {
     case 'ConstantNode': {
       const value = (node as unknown as { value: unknown }).value;
-      if (typeof value === 'bigint' && abs(value) >= INT_LIMIT)
-        throw new PyError(
-          'OverflowError',
-          `an integer literal has more than ${MAX_INT_DIGITS} digits (the calculator's limit)`,
-        );
       if (typeof value === 'bigint' || typeof value === 'number') return value;
       throw new PyError('TypeError', 'only numbers are allowed (no strings or other literals)');
     }
