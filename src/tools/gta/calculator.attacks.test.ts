@@ -104,6 +104,9 @@ describe('Calculator attacks (issue 24, row 8)', () => {
     expect(calculate('2**33219')).toHaveLength(10_000);
     expect(calculate('factorial(3248)')).toHaveLength(9_998);
     expect(calculate('comb(20000, 10000)')).toHaveLength(6_019);
+    // operands beyond float range are sized from their leading bits
+    expect(calculate('comb(10**3000, 3)')).toHaveLength(9_000);
+    expect(calculate('perm(10**400, 3)')).toHaveLength(1_200);
   });
 
   it("a runaway expression is stopped at the call's time limit while this thread goes on", async () => {

@@ -96,7 +96,7 @@ function log10Of(n: bigint): number {
   const x = Number(n);
   if (Number.isFinite(x)) return Math.log10(x);
   const shift = n.toString(16).length * 4 - 960;
-  return Math.log10(Number(n >> BigInt(shift))) + shift * Math.LOG10_2;
+  return Math.log10(Number(n >> BigInt(shift))) + shift * Math.log10(2);
 }
 /** Refuses before computing when an estimated result size is over the limit (a little slack for rounding). */
 function refuseAbove(log10Estimate: number, what: string): void {

@@ -1,3 +1,4 @@
+import { randomFillSync } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +11,7 @@ import { toolHandler } from '../tool.js';
 import { addTextTool } from './add-text.js';
 import { drawBoxTool } from './draw-box.js';
 import { checkImageHeader, MAX_IMAGE_BYTES, MAX_IMAGE_PIXELS, MAX_TEXT_CHARS } from './image-limits.js';
+import { ocrTool } from './ocr.js';
 
 /**
  * Issue 24, row 9: DrawBox on a 64×64 image with a box of 10^12 pixels ran for over 60 s; on a
@@ -21,11 +23,9 @@ const dir = mkdtempSync(join(tmpdir(), 'apiary-image-attacks-'));
 const out = join(dir, 'out');
 const drawBox = drawBoxTool();
 const addText = addTextTool();
+const ocr = ocrTool();
 const catalog = indexCatalog(loadCatalog('gta'));
-const apps = appRegistry([
-  toolHandler(drawBox, { outputDir: out }),
-  toolHandler(addText, { outputDir: out }),
-]);
+const apps = appRegistry([drawBox, addText, ocr].map((tool) => toolHandler(tool, { outputDir: out })));
 const call = (tool: string, args: Record<string, unknown>, timeoutMs = 10_000) =>
   dispatchCall({ app: tool, api: tool, args }, { catalog, apps, timeoutMs });
 
@@ -39,13 +39,15 @@ function chunk(type: string, data: Buffer): Buffer {
   return Buffer.concat([length, typed, crc]);
 }
 
-/** A valid all-black 1-bit greyscale PNG: tiny on disk, `width × height × 4` bytes once decoded. */
-function blackPng(width: number, height: number): Buffer {
+/** A PNG of 1-bit greyscale rows (filter byte 0, then `row(y)` or zeros): tiny on disk. */
+function greyPng(width: number, height: number, fill?: (row: Buffer) => void): Buffer {
   const header = Buffer.alloc(13);
   header.writeUInt32BE(width, 0);
   header.writeUInt32BE(height, 4);
   header.set([1, 0, 0, 0, 0], 8); // bit depth 1, greyscale, deflate, adaptive filters, no interlace
-  const rows = Buffer.alloc(height * (1 + Math.ceil(width / 8))); // filter byte 0 + zero pixels per row
+  const stride = 1 + Math.ceil(width / 8);
+  const rows = Buffer.alloc(height * stride);
+  if (fill) for (let y = 0; y < height; y++) fill(rows.subarray(y * stride + 1, (y + 1) * stride));
   return Buffer.concat([
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
     chunk('IHDR', header),
@@ -54,9 +56,15 @@ function blackPng(width: number, height: number): Buffer {
   ]);
 }
 
+/** A valid all-black 1-bit greyscale PNG: tiny on disk, `width × height × 4` bytes once decoded. */
+function blackPng(width: number, height: number): Buffer {
+  return greyPng(width, height);
+}
+
 let small: string;
 let bomb: string;
 let big: string;
+let noise: string;
 beforeAll(async () => {
   small = join(dir, 'small.png');
   await new Jimp({ width: 64, height: 64, color: 0xffffffff }).write(small as `${string}.png`);
@@ -64,9 +72,14 @@ beforeAll(async () => {
   writeFileSync(bomb, blackPng(20_000, 20_000));
   big = join(dir, 'big.png'); // 36 MP: within the limit, and seconds of decoding and encoding
   writeFileSync(big, blackPng(6000, 6000));
+  noise = join(dir, 'noise.png');
+  writeFileSync(
+    noise,
+    greyPng(1000, 1000, (row) => randomFillSync(row)),
+  );
 });
 afterAll(async () => {
-  await Promise.all([drawBox.dispose?.(), addText.dispose?.()]);
+  await Promise.all([drawBox.dispose?.(), addText.dispose?.(), ocr.dispose()]);
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -92,6 +105,7 @@ describe('image tool attacks (issue 24, row 9)', () => {
     for (const [tool, args] of [
       ['DrawBox', { image: bomb, bbox: '(1, 1, 5, 5)' }],
       ['AddText', { image: bomb, text: 'hi', position: 'mt' }],
+      ['OCR', { image: bomb }],
     ] as const) {
       const outcome = await call(tool, args);
       expect(outcome).toMatchObject({
@@ -211,5 +225,20 @@ describe('image tool attacks (issue 24, row 9)', () => {
     expect(ticks).toBeGreaterThan(20);
     // the pool replaced the ended thread
     expect((await call('DrawBox', { image: small, bbox: '(1, 1, 5, 5)' })).ok).toBe(true);
+  });
+
+  it('OCR stopped at the time limit ends its tesseract worker; the next call starts a new one', async () => {
+    expect((await call('OCR', { image: small })).ok).toBe(true); // a warm worker
+    // 1000×1000 random pixels: about 12 s of layout analysis here
+    const { value: outcome, ticks } = await ticksDuring(() => call('OCR', { image: noise }, 1000));
+    expect(outcome).toMatchObject({
+      ok: false,
+      error: { code: 'TIMEOUT', message: 'no answer within 1000 ms' },
+    });
+    expect(ticks).toBeGreaterThan(40);
+    // a new worker answers within its start-up time; the old one would still be on the noise
+    const next = await call('OCR', { image: small });
+    expect(next).toMatchObject({ ok: true, content: [{ type: 'text', text: '' }] });
+    expect(next.durationMs).toBeLessThan(5000);
   });
 });
