@@ -115,7 +115,7 @@ describe('image tool attacks (issue 24, row 9)', () => {
           message: `${tool}: image ${bomb} is 20000×20000 (400000000 pixels); the limit is 40000000 pixels`,
         },
       });
-      expect(outcome.durationMs).toBeLessThan(200);
+      expect(outcome.durationMs).toBeLessThan(500);
     }
   });
 
@@ -185,7 +185,7 @@ describe('image tool attacks (issue 24, row 9)', () => {
         message: 'DrawBox: bbox must be "(x1, y1, x2, y2)" (got 200001 characters)',
       },
     });
-    expect(spaces.durationMs).toBeLessThan(200);
+    expect(spaces.durationMs).toBeLessThan(500);
     const farText = await call('AddText', { image: small, text: 'far', position: `(${huge}, 5)` });
     expect(farText).toMatchObject({
       ok: false,
@@ -207,7 +207,7 @@ describe('image tool attacks (issue 24, row 9)', () => {
           message: `${tool}: "${name}" is 1000000 characters long; the limit is 1000`,
         },
       });
-      expect(outcome.durationMs).toBeLessThan(200);
+      expect(outcome.durationMs).toBeLessThan(500);
     }
   });
 
