@@ -1,8 +1,10 @@
-import { readFileSync } from 'node:fs';
 import type { ContentPart } from '../../apps/index.js';
 import { sha256Hex } from '../../shared/index.js';
 import type { ExecutableTool } from '../tool.js';
-import { imagePathArg, textArg, toolError } from './image-args.js';
+import { imagePathArg, textArg } from './image-args.js';
+import { limitedText, readCheckedImage } from './image-limits.js';
+import { writeImageResult } from './image-result.js';
+import { toolThreads } from './tool-threads.js';
 
 /** Where the text goes: its top-left pixel. */
 export interface TextPlacement {
@@ -27,6 +29,7 @@ export function placeText(
   const point = POINT.exec(position);
   if (point) {
     let [x, y] = [Number(point[1]), Number(point[2])];
+    if (!Number.isFinite(x) || !Number.isFinite(y)) return undefined;
     if (x > 0 && x < 1 && y > 0 && y < 1) [x, y] = [x * w, y * h];
     else if (x < 0 || y < 0) return undefined;
     return { x: Math.round(x), y: Math.round(y) - text.height };
@@ -47,32 +50,31 @@ export function placeText(
   return { x, y };
 }
 
-/** GTA's AddText: `text` at `position` in `color` (a CSS colour name or `#rrggbb`, default red). */
+/**
+ * GTA's AddText: `text` at `position` in `color` (a CSS colour name or `#rrggbb`, default red).
+ * The image's header is checked here; decoding, drawing and encoding run on a tool worker thread,
+ * where the call's time limit stops them (tool-threads.ts).
+ */
 export function addTextTool(): ExecutableTool {
+  const threads = toolThreads();
   return {
     name: 'AddText',
     async run(args, ctx): Promise<ContentPart[]> {
-      const { fontFor, paintText, readImage, textSize, writeImageResult, parseColour } = await import(
-        './image-draw.js'
-      );
       const path = imagePathArg('AddText', args);
-      const text = textArg('AddText', args, 'text');
+      const text = limitedText('AddText', 'text', textArg('AddText', args, 'text'));
       const position = textArg('AddText', args, 'position');
-      const colourName = textArg('AddText', args, 'color', 'red');
-      const colour = parseColour('AddText', colourName);
-      const img = await readImage('AddText', path);
-      const { width, height } = img.bitmap;
-      // Roughly a tenth of the image height, as a caption would be.
-      const font = await fontFor(Math.max(8, Math.round(height / 10)));
-      const at = placeText(position, { width, height }, textSize(font, text));
-      if (!at)
-        throw toolError(
-          'AddText',
-          `position must be "(x, y)" or two letters of l/m/r and t/m/b like "mt" (got "${position}")`,
-        );
-      paintText(img, font, text, at.x, at.y, colour);
-      const input = sha256Hex(readFileSync(path));
-      return [await writeImageResult(img, ctx.outputDir, 'AddText', [input, text, position, colourName])];
+      const colour = textArg('AddText', args, 'color', 'red');
+      const { bytes } = await readCheckedImage('AddText', path);
+      const png = await threads.run(
+        'AddText',
+        { kind: 'add-text', image: bytes, what: path, text, position, colour },
+        ctx.signal,
+      );
+      const input = sha256Hex(bytes);
+      return [
+        await writeImageResult(png as Uint8Array, ctx.outputDir, 'AddText', [input, text, position, colour]),
+      ];
     },
+    dispose: () => threads.dispose(),
   };
 }

@@ -3,6 +3,7 @@ import type { FactoryFunctionMap, MathJsInstance, MathNode } from 'mathjs';
 import type { ContentPart } from '../../apps/index.js';
 import { ApiaryError, pyFloatRepr } from '../../shared/index.js';
 import type { ExecutableTool } from '../tool.js';
+import { toolThreads } from './tool-threads.js';
 
 /**
  * GTA's Calculator: "a single Python expression, `math` available, no imports" (AgentLego's
@@ -56,8 +57,19 @@ class PyError extends Error {
   }
 }
 
-const MAX_INT_BITS = 100_000;
-const MAX_FACTORIAL = 5_000;
+/**
+ * Every integer the calculator holds (literal, intermediate or result) has at most this many decimal
+ * digits. Python 3.11+ refuses to print an int above 4,300 digits (`sys.int_info.default_max_str_digits`),
+ * so every result the reference Calculator can print fits, with room for intermediates; and the
+ * costliest BigInt operation on two such numbers (a product, a quotient, `toString`) takes well
+ * under a millisecond, so an expression's cost is bounded by its length. Each function estimates
+ * the size of its result first and refuses before computing (a product of 10^3000 × … 5000 factors
+ * would otherwise run for minutes).
+ */
+export const MAX_INT_DIGITS = 10_000;
+/** Longest expression read (a GTA expression is a few dozen characters); bounds the number of operations. */
+export const MAX_EXPRESSION_CHARS = 10_000;
+const INT_LIMIT = 10n ** BigInt(MAX_INT_DIGITS);
 
 function num(v: PyValue): number {
   if (Array.isArray(v)) throw new PyError('TypeError', 'a list is not a number');
@@ -66,10 +78,29 @@ function num(v: PyValue): number {
 function isInt(v: PyValue): v is bigint {
   return typeof v === 'bigint';
 }
-function checkedInt(v: bigint): bigint {
-  const bits = (v < 0n ? -v : v).toString(2).length;
-  if (bits > MAX_INT_BITS) throw new PyError('OverflowError', 'integer result too large');
+const abs = (v: bigint) => (v < 0n ? -v : v);
+
+function tooLarge(what: string): PyError {
+  return new PyError(
+    'OverflowError',
+    `integer result too large: ${what} would have more than ${MAX_INT_DIGITS} digits (the calculator's limit)`,
+  );
+}
+/** `v` when it has at most MAX_INT_DIGITS digits, else the OverflowError naming `what` made it. */
+function checkedInt(v: bigint, what: string): bigint {
+  if ((v < 0n ? -v : v) >= INT_LIMIT) throw tooLarge(what);
   return v;
+}
+/** log10 of a positive integer of any size (from its leading bits when it is beyond float range). */
+function log10Of(n: bigint): number {
+  const x = Number(n);
+  if (Number.isFinite(x)) return Math.log10(x);
+  const shift = n.toString(16).length * 4 - 960;
+  return Math.log10(Number(n >> BigInt(shift))) + shift * Math.log10(2);
+}
+/** Refuses before computing when an estimated result size is over the limit (a little slack for rounding). */
+function refuseAbove(log10Estimate: number, what: string): void {
+  if (!(log10Estimate <= MAX_INT_DIGITS + 0.5)) throw tooLarge(what);
 }
 /** Python's math functions and `**` raise where float arithmetic (`*`, `+`) gives inf. */
 function finiteFloat(x: number, message: string): number {
@@ -94,12 +125,14 @@ function floatMod(a: number, b: number): number {
   return r !== 0 && r < 0 !== b < 0 ? r + b : r;
 }
 
-function power(a: PyValue, b: PyValue): PyValue {
+function power(a: PyValue, b: PyValue, what = '**'): PyValue {
   if (isInt(a) && isInt(b) && b >= 0n) {
-    const bits = (a < 0n ? -a : a).toString(2).length;
-    if (a > 1n && Number(b) * bits > MAX_INT_BITS)
-      throw new PyError('OverflowError', 'integer result too large');
-    return checkedInt(a ** b);
+    // 0, 1 and -1 stay small whatever the exponent; any other base grows with it (negative ones too).
+    if (a === 0n) return b === 0n ? 1n : 0n;
+    if (a === 1n) return 1n;
+    if (a === -1n) return b % 2n === 0n ? 1n : -1n;
+    refuseAbove(Number(b) * log10Of(abs(a)), what);
+    return checkedInt(a ** b, what);
   }
   const x = num(a);
   const y = num(b);
@@ -112,11 +145,11 @@ function power(a: PyValue, b: PyValue): PyValue {
 function binary(op: string, a: PyValue, b: PyValue): PyValue {
   switch (op) {
     case '+':
-      return isInt(a) && isInt(b) ? checkedInt(a + b) : num(a) + num(b);
+      return isInt(a) && isInt(b) ? checkedInt(a + b, '+') : num(a) + num(b);
     case '-':
-      return isInt(a) && isInt(b) ? checkedInt(a - b) : num(a) - num(b);
+      return isInt(a) && isInt(b) ? checkedInt(a - b, '-') : num(a) - num(b);
     case '*':
-      return isInt(a) && isInt(b) ? checkedInt(a * b) : num(a) * num(b);
+      return isInt(a) && isInt(b) ? checkedInt(a * b, '*') : num(a) * num(b);
     case '/': {
       if (num(b) === 0) throw new PyError('ZeroDivisionError', 'division by zero');
       return num(a) / num(b);
@@ -148,6 +181,8 @@ function pyRound(x: PyValue, ndigits?: PyValue): PyValue {
   if (!isInt(ndigits)) throw new PyError('TypeError', 'ndigits must be an integer');
   if (isInt(x)) {
     if (ndigits >= 0n) return x;
+    // |x| < 10^digits ≤ unit / 10: rounds to 0 without building a huge power of ten.
+    if (x === 0n || -ndigits > BigInt(abs(x).toString().length)) return 0n;
     const unit = 10n ** -ndigits;
     const q = intFloorDiv(x, unit);
     const rest = x - q * unit;
@@ -159,6 +194,7 @@ function pyRound(x: PyValue, ndigits?: PyValue): PyValue {
   if (!Number.isFinite(v) || n > 300) return v;
   if (n <= 0) {
     const unit = 10 ** -n;
+    if (!Number.isFinite(unit)) return v * 0; // Python's round(1.5, -400) is 0.0 (sign kept)
     return Number(pyRound(v / unit)) * unit;
   }
   const tie = exactTie(v, n);
@@ -189,19 +225,70 @@ function exactTie(v: number, n: number): bigint | undefined {
   return (m * 5n ** BigInt(n) - 1n) / 2n;
 }
 
-const abs = (v: bigint) => (v < 0n ? -v : v);
 function gcd(a: bigint, b: bigint): bigint {
   let [x, y] = [abs(a), abs(b)];
   while (y !== 0n) [x, y] = [y, x % y];
   return x;
 }
-/** n × (n-1) × … (k factors); exact on BigInt, bounded so a huge argument is refused, not run. */
-function fallingFactorial(n: bigint, k: bigint): bigint {
-  if (k > BigInt(MAX_FACTORIAL)) throw new PyError('OverflowError', 'argument too large');
-  let r = 1n;
-  for (let i = 0n; i < k; i++) r *= n - i;
-  return r;
+/** lo × (lo+1) × … × hi, by halves so the big multiplications are few and balanced. */
+function rangeProduct(lo: bigint, hi: bigint): bigint {
+  if (lo > hi) return 1n;
+  if (hi - lo < 16n) {
+    let r = lo;
+    for (let i = lo + 1n; i <= hi; i++) r *= i;
+    return r;
+  }
+  const mid = (lo + hi) / 2n;
+  return rangeProduct(lo, mid) * rangeProduct(mid + 1n, hi);
 }
+
+/** i ↦ log10(n − i) for 0 ≤ i < n, exact enough at any size (i is negligible beside an n beyond 2^53). */
+function log10Minus(n: bigint): (i: number) => number {
+  if (n < 2n ** 53n) return (i) => Math.log10(Number(n) - i);
+  const log = log10Of(n);
+  return () => log;
+}
+/** A loop bound: the count, or Infinity when it is beyond exact floats (the size check ends such loops). */
+const steps = (k: bigint) => (k < 2n ** 53n ? Number(k) : Number.POSITIVE_INFINITY);
+
+/**
+ * perm(n, k) = n × (n-1) × … (k factors), refused before it is computed when its digits, summed
+ * factor by factor, pass the limit. The sum stops there: while the factors are ≥ 2 each adds at
+ * least 0.3 digits, so the loop runs a few thousand times at most.
+ */
+function fallingFactorial(n: bigint, k: bigint, what: string): bigint {
+  const factor = log10Minus(n);
+  let digits = 0;
+  for (let i = 0; i < steps(k); i++) {
+    digits += factor(i);
+    refuseAbove(digits, what);
+  }
+  return checkedInt(rangeProduct(n - k + 1n, n), what);
+}
+
+/** comb(n, k) for 0 ≤ k ≤ n; the size check sums log10 of C(n, i+1) / C(n, i) (≥ 0.3 each, k ≤ n/2). */
+function binomial(n: bigint, k: bigint): bigint {
+  const small = k < n - k ? k : n - k;
+  const factor = log10Minus(n);
+  let digits = 0;
+  for (let i = 0; i < steps(small); i++) {
+    digits += factor(i) - Math.log10(i + 1);
+    refuseAbove(digits, 'comb()');
+  }
+  return checkedInt(rangeProduct(n - small + 1n, n) / rangeProduct(1n, small), 'comb()');
+}
+
+/** ⌊√n⌋ by Newton's method from above (a float first guess is off by far more than 1 for big n). */
+function intSqrt(n: bigint): bigint {
+  if (n < 2n) return n;
+  let x = 1n << BigInt(Math.ceil(n.toString(16).length * 2));
+  for (;;) {
+    const y = (x + n / x) >> 1n;
+    if (y >= x) return x;
+    x = y;
+  }
+}
+
 function nonNegative(fn: string, a: PyValue, b: PyValue): [bigint, bigint] {
   const [x, y] = [intOf(a, fn), intOf(b, fn)];
   if (x < 0n || y < 0n) throw new PyError('ValueError', `${fn}() arguments must be non-negative`);
@@ -248,7 +335,7 @@ const FUNCTIONS: Record<string, (...args: PyValue[]) => PyValue> = {
     if (!Array.isArray(list)) throw new PyError('TypeError', 'sum() takes a list');
     return list.reduce<PyValue>((s, v) => binary('+', s, v), start);
   },
-  pow: (a, b) => power(a, b),
+  pow: (a, b) => power(a, b, 'pow()'),
   int: (x) => toIntTrunc(x),
   float: (x) => num(x),
   sqrt: (x) => {
@@ -258,10 +345,7 @@ const FUNCTIONS: Record<string, (...args: PyValue[]) => PyValue> = {
   isqrt: (x) => {
     const n = intOf(x, 'isqrt');
     domain(n >= 0n);
-    let r = BigInt(Math.floor(Math.sqrt(Number(n))));
-    while (r * r > n) r -= 1n;
-    while ((r + 1n) * (r + 1n) <= n) r += 1n;
-    return r;
+    return intSqrt(n);
   },
   exp: float1(Math.exp),
   log: (x, base) => {
@@ -303,19 +387,21 @@ const FUNCTIONS: Record<string, (...args: PyValue[]) => PyValue> = {
   factorial: (x) => {
     const n = intOf(x, 'factorial');
     if (n < 0n) throw new PyError('ValueError', 'factorial() not defined for negative values');
-    if (n > BigInt(MAX_FACTORIAL)) throw new PyError('OverflowError', 'factorial() argument too large');
-    return fallingFactorial(n, n);
+    return fallingFactorial(n, n, 'factorial()');
   },
   gcd: (...a) => a.map((v) => intOf(v, 'gcd')).reduce(gcd, 0n),
+  // Each step's product has at most twice the limit's digits (cheap); the running lcm is checked.
   lcm: (...a) =>
-    a.map((v) => intOf(v, 'lcm')).reduce((l, v) => (l === 0n || v === 0n ? 0n : abs(l * v) / gcd(l, v)), 1n),
+    a
+      .map((v) => intOf(v, 'lcm'))
+      .reduce((l, v) => (l === 0n || v === 0n ? 0n : checkedInt(abs(l * v) / gcd(l, v), 'lcm()')), 1n),
   comb: (n, k) => {
     const [a, b] = nonNegative('comb', n, k);
-    return b > a ? 0n : fallingFactorial(a, b) / fallingFactorial(b, b);
+    return b > a ? 0n : binomial(a, b);
   },
   perm: (n, k) => {
     const [a, b] = nonNegative('perm', n, k ?? n);
-    return b > a ? 0n : fallingFactorial(a, b);
+    return b > a ? 0n : fallingFactorial(a, b, 'perm()');
   },
 };
 
@@ -419,6 +505,10 @@ function toMathjsSyntax(python: string): string {
   return expression.replaceAll('**', '^').replaceAll('//', ' ./ ');
 }
 
+/** The parser and the evaluator recurse once per nesting level; a stack overflow says so. */
+const tooDeep = () => new PyError('RecursionError', 'the expression is nested too deeply');
+const isStackOverflow = (e: unknown) => e instanceof RangeError && /call stack/i.test(e.message);
+
 /**
  * Evaluates a single Python arithmetic expression as AgentLego's Calculator would print it:
  * `"4+8"` → `"12"`, `"3.5*60"` → `"210.0"`, `"0.1+0.2"` → `"0.30000000000000004"`. Throws an
@@ -426,14 +516,24 @@ function toMathjsSyntax(python: string): string {
  */
 export function calculate(expression: string): string {
   try {
+    if (expression.length > MAX_EXPRESSION_CHARS)
+      throw new PyError(
+        'SyntaxError',
+        `the expression has ${expression.length} characters (the calculator's limit is ${MAX_EXPRESSION_CHARS})`,
+      );
     let tree: MathNode;
     try {
       tree = mathjs().parse(toMathjsSyntax(expression.trim()));
     } catch (e) {
       if (e instanceof PyError) throw e;
+      if (isStackOverflow(e)) throw tooDeep();
       throw new PyError('SyntaxError', (e as Error).message);
     }
-    return pyStr(evaluate(tree));
+    try {
+      return pyStr(evaluate(tree));
+    } catch (e) {
+      throw isStackOverflow(e) ? tooDeep() : e;
+    }
   } catch (e) {
     if (e instanceof PyError)
       throw new ApiaryError('TOOL_FAILED', `Calculator: ${e.pyType}: ${e.message}`, { cause: e });
@@ -441,15 +541,21 @@ export function calculate(expression: string): string {
   }
 }
 
-/** GTA's Calculator tool (`expression`: a Python expression). */
+/**
+ * GTA's Calculator tool (`expression`: a Python expression). Evaluates on a tool worker thread,
+ * so the call's time limit and cancellation stop it (tool-threads.ts).
+ */
 export function calculatorTool(): ExecutableTool {
+  const threads = toolThreads();
   return {
     name: 'Calculator',
-    async run(args): Promise<ContentPart[]> {
+    async run(args, ctx): Promise<ContentPart[]> {
       const expression = args.expression;
       if (typeof expression !== 'string')
         throw new ApiaryError('TOOL_FAILED', 'Calculator: "expression" must be a string');
-      return [{ type: 'text', text: calculate(expression) }];
+      const text = await threads.run('Calculator', { kind: 'calculate', expression }, ctx.signal);
+      return [{ type: 'text', text: text as string }];
     },
+    dispose: () => threads.dispose(),
   };
 }

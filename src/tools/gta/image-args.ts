@@ -33,11 +33,18 @@ export interface Box {
 }
 
 const NUMBER = String.raw`\s*(-?\d+(?:\.\d+)?)\s*`;
-const BBOX = new RegExp(String.raw`^\s*[([]?${NUMBER},${NUMBER},${NUMBER},${NUMBER}[)\]]?\s*$`);
+const BBOX = new RegExp(String.raw`^[([]?${NUMBER},${NUMBER},${NUMBER},${NUMBER}[)\]]?$`);
+/** Longest bbox text read: four numbers need a few dozen characters (and the regex stays cheap). */
+export const MAX_BBOX_CHARS = 1000;
 
-/** `(x1, y1, x2, y2)` (brackets optional; numbers rounded to pixels) → a box with x1 ≤ x2, y1 ≤ y2. */
+/**
+ * `(x1, y1, x2, y2)` (brackets optional; numbers rounded to pixels) → a box with x1 ≤ x2, y1 ≤ y2.
+ * Numbers too large for a float are refused; a box beyond the image is clipped when it is drawn.
+ */
 export function parseBbox(tool: string, text: string): Box {
-  const m = BBOX.exec(text);
+  if (text.length > MAX_BBOX_CHARS)
+    throw toolError(tool, `bbox must be "(x1, y1, x2, y2)" (got ${text.length} characters)`);
+  const m = BBOX.exec(text.trim());
   if (!m) throw toolError(tool, `bbox must be "(x1, y1, x2, y2)" (got "${text}")`);
   const [x1, y1, x2, y2] = m.slice(1, 5).map((v) => Math.round(Number(v))) as [
     number,
@@ -45,5 +52,7 @@ export function parseBbox(tool: string, text: string): Box {
     number,
     number,
   ];
+  if (![x1, y1, x2, y2].every(Number.isFinite))
+    throw toolError(tool, `bbox numbers must be finite (got "${text}")`);
   return { x1: Math.min(x1, x2), y1: Math.min(y1, y2), x2: Math.max(x1, x2), y2: Math.max(y1, y2) };
 }

@@ -1,23 +1,20 @@
-import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { cssColorToHex, intToRGBA, Jimp, type JimpInstance, loadFont, measureText } from 'jimp';
 import { SANS_8_WHITE, SANS_16_WHITE, SANS_32_WHITE, SANS_64_WHITE } from 'jimp/fonts';
-import type { ContentPart } from '../../apps/index.js';
 import { type Box, toolError } from './image-args.js';
 
 /**
- * Drawing for GTA's image tools with jimp. The tools import this module on their first run (jimp
+ * Drawing for GTA's image tools with jimp, in the tools' worker threads (image-render.ts; jimp
  * takes a while to load, and most commands never draw). Internal to the tools domain: its
  * declarations name jimp types, which would pull jimp's own (partly untyped) dependencies into the
  * package's public types.
  */
 
-export async function readImage(tool: string, path: string): Promise<JimpInstance> {
+/** Decodes image bytes (whose header the caller checked: see image-limits.ts); `what` names them in errors. */
+export async function readImage(tool: string, bytes: Uint8Array, what: string): Promise<JimpInstance> {
   try {
-    return (await Jimp.read(path)) as JimpInstance;
+    return (await Jimp.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))) as JimpInstance;
   } catch (e) {
-    throw toolError(tool, `cannot read image ${path}: ${(e as Error).message}`, e);
+    throw toolError(tool, `cannot read image ${what}: ${(e as Error).message}`, e);
   }
 }
 
@@ -29,21 +26,25 @@ export function parseColour(tool: string, name: string): number {
   return hex;
 }
 
-/** Pixels of a box outline `width` wide, clipped to the image. */
+/**
+ * Pixels of a box outline `width` wide, clipped to the image: only the visible part of each edge
+ * is walked, so the work is bounded by the image, not by the box (a box of 10^12 pixels is cheap).
+ */
 export function strokeBox(img: JimpInstance, box: Box, colour: number, width: number): void {
   const { width: w, height: h } = img.bitmap;
-  const paint = (x: number, y: number) => {
-    if (x >= 0 && y >= 0 && x < w && y < h) img.setPixelColor(colour, x, y);
+  const row = (y: number, from: number, to: number) => {
+    if (y < 0 || y >= h) return;
+    for (let x = Math.max(0, from); x <= Math.min(w - 1, to); x++) img.setPixelColor(colour, x, y);
+  };
+  const column = (x: number, from: number, to: number) => {
+    if (x < 0 || x >= w) return;
+    for (let y = Math.max(0, from); y <= Math.min(h - 1, to); y++) img.setPixelColor(colour, x, y);
   };
   for (let t = 0; t < width; t++) {
-    for (let x = box.x1 - t; x <= box.x2 + t; x++) {
-      paint(x, box.y1 - t);
-      paint(x, box.y2 + t);
-    }
-    for (let y = box.y1 - t; y <= box.y2 + t; y++) {
-      paint(box.x1 - t, y);
-      paint(box.x2 + t, y);
-    }
+    row(box.y1 - t, box.x1 - t, box.x2 + t);
+    row(box.y2 + t, box.x1 - t, box.x2 + t);
+    column(box.x1 - t, box.y1 - t, box.y2 + t);
+    column(box.x2 + t, box.y1 - t, box.y2 + t);
   }
 }
 
@@ -84,10 +85,12 @@ export function paintText(
   colour: number,
 ): void {
   const size = textSize(font, text);
+  const { width: w, height: h, data } = img.bitmap;
+  // Text wholly outside the image draws nothing: no layer is made for it.
+  if (x >= w || y >= h || x + size.width <= 0 || y + size.height <= 0) return;
   const layer = new Jimp({ width: Math.max(1, size.width), height: Math.max(1, size.height), color: 0 });
   layer.print({ font, x: 0, y: 0, text });
   const { r, g, b } = intToRGBA(colour);
-  const { width: w, height: h, data } = img.bitmap;
   const src = layer.bitmap.data;
   for (let ly = 0; ly < layer.bitmap.height; ly++)
     for (let lx = 0; lx < layer.bitmap.width; lx++) {
@@ -102,19 +105,7 @@ export function paintText(
     }
 }
 
-/**
- * Writes the drawn image as PNG into the call's output folder. The name is derived from the
- * tool, the input image and the arguments, so the same call writes the same file.
- */
-export async function writeImageResult(
-  img: JimpInstance,
-  outputDir: string,
-  tool: string,
-  key: unknown,
-): Promise<ContentPart> {
-  mkdirSync(outputDir, { recursive: true });
-  const id = createHash('sha256').update(JSON.stringify(key)).digest('hex').slice(0, 16);
-  const path = join(outputDir, `${tool.toLowerCase()}-${id}.png`);
-  await img.write(path as `${string}.png`);
-  return { type: 'image', path, mediaType: 'image/png' };
+/** The drawn image as PNG bytes. */
+export async function encodePng(img: JimpInstance): Promise<Uint8Array> {
+  return new Uint8Array(await img.getBuffer('image/png'));
 }

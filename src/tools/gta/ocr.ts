@@ -5,6 +5,7 @@ import type { Worker } from 'tesseract.js';
 import type { ContentPart } from '../../apps/index.js';
 import type { ExecutableTool } from '../tool.js';
 import { imagePathArg, toolError } from './image-args.js';
+import { readCheckedImage } from './image-limits.js';
 
 /** One recognised line: its pixel box and text. */
 export interface OcrLine {
@@ -69,11 +70,13 @@ export function ocrTool(opts: OcrToolOptions = {}): OcrTool {
   return {
     name: 'OCR',
     unavailable,
-    async run(args): Promise<ContentPart[]> {
+    async run(args, ctx): Promise<ContentPart[]> {
       const path = imagePathArg('OCR', args);
       // tesseract.js would wait forever for a language file it cannot load: check first.
       const missing = unavailable();
       if (missing) throw toolError('OCR', missing);
+      // The header is checked before tesseract decodes anything (a small PNG can declare gigapixels).
+      const { bytes } = await readCheckedImage('OCR', path);
       if (!worker) {
         worker = start();
         // A failed start must not poison later calls.
@@ -81,13 +84,30 @@ export function ocrTool(opts: OcrToolOptions = {}): OcrTool {
           worker = undefined;
         });
       }
+      const current = worker;
+      // A stopped call ends the tesseract worker still busy with it; the next call starts a new one.
+      // (after a turn of the event loop: tesseract.js posts a job a few microtasks after
+      // `recognize` is called, and a worker ended in between throws an unhandled rejection)
+      const stop = () => {
+        if (worker === current) worker = undefined;
+        void current
+          .then(async (w) => {
+            await new Promise((resolve) => setImmediate(resolve));
+            await w.terminate();
+          })
+          .catch(() => {});
+      };
+      ctx.signal?.addEventListener('abort', stop, { once: true });
       try {
-        const w = await worker;
-        const { data } = await w.recognize(path, {}, { blocks: true, text: false });
+        const w = await current;
+        if (ctx.signal?.aborted) throw new Error('stopped before it started');
+        const { data } = await w.recognize(bytes, {}, { blocks: true, text: false });
         const lines = (data.blocks ?? []).flatMap((b) => b.paragraphs.flatMap((p) => p.lines));
         return [{ type: 'text', text: formatOcrLines(lines) }];
       } catch (e) {
         throw toolError('OCR', `cannot recognise ${path}: ${(e as Error).message ?? String(e)}`, e);
+      } finally {
+        ctx.signal?.removeEventListener('abort', stop);
       }
     },
     async dispose() {
