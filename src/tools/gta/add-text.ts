@@ -55,7 +55,7 @@ export function addTextTool(): ExecutableTool {
       const { fontFor, paintText, readImage, textSize, writeImageResult, parseColour } = await import(
         './image-draw.js'
       );
-      const path = imagePathArg('AddText', args);
+      const path = imagePathArg('AddText', args, ctx.readable);
       const text = textArg('AddText', args, 'text');
       const position = textArg('AddText', args, 'position');
       const colourName = textArg('AddText', args, 'color', 'red');

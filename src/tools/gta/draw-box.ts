@@ -22,7 +22,7 @@ export function drawBoxTool(): ExecutableTool {
       const { fontFor, paintText, readImage, strokeBox, textSize, writeImageResult } = await import(
         './image-draw.js'
       );
-      const path = imagePathArg('DrawBox', args);
+      const path = imagePathArg('DrawBox', args, ctx.readable);
       const box = parseBbox('DrawBox', textArg('DrawBox', args, 'bbox'));
       const annotation =
         args.annotation === undefined || args.annotation === null

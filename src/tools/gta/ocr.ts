@@ -69,8 +69,8 @@ export function ocrTool(opts: OcrToolOptions = {}): OcrTool {
   return {
     name: 'OCR',
     unavailable,
-    async run(args): Promise<ContentPart[]> {
-      const path = imagePathArg('OCR', args);
+    async run(args, ctx): Promise<ContentPart[]> {
+      const path = imagePathArg('OCR', args, ctx.readable);
       // tesseract.js would wait forever for a language file it cannot load: check first.
       const missing = unavailable();
       if (missing) throw toolError('OCR', missing);

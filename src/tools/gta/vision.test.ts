@@ -28,7 +28,7 @@ let server: ScriptedOpenAiServer;
 let photo: string;
 let photoBytes: Buffer;
 const replies: ScriptedReply[] = [];
-const ctx = () => ({ outputDir: dir });
+const ctx = () => ({ outputDir: dir, readable: [dir] });
 const textOf = async (p: Promise<unknown>) => ((await p) as { type: 'text'; text: string }[])[0]!.text;
 
 beforeAll(async () => {
@@ -187,7 +187,11 @@ describe('vision configuration', () => {
       'set APIARY_VISION_BASE_URL and APIARY_VISION_MODEL (or --vision-base-url and --vision-model; key in APIARY_VISION_API_KEY) to an OpenAI-compatible chat endpoint serving a vision-language model';
     expect(tools[0]!.unavailable?.()).toBe(hint);
     await expect(
-      toolHandler(tools[4]!, { outputDir: dir }).call('MathOCR', { image: photo }, {} as never),
+      toolHandler(tools[4]!, { outputDir: dir, readable: [dir] }).call(
+        'MathOCR',
+        { image: photo },
+        {} as never,
+      ),
     ).rejects.toThrow(`MathOCR is not available: ${hint}`);
   });
 
