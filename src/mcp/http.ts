@@ -92,7 +92,7 @@ interface Session {
   server: Server;
   transport: StreamableHTTPServerTransport;
   lastActive: number;
-  /** Requests of the session still open (a running call, an SSE stream): a busy session is not idle. */
+  /** POST and DELETE requests of the session still open (a running call): a busy session is not idle. */
   open: number;
 }
 
@@ -170,7 +170,8 @@ export async function startMcpHttpServer(opts: McpHttpOptions): Promise<McpHttpS
     if (typeof sid === 'string') {
       const session = sessions.get(sid);
       if (!session) return jsonRpcError(res, 404, `unknown session "${sid}"`);
-      track(session, res);
+      // A GET stream only waits for server messages: it may stay open, but it keeps nothing alive.
+      if (req.method !== 'GET') track(session, res);
       return session.transport.handleRequest(req, res);
     }
     if (req.method !== 'POST') return jsonRpcError(res, 400, 'start a session with an initialize POST');

@@ -220,6 +220,19 @@ describe('sessions are capped and expire (row 16)', () => {
     expect((await initialize(http.url)).status).toBe(200);
   });
 
+  it('an idle client holding its GET stream open is still closed; its next request is refused', async () => {
+    http = await startMcpHttpServer({ createServer: factory(), port: 0, sessionIdleMs: 150 });
+    const client = await connect(http.url);
+    try {
+      expect(http.sessions()).toBe(1);
+      await new Promise((r) => setTimeout(r, 450));
+      expect(http.sessions()).toBe(0);
+      await expect(client.listTools()).rejects.toThrow(/unknown session/);
+    } finally {
+      await client.close().catch(() => {});
+    }
+  });
+
   it('a session whose call is still running is not idle', async () => {
     http = await startMcpHttpServer({ createServer: factory(), port: 0, sessionIdleMs: 100 });
     const client = await connect(http.url);
