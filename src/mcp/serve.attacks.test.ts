@@ -38,7 +38,7 @@ describe('file arguments of served tools stay inside the granted folders (row 14
   const screenshot = join(secret, 'screenshot.png');
   let http: McpHttpServer;
   let client: Client;
-  const tools = gtaTools({}, ['DrawBox', 'AddText', 'ImageDescription']);
+  const tools = gtaTools({}, ['DrawBox', 'AddText']);
 
   beforeAll(async () => {
     for (const dir of [allowed, output, secret]) mkdirSync(dir, { recursive: true });

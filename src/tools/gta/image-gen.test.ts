@@ -132,6 +132,17 @@ describe('image-generation tools against a loopback images endpoint', () => {
         { outputDir: dir, readable: [dir] },
       ),
     ).rejects.toThrow(`ImageStylization: cannot read image ${join(dir, 'gone.png')}: no such file`);
+    // outside the granted folders: refused before anything is read or sent
+    await expect(
+      imageStylizationTool({ endpoint: endpoint() }).run(
+        { image: '/etc/passwd', instruction: 'x' },
+        { outputDir: dir, readable: [dir] },
+      ),
+    ).rejects.toMatchObject({
+      code: 'PERMISSION_DENIED',
+      message:
+        'ImageStylization: image "/etc/passwd" is outside the folders this tool may read (grant more with --allow-dir)',
+    });
     expect(requests.length).toBe(before);
   });
 

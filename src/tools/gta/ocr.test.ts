@@ -102,4 +102,12 @@ describe('OCR (tesseract.js, bundled English data)', () => {
       tool.run({ image: join(dir, 'none.png') }, { outputDir: dir, readable: [dir] }),
     ).rejects.toThrow(`OCR: image file not found: ${join(dir, 'none.png')}`);
   });
+
+  it('refuses an image outside the granted folders without reading it, existing or not', async () => {
+    for (const image of ['/etc/passwd', '/etc/no-such.png'])
+      await expect(tool.run({ image }, { outputDir: join(dir, 'out'), readable: [] })).rejects.toMatchObject({
+        code: 'PERMISSION_DENIED',
+        message: `OCR: image "${image}" is outside the folders this tool may read (grant more with --allow-dir)`,
+      });
+  });
 });

@@ -150,6 +150,26 @@ describe('vision tools against a scripted OpenAI-compatible server', () => {
     );
   });
 
+  it('an image outside the granted folders is refused alike, existing or not, and never sent to the model', async () => {
+    const sent = server.requests.length;
+    const elsewhere = mkdtempSync(join(tmpdir(), 'apiary-vision-elsewhere-'));
+    try {
+      writeFileSync(join(elsewhere, 'private.png'), photoBytes);
+      for (const tool of visionTools({ client: client() }))
+        for (const image of [join(elsewhere, 'private.png'), join(elsewhere, 'none.png')]) {
+          const args = { image, text: 'cat', bbox: '(0, 0, 5, 5)', attribute: 'colour' };
+          const err = (await tool.run(args, ctx()).catch((e: unknown) => e)) as ApiaryError;
+          expect([err.code, err.message]).toEqual([
+            'PERMISSION_DENIED',
+            `${tool.name}: image "${image}" is outside the folders this tool may read (grant more with --allow-dir)`,
+          ]);
+        }
+      expect(server.requests.length).toBe(sent);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+
   it('a missing or non-image file, HTTP 500 and a broken body are TOOL_FAILED with clear messages', async () => {
     const tool = imageDescriptionTool({ client: client() });
     const missing = join(dir, 'nope.png');
