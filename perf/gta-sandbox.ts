@@ -35,8 +35,8 @@ chmodSync(outputDir, 0o755);
 const catalog = loadCatalog('gta');
 const index = indexCatalog(catalog);
 const apps = appRegistry([
-  toolHandler(solverTool({ sandbox }), { outputDir }),
-  toolHandler(plotTool({ sandbox }), { outputDir }),
+  toolHandler(solverTool({ sandbox }), { outputDir, readable: [] }),
+  toolHandler(plotTool({ sandbox }), { outputDir, readable: [] }),
 ]);
 const example = (tool: string) => {
   const description = catalog.apis.find((a) => a.name === tool)!.description;

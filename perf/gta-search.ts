@@ -25,7 +25,7 @@ for (let i = 0; i < n; i++)
 writeFileSync(corpus, `${lines.join('\n')}\n`);
 
 const tool = googleSearchTool({ provider: offlineSearchProvider({ corpus }) });
-const ctx = { outputDir: dir };
+const ctx = { outputDir: dir, readable: [] };
 let t0 = performance.now();
 await tool.run({ query: sentence(4), k: 10 }, ctx);
 const firstMs = performance.now() - t0;

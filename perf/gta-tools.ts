@@ -47,7 +47,9 @@ async function measure(name: string, fn: (i: number) => Promise<unknown>): Promi
 }
 
 const tools = gtaTools({}, ['OCR', 'Calculator', 'DrawBox', 'AddText']);
-const handlers = new Map(gtaToolHandlers(tools, { outputDir: join(dir, 'out') }).map((h) => [h.appId, h]));
+const handlers = new Map(
+  gtaToolHandlers(tools, { outputDir: join(dir, 'out'), readable: [] }).map((h) => [h.appId, h]),
+);
 const call = (tool: string, args: Record<string, unknown>) =>
   (handlers.get(tool) as AppHandler).call(tool, args, { caller: `tool:${tool}` });
 
@@ -74,6 +76,7 @@ const recording = new ToolRecording(join(dir, 'rec'), 'record-missing');
 const [recorded] = gtaToolHandlers(gtaTools({}, ['DrawBox']), {
   outputDir: join(dir, 'replayed'),
   recording,
+  readable: [],
 });
 const boxArgs = { image, bbox: '(20, 20, 300, 80)', annotation: 'Tea' };
 await (recorded as AppHandler).call('DrawBox', boxArgs, { caller: 'tool:DrawBox' });

@@ -60,7 +60,7 @@ const expression = (i: number) => `${i + 2}*3.5+60//7`;
 await compare(
   'Calculator',
   async (i) => calculate(expression(i)),
-  (i) => calculator.run({ expression: expression(i) }, { outputDir }),
+  (i) => calculator.run({ expression: expression(i) }, { outputDir, readable: [] }),
 );
 
 const drawBox = drawBoxTool();
@@ -75,7 +75,10 @@ await compare(
   },
   (i) => {
     const { x1, y1, x2, y2 } = bbox(i);
-    return drawBox.run({ image, bbox: `(${x1}, ${y1}, ${x2}, ${y2})`, annotation: 'cat' }, { outputDir });
+    return drawBox.run(
+      { image, bbox: `(${x1}, ${y1}, ${x2}, ${y2})`, annotation: 'cat' },
+      { outputDir, readable: [image] },
+    );
   },
 );
 

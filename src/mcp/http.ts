@@ -22,7 +22,23 @@ export interface McpHttpOptions {
    * elsewhere any host.
    */
   allowedHosts?: readonly string[];
+  /**
+   * Browser origins (`scheme://host[:port]`) whose requests are served, besides loopback pages
+   * (`http(s)://localhost|127.0.0.1|[::1]` on any port), which are always allowed. A request with
+   * any other `Origin` gets 403 (the MCP spec's DNS-rebinding defence); requests without `Origin`
+   * (programs, not browsers) pass.
+   */
+  allowedOrigins?: readonly string[];
+  /** Sessions open at once at most (default 100); an `initialize` beyond it gets 503. */
+  maxSessions?: number;
+  /** A session without a request for this long is closed and freed (default 10 minutes). */
+  sessionIdleMs?: number;
 }
+
+/** Sessions open at once at most, by default. */
+export const DEFAULT_MAX_SESSIONS = 100;
+/** Idle time after which a session is closed, by default (10 minutes). */
+export const DEFAULT_SESSION_IDLE_MS = 10 * 60_000;
 
 export interface McpHttpServer {
   /** The endpoint URL, e.g. `http://127.0.0.1:8931/mcp`. */
@@ -41,6 +57,20 @@ function sameToken(header: string | undefined, token: string): boolean {
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
+/** `Origin` values of pages served from this machine (any port, http or https). */
+function isLoopbackOrigin(origin: URL): boolean {
+  return (origin.protocol === 'http:' || origin.protocol === 'https:') && LOOPBACK.has(origin.hostname);
+}
+
+/** The `scheme://host[:port]` form of an origin, or undefined for `null` and other non-URLs. */
+function originOf(value: string): URL | undefined {
+  try {
+    return new URL(value);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The host name of a `Host` header (`example.org:8080` → `example.org`, `[::1]:80` → `[::1]`). */
 function hostName(header: string | undefined): string {
   if (!header) return '';
@@ -57,45 +87,120 @@ function jsonRpcError(
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
 
+/** One client session: its server and transport, and when it last had a request. */
+interface Session {
+  server: Server;
+  transport: StreamableHTTPServerTransport;
+  lastActive: number;
+  /** POST and DELETE requests of the session still open (a running call): a busy session is not idle. */
+  open: number;
+}
+
 /**
  * Serves MCP over Streamable HTTP: each client session (`Mcp-Session-Id`) gets its own server and
- * transport; DELETE ends a session. With a token, requests without the right bearer get 401.
+ * transport; DELETE ends a session, and so does `sessionIdleMs` without a request. At most
+ * `maxSessions` are open; a new `initialize` beyond that is refused with 503 (the open sessions
+ * keep working; refusing, unlike evicting, never ends another client's session). With a token,
+ * requests without the right bearer get 401; a foreign `Host` or `Origin` gets 403.
  */
 export async function startMcpHttpServer(opts: McpHttpOptions): Promise<McpHttpServer> {
   const path = opts.path ?? '/mcp';
   const host = opts.host ?? '127.0.0.1';
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const maxSessions = opts.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  const idleMs = opts.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
+  const sessions = new Map<string, Session>();
+  /** `initialize` requests in progress: they count against the limit before their session exists. */
+  let starting = 0;
   const allowedHosts = opts.allowedHosts
     ? new Set(opts.allowedHosts)
     : LOOPBACK.has(host)
       ? LOOPBACK
       : undefined;
+  const allowedOrigins = new Set(
+    (opts.allowedOrigins ?? []).map((o) => {
+      const url = originOf(o);
+      if (!url || url.origin === 'null')
+        throw new ApiaryError('USAGE', `allowed origin "${o}" is not scheme://host[:port]`);
+      return url.origin;
+    }),
+  );
+  const originAllowed = (header: string | undefined): boolean => {
+    if (header === undefined) return true;
+    const origin = originOf(header);
+    return origin !== undefined && (isLoopbackOrigin(origin) || allowedOrigins.has(origin.origin));
+  };
+
+  const endSession = (id: string) => {
+    const session = sessions.get(id);
+    if (!session) return;
+    sessions.delete(id);
+    // Closing the server closes its transport: streams end, pending requests are answered.
+    session.server.close().catch(() => {});
+  };
+  const sweep = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [id, session] of sessions)
+        if (session.open === 0 && now - session.lastActive >= idleMs) endSession(id);
+    },
+    Math.max(10, Math.min(idleMs / 2, 60_000)),
+  );
+  sweep.unref();
+
+  /** Marks the session busy until the response ends, then idle from that moment. */
+  const track = (session: Session, res: ServerResponse) => {
+    session.open += 1;
+    session.lastActive = Date.now();
+    res.once('close', () => {
+      session.open -= 1;
+      session.lastActive = Date.now();
+    });
+  };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     if (allowedHosts && !allowedHosts.has(hostName(req.headers.host)))
       return jsonRpcError(res, 403, `host "${req.headers.host}" is not allowed`);
+    if (!originAllowed(req.headers.origin))
+      return jsonRpcError(res, 403, `origin "${req.headers.origin}" is not allowed`);
     if (opts.token !== undefined && !sameToken(req.headers.authorization, opts.token))
       return jsonRpcError(res, 401, 'missing or wrong bearer token', { 'www-authenticate': 'Bearer' });
     if (new URL(req.url ?? '/', 'http://localhost').pathname !== path)
       return jsonRpcError(res, 404, `the MCP endpoint is ${path}`);
     const sid = req.headers['mcp-session-id'];
-    let transport = typeof sid === 'string' ? sessions.get(sid) : undefined;
-    if (typeof sid === 'string' && !transport) return jsonRpcError(res, 404, `unknown session "${sid}"`);
-    if (!transport) {
-      if (req.method !== 'POST') return jsonRpcError(res, 400, 'start a session with an initialize POST');
-      const created = new StreamableHTTPServerTransport({
+    if (typeof sid === 'string') {
+      const session = sessions.get(sid);
+      if (!session) return jsonRpcError(res, 404, `unknown session "${sid}"`);
+      // A GET stream only waits for server messages: it may stay open, but it keeps nothing alive.
+      if (req.method !== 'GET') track(session, res);
+      return session.transport.handleRequest(req, res);
+    }
+    if (req.method !== 'POST') return jsonRpcError(res, 400, 'start a session with an initialize POST');
+    if (sessions.size + starting >= maxSessions)
+      return jsonRpcError(
+        res,
+        503,
+        `too many sessions: ${maxSessions} are open (the limit); end one (DELETE) or retry after idle ones close (${Math.round(idleMs / 1000)} s without a request)`,
+        { 'retry-after': String(Math.max(1, Math.round(idleMs / 2000))) },
+      );
+    starting += 1;
+    try {
+      const server = opts.createServer();
+      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
-          sessions.set(id, created);
+          sessions.set(id, { server, transport, lastActive: Date.now(), open: 0 });
         },
       });
-      created.onclose = () => {
-        if (created.sessionId) sessions.delete(created.sessionId);
+      transport.onclose = () => {
+        if (transport.sessionId) sessions.delete(transport.sessionId);
       };
-      await opts.createServer().connect(created);
-      transport = created;
+      await server.connect(transport);
+      await transport.handleRequest(req, res);
+      // Not an initialize (or a failed one): no session was made, nothing is kept.
+      if (!transport.sessionId || !sessions.has(transport.sessionId)) await server.close().catch(() => {});
+    } finally {
+      starting -= 1;
     }
-    await transport.handleRequest(req, res);
   };
 
   const http = createServer((req, res) => {
@@ -111,6 +216,9 @@ export async function startMcpHttpServer(opts: McpHttpOptions): Promise<McpHttpS
       ),
     );
     http.listen(opts.port, host, () => resolve());
+  }).catch((error) => {
+    clearInterval(sweep);
+    throw error;
   });
   const port = (http.address() as AddressInfo).port;
   return {
@@ -118,7 +226,8 @@ export async function startMcpHttpServer(opts: McpHttpOptions): Promise<McpHttpS
     port,
     sessions: () => sessions.size,
     async close() {
-      await Promise.allSettled([...sessions.values()].map((t) => t.close()));
+      clearInterval(sweep);
+      await Promise.allSettled([...sessions.values()].map((s) => s.server.close()));
       sessions.clear();
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));

@@ -12,6 +12,8 @@ export {
   type EmbeddingsStats,
   embeddingsClientFromEnv,
 } from './embeddings.js';
+// Which files a tool's file arguments may name (granted folders and files, symlinks resolved)
+export { grantedPath, type ReadablePaths, readablePaths } from './file-access.js';
 // GTA's tools: OCR (tesseract.js), Calculator (mathjs), DrawBox and AddText (jimp)
 export { addTextTool, placeText, type TextPlacement } from './gta/add-text.js';
 export { calculate, calculatorTool } from './gta/calculator.js';

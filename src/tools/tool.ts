@@ -1,5 +1,6 @@
 import type { AppCallContext, AppHandler, ContentPart } from '../apps/index.js';
 import { ApiaryError } from '../shared/index.js';
+import { type ReadablePaths, readablePaths } from './file-access.js';
 
 /**
  * An executable tool: one function a model can call (GTA's OCR, Calculator, Solver, …). Each tool
@@ -23,12 +24,23 @@ export interface ExecutableTool {
 export interface ToolRunContext {
   /** A folder this call may write its output files into (images it draws, plots). */
   outputDir: string;
+  /**
+   * The folders and files this call may read through its file arguments (real paths; check each
+   * argument with `grantedPath`). Arguments come from a model or an MCP client: never trust them.
+   */
+  readable: ReadablePaths;
   signal?: AbortSignal;
 }
 
 export interface ToolHandlerOptions {
   /** Where output files go; one folder per run or sample (created by the caller). */
   outputDir: string;
+  /**
+   * What the tool's file arguments may name besides `outputDir` (always readable: a tool reads the
+   * images earlier calls drew): the folders the user granted (`--allow-dir`), a sample's input
+   * files, the paths a person typed. `[]` for none: required, so no caller forgets to decide.
+   */
+  readable: readonly string[];
 }
 
 /**
@@ -43,6 +55,7 @@ export class ToolUnavailableError extends ApiaryError {
 
 /** A tool as the app handler `dispatchCall` runs: the tool's own identity, results as content parts. */
 export function toolHandler(tool: ExecutableTool, opts: ToolHandlerOptions): AppHandler {
+  const readable = readablePaths([opts.outputDir, ...opts.readable]);
   return {
     appId: tool.name,
     owner: `tool:${tool.name}`,
@@ -52,6 +65,7 @@ export function toolHandler(tool: ExecutableTool, opts: ToolHandlerOptions): App
       if (missing) throw new ToolUnavailableError(tool.name, missing);
       const content = await tool.run(args, {
         outputDir: opts.outputDir,
+        readable,
         ...(ctx.signal ? { signal: ctx.signal } : {}),
       });
       return { content };

@@ -27,7 +27,7 @@ import { ApiaryError } from '../../shared/index.js';
 import { parseApprover, parseChoice, parseInteger, parseNumber } from '../options.js';
 import { EXIT, printJson, terminalText } from '../output.js';
 import { INDEXED_KINDS, openCliIndex, retrieverModelLoaders } from '../retrieval-index.js';
-import { EXECUTABLE_CATALOGS, executableCatalog } from './mcp.js';
+import { ALLOW_DIR_HELP, collectOption, EXECUTABLE_CATALOGS, executableCatalog } from './mcp.js';
 
 interface AskFlags {
   catalog: string;
@@ -50,6 +50,7 @@ interface AskFlags {
   /** --retriever-index FILE, or false for --no-retriever-index. */
   retrieverIndex?: string | boolean;
   json?: boolean;
+  allowDir?: string[];
 }
 
 /** TPTU-v2's demo selector over AppBench gold plans (offline word vectors; task demos above Δ, else API demos). */
@@ -121,6 +122,7 @@ export function registerAskCommand(program: Command): void {
       'cosine similarity a task demo needs; below it API-level demos are used',
       '0.8',
     )
+    .option('--allow-dir <dir>', ALLOW_DIR_HELP, collectOption)
     .option('--trace <file>', 'append the run trace (turns, calls, stop) as JSON lines')
     .option('--model <id>', 'model name (or APIARY_MODEL / apiary.config.json)')
     .option('--base-url <url>', 'OpenAI-compatible endpoint ending in /v1 (or APIARY_BASE_URL)')

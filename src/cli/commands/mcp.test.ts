@@ -47,6 +47,48 @@ describe('apiary mcp serve over stdio', () => {
     }
   }, 60_000);
 
+  it('--allow-dir grants a folder to GTA tools; files elsewhere are refused alike, existing or not', async () => {
+    const granted = mkdtempSync(join(dir, 'granted-'));
+    const { Jimp } = await import('jimp');
+    writeFileSync(
+      join(granted, 'a.png'),
+      await new Jimp({ width: 8, height: 8, color: 0xffffffff }).getBuffer('image/png'),
+    );
+    writeFileSync(join(dir, 'secret.png'), '\x89PNG secret');
+    const { client } = await serveOverStdio('--catalog', 'gta', '--allow-dir', granted);
+    try {
+      const draw = (image: string) =>
+        client.callTool({ name: 'DrawBox.DrawBox', arguments: { image, bbox: '(1, 1, 4, 4)' } });
+      const ok = await draw(join(granted, 'a.png'));
+      expect(ok.isError).toBeFalsy();
+      expect((ok.content as Array<{ type: string }>).map((b) => b.type)).toEqual(['image']);
+      for (const image of [join(dir, 'secret.png'), join(dir, 'missing.png')])
+        expect((await draw(image)).content).toEqual([
+          {
+            type: 'text',
+            text: `PERMISSION_DENIED: DrawBox: image "${image}" is outside the folders this tool may read (grant more with --allow-dir)`,
+          },
+        ]);
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
+  it('--allow-dir must be an existing folder, and only with --catalog gta', async () => {
+    const missing = await runCli(['mcp', 'serve', '--catalog', 'gta', '--allow-dir', join(dir, 'nope')]);
+    expect(missing.stderr).toBe(
+      `error [USAGE] --allow-dir must be an existing folder (got "${join(dir, 'nope')}")\n`,
+    );
+    const appbench = await runCli(['mcp', 'serve', '--catalog', 'appbench', '--allow-dir', dir]);
+    expect(appbench.stderr).toMatch(
+      /^error \[USAGE\] --allow-dir grants folders to GTA's tools: use it with --catalog gta/,
+    );
+    const origin = await runCli(['mcp', 'serve', '--http', '0', '--allow-origin', 'evil']);
+    expect(origin.stderr).toBe(
+      'error [USAGE] --allow-origin must be an origin like https://app.example:8080 (got "evil")\n',
+    );
+  }, 60_000);
+
   it('serves the simulated AppBench apps: list, call, refuse a transactional call without elicitation', async () => {
     const dbFile = join(dir, 'sgd.sqlite');
     fixtureDb(dbFile).close();

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
@@ -10,7 +10,14 @@ import type { McpImport, McpServerSpec } from '../../mcp/index.js';
 import { buildRetriever, catalogCorpus, loadWordVectors, RETRIEVER_KINDS } from '../../retrieval/index.js';
 import { ApiaryError, registerSecret } from '../../shared/index.js';
 import { disposeTools, gtaToolHandlers, gtaTools } from '../../tools/index.js';
-import { parseChoice, parseExistingFile, parseInteger, parseList, writeOutputFile } from '../options.js';
+import {
+  parseChoice,
+  parseExistingFile,
+  parseInteger,
+  parseList,
+  usageError,
+  writeOutputFile,
+} from '../options.js';
 import { printJson, terminalText } from '../output.js';
 import { retrieverModelLoaders } from '../retrieval-index.js';
 
@@ -39,16 +46,38 @@ function warnImport(imported: McpImport): void {
     for (const p of s.problems) process.stderr.write(`warning: tool left out: ${terminalText(p.message)}\n`);
 }
 
+/** `--allow-dir DIR` (repeatable): folders whose files tools may read from their file arguments. */
+export function parseAllowDirs(dirs: readonly string[] | undefined): string[] {
+  return (dirs ?? []).map((dir) => {
+    if (!dir || !existsSync(dir) || !statSync(dir).isDirectory())
+      throw usageError('--allow-dir', 'an existing folder', dir);
+    return dir;
+  });
+}
+
+/** Repeatable string options of commander (`--allow-dir a --allow-dir b`). */
+export const collectOption = (value: string, previous: string[] = []) => [...previous, value];
+
+export const ALLOW_DIR_HELP =
+  'with --catalog gta: a folder whose files the tools may read (image arguments from the model or the MCP client); repeatable. The tools output folder is always readable, nothing else is';
+
 /**
- * `--servers FILE` (imported MCP servers) or `--catalog appbench|sgd` (the simulated apps): the
- * catalog and handlers `apiary ask`, `apiary run` and `apiary mcp serve` execute through dispatchCall.
+ * `--servers FILE` (imported MCP servers) or `--catalog appbench|sgd|gta` (the simulated apps, GTA's
+ * tools): the catalog and handlers `apiary ask`, `apiary run` and `apiary mcp serve` execute through
+ * dispatchCall. GTA's tools read files only in their output folder and `allowDir`.
  */
 export async function executableCatalog(flags: {
   catalog: string;
   data?: string;
   db?: string;
   servers?: string;
+  allowDir?: string[];
 }): Promise<ExecutableCatalog> {
+  if (flags.allowDir?.length && (flags.servers || flags.catalog !== 'gta'))
+    throw new ApiaryError(
+      'USAGE',
+      "--allow-dir grants folders to GTA's tools: use it with --catalog gta (imported MCP servers read files on their own)",
+    );
   if (flags.servers) {
     const { importMcpServers, readMcpServersConfig } = await loadMcp();
     const config = readMcpServersConfig(parseExistingFile('--servers', flags.servers));
@@ -69,12 +98,14 @@ export async function executableCatalog(flags: {
       `catalog "${flags.catalog}" has no executable apps here (executable: ${EXECUTABLE_CATALOGS.join(', ')}, or imported MCP servers with --servers FILE)`,
     );
   if (flags.catalog === 'gta') {
-    // GTA's tools, configured from the environment (see `apiary tools list`); images go to a temp folder
+    // GTA's tools, configured from the environment (see `apiary tools list`); images go to a temp
+    // folder. Their file arguments come from a model or an MCP client: only granted folders are read.
+    const readable = parseAllowDirs(flags.allowDir);
     const tools = gtaTools();
     const outputDir = mkdtempSync(join(tmpdir(), 'apiary-tools-'));
     return {
       catalog: loadCatalog('gta', flags.data ? { dataDir: flags.data } : {}),
-      handlers: gtaToolHandlers(tools, { outputDir }),
+      handlers: gtaToolHandlers(tools, { outputDir, readable }),
       source: `GTA tools (outputs in ${outputDir})`,
       close: () => disposeTools(tools),
     };
@@ -106,6 +137,10 @@ interface ServeFlags {
   retrieverModel?: string;
   timeout: string;
   tokenEnv: string;
+  allowDir?: string[];
+  allowOrigin?: string[];
+  maxSessions: string;
+  sessionIdle: string;
 }
 
 const SERVE_APPROVALS = ['elicit', 'auto', 'deny'] as const;
@@ -135,6 +170,14 @@ async function serve(flags: ServeFlags): Promise<void> {
   ] as const);
   const approval = parseChoice('--approve', flags.approve, SERVE_APPROVALS);
   const timeoutMs = parseInteger('--timeout', flags.timeout, { min: 1 });
+  const maxSessions = parseInteger('--max-sessions', flags.maxSessions, { min: 1 });
+  const sessionIdleMs = parseInteger('--session-idle', flags.sessionIdle, { min: 1 }) * 1000;
+  const allowedOrigins = (flags.allowOrigin ?? []).map((origin) => {
+    const url = URL.canParse(origin) ? new URL(origin) : undefined;
+    if (!url || url.origin === 'null' || !/^https?:$/.test(url.protocol))
+      throw usageError('--allow-origin', 'an origin like https://app.example:8080', origin);
+    return url.origin;
+  });
   const kind = parseChoice('--retriever', flags.retriever, RETRIEVER_KINDS);
   const token = process.env[flags.tokenEnv] || undefined;
   registerSecret(token);
@@ -165,6 +208,9 @@ async function serve(flags: ServeFlags): Promise<void> {
         port,
         host: flags.host,
         ...(token ? { token } : {}),
+        allowedOrigins,
+        maxSessions,
+        sessionIdleMs,
       });
       process.stderr.write(
         `apiary MCP server: ${what} at ${http.url}${token ? ` (bearer token from $${flags.tokenEnv})` : ''}\n`,
@@ -218,6 +264,18 @@ export function registerMcpCommands(program: Command): void {
       'trained retriever model for trained kinds, or a dense encoder for dense kinds',
     )
     .option('--timeout <ms>', 'time limit of one call', '30000')
+    .option('--allow-dir <dir>', ALLOW_DIR_HELP, collectOption)
+    .option(
+      '--allow-origin <origin>',
+      'with --http: a browser origin (scheme://host[:port]) allowed besides localhost pages; other Origin headers get 403; repeatable',
+      collectOption,
+    )
+    .option('--max-sessions <n>', 'with --http: sessions open at once at most (more get 503)', '100')
+    .option(
+      '--session-idle <s>',
+      'with --http: close a session after this many seconds without a request',
+      '600',
+    )
     .option(
       '--token-env <name>',
       'with --http: require "Authorization: Bearer $NAME" when that variable is set',

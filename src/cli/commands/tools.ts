@@ -31,9 +31,13 @@ interface CallFlags extends ToolFlags {
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-/** `key=value` → typed by the tool's parameter (int, float, bool; image paths made absolute). */
-function parseArgs(api: Api, pairs: readonly string[]): Record<string, unknown> {
+/**
+ * `key=value` → typed by the tool's parameter (int, float, bool; image paths made absolute), and
+ * the files they name: a person's own call may read exactly the files the person typed.
+ */
+function parseArgs(api: Api, pairs: readonly string[]): { args: Record<string, unknown>; files: string[] } {
   const args: Record<string, unknown> = {};
+  const files: string[] = [];
   for (const pair of pairs) {
     const eq = pair.indexOf('=');
     if (eq <= 0) throw usageError('--arg', 'key=value', pair);
@@ -54,10 +58,12 @@ function parseArgs(api: Api, pairs: readonly string[]): Record<string, unknown> 
     } else if (type === 'boolean') {
       if (!['true', 'false'].includes(text)) throw usageError(`--arg ${key}`, 'true or false', text);
       args[key] = text === 'true';
-    } else if (type === 'image' || type === 'file') args[key] = resolve(text);
-    else args[key] = text;
+    } else if (type === 'image' || type === 'file') {
+      args[key] = resolve(text);
+      files.push(resolve(text));
+    } else args[key] = text;
   }
-  return args;
+  return { args, files };
 }
 
 export function registerToolsCommands(program: Command): void {
@@ -100,14 +106,16 @@ export function registerToolsCommands(program: Command): void {
     const catalog = indexCatalog(loadCatalog('gta', { dataDir: flags.data }));
     const api = catalog.api(name, name);
     if (!api) throw new ApiaryError('NOT_FOUND', `toolmeta.json has no tool "${name}"`);
-    const args = parseArgs(api, flags.arg ?? []);
+    const { args, files } = parseArgs(api, flags.arg ?? []);
     const recording = settings.recording
       ? new ToolRecording(settings.recording.dir, settings.recording.mode)
       : undefined;
     const outputDir = flags.outDir ? resolve(flags.outDir) : mkdtempSync(join(tmpdir(), 'apiary-tools-'));
     mkdirSync(outputDir, { recursive: true });
     try {
-      const apps = appRegistry(gtaToolHandlers(set, { outputDir, ...(recording ? { recording } : {}) }));
+      const apps = appRegistry(
+        gtaToolHandlers(set, { outputDir, readable: files, ...(recording ? { recording } : {}) }),
+      );
       const outcome = await dispatchCall({ app: name, api: name, args }, { catalog, apps });
       const stats = recording
         ? { recording: { dir: recording.dir, mode: recording.mode, ...recording.stats } }

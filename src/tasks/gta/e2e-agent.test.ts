@@ -21,7 +21,7 @@ const dataset = loadGtaDataset(resolve(import.meta.dirname, '__fixtures__/e2e'))
 const record = dataset.records.find((r) => r.key === '2')!; // "What is 17 times 23?" (Calculator only)
 const outputDir = mkdtempSync(join(tmpdir(), 'apiary-gta-agent-'));
 afterAll(() => rmSync(outputDir, { recursive: true, force: true }));
-const dispatch = { catalog, apps: appRegistry([toolHandler(calculatorTool(), { outputDir })]) };
+const dispatch = { catalog, apps: appRegistry([toolHandler(calculatorTool(), { outputDir, readable: [] })]) };
 
 function scripted(replies: Array<string | Partial<TurnReply>>): TurnTaker & { requests: TurnRequest[] } {
   const requests: TurnRequest[] = [];

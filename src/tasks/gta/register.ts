@@ -218,7 +218,12 @@ export const gtaDefinition: TaskDefinition<GtaTaskReport, GtaScore> = {
         mkdirSync(outputDir, { recursive: true });
         const handlers = gtaToolHandlers(
           toolsOf(sample.record).map((m) => tools.get(m.name)!),
-          { outputDir, ...(recording ? { recording } : {}) },
+          // the model may name this sample's own input files and the images its tools drew, nothing else
+          {
+            outputDir,
+            readable: sample.record.files.map((f) => f.path),
+            ...(recording ? { recording } : {}),
+          },
         );
         const run = await runGtaE2e({
           record: sample.record,

@@ -60,7 +60,7 @@ export function addTextTool(): ExecutableTool {
   return {
     name: 'AddText',
     async run(args, ctx): Promise<ContentPart[]> {
-      const path = imagePathArg('AddText', args);
+      const path = imagePathArg('AddText', args, ctx.readable);
       const text = limitedText('AddText', 'text', textArg('AddText', args, 'text'));
       const position = textArg('AddText', args, 'position');
       const colour = textArg('AddText', args, 'color', 'red');

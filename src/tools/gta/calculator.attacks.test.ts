@@ -22,7 +22,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 const catalog = indexCatalog(loadCatalog('gta'));
-const apps = appRegistry([toolHandler(tool, { outputDir: dir })]);
+const apps = appRegistry([toolHandler(tool, { outputDir: dir, readable: [] })]);
 const calc = (expression: string, timeoutMs: number, signal?: AbortSignal) =>
   dispatchCall(
     { app: 'Calculator', api: 'Calculator', args: { expression } },
@@ -139,7 +139,7 @@ describe('Calculator attacks (issue 24, row 8)', () => {
     const ctrl = new AbortController();
     setTimeout(() => ctrl.abort(new Error('deadline')), 100);
     await expect(
-      tool.run({ expression: RUNAWAY }, { outputDir: dir, signal: ctrl.signal }),
+      tool.run({ expression: RUNAWAY }, { outputDir: dir, readable: [], signal: ctrl.signal }),
     ).rejects.toMatchObject({
       code: 'TOOL_FAILED',
       message: 'Calculator: stopped (deadline); its worker thread was ended',

@@ -94,10 +94,10 @@ describe('calculate (a Python expression, printed as Python str() prints it)', (
 
   it('runs as a tool: a text part, and a non-string expression is a tool error', async () => {
     const tool = calculatorTool();
-    expect(await tool.run({ expression: '2.5+4' }, { outputDir: '/nonexistent' })).toEqual([
+    expect(await tool.run({ expression: '2.5+4' }, { outputDir: '/nonexistent', readable: [] })).toEqual([
       { type: 'text', text: '6.5' },
     ]);
-    await expect(tool.run({ expression: 3 }, { outputDir: '/nonexistent' })).rejects.toThrow(
+    await expect(tool.run({ expression: 3 }, { outputDir: '/nonexistent', readable: [] })).rejects.toThrow(
       'Calculator: "expression" must be a string',
     );
   });

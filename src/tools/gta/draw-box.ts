@@ -22,7 +22,7 @@ export function drawBoxTool(): ExecutableTool {
   return {
     name: 'DrawBox',
     async run(args, ctx): Promise<ContentPart[]> {
-      const path = imagePathArg('DrawBox', args);
+      const path = imagePathArg('DrawBox', args, ctx.readable);
       const box = parseBbox('DrawBox', textArg('DrawBox', args, 'bbox'));
       const annotation =
         args.annotation === undefined || args.annotation === null

@@ -1,5 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { ApiaryError } from '../../shared/index.js';
+import { grantedPath, type ReadablePaths } from '../file-access.js';
 
 /** Arguments of GTA's image tools (DrawBox, AddText): files and boxes. No jimp here: it loads on a tool's first run. */
 export function toolError(tool: string, message: string, cause?: unknown): ApiaryError {
@@ -18,11 +19,20 @@ export function textArg(
   return value;
 }
 
-/** An image argument: the path of an existing file (GTA passes image files by path). */
-export function imagePathArg(tool: string, args: Record<string, unknown>, name = 'image'): string {
+/**
+ * An image argument: the path of an existing file (GTA passes image files by path) inside what the
+ * call may read (`ctx.readable`); returns its real path, the one to read.
+ */
+export function imagePathArg(
+  tool: string,
+  args: Record<string, unknown>,
+  readable: ReadablePaths,
+  name = 'image',
+): string {
   const path = textArg(tool, args, name);
-  if (!existsSync(path) || !statSync(path).isFile()) throw toolError(tool, `image file not found: ${path}`);
-  return path;
+  const real = grantedPath(tool, name, path, readable);
+  if (!existsSync(real) || !statSync(real).isFile()) throw toolError(tool, `image file not found: ${path}`);
+  return real;
 }
 
 export interface Box {

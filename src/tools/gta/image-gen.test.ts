@@ -71,7 +71,7 @@ describe('image-generation tools against a loopback images endpoint', () => {
     const out = join(dir, 'run1');
     const parts = await textToImageTool({ endpoint: endpoint(), size: '512x512', maxRetries: 0 }).run(
       { keywords: 'a cat, sunset' },
-      { outputDir: out },
+      { outputDir: out, readable: [dir] },
     );
     const path = join(out, `TextToImage-${sha16(bluePng)}.png`);
     expect(parts).toEqual([{ type: 'image', path, mediaType: 'image/png' }]);
@@ -92,7 +92,7 @@ describe('image-generation tools against a loopback images endpoint', () => {
     answers.push(b64Answer(redJpeg));
     const parts = await imageStylizationTool({ endpoint: endpoint(), maxRetries: 0 }).run(
       { image: join(dir, 'input.jpg'), instruction: 'make it blue' },
-      { outputDir: dir },
+      { outputDir: dir, readable: [dir] },
     );
     const req = requests.at(-1)!;
     expect(req.path).toBe('/v1/images/edits');
@@ -114,14 +114,14 @@ describe('image-generation tools against a loopback images endpoint', () => {
     const tool = textToImageTool({ endpoint: endpoint(), maxRetries: 0 });
     answers.push({ status: 500, body: '{"error":{"message":"GPU on fire"}}' });
     const err = (await tool
-      .run({ keywords: 'x' }, { outputDir: dir })
+      .run({ keywords: 'x' }, { outputDir: dir, readable: [dir] })
       .catch((e: unknown) => e)) as ApiaryError;
     expect(err).toBeInstanceOf(ApiaryError);
     expect(err.code).toBe('TOOL_FAILED');
     expect(err.message).toBe('TextToImage: the image model sd-turbo failed: GPU on fire');
     answers.push({ status: 200, body: 'not json' });
     const bad = (await tool
-      .run({ keywords: 'x' }, { outputDir: dir })
+      .run({ keywords: 'x' }, { outputDir: dir, readable: [dir] })
       .catch((e: unknown) => e)) as ApiaryError;
     expect(bad.code).toBe('TOOL_FAILED');
     expect(bad.message).toMatch(/^TextToImage: the image model sd-turbo failed: /);
@@ -129,16 +129,27 @@ describe('image-generation tools against a loopback images endpoint', () => {
     await expect(
       imageStylizationTool({ endpoint: endpoint() }).run(
         { image: join(dir, 'gone.png'), instruction: 'x' },
-        { outputDir: dir },
+        { outputDir: dir, readable: [dir] },
       ),
     ).rejects.toThrow(`ImageStylization: cannot read image ${join(dir, 'gone.png')}: no such file`);
+    // outside the granted folders: refused before anything is read or sent
+    await expect(
+      imageStylizationTool({ endpoint: endpoint() }).run(
+        { image: '/etc/passwd', instruction: 'x' },
+        { outputDir: dir, readable: [dir] },
+      ),
+    ).rejects.toMatchObject({
+      code: 'PERMISSION_DENIED',
+      message:
+        'ImageStylization: image "/etc/passwd" is outside the folders this tool may read (grant more with --allow-dir)',
+    });
     expect(requests.length).toBe(before);
   });
 
   it('imageGenToolsFromEnv reads APIARY_IMAGE_* variables', async () => {
     const [tti] = imageGenToolsFromEnv({ APIARY_IMAGE_BASE_URL: base, APIARY_IMAGE_MODEL: 'env-model' });
     answers.push(b64Answer(bluePng));
-    await tti!.run({ keywords: 'k' }, { outputDir: dir });
+    await tti!.run({ keywords: 'k' }, { outputDir: dir, readable: [dir] });
     expect(requests.at(-1)!.fields.model).toBe('env-model');
     expect(requests.at(-1)!.authorization).toBeUndefined();
   });

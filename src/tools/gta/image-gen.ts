@@ -61,7 +61,10 @@ async function savePng(tool: string, data: Uint8Array, ctx: ToolRunContext): Pro
 function imageTool(
   name: string,
   opts: ImageGenToolOptions,
-  prompt: (args: Record<string, unknown>) => Promise<string | { text: string; images: Uint8Array[] }>,
+  prompt: (
+    args: Record<string, unknown>,
+    ctx: ToolRunContext,
+  ) => Promise<string | { text: string; images: Uint8Array[] }>,
 ): ExecutableTool {
   return {
     name,
@@ -70,7 +73,7 @@ function imageTool(
       const endpoint = opts.endpoint;
       if (!endpoint)
         throw new ApiaryError('TOOL_FAILED', `${name} is not available: ${endpointHint('image')}`);
-      const request = await prompt(args);
+      const request = await prompt(args, ctx);
       const provider = createOpenAICompatible({
         name: 'apiary-images',
         baseURL: endpoint.baseURL,
@@ -111,8 +114,8 @@ export function textToImageTool(opts: ImageGenToolOptions): ExecutableTool {
 
 /** ImageStylization(image, instruction) → the edited PNG (the instruction is the edit prompt). */
 export function imageStylizationTool(opts: ImageGenToolOptions): ExecutableTool {
-  return imageTool('ImageStylization', opts, async (args) => {
-    const image = await readImageArg('ImageStylization', args.image);
+  return imageTool('ImageStylization', opts, async (args, ctx) => {
+    const image = await readImageArg('ImageStylization', args.image, ctx.readable);
     const instruction = textArg('ImageStylization', args, 'instruction');
     return { text: instruction, images: [await toPng('ImageStylization', image)] };
   });

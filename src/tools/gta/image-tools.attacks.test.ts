@@ -25,7 +25,9 @@ const drawBox = drawBoxTool();
 const addText = addTextTool();
 const ocr = ocrTool();
 const catalog = indexCatalog(loadCatalog('gta'));
-const apps = appRegistry([drawBox, addText, ocr].map((tool) => toolHandler(tool, { outputDir: out })));
+const apps = appRegistry(
+  [drawBox, addText, ocr].map((tool) => toolHandler(tool, { outputDir: out, readable: [dir] })),
+);
 const call = (tool: string, args: Record<string, unknown>, timeoutMs = 10_000) =>
   dispatchCall({ app: tool, api: tool, args }, { catalog, apps, timeoutMs });
 

@@ -66,7 +66,10 @@ describe('DrawBox', () => {
   it('draws a red outline on the box and leaves inside and outside untouched', async () => {
     const image = await whiteImage('box-in.png', 40, 30);
     const out = join(dir, 'out-box');
-    const [part] = await drawBoxTool().run({ image, bbox: '(5, 5, 20, 15)' }, { outputDir: out });
+    const [part] = await drawBoxTool().run(
+      { image, bbox: '(5, 5, 20, 15)' },
+      { outputDir: out, readable: [dir] },
+    );
     expect(part).toMatchObject({ type: 'image', mediaType: 'image/png' });
     const path = (part as { path: string }).path;
     expect(path.startsWith(out)).toBe(true);
@@ -85,7 +88,7 @@ describe('DrawBox', () => {
     const image = await whiteImage('box-note.png', 200, 120);
     const [part] = await drawBoxTool().run(
       { image, bbox: '(50, 60, 150, 100)', annotation: 'STOP' },
-      { outputDir: join(dir, 'out-note') },
+      { outputDir: join(dir, 'out-note'), readable: [dir] },
     );
     const path = (part as { path: string }).path;
     expect(await inked(path, 50, 40, 150, 58)).toBeGreaterThan(20); // text above the box
@@ -95,13 +98,13 @@ describe('DrawBox', () => {
   it('reports a missing image and a bad bbox as tool errors', async () => {
     const tool = drawBoxTool();
     await expect(
-      tool.run({ image: join(dir, 'nope.png'), bbox: '(1, 1, 2, 2)' }, { outputDir: dir }),
+      tool.run({ image: join(dir, 'nope.png'), bbox: '(1, 1, 2, 2)' }, { outputDir: dir, readable: [dir] }),
     ).rejects.toThrow(`DrawBox: image file not found: ${join(dir, 'nope.png')}`);
     const notImage = join(dir, 'not-image.png');
     writeFileSync(notImage, 'hello');
-    await expect(tool.run({ image: notImage, bbox: '(1, 1, 2, 2)' }, { outputDir: dir })).rejects.toThrow(
-      `DrawBox: cannot read image ${notImage}`,
-    );
+    await expect(
+      tool.run({ image: notImage, bbox: '(1, 1, 2, 2)' }, { outputDir: dir, readable: [dir] }),
+    ).rejects.toThrow(`DrawBox: cannot read image ${notImage}`);
   });
 });
 
@@ -110,7 +113,7 @@ describe('AddText', () => {
     const image = await whiteImage('text-in.png', 200, 160);
     const [part] = await addTextTool().run(
       { image, text: 'Happy', position: 'mt', color: 'blue' },
-      { outputDir: join(dir, 'out-text') },
+      { outputDir: join(dir, 'out-text'), readable: [dir] },
     );
     const path = (part as { path: string }).path;
     // font: 16 px (160/10); top margin 160/20 = 8
@@ -132,7 +135,7 @@ describe('AddText', () => {
     const image = await whiteImage('text-xy.png', 200, 160);
     const [part] = await addTextTool().run(
       { image, text: 'X', position: '(100, 120)' },
-      { outputDir: join(dir, 'out-xy') },
+      { outputDir: join(dir, 'out-xy'), readable: [dir] },
     );
     const path = (part as { path: string }).path;
     expect(await inked(path, 0, 0, 200, 100)).toBe(0);
@@ -151,7 +154,7 @@ describe('AddText', () => {
   it('refuses a position it cannot read', async () => {
     const image = await whiteImage('text-bad.png', 50, 50);
     await expect(
-      addTextTool().run({ image, text: 'X', position: 'upper' }, { outputDir: dir }),
+      addTextTool().run({ image, text: 'X', position: 'upper' }, { outputDir: dir, readable: [dir] }),
     ).rejects.toThrow(
       'AddText: position must be "(x, y)" or two letters of l/m/r and t/m/b like "mt" (got "upper")',
     );
@@ -180,6 +183,7 @@ describe('the authored GTA fixtures', () => {
       const args = { ...call.arguments, image: join(data, String(call.arguments.image)) };
       const [part] = await tools[call.name as keyof typeof tools].run(args, {
         outputDir: join(dir, 'fixtures'),
+        readable: [data],
       });
       const out = await Jimp.read((part as { path: string }).path);
       expect([out.bitmap.width, out.bitmap.height]).toEqual([16, 12]);

@@ -76,7 +76,7 @@ describe('search, vision and image tools as apps through dispatchCall', () => {
     ];
     const ctx = {
       catalog: indexCatalog(loadCatalog('gta', { dataDir: dir })),
-      apps: appRegistry(tools.map((t) => toolHandler(t, { outputDir: dir }))),
+      apps: appRegistry(tools.map((t) => toolHandler(t, { outputDir: dir, readable: [] }))),
     };
     const search = await dispatchCall(
       { app: 'GoogleSearch', api: 'GoogleSearch', args: { query: 'Café Zürich', k: 3.0 } },

@@ -45,7 +45,7 @@ describe('formatOcrLines', () => {
 describe('OCR (tesseract.js, bundled English data)', () => {
   it('reads each rendered line exactly, with a box around the drawn text', async () => {
     const cwdFiles = existsSync('eng.traineddata');
-    const [part] = await tool.run({ image: menu }, { outputDir: dir });
+    const [part] = await tool.run({ image: menu }, { outputDir: dir, readable: [dir] });
     expect(part?.type).toBe('text');
     const lines = (part as { text: string }).text.split('\n');
     expect(lines).toHaveLength(2);
@@ -69,7 +69,7 @@ describe('OCR (tesseract.js, bundled English data)', () => {
       expect(y2 - y1).toBeGreaterThan(15);
     });
     // The worker is kept: a second call gives the same text.
-    expect(await tool.run({ image: menu }, { outputDir: dir })).toEqual([part]);
+    expect(await tool.run({ image: menu }, { outputDir: dir, readable: [dir] })).toEqual([part]);
     // Language data is read in place, never cached next to the process.
     expect(existsSync('eng.traineddata')).toBe(cwdFiles);
   });
@@ -81,21 +81,33 @@ describe('OCR (tesseract.js, bundled English data)', () => {
     const message = `no eng language data at ${join(empty, 'eng.traineddata.gz')} (install @tesseract.js-data/eng or set the OCR langPath)`;
     expect(broken.unavailable?.()).toBe(message);
     expect(tool.unavailable?.()).toBeUndefined();
-    await expect(broken.run({ image: menu }, { outputDir: dir })).rejects.toThrow(`OCR: ${message}`);
+    await expect(broken.run({ image: menu }, { outputDir: dir, readable: [dir] })).rejects.toThrow(
+      `OCR: ${message}`,
+    );
     await broken.dispose();
   });
 
   it('reports an unreadable image as a tool error and keeps working', async () => {
     const bad = join(dir, 'bad.png');
     writeFileSync(bad, 'not a png');
-    await expect(tool.run({ image: bad }, { outputDir: dir })).rejects.toMatchObject({ code: 'TOOL_FAILED' });
-    const [part] = await tool.run({ image: menu }, { outputDir: dir });
+    await expect(tool.run({ image: bad }, { outputDir: dir, readable: [dir] })).rejects.toMatchObject({
+      code: 'TOOL_FAILED',
+    });
+    const [part] = await tool.run({ image: menu }, { outputDir: dir, readable: [dir] });
     expect((part as { text: string }).text).toMatch(/\) Tea 4\.50\n.*\) Cake 8$/);
   });
 
   it('reports a missing image as a tool error', async () => {
-    await expect(tool.run({ image: join(dir, 'none.png') }, { outputDir: dir })).rejects.toThrow(
-      `OCR: image file not found: ${join(dir, 'none.png')}`,
-    );
+    await expect(
+      tool.run({ image: join(dir, 'none.png') }, { outputDir: dir, readable: [dir] }),
+    ).rejects.toThrow(`OCR: image file not found: ${join(dir, 'none.png')}`);
+  });
+
+  it('refuses an image outside the granted folders without reading it, existing or not', async () => {
+    for (const image of ['/etc/passwd', '/etc/no-such.png'])
+      await expect(tool.run({ image }, { outputDir: join(dir, 'out'), readable: [] })).rejects.toMatchObject({
+        code: 'PERMISSION_DENIED',
+        message: `OCR: image "${image}" is outside the folders this tool may read (grant more with --allow-dir)`,
+      });
   });
 });

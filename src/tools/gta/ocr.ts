@@ -71,7 +71,7 @@ export function ocrTool(opts: OcrToolOptions = {}): OcrTool {
     name: 'OCR',
     unavailable,
     async run(args, ctx): Promise<ContentPart[]> {
-      const path = imagePathArg('OCR', args);
+      const path = imagePathArg('OCR', args, ctx.readable);
       // tesseract.js would wait forever for a language file it cannot load: check first.
       const missing = unavailable();
       if (missing) throw toolError('OCR', missing);

@@ -53,8 +53,8 @@ describe.skipIf(missing !== undefined)(
     const catalog = loadCatalog('gta');
     const index = indexCatalog(catalog);
     const apps = appRegistry([
-      toolHandler(solverTool({ sandbox }), { outputDir }),
-      toolHandler(plotTool({ sandbox }), { outputDir }),
+      toolHandler(solverTool({ sandbox }), { outputDir, readable: [] }),
+      toolHandler(plotTool({ sandbox }), { outputDir, readable: [] }),
     ]);
     const call = (tool: string, command: unknown) =>
       dispatchCall({ app: tool, api: tool, args: { command } }, { catalog: index, apps });

@@ -35,6 +35,7 @@ describe('gtaTools', () => {
   it('builds handlers under each tool identity; an unbuilt tool says it is unavailable', async () => {
     const handlers = gtaToolHandlers(gtaTools({ env: {} }, ['Calculator', 'ImageDescription']), {
       outputDir: dir,
+      readable: [],
     });
     expect(handlers.map((h) => [h.appId, h.owner])).toEqual([
       ['Calculator', 'tool:Calculator'],
@@ -51,7 +52,7 @@ describe('gtaTools', () => {
 
   it('routes calls through a recording when one is given', async () => {
     const recording = new ToolRecording(join(dir, 'rec'), 'record-missing');
-    const [calc] = gtaToolHandlers(gtaTools({}, ['Calculator']), { outputDir: dir, recording });
+    const [calc] = gtaToolHandlers(gtaTools({}, ['Calculator']), { outputDir: dir, recording, readable: [] });
     await calc?.call('Calculator', { expression: '2**10' }, { caller: 'tool:Calculator' });
     await calc?.call('Calculator', { expression: '2**10' }, { caller: 'tool:Calculator' });
     expect(recording.stats).toEqual({ hits: 1, misses: 1, runs: 1, recorded: 1 });

@@ -116,6 +116,11 @@ export function toolStatus(tool: ExecutableTool): { ready: true } | { ready: fal
 export interface GtaToolHandlersOptions {
   /** Where tools write their output files (images). */
   outputDir: string;
+  /**
+   * What the tools' file arguments may name besides `outputDir` (folders or single files); `[]`
+   * for nothing more. See `ToolHandlerOptions.readable`.
+   */
+  readable: readonly string[];
   /** Record or replay every call through this recording. */
   recording?: ToolRecording;
 }
@@ -127,7 +132,7 @@ export function gtaToolHandlers(
 ): AppHandler[] {
   const list = tools instanceof Map ? [...tools.values()] : [...(tools as Iterable<ExecutableTool>)];
   return list.map((tool) => {
-    const handler = toolHandler(tool, { outputDir: opts.outputDir });
+    const handler = toolHandler(tool, { outputDir: opts.outputDir, readable: opts.readable });
     return opts.recording ? recordedHandler(handler, opts.recording, { outputDir: opts.outputDir }) : handler;
   });
 }

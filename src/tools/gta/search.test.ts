@@ -12,7 +12,7 @@ import { serperSearchProvider } from '../search/serper.js';
 import { toolHandler } from '../tool.js';
 import { googleSearchTool, searchProviderFromEnv } from './search.js';
 
-const ctx = { outputDir: tmpdir() };
+const ctx = { outputDir: tmpdir(), readable: [] };
 const textOf = async (p: Promise<unknown>) => ((await p) as { type: 'text'; text: string }[])[0]!.text;
 
 describe('formatSearchResults (AgentLego GoogleSearch rendering)', () => {
@@ -205,7 +205,7 @@ describe('Serper provider against a loopback server', () => {
 describe('searchProviderFromEnv', () => {
   it('is unavailable with a message naming the variables when nothing is set', async () => {
     const tool = googleSearchTool({ provider: searchProviderFromEnv({}) });
-    const handler = toolHandler(tool, { outputDir: tmpdir() });
+    const handler = toolHandler(tool, { outputDir: tmpdir(), readable: [] });
     await expect(handler.call('GoogleSearch', { query: 'q' }, {} as never)).rejects.toThrow(
       'GoogleSearch is not available: set SERPER_API_KEY to a Serper.dev key for web search, or APIARY_SEARCH_CORPUS to a .jsonl file or Markdown folder for offline search',
     );

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { type GenerateDeps, generate, type RetryPolicy } from '../../models/index.js';
 import { ApiaryError } from '../../shared/index.js';
+import { grantedPath, type ReadablePaths } from '../file-access.js';
 import type { ModelEndpoint } from '../model-endpoint.js';
 
 /** An image as bytes with its media type, ready to send as an image content part. */
@@ -28,13 +29,22 @@ export function sniffImageType(data: Uint8Array): string | undefined {
   return undefined;
 }
 
-/** The `image` argument of a tool: a path to an existing image file; anything else is TOOL_FAILED. */
-export async function readImageArg(tool: string, value: unknown, name = 'image'): Promise<ImageBytes> {
+/**
+ * The `image` argument of a tool: a path to an existing image file inside what the call may read
+ * (`readable`: outside is PERMISSION_DENIED); anything else is TOOL_FAILED.
+ */
+export async function readImageArg(
+  tool: string,
+  value: unknown,
+  readable: ReadablePaths,
+  name = 'image',
+): Promise<ImageBytes> {
   if (typeof value !== 'string' || value === '')
     throw new ApiaryError('TOOL_FAILED', `${tool}: argument "${name}" must be the path of an image file`);
+  const real = grantedPath(tool, name, value, readable);
   let data: Uint8Array;
   try {
-    data = new Uint8Array(await readFile(value));
+    data = new Uint8Array(await readFile(real));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const why =

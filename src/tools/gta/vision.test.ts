@@ -28,7 +28,7 @@ let server: ScriptedOpenAiServer;
 let photo: string;
 let photoBytes: Buffer;
 const replies: ScriptedReply[] = [];
-const ctx = () => ({ outputDir: dir });
+const ctx = () => ({ outputDir: dir, readable: [dir] });
 const textOf = async (p: Promise<unknown>) => ((await p) as { type: 'text'; text: string }[])[0]!.text;
 
 beforeAll(async () => {
@@ -150,6 +150,26 @@ describe('vision tools against a scripted OpenAI-compatible server', () => {
     );
   });
 
+  it('an image outside the granted folders is refused alike, existing or not, and never sent to the model', async () => {
+    const sent = server.requests.length;
+    const elsewhere = mkdtempSync(join(tmpdir(), 'apiary-vision-elsewhere-'));
+    try {
+      writeFileSync(join(elsewhere, 'private.png'), photoBytes);
+      for (const tool of visionTools({ client: client() }))
+        for (const image of [join(elsewhere, 'private.png'), join(elsewhere, 'none.png')]) {
+          const args = { image, text: 'cat', bbox: '(0, 0, 5, 5)', attribute: 'colour' };
+          const err = (await tool.run(args, ctx()).catch((e: unknown) => e)) as ApiaryError;
+          expect([err.code, err.message]).toEqual([
+            'PERMISSION_DENIED',
+            `${tool.name}: image "${image}" is outside the folders this tool may read (grant more with --allow-dir)`,
+          ]);
+        }
+      expect(server.requests.length).toBe(sent);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+
   it('a missing or non-image file, HTTP 500 and a broken body are TOOL_FAILED with clear messages', async () => {
     const tool = imageDescriptionTool({ client: client() });
     const missing = join(dir, 'nope.png');
@@ -187,7 +207,11 @@ describe('vision configuration', () => {
       'set APIARY_VISION_BASE_URL and APIARY_VISION_MODEL (or --vision-base-url and --vision-model; key in APIARY_VISION_API_KEY) to an OpenAI-compatible chat endpoint serving a vision-language model';
     expect(tools[0]!.unavailable?.()).toBe(hint);
     await expect(
-      toolHandler(tools[4]!, { outputDir: dir }).call('MathOCR', { image: photo }, {} as never),
+      toolHandler(tools[4]!, { outputDir: dir, readable: [dir] }).call(
+        'MathOCR',
+        { image: photo },
+        {} as never,
+      ),
     ).rejects.toThrow(`MathOCR is not available: ${hint}`);
   });
 

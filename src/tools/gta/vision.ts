@@ -1,7 +1,7 @@
 import { Jimp } from 'jimp';
 import { ApiaryError } from '../../shared/index.js';
 import { endpointHint, type ModelEndpointFlags, modelEndpointFromEnv } from '../model-endpoint.js';
-import type { ExecutableTool } from '../tool.js';
+import type { ExecutableTool, ToolRunContext } from '../tool.js';
 import {
   createVisionClient,
   type ImageBytes,
@@ -44,7 +44,7 @@ export const VISION_PROMPTS = {
 function visionTool(
   name: string,
   opts: VisionToolOptions,
-  run: (client: VisionClient, args: Record<string, unknown>, signal?: AbortSignal) => Promise<string>,
+  run: (client: VisionClient, args: Record<string, unknown>, ctx: ToolRunContext) => Promise<string>,
 ): ExecutableTool {
   return {
     name,
@@ -52,7 +52,7 @@ function visionTool(
     async run(args, ctx) {
       if (!opts.client)
         throw new ApiaryError('TOOL_FAILED', `${name} is not available: ${endpointHint('vision')}`);
-      return [{ type: 'text', text: await run(opts.client, args, ctx.signal) }];
+      return [{ type: 'text', text: await run(opts.client, args, ctx) }];
     },
   };
 }
@@ -76,8 +76,8 @@ function top1Arg(value: unknown): boolean {
 
 /** TextToBbox(image, text, top1 = true) → `(x1, y1, x2, y2), score S` lines, or `No object found.` */
 export function textToBboxTool(opts: VisionToolOptions): ExecutableTool {
-  return visionTool('TextToBbox', opts, async (client, args, signal) => {
-    const image = await readImageArg('TextToBbox', args.image);
+  return visionTool('TextToBbox', opts, async (client, args, { readable, signal }) => {
+    const image = await readImageArg('TextToBbox', args.image, readable);
     const text = textArg('TextToBbox', args, 'text');
     const { width, height } = (await decode('TextToBbox', image)).bitmap;
     const reply = await client.ask(
@@ -92,8 +92,8 @@ export function textToBboxTool(opts: VisionToolOptions): ExecutableTool {
 
 /** CountGivenObject(image, text) → an integer, as text. */
 export function countGivenObjectTool(opts: VisionToolOptions): ExecutableTool {
-  return visionTool('CountGivenObject', opts, async (client, args, signal) => {
-    const image = await readImageArg('CountGivenObject', args.image);
+  return visionTool('CountGivenObject', opts, async (client, args, { readable, signal }) => {
+    const image = await readImageArg('CountGivenObject', args.image, readable);
     const text = textArg('CountGivenObject', args, 'text');
     const reply = await client.ask('CountGivenObject', VISION_PROMPTS.countGivenObject(text), image, signal);
     const n = parseCount(reply);
@@ -108,8 +108,8 @@ export function countGivenObjectTool(opts: VisionToolOptions): ExecutableTool {
 
 /** ImageDescription(image) → a short description. */
 export function imageDescriptionTool(opts: VisionToolOptions): ExecutableTool {
-  return visionTool('ImageDescription', opts, async (client, args, signal) => {
-    const image = await readImageArg('ImageDescription', args.image);
+  return visionTool('ImageDescription', opts, async (client, args, { readable, signal }) => {
+    const image = await readImageArg('ImageDescription', args.image, readable);
     return (await client.ask('ImageDescription', VISION_PROMPTS.imageDescription(), image, signal)).trim();
   });
 }
@@ -120,8 +120,8 @@ export function imageDescriptionTool(opts: VisionToolOptions): ExecutableTool {
  */
 export function regionAttributeDescriptionTool(opts: VisionToolOptions): ExecutableTool {
   const name = 'RegionAttributeDescription';
-  return visionTool(name, opts, async (client, args, signal) => {
-    const image = await readImageArg(name, args.image);
+  return visionTool(name, opts, async (client, args, { readable, signal }) => {
+    const image = await readImageArg(name, args.image, readable);
     const bboxText = textArg(name, args, 'bbox');
     const attribute = textArg(name, args, 'attribute');
     const bbox = parseBboxArg(bboxText);
@@ -155,8 +155,8 @@ export function regionAttributeDescriptionTool(opts: VisionToolOptions): Executa
 
 /** MathOCR(image) → the LaTeX of the expression. */
 export function mathOcrTool(opts: VisionToolOptions): ExecutableTool {
-  return visionTool('MathOCR', opts, async (client, args, signal) => {
-    const image = await readImageArg('MathOCR', args.image);
+  return visionTool('MathOCR', opts, async (client, args, { readable, signal }) => {
+    const image = await readImageArg('MathOCR', args.image, readable);
     return parseLatex(await client.ask('MathOCR', VISION_PROMPTS.mathOcr(), image, signal));
   });
 }

@@ -39,7 +39,7 @@ function countingTool(): ExecutableTool & { runs: number } {
 const ctx = { caller: 'tool:Shout' };
 
 function handlerFor(tool: ExecutableTool, recording: ToolRecording, outputDir: string): AppHandler {
-  return recordedHandler(toolHandler(tool, { outputDir }), recording, { outputDir });
+  return recordedHandler(toolHandler(tool, { outputDir, readable: [] }), recording, { outputDir });
 }
 
 function fresh(name: string, mode: RecordMode = 'record'): ToolRecording {
@@ -159,7 +159,7 @@ describe('record and replay', () => {
       run: async () => [{ type: 'text', text: 'done' }],
     };
     const rec = fresh('rec4', 'record-missing');
-    const h = recordedHandler(toolHandler(tool, { outputDir: dir }), rec, { outputDir: dir });
+    const h = recordedHandler(toolHandler(tool, { outputDir: dir, readable: [] }), rec, { outputDir: dir });
     await expect(h.call('Later', {}, { caller: 'tool:Later' })).rejects.toThrow(
       'Later is not available: set LATER_KEY',
     );

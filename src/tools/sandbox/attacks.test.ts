@@ -60,11 +60,13 @@ describe.skipIf(missing !== undefined)(
     });
     const catalog = indexCatalog(loadCatalog('gta'));
     const apps = appRegistry([
-      toolHandler(solverTool({ sandbox, timeoutMs: 20_000 }), { outputDir }),
-      toolHandler(plotTool({ sandbox, timeoutMs: 20_000 }), { outputDir }),
+      toolHandler(solverTool({ sandbox, timeoutMs: 20_000 }), { outputDir, readable: [] }),
+      toolHandler(plotTool({ sandbox, timeoutMs: 20_000 }), { outputDir, readable: [] }),
     ]);
     // A Solver with a short wall clock, for the attack that only sleeps.
-    const shortApps = appRegistry([toolHandler(solverTool({ sandbox, timeoutMs: 1_500 }), { outputDir })]);
+    const shortApps = appRegistry([
+      toolHandler(solverTool({ sandbox, timeoutMs: 1_500 }), { outputDir, readable: [] }),
+    ]);
     const summary = { attempts: 0, escapes: 0, toolErrors: 0, harmless: 0, nextCallWorked: 0 };
     const escapes: string[] = [];
     let server: Server;
