@@ -310,3 +310,38 @@ describe("one client's slow call does not stall another client (row 15)", () => 
     }
   });
 });
+
+describe("one client's runaway Calculator does not stall another client (row 15, CPU-bound)", () => {
+  it('a second session is answered within 1 s while 120 big gcds run; the runaway ends at the 2 s call limit', async () => {
+    const tools = gtaTools({}, ['Calculator']);
+    const handlers = gtaToolHandlers(tools, { outputDir: join(root, 'calc-out'), readable: [] });
+    const http = await startMcpHttpServer({
+      createServer: mcpServerFactory({ catalog: gta, apps: appRegistry(handlers), timeoutMs: 2_000 }),
+      port: 0,
+    });
+    const [a, b] = [await connect(http.url), await connect(http.url)];
+    try {
+      // Warm the tool thread, so the runaway call below is CPU work, not a thread start.
+      expect(
+        text(await a.callTool({ name: 'Calculator.Calculator', arguments: { expression: '6*7' } })),
+      ).toBe('42');
+      const t0 = performance.now();
+      const runaway = a.callTool({
+        name: 'Calculator.Calculator',
+        // 120 gcds of 10,000-digit numbers: each within the size caps, together ~10 s of CPU.
+        arguments: { expression: `${'gcd(2**33000-1, 3**20000-1)+'.repeat(120)}0` },
+      });
+      await new Promise((r) => setTimeout(r, 100));
+      const t1 = performance.now();
+      await b.listTools();
+      expect(performance.now() - t1).toBeLessThan(1000);
+      const answer = text(await runaway);
+      expect(answer).toBe('TIMEOUT: no answer within 2000 ms');
+      expect(performance.now() - t0).toBeLessThan(5_000);
+    } finally {
+      await Promise.allSettled([a.close(), b.close()]);
+      await http.close();
+      await disposeTools(tools);
+    }
+  });
+});
