@@ -15,8 +15,8 @@ export const MAX_JSON_DEPTH = 1000;
  * any parser or walker will meet.
  */
 export function jsonDepthExceededAt(text: string, limit = MAX_JSON_DEPTH): number {
-  // a text with no more brackets than the limit cannot exceed it: most texts skip the scan
-  if (text.length <= limit) return -1;
+  // a text with no more opening brackets than the limit cannot exceed it: most texts skip the scan
+  if (text.length <= limit || !moreOpeningBracketsThan(text, limit)) return -1;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
@@ -31,6 +31,16 @@ export function jsonDepthExceededAt(text: string, limit = MAX_JSON_DEPTH): numbe
     } else if (c === 93 || c === 125) depth--;
   }
   return -1;
+}
+
+/** Whether `text` holds more than `limit` of `[` and `{` together (native searches, no per-character loop). */
+function moreOpeningBracketsThan(text: string, limit: number): boolean {
+  let count = 0;
+  for (const bracket of ['[', '{']) {
+    for (let i = text.indexOf(bracket); i >= 0; i = text.indexOf(bracket, i + 1))
+      if (++count > limit) return true;
+  }
+  return false;
 }
 
 /** Throws INPUT_INVALID at `loc` when `text` nests deeper than `limit` (see {@link MAX_JSON_DEPTH}). */
