@@ -174,6 +174,35 @@ describe('binary plist attacks', () => {
     );
   });
 
+  it('property: corrupted bytes are read or refused with INPUT_INVALID, never another error', () => {
+    const base = buildBinary({
+      WFWorkflowActions: [
+        { WFWorkflowActionIdentifier: 'is.workflow.actions.gettext', n: 1.5, d: new Date(0) },
+      ],
+      s: 'caf\u00e9 \u4e2d',
+      big: 2 ** 40,
+      data: Buffer.from([1, 2, 3]) as unknown as PlistValue,
+    });
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.nat({ max: base.length - 1 }), fc.integer({ min: 0, max: 255 })), {
+          minLength: 1,
+          maxLength: 6,
+        }),
+        (edits) => {
+          const bytes = Buffer.from(base);
+          for (const [at, value] of edits) bytes[at] = value;
+          try {
+            readBinaryPlist(bytes, 'fuzz.plist');
+          } catch (e) {
+            expect(e).toBeInstanceOf(InputInvalidError);
+          }
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
   // (the plist package's builder writes 2-byte references past 65,535 objects: no larger file here)
   it('the budget is well above a large real shortcut: 1,500 actions of 33 values read', () => {
     const action = (i: number) => ({
