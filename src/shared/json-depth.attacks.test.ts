@@ -5,12 +5,14 @@ import { describe, expect, it, vi } from 'vitest';
 import { parseJsonActionReply } from '../agents/protocols/json-action.js';
 import { parseReactArguments } from '../agents/protocols/react.js';
 import { reportRun } from '../cli/commands/report.js';
+import { appRegistry } from '../exec/index.js';
 import { parseResultsText } from '../harness/results-file.js';
+import { appbench, connectInMemory, fixtureDb, simulatedApps } from '../mcp/__fixtures__/fixtures.js';
 import { parseAppBenchPredictions } from '../tasks/appbench/score-predictions.js';
 import { parseJson } from '../tasks/shortcutsbench/json-value.js';
 import { parseShortcutsReply } from '../tasks/shortcutsbench/reply.js';
 import { ApiaryError, InputInvalidError } from './errors.js';
-import { jsonDepthExceededAt, MAX_JSON_DEPTH } from './json-depth.js';
+import { jsonDepthExceededAt, MAX_JSON_DEPTH, valueDepthExceeds } from './json-depth.js';
 import { parseJsonLines, parseJsonText } from './json-file.js';
 import { parsePyJson } from './py-json.js';
 
@@ -123,6 +125,38 @@ describe('deep JSON from outside is refused with INPUT_INVALID', () => {
     expect(parseReactArguments(reply, { name: 't', description: '', parameters: [] } as never)).toEqual({
       error: 'invalid json format',
     });
+  });
+
+  it('MCP tool arguments nested 300,000 deep: INVALID_INPUT (TOOL_FAILED "Maximum call stack size exceeded" before)', async () => {
+    const db = fixtureDb();
+    try {
+      const client = await connectInMemory({ catalog: appbench, apps: appRegistry(simulatedApps(db)) });
+      let category: unknown = 'thai';
+      for (let i = 0; i < 300_000; i++) category = [category];
+      const result = await client.callTool({
+        name: 'Restaurants.findrestaurants',
+        arguments: { category, location: 'Springfield' },
+      });
+      expect(result.isError).toBe(true);
+      expect(result.structuredContent).toEqual({
+        error: {
+          code: 'INVALID_INPUT',
+          message: 'invalid arguments for Restaurants.findrestaurants: nested deeper than 1000 levels',
+        },
+      });
+    } finally {
+      db.close();
+    }
+  });
+
+  it('the value walk is iterative and counts arrays and objects alike', () => {
+    let v: unknown = 1;
+    for (let i = 0; i < 300_000; i++) v = i % 2 ? [v] : { a: v };
+    expect(valueDepthExceeds(v)).toBe(true);
+    expect(valueDepthExceeds(JSON.parse(deep(MAX_JSON_DEPTH)))).toBe(false);
+    expect(valueDepthExceeds(JSON.parse(deep(MAX_JSON_DEPTH + 1)))).toBe(true);
+    expect(valueDepthExceeds({ a: [1, { b: 2 }] }, 3)).toBe(false);
+    expect(valueDepthExceeds({ a: [1, { b: [] }] }, 3)).toBe(true);
   });
 
   it('the scan counts brackets outside strings only, escapes included', () => {

@@ -43,6 +43,24 @@ function moreOpeningBracketsThan(text: string, limit: number): boolean {
   return false;
 }
 
+/**
+ * Whether a parsed value (one that did not come through our parsers: an MCP request's arguments,
+ * parsed by the SDK) nests arrays and objects deeper than `limit`. Iterative, so it cannot
+ * overflow the stack itself; it stops at the first path that is too deep.
+ */
+export function valueDepthExceeds(value: unknown, limit = MAX_JSON_DEPTH): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  const seen = new Set<object>();
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object' || seen.has(v)) continue;
+    if (depth + 1 > limit) return true;
+    seen.add(v);
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /** Throws INPUT_INVALID at `loc` when `text` nests deeper than `limit` (see {@link MAX_JSON_DEPTH}). */
 export function checkJsonDepth(text: string, loc: InputLocation, limit = MAX_JSON_DEPTH): void {
   const at = jsonDepthExceededAt(text, limit);
