@@ -1,6 +1,6 @@
 import type { AppCallResult, AppHandler } from '../apps/index.js';
 import type { Api, App, CatalogIndex } from '../catalog/index.js';
-import { ApiaryError, redactSecrets } from '../shared/index.js';
+import { ApiaryError, MAX_JSON_DEPTH, redactSecrets, valueDepthExceeds } from '../shared/index.js';
 import { type ApprovalDecision, type ApprovalHandler, approvalRequest, denyAll } from './approval.js';
 import { argumentIssues } from './call-arguments.js';
 import { type CallError, type CallOutcome, toContent } from './call-result.js';
@@ -227,6 +227,12 @@ export async function dispatchCall(call: CallRequest, ctx: DispatchContext): Pro
     if ('problem' in found) return fail({ code: 'UNKNOWN_API', message: found.problem });
     const { app, api } = found;
 
+    // what checks, records and runs the arguments recurses: a deeper value would overflow the stack
+    if (valueDepthExceeds(call.args, MAX_JSON_DEPTH))
+      return fail({
+        code: 'INVALID_INPUT',
+        message: `invalid arguments for ${what()}: nested deeper than ${MAX_JSON_DEPTH} levels`,
+      });
     if (ctx.validate !== false) {
       const issues = argumentIssues(api, call.args);
       if (issues.length)

@@ -1,6 +1,6 @@
 import { appendFileSync, closeSync, existsSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
 import { z } from 'zod';
-import { InputInvalidError, readTextFile, redactSecrets } from '../shared/index.js';
+import { InputInvalidError, parseJsonWithinDepth, readTextFile, redactSecrets } from '../shared/index.js';
 
 export const TRACE_EVENTS = ['start', 'end', 'error', 'refused', 'interrupted'] as const;
 
@@ -99,7 +99,8 @@ export function repairTrace(file: string, deps: { now?: () => number } = {}): Tr
     if (!line.trim()) return;
     let json: unknown;
     try {
-      json = JSON.parse(line);
+      // a line nested too deep is skipped like any other unreadable line
+      json = parseJsonWithinDepth(line, { file: 'trace', record: i + 1 });
     } catch {
       skippedLines.push(i + 1);
       return;

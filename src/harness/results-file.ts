@@ -1,6 +1,13 @@
 import { closeSync, existsSync, fdatasync, fsyncSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { z } from 'zod';
-import { InputInvalidError, parseWith, readTextFile, redactSecrets, sha256Hex } from '../shared/index.js';
+import {
+  checkJsonDepth,
+  InputInvalidError,
+  parseWith,
+  readTextFile,
+  redactSecrets,
+  sha256Hex,
+} from '../shared/index.js';
 import { type RunSpec, RunSpecSchema, RunSpecV1Schema, upgradeRunSpecV1 } from './run-spec.js';
 
 export const UsageSchema = z.object({
@@ -188,6 +195,8 @@ export function parseResultsText(text: string, file: string): ResultsFileContent
       out.validBytes = bytes;
       continue;
     }
+    // outside the try: a deep record is refused, not taken for a torn tail and cut off by a resume
+    checkJsonDepth(raw, { file, record: `line ${lineNo}` });
     let json: unknown;
     try {
       json = JSON.parse(raw);

@@ -9,7 +9,7 @@ import {
   tool,
   wrapLanguageModel,
 } from 'ai';
-import { ApiaryError, redactSecrets } from '../shared/index.js';
+import { ApiaryError, parseJsonWithinDepth, redactSecrets } from '../shared/index.js';
 import { classifyModelError, type ModelFaultClass, retryAfterMs } from './model-faults.js';
 import { wasCacheHit } from './response-cache.js';
 import type { LanguageModelV3, SamplingSettings } from './sampling.js';
@@ -169,7 +169,8 @@ function wrapForCall(
 
 function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
   try {
-    return { ok: true, value: JSON.parse(text) };
+    // tool-call arguments from the model: too deep is as unusable as malformed
+    return { ok: true, value: parseJsonWithinDepth(text, { file: 'tool-call arguments' }) };
   } catch {
     return { ok: false };
   }

@@ -142,6 +142,8 @@ function parseCallLine(text: string, fail: (col: number, msg: string) => never):
   if (app && api.startsWith(`${app}_`)) api = api.slice(app.length + 1);
 
   const args: Array<[string, ArgValue]> = [];
+  // names seen so far: a model's line may hold any number of arguments (a scan per argument was quadratic)
+  const seen = new Set<string>();
   const c = new Cursor(body, (col, msg) => fail(offset + col, msg));
   c.pos = open + 1;
   for (;;) {
@@ -170,7 +172,8 @@ function parseCallLine(text: string, fail: (col: number, msg: string) => never):
       value = parseBareValue(m[0], offset + c.pos + 1, fail);
       c.pos += m[0].length;
     }
-    if (args.some(([k]) => k === key)) fail(offset + c.pos, `argument "${key}" given twice`);
+    if (seen.has(key)) fail(offset + c.pos, `argument "${key}" given twice`);
+    seen.add(key);
     args.push([key, value]);
   }
   return { app, api, outputs, args };

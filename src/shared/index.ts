@@ -26,6 +26,14 @@ export {
 export { sha256OfFiles } from './file-hash.js';
 // Hashes: FNV-1a for stable bucketing, sha256 for content identity
 export { fnv1a32, fnv1a32Bytes, sha256Hex } from './hash.js';
+// Nesting limit of JSON from outside (parsers and walkers recurse)
+export {
+  checkJsonDepth,
+  jsonDepthExceededAt,
+  MAX_JSON_DEPTH,
+  parseJsonWithinDepth,
+  valueDepthExceeds,
+} from './json-depth.js';
 // Reading JSON files with errors that name the file
 export {
   fileReadError,

@@ -1,5 +1,6 @@
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { ApiaryError, InputInvalidError, NotFoundError } from './errors.js';
+import { checkJsonDepth } from './json-depth.js';
 
 /**
  * The typed error for a file that cannot be opened: missing, a folder, not permitted. Node's own errors
@@ -115,6 +116,7 @@ export function readTextFile(path: string): string {
 
 /** Parses JSON text; a syntax error (e.g. a truncated file) names the file and the position. */
 export function parseJsonText(text: string, file: string): unknown {
+  checkJsonDepth(text, { file });
   try {
     return JSON.parse(text);
   } catch (error) {
@@ -133,6 +135,7 @@ export function parseJsonLines(text: string, file: string): unknown[] {
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!.trim();
     if (!line) continue;
+    checkJsonDepth(line, { file, record: `line ${i + 1}` });
     try {
       out.push(JSON.parse(line));
     } catch (error) {

@@ -1,4 +1,5 @@
 import { InputInvalidError } from './errors.js';
+import { MAX_JSON_DEPTH } from './json-depth.js';
 
 /**
  * A JSON value that remembers what Python's `json.loads` would have kept and JavaScript forgets:
@@ -56,7 +57,7 @@ export function detachedString(s: string): string {
 }
 
 /** Deepest nesting `parsePyJson` accepts (Python's default recursion limit is 1000). */
-export const PY_JSON_MAX_DEPTH = 1000;
+export const PY_JSON_MAX_DEPTH = MAX_JSON_DEPTH;
 
 /**
  * Strict JSON parser producing {@link PyJson}. Errors name `source` and the character offset.

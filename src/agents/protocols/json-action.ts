@@ -1,4 +1,5 @@
 import type { ModelMessage } from 'ai';
+import { parseJsonWithinDepth } from '../../shared/index.js';
 import type { AgentProtocol, Decision } from '../runtime/types.js';
 
 /** The action a ShortcutsBench agent writes: `{"Thought", "WFWorkflowActionIdentifier", "WFWorkflowActionParameters"}`. */
@@ -9,18 +10,21 @@ export type JsonActionParse = { kind: 'json'; value: unknown } | { kind: 'json-e
  * the last `}` is parsed as JSON; failing that, the whole reply; failing that, a JSON error. The
  * value may be any JSON (a list or number counts as an action with missing fields).
  */
+/** A reply nested too deep is a JSON error like any other text that does not parse. */
+const REPLY = { file: 'model reply' };
+
 export function parseJsonActionReply(reply: string): JsonActionParse {
   const start = reply.indexOf('{');
   const end = reply.lastIndexOf('}');
   if (start >= 0 && end > start) {
     try {
-      return { kind: 'json', value: JSON.parse(reply.slice(start, end + 1)) };
+      return { kind: 'json', value: parseJsonWithinDepth(reply.slice(start, end + 1), REPLY) };
     } catch {
       // fall through to the whole reply
     }
   }
   try {
-    return { kind: 'json', value: JSON.parse(reply) };
+    return { kind: 'json', value: parseJsonWithinDepth(reply, REPLY) };
   } catch {
     return { kind: 'json-error', raw: reply };
   }

@@ -1,5 +1,5 @@
 import type { ModelMessage } from 'ai';
-import { pyRepr, pyStrip } from '../../shared/index.js';
+import { parseJsonWithinDepth, pyRepr, pyStrip } from '../../shared/index.js';
 import type { AgentProtocol, AgentTool, Decision, ProposedCall } from '../runtime/types.js';
 
 /**
@@ -90,7 +90,8 @@ export function parseReactArguments(
   const fenced = /^```json\n([\s\S]*)\n```$/.exec(input);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(fenced ? fenced[1]! : input);
+    // too deep counts as malformed, as any other argument text the parser refuses
+    parsed = parseJsonWithinDepth(fenced ? fenced[1]! : input, { file: 'tool arguments' });
   } catch {
     return { error: 'invalid json format' };
   }

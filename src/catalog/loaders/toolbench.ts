@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { InputInvalidError, parseWith } from '../../shared/index.js';
+import { checkJsonDepth, InputInvalidError, parseWith } from '../../shared/index.js';
 import type { Api, App, Catalog, Parameter, ParamType } from '../schema.js';
 import { primitive } from '../schema.js';
 
@@ -61,6 +61,7 @@ export function toolBenchCatalog(text: string, file: string): Catalog {
   for (const line of text.split('\n')) {
     lineNo++;
     if (!line.trim()) continue;
+    checkJsonDepth(line, { file, record: `line ${lineNo}` });
     let json: unknown;
     try {
       json = JSON.parse(line);

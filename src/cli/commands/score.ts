@@ -5,6 +5,7 @@ import { loadCatalog } from '../../catalog/index.js';
 import { parseResultsText } from '../../harness/index.js';
 import {
   ApiaryError,
+  checkJsonDepth,
   InputInvalidError,
   NotFoundError,
   type PyJson,
@@ -134,6 +135,7 @@ function readPredictions(file: string): Prediction[] {
   const out: Prediction[] = [];
   text.split('\n').forEach((raw, i) => {
     if (!raw.trim()) return;
+    checkJsonDepth(raw, { file, record: `line ${i + 1}` });
     let v: { id?: unknown; output?: unknown; error?: unknown; epoch?: unknown };
     try {
       v = JSON.parse(raw);

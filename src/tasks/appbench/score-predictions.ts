@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { InputInvalidError, parseWith, readTextFile } from '../../shared/index.js';
+import { checkJsonDepth, InputInvalidError, parseWith, readTextFile } from '../../shared/index.js';
 import type { AppBenchPrediction } from './sample.js';
 
 /**
@@ -36,6 +36,7 @@ export function parseAppBenchPredictions(text: string, file: string): Prediction
     const raw = lines[i]!.trim();
     if (!raw) continue;
     const record = `line ${i + 1}`;
+    checkJsonDepth(raw, { file, record });
     let json: unknown;
     try {
       json = JSON.parse(raw);

@@ -1,5 +1,5 @@
 import { isLosslessNumber, LosslessNumber, parse, stringify } from 'lossless-json';
-import { pyJsonString, pyNumberText } from '../../shared/index.js';
+import { jsonDepthExceededAt, MAX_JSON_DEPTH, pyJsonString, pyNumberText } from '../../shared/index.js';
 
 /**
  * JSON as Python's `json.loads` sees it (spec §11.15): numbers keep their source text, so an int
@@ -22,8 +22,13 @@ export function isFloatLexeme(n: LosslessNumber): boolean {
   return /[.eE]/.test(n.value);
 }
 
-/** Parses JSON text keeping number lexemes; throws SyntaxError like JSON.parse. */
+/**
+ * Parses JSON text keeping number lexemes; throws SyntaxError like JSON.parse (callers name the
+ * file). The parser recurses: text nested deeper than MAX_JSON_DEPTH is refused first.
+ */
 export function parseJson(text: string): Json {
+  const deepAt = jsonDepthExceededAt(text);
+  if (deepAt >= 0) throw new SyntaxError(`nested deeper than ${MAX_JSON_DEPTH} levels at offset ${deepAt}`);
   return parse(text, null, {
     parseNumber: (s: string) => new LosslessNumber(s),
     onDuplicateKey: ({ newValue }) => newValue,

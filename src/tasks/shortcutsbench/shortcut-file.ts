@@ -1,8 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
-import { type PlistValue, parseBinary, parse as parseXmlPlist } from 'plist';
+import { type PlistValue, parse as parseXmlPlist } from 'plist';
 import { ApiaryError, InputInvalidError } from '../../shared/index.js';
+import { readBinaryPlist } from './binary-plist.js';
 import { isJsonObject, type Json, type JsonObject, LosslessNumber, parseJson, setOwn } from './json-value.js';
+import { checkXmlPlistBounds } from './xml-plist-bounds.js';
 
 /**
  * Reading a user's own shortcut (`.shortcut`, `.plist`, or the JSON ShortcutsBench stores) into
@@ -29,6 +31,12 @@ export const SIGNED_SHORTCUT_HELP =
   'https://www.icloud.com/shortcuts/api/records/<id> gives fields.shortcut.value.downloadURL, an unsigned ' +
   'binary plist (how ShortcutsBench collected its shortcuts); a .plist/.shortcut written before iOS 15 or ' +
   'by a tool that exports unsigned also works';
+
+/**
+ * Largest shortcut file read. Shortcuts are kilobytes to a few MB (an embedded icon or image is the
+ * bulk); a file this large is something else, refused before it is read.
+ */
+export const MAX_SHORTCUT_FILE_BYTES = 64 * 1024 * 1024;
 
 const BPLIST_MAGIC = 'bplist00';
 const AEA_MAGIC = 'AEA1';
@@ -83,8 +91,11 @@ function floatText(v: number): string {
 export function readShortcutFile(file: string): ImportedShortcut {
   let bytes: Uint8Array;
   try {
+    const size = statSync(file).size;
+    if (size > MAX_SHORTCUT_FILE_BYTES) throw tooLarge(file, size);
     bytes = readFileSync(file);
   } catch (e) {
+    if (e instanceof InputInvalidError) throw e;
     throw new ApiaryError('NOT_FOUND', `cannot read shortcut file ${file}: ${(e as Error).message}`, {
       cause: e,
     });
@@ -93,7 +104,15 @@ export function readShortcutFile(file: string): ImportedShortcut {
 }
 
 /** {@link readShortcutFile} on bytes already read (`file` names it in errors). */
+function tooLarge(file: string, bytes: number): InputInvalidError {
+  return new InputInvalidError(
+    { file },
+    `${bytes} bytes is larger than a shortcut may be (${MAX_SHORTCUT_FILE_BYTES} bytes)`,
+  );
+}
+
 export function parseShortcutBytes(bytes: Uint8Array, file: string): ImportedShortcut {
+  if (bytes.length > MAX_SHORTCUT_FILE_BYTES) throw tooLarge(file, bytes.length);
   const format = sniffShortcutFormat(bytes);
   if (format === 'signed') throw new InputInvalidError({ file }, `cannot import: ${SIGNED_SHORTCUT_HELP}`);
   if (format === undefined)
@@ -103,10 +122,14 @@ export function parseShortcutBytes(bytes: Uint8Array, file: string): ImportedSho
     );
   let root: Json;
   try {
-    if (format === 'binary-plist') root = plistToJson(parseBinary(bytes));
-    else if (format === 'xml-plist') root = plistToJson(parseXmlPlist(Buffer.from(bytes).toString('utf8')));
-    else root = parseJson(Buffer.from(bytes).toString('utf8'));
+    if (format === 'binary-plist') root = readBinaryPlist(bytes, file);
+    else if (format === 'xml-plist') {
+      const xml = Buffer.from(bytes).toString('utf8');
+      checkXmlPlistBounds(xml, file);
+      root = plistToJson(parseXmlPlist(xml));
+    } else root = parseJson(Buffer.from(bytes).toString('utf8'));
   } catch (e) {
+    if (e instanceof InputInvalidError) throw e;
     throw new InputInvalidError({ file }, `not a readable ${format}: ${(e as Error).message}`, { cause: e });
   }
   // ShortcutsBench's JSON may be a whole gold record: take its `shortcut`.

@@ -3,7 +3,13 @@ import { basename, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { Bm25Index } from '../../retrieval/index.js';
-import { InputInvalidError, NotFoundError, parseWith, readTextFile } from '../../shared/index.js';
+import {
+  checkJsonDepth,
+  InputInvalidError,
+  NotFoundError,
+  parseWith,
+  readTextFile,
+} from '../../shared/index.js';
 import type { SearchProvider, SearchResults } from './results.js';
 
 /** One document of an offline search corpus. */
@@ -22,6 +28,7 @@ function readJsonlCorpus(file: string): CorpusDoc[] {
     const line = lines[i]!.trim();
     if (!line) continue;
     const record = `line ${i + 1}`;
+    checkJsonDepth(line, { file, record });
     let value: unknown;
     try {
       value = JSON.parse(line);
