@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { jsonDepthExceededAt, MAX_JSON_DEPTH } from '../shared/index.js';
 import { RECORD_MODES } from '../tools/record/index.js';
 import type { MessageKind, QueueAuth } from './queue-auth.js';
 import { TaskRecipeSchema } from './sample-runner.js';
@@ -151,6 +152,8 @@ export function openEnvelope<T>(
         ok: false,
         why: `${raw.length} bytes, over the ${MAX_ENVELOPE_BYTES[kind]}-byte limit of a ${kind}`,
       };
+    if (jsonDepthExceededAt(raw) >= 0)
+      return { ok: false, why: `JSON nested deeper than ${MAX_JSON_DEPTH} levels` };
     try {
       envelope = JSON.parse(raw);
     } catch {
@@ -167,6 +170,8 @@ export function openEnvelope<T>(
     };
   if (!auth.verify(kind, payload, mac))
     return { ok: false, why: mac === null ? 'not signed' : 'bad MAC (not signed with this queue secret)' };
+  if (jsonDepthExceededAt(payload) >= 0)
+    return { ok: false, why: `payload nested deeper than ${MAX_JSON_DEPTH} levels` };
   let value: unknown;
   try {
     value = JSON.parse(payload);

@@ -6,11 +6,14 @@ import { parseJsonActionReply } from '../agents/protocols/json-action.js';
 import { parseReactArguments } from '../agents/protocols/react.js';
 import { reportRun } from '../cli/commands/report.js';
 import { appRegistry } from '../exec/index.js';
+import { createQueueAuth } from '../harness/queue-auth.js';
+import { openEnvelope, QueueNoteSchema } from '../harness/queue-protocol.js';
 import { parseResultsText } from '../harness/results-file.js';
 import { appbench, connectInMemory, fixtureDb, simulatedApps } from '../mcp/__fixtures__/fixtures.js';
 import { parseAppBenchPredictions } from '../tasks/appbench/score-predictions.js';
 import { parseJson } from '../tasks/shortcutsbench/json-value.js';
 import { parseShortcutsReply } from '../tasks/shortcutsbench/reply.js';
+import { indexRun } from '../viewer/run-index.js';
 import { ApiaryError, InputInvalidError } from './errors.js';
 import { jsonDepthExceededAt, MAX_JSON_DEPTH, valueDepthExceeds } from './json-depth.js';
 import { parseJsonLines, parseJsonText } from './json-file.js';
@@ -85,6 +88,35 @@ describe('deep JSON from outside is refused with INPUT_INVALID', () => {
     expect(e.message).toBe(
       `${file}: record line 2: ${LIMIT} at offset ${offsetOfLimit()} (the limit for JSON input)`,
     );
+  });
+
+  it('`apiary view` indexing a results file with a deep record: INPUT_INVALID naming file and line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'apiary-deep-view-'));
+    const file = join(dir, 'results.jsonl');
+    writeFileSync(file, `${HEADER}\n${sample(deep(300_000))}\n`);
+    const e = await indexRun(file).then(
+      () => undefined,
+      (error: unknown) => error as InputInvalidError,
+    );
+    expect(e).toBeInstanceOf(InputInvalidError);
+    expect(e?.message).toBe(
+      `${file}: record line 2: ${LIMIT} at offset ${offsetOfLimit()} (the limit for JSON input)`,
+    );
+  });
+
+  it('queue messages from Redis nested too deep are refused before they are parsed', () => {
+    const auth = createQueueAuth('a-queue-secret-of-32-characters!');
+    // a correctly signed result (a worker holding the secret) whose payload is 300,000 deep
+    const payload = `{"runId":"r1","text":${deep(300_000)}}`;
+    const sealed = { payload, mac: auth.sign('result', payload) };
+    expect(openEnvelope(auth, 'result', sealed, QueueNoteSchema)).toEqual({
+      ok: false,
+      why: `payload nested deeper than ${MAX_JSON_DEPTH} levels`,
+    });
+    expect(openEnvelope(auth, 'result', deep(5000), QueueNoteSchema)).toEqual({
+      ok: false,
+      why: `JSON nested deeper than ${MAX_JSON_DEPTH} levels`,
+    });
   });
 
   it('results files: a deep last line is refused, not dropped as a torn tail', () => {

@@ -9,7 +9,7 @@ import {
   type SampleLine,
   SampleLineSchema,
 } from '../harness/index.js';
-import { ApiaryError, InputInvalidError, parseWith } from '../shared/index.js';
+import { ApiaryError, checkJsonDepth, InputInvalidError, parseWith } from '../shared/index.js';
 import { jsonlLines } from './jsonl-lines.js';
 import { type SampleErrorKind, type SampleScoring, sampleErrorKinds, scoringFor } from './sample-facts.js';
 
@@ -147,6 +147,8 @@ async function extendIndex(index: RunIndex): Promise<void> {
     const text = line.bytes.toString('utf8');
     const record = `line ${lineNo}`;
     let json: unknown;
+    // outside the try: a too-deep line is refused, even as an unterminated last line
+    checkJsonDepth(text, { file, record });
     if (text.trim() !== '')
       try {
         json = JSON.parse(text);

@@ -7,7 +7,7 @@ import { serve } from '@hono/node-server';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { secureHeaders } from 'hono/secure-headers';
-import { ApiaryError, redactSecrets } from '../shared/index.js';
+import { ApiaryError, jsonDepthExceededAt, redactSecrets } from '../shared/index.js';
 import { getTask, registerBuiltinTasks } from '../tasks/index.js';
 import { runFileAccess } from './run-files.js';
 import { indexRun, type RunIndex, readSampleRecord, refreshIndex, type SampleEntry } from './run-index.js';
@@ -57,7 +57,8 @@ export function runOverview(index: RunIndex) {
   const summaryFile = join(index.folder, 'summary.json');
   if (existsSync(summaryFile))
     try {
-      summary = JSON.parse(readFileSync(summaryFile, 'utf8'));
+      const text = readFileSync(summaryFile, 'utf8');
+      summary = jsonDepthExceededAt(text) < 0 ? JSON.parse(text) : null;
     } catch {
       // an unreadable summary is left out; the records are what the viewer shows
     }
