@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { jsonDepthExceededAt, MAX_JSON_DEPTH } from '../shared/index.js';
-import { RECORD_MODES } from '../tools/record/index.js';
+import { RECORD_MODES } from '../tasks/index.js';
 import type { MessageKind, QueueAuth } from './queue-auth.js';
 import { TaskRecipeSchema } from './sample-runner.js';
 

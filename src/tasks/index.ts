@@ -35,6 +35,7 @@ export type {
   TaskToolSettings,
   TaskUsage,
 } from './task.js';
+export { RECORD_MODES } from './task.js';
 export {
   describeOptions,
   type OptionInfo,

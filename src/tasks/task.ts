@@ -13,6 +13,9 @@ import type { z } from 'zod';
 import type { SamplingSettings } from '../models/index.js';
 import type { GtaToolsConfig, ModelEndpointFlags, RecordMode } from '../tools/index.js';
 
+/** How a task's tool calls are recorded or replayed (`--record-tools`); tasks own the tool settings. */
+export { RECORD_MODES } from '../tools/index.js';
+
 /** Anything a task evaluates: a stable id (used to resume) and an optional category for breakdowns. */
 export interface TaskSample {
   readonly id: string;
