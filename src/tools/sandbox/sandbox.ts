@@ -4,15 +4,17 @@ import { chown, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ApiaryError } from '../../shared/index.js';
-import { PYTHON_BOOTSTRAP, rlimitsFor } from './bootstrap.js';
+import { type BootstrapConfig, PYTHON_BOOTSTRAP, rlimitsFor } from './bootstrap.js';
 import {
   bwrapArgs,
   ROOT_LIBRARY_PATHS,
   type RootEntry,
+  SANDBOX_INPUT_DIR,
   SANDBOX_PRIVATE_DIRS,
   SANDBOX_WORK_DIR,
   sandboxEnvironment,
 } from './bwrap-args.js';
+import { createRunCgroup, type RunCgroup } from './cgroup.js';
 import {
   type ResolvedSandboxOptions,
   SANDBOX_ISOLATION_ENV,
@@ -24,12 +26,14 @@ import {
   SandboxOptionsSchema,
 } from './config.js';
 import { countTasksOfUser } from './process-count.js';
-import { exitOf, parseStatus, type SandboxLimitHit, STATUS_FD, watch } from './process-watch.js';
+import { exitOf, parseStatus, type SandboxLimitHit, STATUS_FD, TRANSFER_FD, watch } from './process-watch.js';
 import { bwrapSetupError, bwrapSupportsDisableUserns, findBwrap, sandboxProblem } from './requirements.js';
+import { MAX_TRANSFER_NAME, parseTransfer, TRANSFER_HEADER_ROOM, writeTransferred } from './transfer.js';
 import {
   collectFiles,
   ENTRY_FILE,
   listWrittenFiles,
+  MAX_LISTED_FILES,
   readNoFollow,
   removeTree,
   type SandboxFile,
@@ -37,6 +41,20 @@ import {
 } from './work-folder.js';
 
 export type { SandboxFile, SandboxLimitHit };
+
+/**
+ * What bounds the sandbox as a whole: a cgroup per run (memory and tasks of every process
+ * together), else one process (`single-process`: no fork, no thread, so RLIMIT_AS bounds it all);
+ * `rlimits` only without isolation (per process, as the rlimits are).
+ */
+export type SandboxBounds = 'cgroup-v2' | 'cgroup-v1' | 'single-process' | 'rlimits';
+
+/** In the single-process fallback, memory kept for bwrap's init and the bootstrap's supervisor. */
+const SUPERVISOR_RESERVE_BYTES = 32 * 1024 * 1024;
+/** Tasks of a run that are not the code's: the outer bwrap, its init and the supervisor. */
+const SANDBOX_OWN_TASKS = 3;
+/** Joins the cgroups named before `--` (one `cgroup.procs` per hierarchy), then runs the rest. */
+const JOIN_CGROUP = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"';
 
 export interface PythonRunRequest {
   /** The program, run as `__main__` from the work folder (`/sandbox/main.py`). */
@@ -70,6 +88,9 @@ export interface PythonRunResult {
   /** Regular files the code wrote into the work folder (not symlinks, not inputs). */
   files: SandboxFile[];
   isolation: SandboxIsolation;
+  bounds: SandboxBounds;
+  /** Highest memory use of the whole sandbox (its cgroup's peak, tmpfs included); null without a cgroup. */
+  memoryPeakBytes: number | null;
 }
 
 export interface SandboxDeps {
@@ -164,9 +185,12 @@ export class PythonSandbox {
     const runAs = runAsFor(this.options);
     const own = request.modules?.includes('matplotlib') ? await this.matplotlibFontList() : undefined;
     const workDir = await this.prepareWorkDir(request, runAs, own);
+    // Files the sandbox sends back land here, a folder of the host's own (never bound inside).
+    const outDir = await mkdtemp(join(this.options.tempRoot ?? tmpdir(), 'apiary-sandbox-out-'));
     try {
-      return await this.execute(request, limits, workDir, runAs);
+      return await this.execute(request, limits, workDir, outDir, runAs);
     } finally {
+      await removeTree(outDir);
       await removeTree(workDir);
     }
   }
@@ -226,42 +250,97 @@ export class PythonSandbox {
     request: PythonRunRequest,
     limits: SandboxLimits,
     workDir: string,
+    outDir: string,
     runAs: RunAs | undefined,
   ): Promise<PythonRunResult> {
     const sandboxed = this.isolation === 'bwrap';
+    // setpriv (util-linux) makes bwrap itself die with us; bwrap's --die-with-parent covers
+    // only the sandboxed child. It also drops to the sandbox user after joining a cgroup.
+    const guard = existsSync(SETPRIV);
+    const cgroup =
+      sandboxed && this.options.cgroup === 'auto' && (guard || !runAs)
+        ? createRunCgroup({
+            memoryBytes: limits.memoryBytes,
+            maxTasks: limits.maxProcesses + SANDBOX_OWN_TASKS,
+          })
+        : undefined;
+    try {
+      return await this.executeBounded(request, limits, workDir, outDir, runAs, guard, cgroup);
+    } finally {
+      await cgroup?.remove();
+    }
+  }
+
+  private async executeBounded(
+    request: PythonRunRequest,
+    limits: SandboxLimits,
+    workDir: string,
+    outDir: string,
+    runAs: RunAs | undefined,
+    guard: boolean,
+    cgroup: RunCgroup | undefined,
+  ): Promise<PythonRunResult> {
+    const sandboxed = this.isolation === 'bwrap';
+    const bounds: SandboxBounds = cgroup?.kind ?? (sandboxed ? 'single-process' : 'rlimits');
     const base = sandboxed ? SANDBOX_WORK_DIR : workDir;
-    // In bwrap the process count is per user namespace (only the sandbox's own tasks); without
-    // it the limit counts every task of the user, so add those already running.
-    const processCap =
-      limits.maxProcesses + (sandboxed ? 0 : countTasksOfUser(runAs?.uid ?? process.getuid?.() ?? 0));
+    const inputs = new Set([ENTRY_FILE, ...Object.keys(request.files ?? {}).map(safeRelativeName)]);
+    const config: BootstrapConfig = {
+      rlimits: rlimitsFor({
+        ...limits,
+        // Alone in the sandbox, the code's one process holds all memory but the tmpfs and ours.
+        memoryBytes:
+          bounds === 'single-process'
+            ? Math.max(limits.memoryBytes - limits.maxDiskBytes - SUPERVISOR_RESERVE_BYTES, 64 * 1024 ** 2)
+            : limits.memoryBytes,
+        // In bwrap the count is per user namespace (bwrap's init and the supervisor count too);
+        // without it every task of the user counts, so add those already running.
+        processCap:
+          limits.maxProcesses +
+          (sandboxed ? SANDBOX_OWN_TASKS - 1 : countTasksOfUser(runAs?.uid ?? process.getuid?.() ?? 0)),
+      }),
+      singleProcess: bounds === 'single-process',
+      transfer: sandboxed
+        ? {
+            fd: TRANSFER_FD,
+            input: SANDBOX_INPUT_DIR,
+            skip: [...inputs],
+            private: SANDBOX_PRIVATE_DIRS,
+            maxFiles: MAX_LISTED_FILES,
+            maxBytes: limits.maxDiskBytes,
+            maxName: MAX_TRANSFER_NAME,
+          }
+        : null,
+    };
     const python = [
       this.options.pythonPath,
       '-I',
       '-B',
       '-c',
       PYTHON_BOOTSTRAP,
-      JSON.stringify(rlimitsFor({ ...limits, processCap })),
+      JSON.stringify(config),
       `${base}/${ENTRY_FILE}`,
       ...(request.args ?? []),
     ];
-    const [file, args] = sandboxed ? this.bwrapCommand(workDir, python) : [python[0]!, python.slice(1)];
-    // setpriv (util-linux) makes bwrap itself die with us; bwrap's --die-with-parent covers
-    // only the sandboxed child. Its own process group lets a limit kill everything at once.
-    const guard = existsSync('/usr/bin/setpriv');
+    const [file, args] = sandboxed
+      ? this.bwrapCommand(workDir, limits.maxDiskBytes, python)
+      : [python[0]!, python.slice(1)];
+    const [command, commandArgs] = launcher(file, args, guard, cgroup, runAs);
     const t0 = this.now();
-    const child = spawn(
-      guard ? '/usr/bin/setpriv' : file,
-      guard ? ['--pdeathsig', 'KILL', '--', file, ...args] : args,
-      {
-        cwd: workDir,
-        env: sandboxed ? {} : sandboxEnvironment(workDir),
-        stdio: ['ignore', 'pipe', 'pipe', sandboxed ? 'pipe' : 'ignore'],
-        detached: true,
-        ...(runAs ? { uid: runAs.uid, gid: runAs.gid } : {}),
-      },
-    );
-    const ended = await watch(child, limits, request.signal);
+    // Its own process group lets a limit kill everything at once.
+    const child = spawn(command, commandArgs, {
+      cwd: workDir,
+      env: sandboxed ? {} : sandboxEnvironment(workDir),
+      stdio: sandboxed ? ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
+      detached: true,
+      // With a cgroup the launcher joins it as root and setpriv drops to the sandbox user.
+      ...(runAs && !cgroup ? { uid: runAs.uid, gid: runAs.gid } : {}),
+    });
+    const ended = await watch(child, limits, request.signal, {
+      transferBytes: limits.maxDiskBytes + TRANSFER_HEADER_ROOM,
+      ...(cgroup ? { oomKills: () => cgroup.oomKills() } : {}),
+    });
     const durationMs = this.now() - t0;
+    const memoryPeakBytes = cgroup?.peakBytes() ?? null;
     const status = sandboxed ? parseStatus(ended.status) : undefined;
     if (sandboxed && ended.limit === null && status?.exitCode === undefined) {
       const why = bwrapSetupError(ended.stderr.text());
@@ -269,13 +348,17 @@ export class PythonSandbox {
       throw new ApiaryError('TOOL_FAILED', `${why}${hint}`);
     }
     const exit = exitOf(status?.exitCode ?? ended.code, ended.signal, sandboxed);
-    const files = await listWrittenFiles(
-      workDir,
-      new Set([ENTRY_FILE, ...Object.keys(request.files ?? {}).map(safeRelativeName)]),
-    );
-    if (request.collectInto) await collectFiles(workDir, files, request.collectInto);
+    // In bwrap the written files exist only in the stream the sandbox sent back.
+    const filesDir = sandboxed ? outDir : workDir;
+    if (sandboxed)
+      await writeTransferred(
+        outDir,
+        parseTransfer(ended.transfer.buffer(), (name) => inputs.has(name)),
+      );
+    const files = await listWrittenFiles(filesDir, sandboxed ? new Set() : inputs);
+    if (request.collectInto) await collectFiles(filesDir, files, request.collectInto);
     for (const file of files)
-      if (request.read?.includes(file.name)) file.data = await readNoFollow(join(workDir, file.name));
+      if (request.read?.includes(file.name)) file.data = await readNoFollow(join(filesDir, file.name));
     return {
       ...exit,
       limit: ended.limit,
@@ -286,16 +369,19 @@ export class PythonSandbox {
       durationMs,
       files,
       isolation: this.isolation,
+      bounds,
+      memoryPeakBytes,
     };
   }
 
-  private bwrapCommand(workDir: string, python: string[]): [string, string[]] {
+  private bwrapCommand(workDir: string, workBytes: number, python: string[]): [string, string[]] {
     const bwrap = this.bwrap!;
     this.disableUserns ??= bwrapSupportsDisableUserns(bwrap);
     return [
       bwrap,
       bwrapArgs({
         workDir,
+        workBytes,
         rootEntries: hostRootEntries(),
         readOnlyBinds: pythonOutsideUsr(this.options.pythonPath),
         disableNestedUserns: this.disableUserns,
@@ -304,6 +390,30 @@ export class PythonSandbox {
       }),
     ];
   }
+}
+
+const SETPRIV = '/usr/bin/setpriv';
+
+/**
+ * The command that starts `file`: through setpriv (death with Apiary), and with a cgroup through
+ * a shell that joins it first (as root: the group's files are root's), setpriv then dropping to
+ * the sandbox user. Everything bwrap forks inherits the group, so nothing escapes its limits.
+ */
+function launcher(
+  file: string,
+  args: string[],
+  guard: boolean,
+  cgroup: RunCgroup | undefined,
+  runAs: RunAs | undefined,
+): [string, string[]] {
+  if (!guard) return [file, args];
+  const setpriv = [SETPRIV, '--pdeathsig', 'KILL', '--', file, ...args];
+  if (!cgroup) return [setpriv[0]!, setpriv.slice(1)];
+  const user = runAs ? ['--reuid', String(runAs.uid), '--regid', String(runAs.gid), '--clear-groups'] : [];
+  return [
+    '/bin/sh',
+    ['-c', JOIN_CGROUP, 'sh', ...cgroup.procsFiles, '--', SETPRIV, ...user, ...setpriv.slice(1)],
+  ];
 }
 
 interface FontList {
