@@ -90,3 +90,11 @@ export function bwrapSetupError(stderr: string): string {
     "on purpose: isolation 'unsafe-none' (APIARY_SANDBOX_ISOLATION=unsafe-none)."
   );
 }
+
+/**
+ * The line a test suite that needs the sandbox prints when it cannot run here: which suite, why
+ * (the missing package or namespace setting, with what to install or enable), and that CI has it.
+ */
+export function sandboxSkipNotice(suite: string, problem: string): string {
+  return `${suite} SKIPPED, it did not run: ${problem}. (.ci/run installs these packages, so CI runs it.)`;
+}
