@@ -41,8 +41,8 @@ export function sandboxEnvironment(workDir = SANDBOX_WORK_DIR): Record<string, s
 export interface BwrapArgsInput {
   /** The host folder with the run's inputs, bound read-only at /.input (copied into /sandbox). */
   workDir: string;
-  /** Size of the tmpfs at /sandbox, the only writable place: the run's disk limit. */
-  workBytes: number;
+  /** Size of the tmpfs at /sandbox, the only writable place: the run's disk limit (absent: bwrap < 0.7). */
+  workBytes?: number;
   rootEntries: RootEntry[];
   /** Extra host paths bound read-only at the same place (a Python outside /usr). */
   readOnlyBinds: string[];
@@ -77,7 +77,8 @@ export function bwrapArgs(input: BwrapArgsInput): string[] {
   // (writing to a device still works on a read-only mount).
   args.push('--proc', '/proc', '--dev', '/dev', '--remount-ro', '/dev');
   args.push('--ro-bind', input.workDir, SANDBOX_INPUT_DIR);
-  args.push('--size', String(input.workBytes), '--perms', '0700', '--tmpfs', SANDBOX_WORK_DIR);
+  if (input.workBytes !== undefined) args.push('--size', String(input.workBytes));
+  args.push('--perms', '0700', '--tmpfs', SANDBOX_WORK_DIR);
   args.push('--chdir', SANDBOX_WORK_DIR);
   args.push('--remount-ro', '/');
   args.push('--json-status-fd', String(input.statusFd));

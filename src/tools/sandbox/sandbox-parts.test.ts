@@ -84,6 +84,17 @@ describe('bwrapArgs', () => {
       command: ['p'],
     });
     expect(old).not.toContain('--disable-userns');
+    const noSize = bwrapArgs({
+      workDir: '/w',
+      rootEntries: [],
+      readOnlyBinds: [],
+      disableNestedUserns: false,
+      statusFd: 3,
+      command: ['p'],
+    });
+    // bwrap < 0.7: no --size; the sandbox then runs only with a cgroup, whose memory limit covers the tmpfs.
+    expect(noSize.join(' ')).toContain('--perms 0700 --tmpfs /sandbox');
+    expect(noSize).not.toContain('--size');
   });
 });
 

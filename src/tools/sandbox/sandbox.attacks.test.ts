@@ -119,21 +119,7 @@ describe.skipIf(missing !== undefined)(
       const marker = `memory-${process.pid}-${Date.now()}`;
       const peak = watchResidentMemory(marker);
       const run = await sandbox.run({
-        code: [
-          'import os, time',
-          'kids = []',
-          'for _ in range(4):',
-          '    pid = os.fork()',
-          '    if pid == 0:',
-          '        block = bytearray(900 * 1024**2)',
-          '        for i in range(0, len(block), 4096):',
-          '            block[i] = 1',
-          '        time.sleep(10)',
-          '        os._exit(0)',
-          '    kids.append(pid)',
-          'for pid in kids:',
-          '    os.waitpid(pid, 0)',
-        ].join('\n'),
+        code: FOUR_FORKS_OF_900_MIB,
         args: [marker],
         limits: { wallMs: 15_000, cpuSeconds: 10 },
       });
@@ -152,6 +138,14 @@ describe.skipIf(missing !== undefined)(
     }, 30_000);
 
     it('row 6, fallback without a cgroup: the code is one process (no fork, no thread)', async () => {
+      const marker = `memory-fallback-${process.pid}-${Date.now()}`;
+      const peak = watchResidentMemory(marker);
+      const forks = await fallback.run({ code: FOUR_FORKS_OF_900_MIB, args: [marker] });
+      expect(peak.stop()).toBeLessThanOrEqual(1.1 * GiB);
+      expect([forks.bounds, forks.stderr.trim().split('\n').at(-1)]).toEqual([
+        'single-process',
+        'BlockingIOError: [Errno 11] Resource temporarily unavailable',
+      ]);
       const run = await fallback.run({
         code: [
           'import os, threading',
@@ -272,6 +266,23 @@ function leftoverCgroups(): string[] {
     }
   });
 }
+
+/** Row 6 of the issue: four forked processes that each fill 900 MiB and wait. */
+const FOUR_FORKS_OF_900_MIB = [
+  'import os, time',
+  'kids = []',
+  'for _ in range(4):',
+  '    pid = os.fork()',
+  '    if pid == 0:',
+  '        block = bytearray(900 * 1024**2)',
+  '        for i in range(0, len(block), 4096):',
+  '            block[i] = 1',
+  '        time.sleep(10)',
+  '        os._exit(0)',
+  '    kids.append(pid)',
+  'for pid in kids:',
+  '    os.waitpid(pid, 0)',
+].join('\n');
 
 function indent(body: string): string {
   return body

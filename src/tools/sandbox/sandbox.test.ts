@@ -186,13 +186,26 @@ describe('PythonSandbox configuration', () => {
     // Passes the start-up probe, then fails as a real run starts (its status fd is asked for).
     const flaky = fakeBwrap(
       'bwrap-flaky',
-      `case "$*" in *--json-status-fd*) ${NO_USERNS.replace('\n', ';')};; esac\nexit 0`,
+      `case "$*" in *--help*) echo "--size BYTES";; *--json-status-fd*) ${NO_USERNS.replace('\n', ';')};; esac\nexit 0`,
     );
     const sandbox = new PythonSandbox({ bwrapPath: flaky, tempRoot: scratch });
     expect(sandbox.unavailable()).toBeUndefined();
     await expect(sandbox.run({ code: 'print("ran")' })).rejects.toMatchObject({
       code: 'TOOL_FAILED',
       message: expect.stringContaining('sysctl kernel.unprivileged_userns_clone=1'),
+    });
+  });
+
+  it('refuses to run unbounded with a bwrap that cannot size the tmpfs and no cgroup', async () => {
+    const sandbox = new PythonSandbox({
+      bwrapPath: fakeBwrap('bwrap-0.6', 'exit 0'),
+      tempRoot: scratch,
+      cgroup: 'off',
+    });
+    expect(sandbox.unavailable()).toBeUndefined();
+    await expect(sandbox.run({ code: 'pass' })).rejects.toMatchObject({
+      code: 'TOOL_FAILED',
+      message: expect.stringContaining('--size needs bubblewrap ≥ 0.7'),
     });
   });
 

@@ -27,7 +27,14 @@ import {
 } from './config.js';
 import { countTasksOfUser } from './process-count.js';
 import { exitOf, parseStatus, type SandboxLimitHit, STATUS_FD, TRANSFER_FD, watch } from './process-watch.js';
-import { bwrapSetupError, bwrapSupportsDisableUserns, findBwrap, sandboxProblem } from './requirements.js';
+import {
+  type BwrapFeatures,
+  bwrapFeatures,
+  bwrapSetupError,
+  findBwrap,
+  NO_TMPFS_SIZE,
+  sandboxProblem,
+} from './requirements.js';
 import { MAX_TRANSFER_NAME, parseTransfer, TRANSFER_HEADER_ROOM, writeTransferred } from './transfer.js';
 import {
   collectFiles,
@@ -108,7 +115,7 @@ export class PythonSandbox {
   readonly options: ResolvedSandboxOptions;
   private readonly now: () => number;
   private readonly bwrap: string | undefined;
-  private disableUserns: boolean | undefined;
+  private features: BwrapFeatures | undefined;
   private readonly problems = new Map<string, string | undefined>();
   private fontList: Promise<FontList | undefined> | undefined;
 
@@ -321,6 +328,8 @@ export class PythonSandbox {
       `${base}/${ENTRY_FILE}`,
       ...(request.args ?? []),
     ];
+    if (sandboxed && !this.bwrapFeatures().tmpfsSize && !cgroup)
+      throw new ApiaryError('TOOL_FAILED', `the sandbox could not start: ${NO_TMPFS_SIZE}`);
     const [file, args] = sandboxed
       ? this.bwrapCommand(workDir, limits.maxDiskBytes, python)
       : [python[0]!, python.slice(1)];
@@ -374,17 +383,23 @@ export class PythonSandbox {
     };
   }
 
+  private bwrapFeatures(): BwrapFeatures {
+    this.features ??= bwrapFeatures(this.bwrap!);
+    return this.features;
+  }
+
   private bwrapCommand(workDir: string, workBytes: number, python: string[]): [string, string[]] {
     const bwrap = this.bwrap!;
-    this.disableUserns ??= bwrapSupportsDisableUserns(bwrap);
+    const features = this.bwrapFeatures();
     return [
       bwrap,
       bwrapArgs({
         workDir,
-        workBytes,
         rootEntries: hostRootEntries(),
         readOnlyBinds: pythonOutsideUsr(this.options.pythonPath),
-        disableNestedUserns: this.disableUserns,
+        disableNestedUserns: features.disableUserns,
+        // Without --size the tmpfs is bounded by the cgroup's memory limit only (checked by the caller).
+        ...(features.tmpfsSize ? { workBytes } : {}),
         statusFd: STATUS_FD,
         command: python,
       }),
