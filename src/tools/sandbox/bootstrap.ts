@@ -8,8 +8,8 @@
  *
  * With `transfer` (bwrap: the work folder is a size-limited tmpfs the host cannot see) it is a
  * small supervisor: it copies the inputs from the read-only `/.input` into the tmpfs, forks the
- * code's process (which drops the pipe, sets the rlimits and runs the entry file), makes itself
- * undumpable (so the code cannot reach the pipe through /proc), waits, kills whatever the code
+ * code's process (which drops the pipe, sets the rlimits and runs the entry file), having made itself
+ * undumpable first (so the code cannot reach the pipe through /proc), waits, kills whatever the code
  * left running, and streams the regular files written back over the pipe: per file a JSON line
  * `{"name", "bytes"}` and the bytes. The host treats that stream as untrusted (bounded, names
  * checked): it only carries what the code could have written anyway. The supervisor then ends
@@ -62,8 +62,8 @@ def _run():
 
 def _files(skip, private, max_files, max_bytes, max_name):
     import stat
-    stack, total, found = [''], 0, []
-    while stack and len(found) < max_files:
+    stack, total, sent = [''], 0, 0
+    while stack and sent < max_files:
         rel = stack.pop()
         try:
             entries = sorted(os.scandir(rel or '.'), key=lambda e: e.name)
@@ -86,25 +86,28 @@ def _files(skip, private, max_files, max_bytes, max_name):
                     continue
                 data = file.read(info.st_size)
             total += len(data)
-            found.append((name, data))
-            if len(found) >= max_files:
+            sent += 1
+            yield name, data
+            if sent >= max_files:
                 break
-    return found
 
 if _transfer is None:
     _limit()
     _run()
 else:
-    import shutil
+    import ctypes, shutil, signal
     shutil.copytree(_transfer['input'], '.', symlinks=True, dirs_exist_ok=True)
+    # PR_SET_DUMPABLE 0 before the fork, so the code never sees the supervisor's /proc/<pid>/fd
+    # (the pipe) open to it; the code's process makes itself dumpable again.
+    _prctl = ctypes.CDLL(None).prctl
+    _prctl(4, 0, 0, 0, 0)
     _pid = os.fork()
     if _pid == 0:
+        _prctl(4, 1, 0, 0, 0)
         os.close(_keep)
         _limit()
         _run()
         sys.exit(0)
-    import ctypes, signal
-    ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: /proc/<this pid>/fd closed to the code
     _, _status = os.waitpid(_pid, 0)
     try:
         os.kill(-1, signal.SIGKILL)  # what the code left running (everything but us and bwrap's init)

@@ -41,6 +41,11 @@ export const SandboxLimitsSchema = z.object({
     .int()
     .positive()
     .default(64 * 1024 * 1024),
+  /**
+   * Files and folders the run may have in its work folder at once (the tmpfs's used inodes, looked
+   * at from outside every 50 ms); more ends the run (`limit: 'disk-files'`).
+   */
+  maxDiskFiles: z.number().int().positive().default(10_000),
   /** Open file descriptors (RLIMIT_NOFILE). */
   maxOpenFiles: z.number().int().positive().default(256),
   /** Bytes kept of stdout and of stderr each; more output ends the run (`limit: 'output'`). */

@@ -11,15 +11,16 @@ export const TRANSFER_FD = 4;
 /** How long output may still arrive after the process exited. */
 const PIPE_GRACE_MS = 1_000;
 
-/** How often the sandbox's cgroup is checked for an OOM kill. */
-const OOM_POLL_MS = 50;
+/** How often the limits only a look from outside can see (OOM kills, files in the tmpfs) are checked. */
+const POLL_MS = 50;
 
 /**
  * Why a run was ended from outside: `memory` when the whole sandbox reached its cgroup's memory
- * limit (the OOM killer struck, the rest is killed too). A CPU, per-process memory or file-size
- * limit shows as a signal or a Python error.
+ * limit (the OOM killer struck, the rest is killed too), `disk-files` when its tmpfs holds more
+ * files and folders than allowed. A CPU, per-process memory, disk or file-size limit shows as a
+ * signal or a Python error.
  */
-export type SandboxLimitHit = 'wall-time' | 'output' | 'cancelled' | 'memory';
+export type SandboxLimitHit = 'wall-time' | 'output' | 'cancelled' | 'memory' | 'disk-files';
 
 /** How a watched process ended, with what it wrote (bounded) and bwrap's status text. */
 export interface Ended {
@@ -36,8 +37,11 @@ export interface Ended {
 export interface WatchOptions {
   /** Bytes kept from the transfer fd (TRANSFER_FD). */
   transferBytes?: number;
-  /** OOM kills so far in the run's cgroup; a rise ends the run with `limit: 'memory'`. */
-  oomKills?: () => number;
+  /**
+   * Looked at every 50 ms and once more at the end, with bwrap's status text so far: a limit it
+   * returns ends the run.
+   */
+  poll?: (status: string) => SandboxLimitHit | null;
 }
 
 /** Waits for the process, enforcing wall time, output size and cancellation by killing its group. */
@@ -62,16 +66,16 @@ export function watch(
     const transfer = new BoundedOutput(options.transferBytes ?? 0, () => undefined);
     let status = '';
     child.stdio[TRANSFER_FD]?.on('data', (chunk: Buffer) => transfer.add(chunk));
-    const oomKills = options.oomKills;
-    const oomBefore = oomKills?.() ?? 0;
-    const oomPoll = oomKills
+    const poll = options.poll;
+    const looks = poll
       ? setInterval(() => {
-          if (oomKills() > oomBefore) kill('memory');
-        }, OOM_POLL_MS)
+          const hit = poll(status);
+          if (hit) kill(hit);
+        }, POLL_MS)
       : undefined;
     const stopTimers = () => {
       clearTimeout(timer);
-      clearInterval(oomPoll);
+      clearInterval(looks);
     };
     child.stdout!.on('data', (chunk: Buffer) => stdout.add(chunk));
     child.stderr!.on('data', (chunk: Buffer) => stderr.add(chunk));
@@ -99,7 +103,7 @@ export function watch(
     child.on('close', (code, sig) => {
       stopTimers();
       // The OOM killer may have ended the run between two looks.
-      if (limit === null && oomKills && oomKills() > oomBefore) limit = 'memory';
+      if (limit === null && poll) limit = poll(status);
       signal?.removeEventListener('abort', onAbort);
       resolve({ code, signal: sig, limit, stdout, stderr, status, transfer });
     });

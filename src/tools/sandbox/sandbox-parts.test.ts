@@ -178,6 +178,9 @@ describe('describeRunFailure', () => {
     expect(describeRunFailure(run({ limit: 'memory', signal: 'SIGKILL' }), limits)).toBe(
       'used more than 1073741824 bytes of memory, all its processes together (memory limit); the run was stopped',
     );
+    expect(describeRunFailure(run({ limit: 'disk-files', signal: 'SIGKILL' }), limits)).toBe(
+      'made more than 10000 files and folders (file count limit); the run was stopped',
+    );
     expect(describeRunFailure(run({}), limits)).toBeUndefined();
   });
 });

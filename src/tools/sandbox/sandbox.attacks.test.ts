@@ -6,7 +6,6 @@ import {
   openSync,
   readdirSync,
   readFileSync,
-  rmSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,7 +42,7 @@ describe.skipIf(missing !== undefined)(
     // Every user can traverse it: when the suite runs as root, the sandbox runs as nobody.
     const scratch = mkdtempSync(join(tmpdir(), 'apiary-attacks-whole-'));
     chmodSync(scratch, 0o755);
-    afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+    afterAll(() => removeTree(scratch)); // deep folders too, should a test fail before removing them
     const tempRoot = mkdtempSync(join(scratch, 'runs-'));
     chmodSync(tempRoot, 0o755);
     const leftovers = () => readdirSync(tempRoot);
@@ -114,6 +113,21 @@ describe.skipIf(missing !== undefined)(
       // Neither fd 100 nor bwrap's status fd (3) is open in the code's process.
       expect(out).toBe('[0, 1, 2] []\n');
     }, 30_000);
+
+    it("row 5: the supervisor's file pipe cannot be reached through /proc", async () => {
+      const run = await sandbox.run({
+        code: [
+          'import os',
+          'for path in [f"/proc/{os.getppid()}/fd", f"/proc/{os.getppid()}/fd/4"]:',
+          '    try:',
+          '        os.open(path, os.O_RDONLY)',
+          '        print("opened")',
+          '    except OSError as e:',
+          '        print(e.errno)',
+        ].join('\n'),
+      });
+      expect(run.stdout).toBe('13\n13\n'); // EACCES: the supervisor is not dumpable
+    });
 
     it('row 6: 4 forked processes × 900 MiB stay within the 1 GiB of the whole sandbox, killed with limit memory', async () => {
       const marker = `memory-${process.pid}-${Date.now()}`;
@@ -196,6 +210,21 @@ describe.skipIf(missing !== undefined)(
       );
       expect(viaSolver.ok ? '' : viaSolver.error.message).toBe('OSError: [Errno 28] No space left on device');
       expect(leftovers()).toEqual([]);
+    }, 60_000);
+
+    it('row 7: a loop of empty files (inodes: kernel memory the tmpfs size does not count) stops at 10 000 files', async () => {
+      for (const box of [sandbox, fallback]) {
+        const run = await box.run({
+          code: 'n = 0\nwhile True:\n    open(f"{n}", "w").close()\n    n += 1',
+          limits: { wallMs: 15_000 },
+        });
+        expect([run.bounds, run.limit]).toEqual([
+          box === fallback ? 'single-process' : expect.stringMatching(/^cgroup-v[12]$|^single-process$/),
+          'disk-files',
+        ]);
+        expect(run.files).toEqual([]); // killed from outside: nothing comes back
+        expect(leftovers()).toEqual([]);
+      }
     }, 60_000);
 
     it('row 7: a folder chain deeper than PATH_MAX is removed with the work folder', async () => {

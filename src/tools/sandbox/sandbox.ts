@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, readlinkSync } from 'node:fs';
+import { existsSync, lstatSync, readlinkSync, statfsSync } from 'node:fs';
 import { chown, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -346,7 +346,7 @@ export class PythonSandbox {
     });
     const ended = await watch(child, limits, request.signal, {
       transferBytes: limits.maxDiskBytes + TRANSFER_HEADER_ROOM,
-      ...(cgroup ? { oomKills: () => cgroup.oomKills() } : {}),
+      ...(sandboxed ? { poll: outsideLimits(cgroup, limits.maxDiskFiles) } : {}),
     });
     const durationMs = this.now() - t0;
     const memoryPeakBytes = cgroup?.peakBytes() ?? null;
@@ -408,6 +408,32 @@ export class PythonSandbox {
 }
 
 const SETPRIV = '/usr/bin/setpriv';
+
+/**
+ * The limits only a look from outside sees: an OOM kill in the run's cgroup, and the files and
+ * folders in its tmpfs (inodes are kernel memory the tmpfs size does not count: without a cgroup
+ * an empty-file loop would grow it unbounded). The tmpfs is reached through /proc/<pid>/root of
+ * the sandbox's init, whose pid bwrap reports first on its status fd.
+ */
+function outsideLimits(
+  cgroup: RunCgroup | undefined,
+  maxDiskFiles: number,
+): (status: string) => SandboxLimitHit | null {
+  const oomBefore = cgroup?.oomKills() ?? 0;
+  return (status) => {
+    if (cgroup && cgroup.oomKills() > oomBefore) return 'memory';
+    const pid = /"child-pid":\s*(\d+)/.exec(status)?.[1];
+    if (!pid) return null;
+    try {
+      const fs = statfsSync(`/proc/${pid}/root${SANDBOX_WORK_DIR}`);
+      // Counted against what the tmpfs has room for (f_files), so the root folder itself counts too.
+      if (fs.files - fs.ffree > maxDiskFiles) return 'disk-files';
+    } catch {
+      // not built yet, or already gone
+    }
+    return null;
+  };
+}
 
 /**
  * The command that starts `file`: through setpriv (death with Apiary), and with a cgroup through
