@@ -95,8 +95,13 @@ if _transfer is None:
     _limit()
     _run()
 else:
-    import ctypes, shutil, signal
-    shutil.copytree(_transfer['input'], '.', symlinks=True, dirs_exist_ok=True)
+    import ctypes, signal
+    for _top, _dirs, _names in os.walk(_transfer['input']):  # the inputs (the host's: small)
+        _dest = os.path.relpath(_top, _transfer['input'])
+        os.makedirs(_dest, exist_ok=True)
+        for _name in _names:
+            with open(os.path.join(_top, _name), 'rb') as _in, open(os.path.join(_dest, _name), 'wb') as _copy:
+                _copy.write(_in.read())
     # PR_SET_DUMPABLE 0 before the fork, so the code never sees the supervisor's /proc/<pid>/fd
     # (the pipe) open to it; the code's process makes itself dumpable again.
     _prctl = ctypes.CDLL(None).prctl

@@ -1,8 +1,15 @@
 /** Where things are inside the sandbox: the work folder (a size-limited tmpfs) and its inputs. */
 export const SANDBOX_WORK_DIR = '/sandbox';
 export const SANDBOX_INPUT_DIR = '/.input';
-/** Folders of the work folder that are the sandbox's own (home, temp), not files the code wrote. */
-export const SANDBOX_PRIVATE_DIRS = ['.home', '.tmp'];
+/**
+ * Folders of the work folder that are the sandbox's own (home, temp, and where the host puts the
+ * files sent back), not files the code wrote.
+ */
+export const SANDBOX_PRIVATE_DIRS = ['.home', '.tmp', '.out'];
+/** The sandbox's home and temp folders, made in every work folder. */
+export const SANDBOX_HOME_DIRS = ['.home', '.tmp'];
+/** Where, in the host's work folder, the files the sandbox sent back are written after the run. */
+export const HOST_OUT_DIR = '.out';
 
 /** A top-level system path as it is on the host: merged-/usr systems make /lib etc. symlinks. */
 export type RootEntry = { path: string; kind: 'dir' } | { path: string; kind: 'symlink'; target: string };

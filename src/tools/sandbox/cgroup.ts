@@ -150,11 +150,14 @@ function rmdirQuiet(dir: string): boolean {
   }
 }
 
-/** rmdir fails with EBUSY until the kernel has reaped the group's last task: retry for up to 2 s. */
+/**
+ * rmdir fails with EBUSY until the kernel has reaped the group's last task (a few ms after bwrap
+ * exits): retry soon, then less often, for up to about 2 s.
+ */
 async function removeDirs(dirs: string[]): Promise<void> {
   let left = dirs;
-  for (let attempt = 0; attempt < 40 && left.length > 0; attempt++) {
+  for (let attempt = 0; attempt < 50 && left.length > 0; attempt++) {
     left = left.filter((dir) => !rmdirQuiet(dir));
-    if (left.length > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    if (left.length > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1 + attempt * 5, 50)));
   }
 }

@@ -7,8 +7,10 @@ import { ApiaryError } from '../../shared/index.js';
 import { type BootstrapConfig, PYTHON_BOOTSTRAP, rlimitsFor } from './bootstrap.js';
 import {
   bwrapArgs,
+  HOST_OUT_DIR,
   ROOT_LIBRARY_PATHS,
   type RootEntry,
+  SANDBOX_HOME_DIRS,
   SANDBOX_INPUT_DIR,
   SANDBOX_PRIVATE_DIRS,
   SANDBOX_WORK_DIR,
@@ -192,12 +194,9 @@ export class PythonSandbox {
     const runAs = runAsFor(this.options);
     const own = request.modules?.includes('matplotlib') ? await this.matplotlibFontList() : undefined;
     const workDir = await this.prepareWorkDir(request, runAs, own);
-    // Files the sandbox sends back land here, a folder of the host's own (never bound inside).
-    const outDir = await mkdtemp(join(this.options.tempRoot ?? tmpdir(), 'apiary-sandbox-out-'));
     try {
-      return await this.execute(request, limits, workDir, outDir, runAs);
+      return await this.execute(request, limits, workDir, runAs);
     } finally {
-      await removeTree(outDir);
       await removeTree(workDir);
     }
   }
@@ -229,7 +228,7 @@ export class PythonSandbox {
   ): Promise<string> {
     const workDir = await mkdtemp(join(this.options.tempRoot ?? tmpdir(), 'apiary-sandbox-'));
     const made = [workDir];
-    for (const dir of SANDBOX_PRIVATE_DIRS) {
+    for (const dir of SANDBOX_HOME_DIRS) {
       await mkdir(join(workDir, dir));
       made.push(join(workDir, dir));
     }
@@ -257,7 +256,6 @@ export class PythonSandbox {
     request: PythonRunRequest,
     limits: SandboxLimits,
     workDir: string,
-    outDir: string,
     runAs: RunAs | undefined,
   ): Promise<PythonRunResult> {
     const sandboxed = this.isolation === 'bwrap';
@@ -272,7 +270,7 @@ export class PythonSandbox {
           })
         : undefined;
     try {
-      return await this.executeBounded(request, limits, workDir, outDir, runAs, guard, cgroup);
+      return await this.executeBounded(request, limits, workDir, runAs, guard, cgroup);
     } finally {
       await cgroup?.remove();
     }
@@ -282,7 +280,6 @@ export class PythonSandbox {
     request: PythonRunRequest,
     limits: SandboxLimits,
     workDir: string,
-    outDir: string,
     runAs: RunAs | undefined,
     guard: boolean,
     cgroup: RunCgroup | undefined,
@@ -357,11 +354,12 @@ export class PythonSandbox {
       throw new ApiaryError('TOOL_FAILED', `${why}${hint}`);
     }
     const exit = exitOf(status?.exitCode ?? ended.code, ended.signal, sandboxed);
-    // In bwrap the written files exist only in the stream the sandbox sent back.
-    const filesDir = sandboxed ? outDir : workDir;
+    // In bwrap the written files exist only in the stream the sandbox sent back; the host writes
+    // them into a folder of the work folder made now (the sandbox is gone), only if there are any.
+    const filesDir = sandboxed ? join(workDir, HOST_OUT_DIR) : workDir;
     if (sandboxed)
       await writeTransferred(
-        outDir,
+        filesDir,
         parseTransfer(ended.transfer.buffer(), (name) => inputs.has(name)),
       );
     const files = await listWrittenFiles(filesDir, sandboxed ? new Set() : inputs);
@@ -436,9 +434,10 @@ function outsideLimits(
 }
 
 /**
- * The command that starts `file`: through setpriv (death with Apiary), and with a cgroup through
- * a shell that joins it first (as root: the group's files are root's), setpriv then dropping to
- * the sandbox user. Everything bwrap forks inherits the group, so nothing escapes its limits.
+ * The command that starts `file`: through setpriv where there is one (death with Apiary), and
+ * with a cgroup through a shell that joins it first (as root: the group's files are root's),
+ * setpriv then dropping to the sandbox user. Everything bwrap forks inherits the group, so
+ * nothing escapes its limits. (A cgroup with a sandbox user is only made where setpriv exists.)
  */
 function launcher(
   file: string,
@@ -447,14 +446,11 @@ function launcher(
   cgroup: RunCgroup | undefined,
   runAs: RunAs | undefined,
 ): [string, string[]] {
-  if (!guard) return [file, args];
-  const setpriv = [SETPRIV, '--pdeathsig', 'KILL', '--', file, ...args];
-  if (!cgroup) return [setpriv[0]!, setpriv.slice(1)];
-  const user = runAs ? ['--reuid', String(runAs.uid), '--regid', String(runAs.gid), '--clear-groups'] : [];
-  return [
-    '/bin/sh',
-    ['-c', JOIN_CGROUP, 'sh', ...cgroup.procsFiles, '--', SETPRIV, ...user, ...setpriv.slice(1)],
-  ];
+  const user =
+    cgroup && runAs ? ['--reuid', String(runAs.uid), '--regid', String(runAs.gid), '--clear-groups'] : [];
+  const command = guard ? [SETPRIV, ...user, '--pdeathsig', 'KILL', '--', file, ...args] : [file, ...args];
+  if (!cgroup) return [command[0]!, command.slice(1)];
+  return ['/bin/sh', ['-c', JOIN_CGROUP, 'sh', ...cgroup.procsFiles, '--', ...command]];
 }
 
 interface FontList {
