@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ApiaryError } from '../../shared/index.js';
+import { runSolution } from '../gta/python-solution.js';
 import { SANDBOX_DEBIAN_PACKAGES } from './config.js';
 import { PythonSandbox } from './sandbox.js';
 
@@ -126,6 +127,31 @@ describe.skipIf(missing !== undefined)(
       const second = await sandbox.run({ code: look, modules: ['matplotlib'] });
       const without = await sandbox.run({ code: look });
       expect([first.stdout, second.stdout, without.stdout]).toEqual(['1 {\n', '1 {\n', '0 \n']);
+    });
+
+    it('in the single-process fallback (no cgroup) Solver and Plot still work: sympy and matplotlib need no thread', async () => {
+      const fallback = new PythonSandbox({ tempRoot, cgroup: 'off' });
+      const text = await runSolution(
+        fallback,
+        'def solution():\n    x = symbols("x")\n    return solve(Eq(x**2, 4), x)',
+        'text',
+        {
+          toolName: 'Solver',
+          timeoutMs: 20_000,
+        },
+      );
+      const figure = await runSolution(
+        fallback,
+        'def solution():\n    fig = plt.figure()\n    plt.plot([1, 2], [3, 4])\n    return fig',
+        'figure',
+        {
+          toolName: 'Plot',
+          timeoutMs: 20_000,
+        },
+      );
+      expect(text).toEqual({ text: '[-2, 2]' });
+      expect('png' in figure && figure.png.subarray(1, 4).toString()).toBe('PNG');
+      expect(leftovers(tempRoot)).toEqual([]);
     });
 
     it('refuses input file names outside the work folder', async () => {

@@ -461,8 +461,20 @@ interface FontList {
 /** Where MPLCONFIGDIR points, relative to the work folder (see sandboxEnvironment). */
 const MATPLOTLIB_CONFIG_DIR = '.home/matplotlib';
 
-/** Builds matplotlib's font list and copies it where the host can read it back. */
-const BUILD_FONT_LIST = `import glob, os, shutil
+/**
+ * Builds matplotlib's font list and copies it where the host can read it back. Building it starts
+ * a threading.Timer (a "building the font cache" warning after 5 s), which the single-process
+ * fallback refuses: this run of our own code replaces Timer by one that never starts a thread.
+ */
+const BUILD_FONT_LIST = `import glob, os, shutil, threading
+class _QuietTimer:
+    def __init__(self, *args, **kwargs):
+        pass
+    def start(self):
+        pass
+    def cancel(self):
+        pass
+threading.Timer = _QuietTimer
 import matplotlib.font_manager
 found = sorted(glob.glob(os.path.join(os.environ['MPLCONFIGDIR'], 'fontlist-*.json')))
 if found:
