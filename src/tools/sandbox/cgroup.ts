@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -25,7 +25,30 @@ export interface CgroupLimits {
 }
 
 const CGROUP_ROOT = '/sys/fs/cgroup';
+const PREFIX = 'apiary-sandbox-';
 let counter = 0;
+const swept = new Set<string>();
+
+/**
+ * Removes the empty run groups of Apiary processes that died mid-run (killed, so their `finally`
+ * never ran), once per parent folder and process.
+ */
+function sweepOnce(...parents: string[]): void {
+  for (const parent of parents) {
+    if (swept.has(parent)) continue;
+    swept.add(parent);
+    let names: string[] = [];
+    try {
+      names = readdirSync(parent).filter((n) => n.startsWith(PREFIX));
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const pid = Number(name.slice(PREFIX.length).split('-')[0]);
+      if (Number.isInteger(pid) && !existsSync(`/proc/${pid}`)) rmdirQuiet(join(parent, name)); // EBUSY while tasks remain
+    }
+  }
+}
 
 /**
  * Makes a cgroup for one run with `limits` set, or undefined when the machine offers none this
@@ -37,12 +60,18 @@ export function createRunCgroup(
 ): RunCgroup | undefined {
   const root = where.root ?? CGROUP_ROOT;
   const selfCgroupFile = where.selfCgroupFile ?? '/proc/self/cgroup';
-  const name = `apiary-sandbox-${process.pid}-${++counter}`;
+  const name = `${PREFIX}${process.pid}-${++counter}`;
   try {
-    if (isV2WithControllers(root)) return createV2(join(root, name), limits);
+    if (isV2WithControllers(root)) {
+      sweepOnce(root);
+      return createV2(join(root, name), limits);
+    }
     const memoryParent = v1Parent(root, 'memory', selfCgroupFile);
     const pidsParent = v1Parent(root, 'pids', selfCgroupFile);
-    if (memoryParent && pidsParent) return createV1(join(memoryParent, name), join(pidsParent, name), limits);
+    if (memoryParent && pidsParent) {
+      sweepOnce(memoryParent, pidsParent);
+      return createV1(join(memoryParent, name), join(pidsParent, name), limits);
+    }
   } catch {
     // no permission (not root, no delegation) or a controller that refuses the values
   }

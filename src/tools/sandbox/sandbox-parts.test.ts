@@ -233,6 +233,19 @@ describe('createRunCgroup (on a fake cgroup tree)', () => {
     expect([existsSync(memory!), existsSync(pids!)]).toEqual([false, false]);
   });
 
+  it("sweeps the empty groups of Apiary processes that died mid-run, not a live process's", async () => {
+    const root = mkdtempSync(join(scratch, 'v2-sweep-'));
+    writeFileSync(join(root, 'cgroup.subtree_control'), 'memory pids\n');
+    mkdirSync(join(root, 'apiary-sandbox-999999999-1')); // no such process
+    mkdirSync(join(root, `apiary-sandbox-${process.pid}-999`)); // this one, alive
+    const group = createRunCgroup(limits, { root })!;
+    expect(
+      readdirSync(root)
+        .filter((n) => n.startsWith('apiary-sandbox-'))
+        .sort(),
+    ).toEqual([`apiary-sandbox-${process.pid}-999`, basename(dirname(group.procsFiles[0]!))].sort());
+  });
+
   it('no usable tree (no controllers, no v1 hierarchies): undefined, the caller falls back', () => {
     const root = mkdtempSync(join(scratch, 'none-'));
     writeFileSync(join(root, 'cgroup.subtree_control'), '\n');
