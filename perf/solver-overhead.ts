@@ -5,15 +5,17 @@
  *   git archive <old commit> | tar -x -C /tmp/old && ln -s $PWD/node_modules /tmp/old/node_modules
  *   npx tsx perf/solver-overhead.ts /tmp/old .
  */
-import { chmodSync, mkdtempSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
+const outputDirs: string[] = [];
 const load = async (root: string) => {
   const { indexCatalog, loadCatalog } = await import(`${root}/src/catalog/index.ts`);
   const { appRegistry, dispatchCall } = await import(`${root}/src/exec/index.ts`);
   const { PythonSandbox, solverTool, toolHandler } = await import(`${root}/src/tools/index.ts`);
   const outputDir = mkdtempSync(join(tmpdir(), 'apiary-perf-solver-'));
+  outputDirs.push(outputDir);
   chmodSync(outputDir, 0o755);
   const catalog = loadCatalog('gta');
   const index = indexCatalog(catalog);
@@ -43,3 +45,4 @@ for (const m of ['old', 'new']) {
   console.log(m, 'median', a[25]!.toFixed(1), 'min', a[0]!.toFixed(1));
 }
 console.log('overhead', ((t.new![25]! / t.old![25]! - 1) * 100).toFixed(1), '%');
+for (const dir of outputDirs) rmSync(dir, { recursive: true, force: true });
