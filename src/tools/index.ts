@@ -126,6 +126,7 @@ export {
   type PythonRunRequest,
   type PythonRunResult,
   PythonSandbox,
+  type SandboxBounds,
   type SandboxDeps,
   type SandboxFile,
   type SandboxLimitHit,

@@ -1,3 +1,4 @@
+import { imageSize } from 'image-size';
 import { ApiaryError } from '../../shared/index.js';
 import { SandboxLimitsSchema } from '../sandbox/config.js';
 import { describeRunFailure } from '../sandbox/describe.js';
@@ -91,7 +92,7 @@ export async function runSolution(
   if (failure) throw new ApiaryError('TOOL_FAILED', `${opts.toolName}: the code ${failure}`);
   if (report && 'text' in report) return { text: report.text };
   const figure = run.files.find((f) => f.name === FIGURE_FILE)?.data;
-  if (report && 'image' in report && figure) return { png: figure };
+  if (report && 'image' in report && figure) return { png: checkFigure(figure, opts.toolName) };
   throw new ApiaryError('TOOL_FAILED', `${opts.toolName}: the code ended without a result`);
 }
 
@@ -106,4 +107,33 @@ function parseReport(stdout: string): Report | undefined {
     // killed before reporting
   }
   return undefined;
+}
+
+/** A figure above this many pixels is refused (a 20000×20000 PNG of 48 KB decodes to 1.2 GB). */
+export const MAX_FIGURE_PIXELS = 40_000_000;
+/** A figure file above this many bytes is refused. */
+export const MAX_FIGURE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The figure the code saved, checked before anything decodes it: a PNG by its header, at most
+ * MAX_FIGURE_BYTES long and MAX_FIGURE_PIXELS large (read from the header, never decoded here).
+ * The code controls `savefig`, so the file may be anything.
+ */
+export function checkFigure(png: Buffer, toolName: string): Buffer {
+  const refuse = (why: string) => new ApiaryError('TOOL_FAILED', `${toolName}: the figure ${why}`);
+  if (png.length > MAX_FIGURE_BYTES)
+    throw refuse(`file is ${png.length} bytes, above the limit of ${MAX_FIGURE_BYTES} bytes`);
+  let size: { width?: number; height?: number; type?: string };
+  try {
+    size = imageSize(png);
+  } catch {
+    throw refuse('file is not an image');
+  }
+  if (size.type !== 'png') throw refuse(`file is ${size.type ?? 'not an image'}, not a PNG`);
+  const { width = 0, height = 0 } = size;
+  if (width * height > MAX_FIGURE_PIXELS)
+    throw refuse(
+      `is ${width}×${height} = ${width * height} pixels, above the limit of ${MAX_FIGURE_PIXELS} pixels`,
+    );
+  return png;
 }

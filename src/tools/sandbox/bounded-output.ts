@@ -31,7 +31,11 @@ export class BoundedOutput {
     return this.size;
   }
 
+  buffer(): Buffer {
+    return Buffer.concat(this.chunks);
+  }
+
   text(): string {
-    return Buffer.concat(this.chunks).toString('utf8');
+    return this.buffer().toString('utf8');
   }
 }

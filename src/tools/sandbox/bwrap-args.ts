@@ -1,7 +1,15 @@
-/** Where things are inside the sandbox. */
+/** Where things are inside the sandbox: the work folder (a size-limited tmpfs) and its inputs. */
 export const SANDBOX_WORK_DIR = '/sandbox';
-/** Folders of the work folder that are the sandbox's own (home, temp), not files the code wrote. */
-export const SANDBOX_PRIVATE_DIRS = ['.home', '.tmp'];
+export const SANDBOX_INPUT_DIR = '/.input';
+/**
+ * Folders of the work folder that are the sandbox's own (home, temp, and where the host puts the
+ * files sent back), not files the code wrote.
+ */
+export const SANDBOX_PRIVATE_DIRS = ['.home', '.tmp', '.out'];
+/** The sandbox's home and temp folders, made in every work folder. */
+export const SANDBOX_HOME_DIRS = ['.home', '.tmp'];
+/** Where, in the host's work folder, the files the sandbox sent back are written after the run. */
+export const HOST_OUT_DIR = '.out';
 
 /** A top-level system path as it is on the host: merged-/usr systems make /lib etc. symlinks. */
 export type RootEntry = { path: string; kind: 'dir' } | { path: string; kind: 'symlink'; target: string };
@@ -38,8 +46,10 @@ export function sandboxEnvironment(workDir = SANDBOX_WORK_DIR): Record<string, s
 }
 
 export interface BwrapArgsInput {
-  /** The host folder bound writable at /sandbox (the only writable place). */
+  /** The host folder with the run's inputs, bound read-only at /.input (copied into /sandbox). */
   workDir: string;
+  /** Size of the tmpfs at /sandbox, the only writable place: the run's disk limit (absent: bwrap < 0.7). */
+  workBytes?: number;
   rootEntries: RootEntry[];
   /** Extra host paths bound read-only at the same place (a Python outside /usr). */
   readOnlyBinds: string[];
@@ -52,8 +62,10 @@ export interface BwrapArgsInput {
 
 /**
  * The bwrap command line: every namespace unshared (no network: no --share-net), a read-only
- * system, one writable work folder, a clean environment, a new session (no terminal injection),
- * death with the parent, and a read-only root so nothing else can be created.
+ * system, one writable work folder that is a tmpfs of fixed size (nothing the code writes
+ * reaches the host's disk; the bootstrap sends the written files back), a clean environment, a
+ * new session (no terminal injection), death with the parent, and a read-only root so nothing
+ * else can be created.
  */
 export function bwrapArgs(input: BwrapArgsInput): string[] {
   const args = ['--unshare-all', '--unshare-user'];
@@ -71,7 +83,10 @@ export function bwrapArgs(input: BwrapArgsInput): string[] {
   // /dev is a fresh tmpfs with the harmless devices (null, zero, urandom…): made read-only too
   // (writing to a device still works on a read-only mount).
   args.push('--proc', '/proc', '--dev', '/dev', '--remount-ro', '/dev');
-  args.push('--bind', input.workDir, SANDBOX_WORK_DIR, '--chdir', SANDBOX_WORK_DIR);
+  args.push('--ro-bind', input.workDir, SANDBOX_INPUT_DIR);
+  if (input.workBytes !== undefined) args.push('--size', String(input.workBytes));
+  args.push('--perms', '0700', '--tmpfs', SANDBOX_WORK_DIR);
+  args.push('--chdir', SANDBOX_WORK_DIR);
   args.push('--remount-ro', '/');
   args.push('--json-status-fd', String(input.statusFd));
   args.push('--', ...input.command);

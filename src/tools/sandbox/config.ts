@@ -10,13 +10,21 @@ export const SandboxLimitsSchema = z.object({
   wallMs: z.number().int().positive().default(20_000),
   /** CPU seconds (RLIMIT_CPU): an endless computation dies with SIGXCPU. */
   cpuSeconds: z.number().int().positive().default(15),
-  /** Address space in bytes (RLIMIT_AS): a huge allocation raises MemoryError. */
+  /**
+   * Memory of the whole sandbox in bytes: every process and the tmpfs work folder together (a
+   * cgroup's memory limit; in the fallback one process whose RLIMIT_AS is this minus the disk
+   * limit and the supervisor's share). Each process also has it as RLIMIT_AS, so one huge
+   * allocation raises MemoryError instead of waking the OOM killer.
+   */
   memoryBytes: z
     .number()
     .int()
     .positive()
     .default(1024 * 1024 * 1024),
-  /** Processes and threads the run may add to those its user already has (RLIMIT_NPROC). */
+  /**
+   * Processes and threads the code may run, its own included (a cgroup's pids.max plus RLIMIT_NPROC
+   * in the sandbox's user namespace). Without a cgroup the code gets exactly one (no fork, no thread).
+   */
   maxProcesses: z.number().int().positive().default(16),
   /** Size of any one file the code writes (RLIMIT_FSIZE). */
   maxFileBytes: z
@@ -24,6 +32,20 @@ export const SandboxLimitsSchema = z.object({
     .int()
     .positive()
     .default(32 * 1024 * 1024),
+  /**
+   * Bytes the run may write in all (the size of its tmpfs work folder, inputs included). Written
+   * files come back to the host through a bounded stream; nothing reaches the host's disk before.
+   */
+  maxDiskBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(64 * 1024 * 1024),
+  /**
+   * Files and folders the run may have in its work folder at once (the tmpfs's used inodes, looked
+   * at from outside every 50 ms); more ends the run (`limit: 'disk-files'`).
+   */
+  maxDiskFiles: z.number().int().positive().default(10_000),
   /** Open file descriptors (RLIMIT_NOFILE). */
   maxOpenFiles: z.number().int().positive().default(256),
   /** Bytes kept of stdout and of stderr each; more output ends the run (`limit: 'output'`). */
@@ -58,6 +80,11 @@ export const SandboxOptionsSchema = z.object({
     .default({ uid: 65534, gid: 65534 }),
   /** Where fresh work folders are made (must be reachable by `rootRunsAs`); default os.tmpdir(). */
   tempRoot: z.string().optional(),
+  /**
+   * `auto`: a cgroup per run bounds memory and tasks of the whole sandbox where this process may
+   * make one (root; v2, or v1 memory + pids); else, and with `off`, the single-process fallback.
+   */
+  cgroup: z.enum(['auto', 'off']).default('auto'),
   /** Overrides of the default limits (see SandboxLimitsSchema). */
   limits: SandboxLimitsSchema.partial().optional(),
 });

@@ -13,6 +13,10 @@ export function describeRunFailure(run: PythonRunResult, limits: SandboxLimits):
       return `printed more than ${limits.maxOutputBytes} bytes (output limit); the run was stopped`;
     case 'cancelled':
       return 'cancelled';
+    case 'disk-files':
+      return `made more than ${limits.maxDiskFiles} files and folders (file count limit); the run was stopped`;
+    case 'memory':
+      return `used more than ${limits.memoryBytes} bytes of memory, all its processes together (memory limit); the run was stopped`;
   }
   if (run.signal === 'SIGXCPU') return `used more than ${limits.cpuSeconds} s of CPU time (CPU limit)`;
   if (run.signal === 'SIGXFSZ')

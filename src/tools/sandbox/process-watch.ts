@@ -6,11 +6,21 @@ import type { SandboxLimits } from './config.js';
 
 /** The fd bwrap writes its JSON status to. */
 export const STATUS_FD = 3;
+/** The fd the sandbox's supervisor streams the written files back on. */
+export const TRANSFER_FD = 4;
 /** How long output may still arrive after the process exited. */
 const PIPE_GRACE_MS = 1_000;
 
-/** Why a run was ended from outside; a CPU, memory or file-size limit shows as a signal or a Python error. */
-export type SandboxLimitHit = 'wall-time' | 'output' | 'cancelled';
+/** How often the limits only a look from outside can see (OOM kills, files in the tmpfs) are checked. */
+const POLL_MS = 50;
+
+/**
+ * Why a run was ended from outside: `memory` when the whole sandbox reached its cgroup's memory
+ * limit (the OOM killer struck, the rest is killed too), `disk-files` when its tmpfs holds more
+ * files and folders than allowed. A CPU, per-process memory, disk or file-size limit shows as a
+ * signal or a Python error.
+ */
+export type SandboxLimitHit = 'wall-time' | 'output' | 'cancelled' | 'memory' | 'disk-files';
 
 /** How a watched process ended, with what it wrote (bounded) and bwrap's status text. */
 export interface Ended {
@@ -20,6 +30,18 @@ export interface Ended {
   stdout: BoundedOutput;
   stderr: BoundedOutput;
   status: string;
+  /** What arrived on the transfer fd (bounded; an overflow is simply cut). */
+  transfer: BoundedOutput;
+}
+
+export interface WatchOptions {
+  /** Bytes kept from the transfer fd (TRANSFER_FD). */
+  transferBytes?: number;
+  /**
+   * Looked at every 50 ms and once more at the end, with bwrap's status text so far: a limit it
+   * returns ends the run.
+   */
+  poll?: (status: string) => SandboxLimitHit | null;
 }
 
 /** Waits for the process, enforcing wall time, output size and cancellation by killing its group. */
@@ -27,6 +49,7 @@ export function watch(
   child: ChildProcess,
   limits: SandboxLimits,
   signal: AbortSignal | undefined,
+  options: WatchOptions = {},
 ): Promise<Ended> {
   return new Promise((resolve, reject) => {
     let limit: SandboxLimitHit | null = null;
@@ -40,7 +63,20 @@ export function watch(
     };
     const stdout = new BoundedOutput(limits.maxOutputBytes, () => kill('output'));
     const stderr = new BoundedOutput(limits.maxOutputBytes, () => kill('output'));
+    const transfer = new BoundedOutput(options.transferBytes ?? 0, () => undefined);
     let status = '';
+    child.stdio[TRANSFER_FD]?.on('data', (chunk: Buffer) => transfer.add(chunk));
+    const poll = options.poll;
+    const looks = poll
+      ? setInterval(() => {
+          const hit = poll(status);
+          if (hit) kill(hit);
+        }, POLL_MS)
+      : undefined;
+    const stopTimers = () => {
+      clearTimeout(timer);
+      clearInterval(looks);
+    };
     child.stdout!.on('data', (chunk: Buffer) => stdout.add(chunk));
     child.stderr!.on('data', (chunk: Buffer) => stderr.add(chunk));
     child.stdio[STATUS_FD]?.on('data', (chunk: Buffer) => {
@@ -51,7 +87,7 @@ export function watch(
     if (signal?.aborted) onAbort();
     signal?.addEventListener('abort', onAbort, { once: true });
     child.on('error', (error) => {
-      clearTimeout(timer);
+      stopTimers();
       signal?.removeEventListener('abort', onAbort);
       reject(
         new ApiaryError('TOOL_FAILED', `the sandbox could not start: ${error.message}`, { cause: error }),
@@ -65,9 +101,11 @@ export function watch(
       }, PIPE_GRACE_MS).unref();
     });
     child.on('close', (code, sig) => {
-      clearTimeout(timer);
+      stopTimers();
+      // The OOM killer may have ended the run between two looks.
+      if (limit === null && poll) limit = poll(status);
       signal?.removeEventListener('abort', onAbort);
-      resolve({ code, signal: sig, limit, stdout, stderr, status });
+      resolve({ code, signal: sig, limit, stdout, stderr, status, transfer });
     });
   });
 }

@@ -24,11 +24,25 @@ export function findBwrap(
   return dirs.map((dir) => join(dir, 'bwrap')).find(isExecutable);
 }
 
-/** Whether this bwrap knows `--disable-userns` (bubblewrap ≥ 0.8). */
-export function bwrapSupportsDisableUserns(bwrap: string): boolean {
-  const help = spawnSync(bwrap, ['--help'], { encoding: 'utf8', env: {}, timeout: 5_000 });
-  return `${help.stdout}${help.stderr}`.includes('--disable-userns');
+/** The options of this bwrap that Apiary uses only when present. */
+export interface BwrapFeatures {
+  /** `--disable-userns` (bubblewrap ≥ 0.8). */
+  disableUserns: boolean;
+  /** `--size` for a tmpfs (bubblewrap ≥ 0.7). */
+  tmpfsSize: boolean;
 }
+
+export function bwrapFeatures(bwrap: string): BwrapFeatures {
+  const help = spawnSync(bwrap, ['--help'], { encoding: 'utf8', env: {}, timeout: 5_000 });
+  const text = `${help.stdout}${help.stderr}`;
+  return { disableUserns: text.includes('--disable-userns'), tmpfsSize: /--size\b/.test(text) };
+}
+
+/** Why a run cannot be bounded here: a bwrap without `--size` and no cgroup whose memory limit covers the tmpfs. */
+export const NO_TMPFS_SIZE =
+  'this bubblewrap cannot limit the size of the work folder (--size needs bubblewrap ≥ 0.7) and no ' +
+  'cgroup is available to bound it (Apiary makes one per run only when it runs as root): upgrade ' +
+  'bubblewrap, or run Apiary as root';
 
 /** Python modules missing from `python` (found without importing them: fast). */
 export function missingPythonModules(python: string, modules: readonly string[]): string[] {
@@ -89,4 +103,12 @@ export function bwrapSetupError(stderr: string): string {
     'bwrap setuid root and point `bwrapPath` at it. Running without isolation is possible only ' +
     "on purpose: isolation 'unsafe-none' (APIARY_SANDBOX_ISOLATION=unsafe-none)."
   );
+}
+
+/**
+ * The line a test suite that needs the sandbox prints when it cannot run here: which suite, why
+ * (the missing package or namespace setting, with what to install or enable), and that CI has it.
+ */
+export function sandboxSkipNotice(suite: string, problem: string): string {
+  return `${suite} SKIPPED, it did not run: ${problem}. (.ci/run installs these packages, so CI runs it.)`;
 }

@@ -1,15 +1,26 @@
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { rlimitsFor } from './bootstrap.js';
 import { BoundedOutput } from './bounded-output.js';
 import { bwrapArgs, sandboxEnvironment } from './bwrap-args.js';
+import { createRunCgroup } from './cgroup.js';
 import { SandboxLimitsSchema } from './config.js';
 import { describeRunFailure } from './describe.js';
 import { tasksIfOwnedBy } from './process-count.js';
 import { bwrapSetupError, findBwrap, sandboxProblem } from './requirements.js';
 import type { PythonRunResult } from './sandbox.js';
+import { parseTransfer } from './transfer.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'apiary-sandbox-parts-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -17,6 +28,7 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 describe('bwrapArgs', () => {
   const args = bwrapArgs({
     workDir: '/tmp/w1',
+    workBytes: 1048576,
     rootEntries: [
       { path: '/lib', kind: 'symlink', target: 'usr/lib' },
       { path: '/lib64', kind: 'dir' },
@@ -35,14 +47,16 @@ describe('bwrapArgs', () => {
     expect(args).toContain('--new-session');
   });
 
-  it('binds the system read-only and only the work folder writable', () => {
+  it('binds the system and the inputs read-only; the only writable place is a tmpfs of fixed size', () => {
     expect(joined).toContain('--ro-bind /usr /usr');
     expect(joined).toContain('--symlink usr/lib /lib');
     expect(joined).toContain('--ro-bind /lib64 /lib64');
     expect(joined).toContain('--ro-bind /opt/py /opt/py');
     expect(joined).toContain('--ro-bind-try /etc/matplotlibrc /etc/matplotlibrc');
     const writable = args.flatMap((a, i) => (a === '--bind' ? [`${args[i + 1]}→${args[i + 2]}`] : []));
-    expect(writable).toEqual(['/tmp/w1→/sandbox']);
+    expect(writable).toEqual([]);
+    expect(joined).toContain('--ro-bind /tmp/w1 /.input');
+    expect(joined).toContain('--size 1048576 --perms 0700 --tmpfs /sandbox --chdir /sandbox');
     expect(joined).toContain('--remount-ro /dev');
     expect(args.slice(args.lastIndexOf('--remount-ro'), args.lastIndexOf('--remount-ro') + 2)).toEqual([
       '--remount-ro',
@@ -62,6 +76,7 @@ describe('bwrapArgs', () => {
   it('leaves --disable-userns out for an older bwrap', () => {
     const old = bwrapArgs({
       workDir: '/w',
+      workBytes: 1,
       rootEntries: [],
       readOnlyBinds: [],
       disableNestedUserns: false,
@@ -69,6 +84,17 @@ describe('bwrapArgs', () => {
       command: ['p'],
     });
     expect(old).not.toContain('--disable-userns');
+    const noSize = bwrapArgs({
+      workDir: '/w',
+      rootEntries: [],
+      readOnlyBinds: [],
+      disableNestedUserns: false,
+      statusFd: 3,
+      command: ['p'],
+    });
+    // bwrap < 0.7: no --size; the sandbox then runs only with a cgroup, whose memory limit covers the tmpfs.
+    expect(noSize.join(' ')).toContain('--perms 0700 --tmpfs /sandbox');
+    expect(noSize).not.toContain('--size');
   });
 });
 
@@ -131,6 +157,8 @@ describe('describeRunFailure', () => {
     durationMs: 1,
     files: [],
     isolation: 'bwrap',
+    bounds: 'cgroup-v2',
+    memoryPeakBytes: null,
     ...over,
   });
 
@@ -147,7 +175,112 @@ describe('describeRunFailure', () => {
     expect(describeRunFailure(run({ exitCode: 1, stderr: 'Traceback…\nMemoryError\n' }), limits)).toBe(
       'exited with status 1: MemoryError',
     );
+    expect(describeRunFailure(run({ limit: 'memory', signal: 'SIGKILL' }), limits)).toBe(
+      'used more than 1073741824 bytes of memory, all its processes together (memory limit); the run was stopped',
+    );
+    expect(describeRunFailure(run({ limit: 'disk-files', signal: 'SIGKILL' }), limits)).toBe(
+      'made more than 10000 files and folders (file count limit); the run was stopped',
+    );
     expect(describeRunFailure(run({}), limits)).toBeUndefined();
+  });
+});
+
+describe('createRunCgroup (on a fake cgroup tree)', () => {
+  const limits = { memoryBytes: 1024 ** 3, maxTasks: 19 };
+  const remove = (dir: string) => {
+    for (const name of readdirSync(dir)) rmSync(join(dir, name));
+  };
+
+  it('v2: memory.max, swap off, OOM kills the whole group, pids.max; reads OOM kills and the peak', async () => {
+    const root = mkdtempSync(join(scratch, 'v2-'));
+    writeFileSync(join(root, 'cgroup.subtree_control'), 'cpu io memory pids\n');
+    const group = createRunCgroup(limits, { root })!;
+    expect(group.kind).toBe('cgroup-v2');
+    expect(group.procsFiles).toHaveLength(1);
+    const dir = dirname(group.procsFiles[0]!);
+    expect(basename(dir)).toMatch(new RegExp(`^apiary-sandbox-${process.pid}-\\d+$`));
+    expect(readFileSync(join(dir, 'memory.max'), 'utf8')).toBe('1073741824');
+    expect(readFileSync(join(dir, 'pids.max'), 'utf8')).toBe('19');
+    expect(group.oomKills()).toBe(0);
+    writeFileSync(join(dir, 'memory.events'), 'low 0\nhigh 0\nmax 7\noom 2\noom_kill 2\n');
+    writeFileSync(join(dir, 'memory.peak'), '1073741824\n');
+    expect([group.oomKills(), group.peakBytes()]).toEqual([2, 1024 ** 3]);
+    remove(dir);
+    await group.remove();
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it("v1: nested in this process's own memory and pids groups", async () => {
+    const root = mkdtempSync(join(scratch, 'v1-'));
+    for (const dir of ['memory/outer', 'pids']) {
+      mkdirSync(join(root, dir), { recursive: true });
+      writeFileSync(join(root, dir.split('/')[0]!, 'cgroup.procs'), '');
+    }
+    const self = join(root, 'self-cgroup');
+    writeFileSync(self, '8:pids:/\n4:memory:/outer\n0::/\n');
+    const group = createRunCgroup(limits, { root, selfCgroupFile: self })!;
+    expect(group.kind).toBe('cgroup-v1');
+    const [memory, pids] = group.procsFiles.map((f) => dirname(f));
+    expect(dirname(memory!)).toBe(join(root, 'memory', 'outer'));
+    expect(dirname(pids!)).toBe(join(root, 'pids'));
+    expect(readFileSync(join(memory!, 'memory.limit_in_bytes'), 'utf8')).toBe('1073741824');
+    expect(readFileSync(join(pids!, 'pids.max'), 'utf8')).toBe('19');
+    writeFileSync(join(memory!, 'memory.oom_control'), 'oom_kill_disable 0\nunder_oom 0\noom_kill 1\n');
+    expect(group.oomKills()).toBe(1);
+    remove(memory!);
+    remove(pids!);
+    await group.remove();
+    expect([existsSync(memory!), existsSync(pids!)]).toEqual([false, false]);
+  });
+
+  it("sweeps the empty groups of Apiary processes that died mid-run, not a live process's", async () => {
+    const root = mkdtempSync(join(scratch, 'v2-sweep-'));
+    writeFileSync(join(root, 'cgroup.subtree_control'), 'memory pids\n');
+    mkdirSync(join(root, 'apiary-sandbox-999999999-1')); // no such process
+    mkdirSync(join(root, `apiary-sandbox-${process.pid}-999`)); // this one, alive
+    const group = createRunCgroup(limits, { root })!;
+    expect(
+      readdirSync(root)
+        .filter((n) => n.startsWith('apiary-sandbox-'))
+        .sort(),
+    ).toEqual([`apiary-sandbox-${process.pid}-999`, basename(dirname(group.procsFiles[0]!))].sort());
+  });
+
+  it('no usable tree (no controllers, no v1 hierarchies): undefined, the caller falls back', () => {
+    const root = mkdtempSync(join(scratch, 'none-'));
+    writeFileSync(join(root, 'cgroup.subtree_control'), '\n');
+    expect(createRunCgroup(limits, { root })).toBeUndefined();
+  });
+});
+
+describe('parseTransfer', () => {
+  const record = (name: string, data: string, bytes = Buffer.byteLength(data)) =>
+    Buffer.concat([Buffer.from(`${JSON.stringify({ name, bytes })}\n`), Buffer.from(data)]);
+
+  it('reads the files and drops unsafe names, inputs and repeats', () => {
+    const stream = Buffer.concat([
+      record('figure.png', 'PNG'),
+      record('../escape', 'x'),
+      record('/etc/passwd', 'x'),
+      record('main.py', 'x'),
+      record('.home/x', 'x'),
+      record('command.py', 'x'),
+      record('out/a.txt', 'a\nb'),
+      record('figure.png', 'again'),
+    ]);
+    const files = parseTransfer(stream, (name) => name === 'command.py');
+    expect(files.map((f) => [f.name, f.data.toString()])).toEqual([
+      ['figure.png', 'PNG'],
+      ['out/a.txt', 'a\nb'],
+    ]);
+  });
+
+  it('stops at a malformed or cut record', () => {
+    const cut = Buffer.concat([record('a', 'aa'), record('b', 'bb', 10)]);
+    expect(parseTransfer(cut, () => false).map((f) => f.name)).toEqual(['a']);
+    const junk = Buffer.concat([record('a', 'aa'), Buffer.from('not json\n'), record('c', 'c')]);
+    expect(parseTransfer(junk, () => false).map((f) => f.name)).toEqual(['a']);
+    expect(parseTransfer(Buffer.from('{"name":"a","bytes":-1}\n'), () => false)).toEqual([]);
   });
 });
 

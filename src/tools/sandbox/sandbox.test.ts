@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ApiaryError } from '../../shared/index.js';
+import { runSolution } from '../gta/python-solution.js';
 import { SANDBOX_DEBIAN_PACKAGES } from './config.js';
 import { PythonSandbox } from './sandbox.js';
 
@@ -128,6 +129,31 @@ describe.skipIf(missing !== undefined)(
       expect([first.stdout, second.stdout, without.stdout]).toEqual(['1 {\n', '1 {\n', '0 \n']);
     });
 
+    it('in the single-process fallback (no cgroup) Solver and Plot still work: sympy and matplotlib need no thread', async () => {
+      const fallback = new PythonSandbox({ tempRoot, cgroup: 'off' });
+      const text = await runSolution(
+        fallback,
+        'def solution():\n    x = symbols("x")\n    return solve(Eq(x**2, 4), x)',
+        'text',
+        {
+          toolName: 'Solver',
+          timeoutMs: 20_000,
+        },
+      );
+      const figure = await runSolution(
+        fallback,
+        'def solution():\n    fig = plt.figure()\n    plt.plot([1, 2], [3, 4])\n    return fig',
+        'figure',
+        {
+          toolName: 'Plot',
+          timeoutMs: 20_000,
+        },
+      );
+      expect(text).toEqual({ text: '[-2, 2]' });
+      expect('png' in figure && figure.png.subarray(1, 4).toString()).toBe('PNG');
+      expect(leftovers(tempRoot)).toEqual([]);
+    });
+
     it('refuses input file names outside the work folder', async () => {
       await expect(sandbox.run({ code: 'pass', files: { '../escape.txt': 'x' } })).rejects.toThrow(
         'sandbox input file "../escape.txt" must be a relative path inside the work folder',
@@ -186,13 +212,26 @@ describe('PythonSandbox configuration', () => {
     // Passes the start-up probe, then fails as a real run starts (its status fd is asked for).
     const flaky = fakeBwrap(
       'bwrap-flaky',
-      `case "$*" in *--json-status-fd*) ${NO_USERNS.replace('\n', ';')};; esac\nexit 0`,
+      `case "$*" in *--help*) echo "--size BYTES";; *--json-status-fd*) ${NO_USERNS.replace('\n', ';')};; esac\nexit 0`,
     );
     const sandbox = new PythonSandbox({ bwrapPath: flaky, tempRoot: scratch });
     expect(sandbox.unavailable()).toBeUndefined();
     await expect(sandbox.run({ code: 'print("ran")' })).rejects.toMatchObject({
       code: 'TOOL_FAILED',
       message: expect.stringContaining('sysctl kernel.unprivileged_userns_clone=1'),
+    });
+  });
+
+  it('refuses to run unbounded with a bwrap that cannot size the tmpfs and no cgroup', async () => {
+    const sandbox = new PythonSandbox({
+      bwrapPath: fakeBwrap('bwrap-0.6', 'exit 0'),
+      tempRoot: scratch,
+      cgroup: 'off',
+    });
+    expect(sandbox.unavailable()).toBeUndefined();
+    await expect(sandbox.run({ code: 'pass' })).rejects.toMatchObject({
+      code: 'TOOL_FAILED',
+      message: expect.stringContaining('--size needs bubblewrap ≥ 0.7'),
     });
   });
 

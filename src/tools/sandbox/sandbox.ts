@@ -1,18 +1,22 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, readlinkSync } from 'node:fs';
+import { existsSync, lstatSync, readlinkSync, statfsSync } from 'node:fs';
 import { chown, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ApiaryError } from '../../shared/index.js';
-import { PYTHON_BOOTSTRAP, rlimitsFor } from './bootstrap.js';
+import { type BootstrapConfig, PYTHON_BOOTSTRAP, rlimitsFor } from './bootstrap.js';
 import {
   bwrapArgs,
+  HOST_OUT_DIR,
   ROOT_LIBRARY_PATHS,
   type RootEntry,
+  SANDBOX_HOME_DIRS,
+  SANDBOX_INPUT_DIR,
   SANDBOX_PRIVATE_DIRS,
   SANDBOX_WORK_DIR,
   sandboxEnvironment,
 } from './bwrap-args.js';
+import { createRunCgroup, type RunCgroup } from './cgroup.js';
 import {
   type ResolvedSandboxOptions,
   SANDBOX_ISOLATION_ENV,
@@ -24,12 +28,21 @@ import {
   SandboxOptionsSchema,
 } from './config.js';
 import { countTasksOfUser } from './process-count.js';
-import { exitOf, parseStatus, type SandboxLimitHit, STATUS_FD, watch } from './process-watch.js';
-import { bwrapSetupError, bwrapSupportsDisableUserns, findBwrap, sandboxProblem } from './requirements.js';
+import { exitOf, parseStatus, type SandboxLimitHit, STATUS_FD, TRANSFER_FD, watch } from './process-watch.js';
+import {
+  type BwrapFeatures,
+  bwrapFeatures,
+  bwrapSetupError,
+  findBwrap,
+  NO_TMPFS_SIZE,
+  sandboxProblem,
+} from './requirements.js';
+import { MAX_TRANSFER_NAME, parseTransfer, TRANSFER_HEADER_ROOM, writeTransferred } from './transfer.js';
 import {
   collectFiles,
   ENTRY_FILE,
   listWrittenFiles,
+  MAX_LISTED_FILES,
   readNoFollow,
   removeTree,
   type SandboxFile,
@@ -37,6 +50,20 @@ import {
 } from './work-folder.js';
 
 export type { SandboxFile, SandboxLimitHit };
+
+/**
+ * What bounds the sandbox as a whole: a cgroup per run (memory and tasks of every process
+ * together), else one process (`single-process`: no fork, no thread, so RLIMIT_AS bounds it all);
+ * `rlimits` only without isolation (per process, as the rlimits are).
+ */
+export type SandboxBounds = 'cgroup-v2' | 'cgroup-v1' | 'single-process' | 'rlimits';
+
+/** In the single-process fallback, memory kept for bwrap's init and the bootstrap's supervisor. */
+const SUPERVISOR_RESERVE_BYTES = 32 * 1024 * 1024;
+/** Tasks of a run that are not the code's: the outer bwrap, its init and the supervisor. */
+const SANDBOX_OWN_TASKS = 3;
+/** Joins the cgroups named before `--` (one `cgroup.procs` per hierarchy), then runs the rest. */
+const JOIN_CGROUP = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"';
 
 export interface PythonRunRequest {
   /** The program, run as `__main__` from the work folder (`/sandbox/main.py`). */
@@ -70,6 +97,9 @@ export interface PythonRunResult {
   /** Regular files the code wrote into the work folder (not symlinks, not inputs). */
   files: SandboxFile[];
   isolation: SandboxIsolation;
+  bounds: SandboxBounds;
+  /** Highest memory use of the whole sandbox (its cgroup's peak, tmpfs included); null without a cgroup. */
+  memoryPeakBytes: number | null;
 }
 
 export interface SandboxDeps {
@@ -87,7 +117,7 @@ export class PythonSandbox {
   readonly options: ResolvedSandboxOptions;
   private readonly now: () => number;
   private readonly bwrap: string | undefined;
-  private disableUserns: boolean | undefined;
+  private features: BwrapFeatures | undefined;
   private readonly problems = new Map<string, string | undefined>();
   private fontList: Promise<FontList | undefined> | undefined;
 
@@ -198,7 +228,7 @@ export class PythonSandbox {
   ): Promise<string> {
     const workDir = await mkdtemp(join(this.options.tempRoot ?? tmpdir(), 'apiary-sandbox-'));
     const made = [workDir];
-    for (const dir of SANDBOX_PRIVATE_DIRS) {
+    for (const dir of SANDBOX_HOME_DIRS) {
       await mkdir(join(workDir, dir));
       made.push(join(workDir, dir));
     }
@@ -229,39 +259,94 @@ export class PythonSandbox {
     runAs: RunAs | undefined,
   ): Promise<PythonRunResult> {
     const sandboxed = this.isolation === 'bwrap';
+    // setpriv (util-linux) makes bwrap itself die with us; bwrap's --die-with-parent covers
+    // only the sandboxed child. It also drops to the sandbox user after joining a cgroup.
+    const guard = existsSync(SETPRIV);
+    const cgroup =
+      sandboxed && this.options.cgroup === 'auto' && (guard || !runAs)
+        ? createRunCgroup({
+            memoryBytes: limits.memoryBytes,
+            maxTasks: limits.maxProcesses + SANDBOX_OWN_TASKS,
+          })
+        : undefined;
+    try {
+      return await this.executeBounded(request, limits, workDir, runAs, guard, cgroup);
+    } finally {
+      await cgroup?.remove();
+    }
+  }
+
+  private async executeBounded(
+    request: PythonRunRequest,
+    limits: SandboxLimits,
+    workDir: string,
+    runAs: RunAs | undefined,
+    guard: boolean,
+    cgroup: RunCgroup | undefined,
+  ): Promise<PythonRunResult> {
+    const sandboxed = this.isolation === 'bwrap';
+    const bounds: SandboxBounds = cgroup?.kind ?? (sandboxed ? 'single-process' : 'rlimits');
     const base = sandboxed ? SANDBOX_WORK_DIR : workDir;
-    // In bwrap the process count is per user namespace (only the sandbox's own tasks); without
-    // it the limit counts every task of the user, so add those already running.
-    const processCap =
-      limits.maxProcesses + (sandboxed ? 0 : countTasksOfUser(runAs?.uid ?? process.getuid?.() ?? 0));
+    const inputs = new Set([ENTRY_FILE, ...Object.keys(request.files ?? {}).map(safeRelativeName)]);
+    const config: BootstrapConfig = {
+      rlimits: rlimitsFor({
+        ...limits,
+        // Alone in the sandbox, the code's one process holds all memory but the tmpfs and ours.
+        memoryBytes:
+          bounds === 'single-process'
+            ? Math.max(limits.memoryBytes - limits.maxDiskBytes - SUPERVISOR_RESERVE_BYTES, 64 * 1024 ** 2)
+            : limits.memoryBytes,
+        // In bwrap the count is per user namespace (bwrap's init and the supervisor count too);
+        // without it every task of the user counts, so add those already running.
+        processCap:
+          limits.maxProcesses +
+          (sandboxed ? SANDBOX_OWN_TASKS - 1 : countTasksOfUser(runAs?.uid ?? process.getuid?.() ?? 0)),
+      }),
+      singleProcess: bounds === 'single-process',
+      transfer: sandboxed
+        ? {
+            fd: TRANSFER_FD,
+            input: SANDBOX_INPUT_DIR,
+            skip: [...inputs],
+            private: SANDBOX_PRIVATE_DIRS,
+            maxFiles: MAX_LISTED_FILES,
+            maxBytes: limits.maxDiskBytes,
+            maxName: MAX_TRANSFER_NAME,
+          }
+        : null,
+    };
     const python = [
       this.options.pythonPath,
       '-I',
       '-B',
       '-c',
       PYTHON_BOOTSTRAP,
-      JSON.stringify(rlimitsFor({ ...limits, processCap })),
+      JSON.stringify(config),
       `${base}/${ENTRY_FILE}`,
       ...(request.args ?? []),
     ];
-    const [file, args] = sandboxed ? this.bwrapCommand(workDir, python) : [python[0]!, python.slice(1)];
-    // setpriv (util-linux) makes bwrap itself die with us; bwrap's --die-with-parent covers
-    // only the sandboxed child. Its own process group lets a limit kill everything at once.
-    const guard = existsSync('/usr/bin/setpriv');
+    if (sandboxed && !this.bwrapFeatures().tmpfsSize && !cgroup)
+      throw new ApiaryError('TOOL_FAILED', `the sandbox could not start: ${NO_TMPFS_SIZE}`);
+    const [file, args] = sandboxed
+      ? this.bwrapCommand(workDir, limits.maxDiskBytes, python)
+      : [python[0]!, python.slice(1)];
+    const [command, commandArgs] = launcher(file, args, guard, cgroup, runAs);
     const t0 = this.now();
-    const child = spawn(
-      guard ? '/usr/bin/setpriv' : file,
-      guard ? ['--pdeathsig', 'KILL', '--', file, ...args] : args,
-      {
-        cwd: workDir,
-        env: sandboxed ? {} : sandboxEnvironment(workDir),
-        stdio: ['ignore', 'pipe', 'pipe', sandboxed ? 'pipe' : 'ignore'],
-        detached: true,
-        ...(runAs ? { uid: runAs.uid, gid: runAs.gid } : {}),
-      },
-    );
-    const ended = await watch(child, limits, request.signal);
+    // Its own process group lets a limit kill everything at once.
+    const child = spawn(command, commandArgs, {
+      cwd: workDir,
+      env: sandboxed ? {} : sandboxEnvironment(workDir),
+      stdio: sandboxed ? ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
+      detached: true,
+      // With a cgroup the launcher joins it as root and setpriv drops to the sandbox user.
+      ...(runAs && !cgroup ? { uid: runAs.uid, gid: runAs.gid } : {}),
+    });
+    const ended = await watch(child, limits, request.signal, {
+      transferBytes: limits.maxDiskBytes + TRANSFER_HEADER_ROOM,
+      ...(sandboxed ? { poll: outsideLimits(cgroup, limits.maxDiskFiles) } : {}),
+    });
     const durationMs = this.now() - t0;
+    const memoryPeakBytes = cgroup?.peakBytes() ?? null;
     const status = sandboxed ? parseStatus(ended.status) : undefined;
     if (sandboxed && ended.limit === null && status?.exitCode === undefined) {
       const why = bwrapSetupError(ended.stderr.text());
@@ -269,13 +354,18 @@ export class PythonSandbox {
       throw new ApiaryError('TOOL_FAILED', `${why}${hint}`);
     }
     const exit = exitOf(status?.exitCode ?? ended.code, ended.signal, sandboxed);
-    const files = await listWrittenFiles(
-      workDir,
-      new Set([ENTRY_FILE, ...Object.keys(request.files ?? {}).map(safeRelativeName)]),
-    );
-    if (request.collectInto) await collectFiles(workDir, files, request.collectInto);
+    // In bwrap the written files exist only in the stream the sandbox sent back; the host writes
+    // them into a folder of the work folder made now (the sandbox is gone), only if there are any.
+    const filesDir = sandboxed ? join(workDir, HOST_OUT_DIR) : workDir;
+    if (sandboxed)
+      await writeTransferred(
+        filesDir,
+        parseTransfer(ended.transfer.buffer(), (name) => inputs.has(name)),
+      );
+    const files = await listWrittenFiles(filesDir, sandboxed ? new Set() : inputs);
+    if (request.collectInto) await collectFiles(filesDir, files, request.collectInto);
     for (const file of files)
-      if (request.read?.includes(file.name)) file.data = await readNoFollow(join(workDir, file.name));
+      if (request.read?.includes(file.name)) file.data = await readNoFollow(join(filesDir, file.name));
     return {
       ...exit,
       limit: ended.limit,
@@ -286,24 +376,81 @@ export class PythonSandbox {
       durationMs,
       files,
       isolation: this.isolation,
+      bounds,
+      memoryPeakBytes,
     };
   }
 
-  private bwrapCommand(workDir: string, python: string[]): [string, string[]] {
+  private bwrapFeatures(): BwrapFeatures {
+    this.features ??= bwrapFeatures(this.bwrap!);
+    return this.features;
+  }
+
+  private bwrapCommand(workDir: string, workBytes: number, python: string[]): [string, string[]] {
     const bwrap = this.bwrap!;
-    this.disableUserns ??= bwrapSupportsDisableUserns(bwrap);
+    const features = this.bwrapFeatures();
     return [
       bwrap,
       bwrapArgs({
         workDir,
         rootEntries: hostRootEntries(),
         readOnlyBinds: pythonOutsideUsr(this.options.pythonPath),
-        disableNestedUserns: this.disableUserns,
+        disableNestedUserns: features.disableUserns,
+        // Without --size the tmpfs is bounded by the cgroup's memory limit only (checked by the caller).
+        ...(features.tmpfsSize ? { workBytes } : {}),
         statusFd: STATUS_FD,
         command: python,
       }),
     ];
   }
+}
+
+const SETPRIV = '/usr/bin/setpriv';
+
+/**
+ * The limits only a look from outside sees: an OOM kill in the run's cgroup, and the files and
+ * folders in its tmpfs (inodes are kernel memory the tmpfs size does not count: without a cgroup
+ * an empty-file loop would grow it unbounded). The tmpfs is reached through /proc/<pid>/root of
+ * the sandbox's init, whose pid bwrap reports first on its status fd.
+ */
+function outsideLimits(
+  cgroup: RunCgroup | undefined,
+  maxDiskFiles: number,
+): (status: string) => SandboxLimitHit | null {
+  const oomBefore = cgroup?.oomKills() ?? 0;
+  return (status) => {
+    if (cgroup && cgroup.oomKills() > oomBefore) return 'memory';
+    const pid = /"child-pid":\s*(\d+)/.exec(status)?.[1];
+    if (!pid) return null;
+    try {
+      const fs = statfsSync(`/proc/${pid}/root${SANDBOX_WORK_DIR}`);
+      // Counted against what the tmpfs has room for (f_files), so the root folder itself counts too.
+      if (fs.files - fs.ffree > maxDiskFiles) return 'disk-files';
+    } catch {
+      // not built yet, or already gone
+    }
+    return null;
+  };
+}
+
+/**
+ * The command that starts `file`: through setpriv where there is one (death with Apiary), and
+ * with a cgroup through a shell that joins it first (as root: the group's files are root's),
+ * setpriv then dropping to the sandbox user. Everything bwrap forks inherits the group, so
+ * nothing escapes its limits. (A cgroup with a sandbox user is only made where setpriv exists.)
+ */
+function launcher(
+  file: string,
+  args: string[],
+  guard: boolean,
+  cgroup: RunCgroup | undefined,
+  runAs: RunAs | undefined,
+): [string, string[]] {
+  const user =
+    cgroup && runAs ? ['--reuid', String(runAs.uid), '--regid', String(runAs.gid), '--clear-groups'] : [];
+  const command = guard ? [SETPRIV, ...user, '--pdeathsig', 'KILL', '--', file, ...args] : [file, ...args];
+  if (!cgroup) return [command[0]!, command.slice(1)];
+  return ['/bin/sh', ['-c', JOIN_CGROUP, 'sh', ...cgroup.procsFiles, '--', ...command]];
 }
 
 interface FontList {
@@ -314,8 +461,20 @@ interface FontList {
 /** Where MPLCONFIGDIR points, relative to the work folder (see sandboxEnvironment). */
 const MATPLOTLIB_CONFIG_DIR = '.home/matplotlib';
 
-/** Builds matplotlib's font list and copies it where the host can read it back. */
-const BUILD_FONT_LIST = `import glob, os, shutil
+/**
+ * Builds matplotlib's font list and copies it where the host can read it back. Building it starts
+ * a threading.Timer (a "building the font cache" warning after 5 s), which the single-process
+ * fallback refuses: this run of our own code replaces Timer by one that never starts a thread.
+ */
+const BUILD_FONT_LIST = `import glob, os, shutil, threading
+class _QuietTimer:
+    def __init__(self, *args, **kwargs):
+        pass
+    def start(self):
+        pass
+    def cancel(self):
+        pass
+threading.Timer = _QuietTimer
 import matplotlib.font_manager
 found = sorted(glob.glob(os.path.join(os.environ['MPLCONFIGDIR'], 'fontlist-*.json')))
 if found:

@@ -1,5 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import type { Dirent } from 'node:fs';
-import { createWriteStream, lstatSync } from 'node:fs';
+import { createWriteStream, existsSync, lstatSync } from 'node:fs';
 import { chmod, constants, mkdir, open, readdir, rm } from 'node:fs/promises';
 import { dirname, isAbsolute, join, normalize, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -9,7 +10,7 @@ import { SANDBOX_PRIVATE_DIRS } from './bwrap-args.js';
 /** The program's file in the work folder (`/sandbox/main.py` inside). */
 export const ENTRY_FILE = 'main.py';
 /** At most this many written files are listed (and copied) per run. */
-const MAX_LISTED_FILES = 64;
+export const MAX_LISTED_FILES = 64;
 
 export interface SandboxFile {
   /** Path relative to the work folder, `/`-separated. */
@@ -84,18 +85,32 @@ export async function readNoFollow(path: string): Promise<Buffer> {
   }
 }
 
-/** Removes the work folder even when the code made parts of it unwritable. */
+/** Folders below this depth are left to `rm` (see removeTree), not walked by chmodTree. */
+const MAX_CHMOD_DEPTH = 64;
+
+/**
+ * Removes a work folder, however deep and whatever the code did to it. Node's rm works with full
+ * paths and fails on a chain of folders longer than PATH_MAX (or one the code made unwritable);
+ * then the folders are made writable again and coreutils' `rm -rf`, which descends with
+ * directory fds (no path length limit), removes the rest. Throws (TOOL_FAILED) if the folder is
+ * still there after that.
+ */
 export async function removeTree(dir: string): Promise<void> {
   try {
     await rm(dir, { recursive: true, force: true });
+    return;
   } catch {
-    await chmodTree(dir);
-    await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    await chmodTree(dir, 0);
   }
+  await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+  if (existsSync(dir)) spawnSync('rm', ['-rf', '--one-file-system', '--', dir], { env: {}, timeout: 60_000 });
+  if (existsSync(dir))
+    throw new ApiaryError('TOOL_FAILED', `the sandbox work folder ${dir} could not be removed`);
 }
 
-async function chmodTree(dir: string): Promise<void> {
+async function chmodTree(dir: string, depth: number): Promise<void> {
   await chmod(dir, 0o700).catch(() => undefined);
+  if (depth >= MAX_CHMOD_DEPTH) return;
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-  for (const entry of entries) if (entry.isDirectory()) await chmodTree(join(dir, entry.name));
+  for (const entry of entries) if (entry.isDirectory()) await chmodTree(join(dir, entry.name), depth + 1);
 }
