@@ -51,8 +51,8 @@ describe.skipIf(missing !== undefined)(
     const catalog = indexCatalog(loadCatalog('gta'));
     const outputDir = join(scratch, 'output');
     const apps = appRegistry([
-      toolHandler(solverTool({ sandbox, timeoutMs: 20_000 }), { outputDir }),
-      toolHandler(plotTool({ sandbox, timeoutMs: 20_000 }), { outputDir }),
+      toolHandler(solverTool({ sandbox, timeoutMs: 20_000 }), { outputDir, readable: [] }),
+      toolHandler(plotTool({ sandbox, timeoutMs: 20_000 }), { outputDir, readable: [] }),
     ]);
     const call = (tool: 'Solver' | 'Plot', body: string) =>
       dispatchCall(
