@@ -154,7 +154,7 @@ async function cli(args: string[]): Promise<string> {
   const { spawnSync } = await import('node:child_process');
   const run = spawnSync(process.execPath, ['--import', 'tsx', join(root!, 'src/cli/main.ts'), ...args], {
     encoding: 'utf8',
-    cwd: scratch,
+    cwd: root,
     timeout: 120_000,
     maxBuffer: 64 * 1024 * 1024,
   });
@@ -166,6 +166,8 @@ const ATTACKS: Record<string, () => Promise<string>> = {
   'calculator perm(10**3000, 5000)': () => gtaCall('Calculator', { expression: 'perm(10**3000, 5000)' }),
   'calculator round(1, -(10**8))': () => gtaCall('Calculator', { expression: 'round(1, -(10**8))' }),
   'calculator (-3)**(10**8)': () => gtaCall('Calculator', { expression: '(-3)**(10**8)' }),
+  'calculator 120 gcds of 10,000-digit numbers': () =>
+    gtaCall('Calculator', { expression: `${'gcd(2**33000-1, 3**20000-1)+'.repeat(120)}0` }),
   'DrawBox bbox 1e12 on 64x64': () => {
     writeFileSync(join(scratch, 'small.png'), smallPng());
     return gtaCall('DrawBox', {
@@ -264,8 +266,20 @@ async function startMcpServer(): Promise<{ url: string; stop: () => void }> {
   const { spawn } = await import('node:child_process');
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', join(root!, 'src/cli/main.ts'), 'mcp', 'serve', '--catalog', 'gta', '--http', '0'],
-    { cwd: scratch, stdio: ['ignore', 'ignore', 'pipe'] },
+    [
+      '--import',
+      'tsx',
+      join(root!, 'src/cli/main.ts'),
+      'mcp',
+      'serve',
+      '--catalog',
+      'gta',
+      '--http',
+      '0',
+      '--timeout',
+      '5000',
+    ],
+    { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   const url = await new Promise<string>((resolve, reject) => {
     let text = '';
@@ -325,13 +339,16 @@ ATTACKS['MCP: 3,000 initialize requests'] = async () => {
   }
 };
 
+const RUNAWAY = `${'gcd(2**33000-1, 3**20000-1)+'.repeat(120)}0`;
+
 ATTACKS["MCP: a second client while one's Calculator call runs away"] = async () => {
   const server = await startMcpServer();
   try {
     const slow = await mcpClient(server.url);
     const other = await mcpClient(server.url);
     const runaway = slow
-      .callTool({ name: 'Calculator', arguments: { expression: 'perm(10**3000, 5000)' } }, undefined, {
+      // 120 gcds of 10,000-digit numbers: within every size cap, ~10 s of CPU in all
+      .callTool({ name: 'Calculator.Calculator', arguments: { expression: RUNAWAY } }, undefined, {
         timeout: 120_000,
       })
       .then(
