@@ -2,15 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningCli, startCli } from '../cli/__fixtures__/run-cli.js';
 import { runEvalCommand } from '../cli/commands/eval.js';
 import { runWorkerCommand } from '../cli/commands/worker.js';
-import { APPBENCH_SAMPLING } from '../tasks/index.js';
+import { MINI, moduleModel, recipe, slowModel } from './__fixtures__/queue-recipes.js';
 import { redisServerMissing, startRedisServer, type TestRedis } from './__fixtures__/redis-server.js';
 import { createQueueAuth, resolveQueueAuth } from './queue-auth.js';
 import { type QueueCoordinatorOptions, startQueueCoordinator } from './queue-coordinator.js';
@@ -38,30 +38,12 @@ import { rebuildTask, type TaskRecipe } from './sample-runner.js';
  * without a shared secret. A real redis-server and one real `apiary worker` process (its own
  * --base-url, an allowlisted model module, the secret in APIARY_QUEUE_SECRET). About 10 s.
  */
-const MINI = resolve(import.meta.dirname, '../../examples/appbench-mini');
-const slowModel = pathToFileURL(resolve(import.meta.dirname, '__fixtures__', 'slow-scenario-model.ts')).href;
 const SECRET = 'attack-test-secret-0123456789';
 const auth = createQueueAuth(SECRET);
 /** The worker's own endpoint and key: the key must reach no other server. */
 const WORKER_BASE_URL = 'http://127.0.0.1:9/v1';
 const WORKER_KEY = 'sk-worker-key-that-must-not-leave';
 
-const recipe = (model: TaskRecipe['model']): TaskRecipe => ({
-  task: 'appbench',
-  taskOptions: { categories: null },
-  solver: 'flat',
-  solverOptions: { shots: 0, demos: 'same-app' },
-  model,
-  sampling: APPBENCH_SAMPLING,
-  dataDir: MINI,
-  seed: 0,
-  modelCalls: { maxRetries: 0 },
-});
-const moduleModel = (latencyMs: number): TaskRecipe['model'] => ({
-  kind: 'module',
-  module: slowModel,
-  options: { latencyMs },
-});
 const announcementOf = (runId: string, r: TaskRecipe): RunAnnouncement => ({
   runId,
   queue: queueNameFor(runId),

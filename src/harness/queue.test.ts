@@ -1,13 +1,12 @@
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCli } from '../cli/__fixtures__/run-cli.js';
-import { APPBENCH_SAMPLING } from '../tasks/index.js';
 import { startScriptedOpenAiServer } from '../test/index.js';
 import { expectScenarioReport } from './__fixtures__/appbench-mini-scenario.js';
+import { MINI, moduleModel, recipe, slowModel } from './__fixtures__/queue-recipes.js';
 import { redisServerMissing, startRedisServer, type TestRedis } from './__fixtures__/redis-server.js';
 import { scenarioReply } from './__fixtures__/scenario-model.js';
 import { withoutTimings } from './__fixtures__/without-timings.js';
@@ -26,28 +25,9 @@ import { rebuildTask, type TaskRecipe } from './sample-runner.js';
  * other data refuses the run. About 15 s in all (over the 5 s guideline: four worker processes
  * must start, and the kill test waits for BullMQ's 1 s lock to expire and a 1.5 s sample to rerun).
  */
-const MINI = resolve(import.meta.dirname, '../../examples/appbench-mini');
-const slowModel = pathToFileURL(resolve(import.meta.dirname, '__fixtures__', 'slow-scenario-model.ts')).href;
 /** The secret the coordinator and the workers share (APIARY_QUEUE_SECRET of the worker processes). */
 const SECRET = 'queue-test-secret-0123456789';
 const auth = createQueueAuth(SECRET);
-
-const recipe = (model: TaskRecipe['model']): TaskRecipe => ({
-  task: 'appbench',
-  taskOptions: { categories: null },
-  solver: 'flat',
-  solverOptions: { shots: 0, demos: 'same-app' },
-  model,
-  sampling: APPBENCH_SAMPLING,
-  dataDir: MINI,
-  seed: 0,
-  modelCalls: { maxRetries: 0 },
-});
-const moduleModel = (latencyMs: number): TaskRecipe['model'] => ({
-  kind: 'module',
-  module: slowModel,
-  options: { latencyMs },
-});
 
 let redis: TestRedis;
 
