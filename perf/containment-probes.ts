@@ -9,7 +9,7 @@
  * (`{ ms, outcome }` for an attack, `{ medianMs, p95Ms }` for an overhead). The parent kills the
  * process at its deadline and samples the memory of its whole process tree (sandboxes included).
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -111,8 +111,8 @@ async function gtaSession(tool: string) {
   const toolMod = await load('tools/tool.ts');
   const outputDir = join(scratch, 'out');
   mkdirSync(outputDir, { recursive: true });
-  // `readableDirs` is ignored by the code before containment (it had no confinement).
-  const handler = toolMod.toolHandler(await toolByName(tool), { outputDir, readableDirs: [scratch] });
+  // `readable` is ignored by the code before containment (it had no confinement).
+  const handler = toolMod.toolHandler(await toolByName(tool), { outputDir, readable: [scratch] });
   const ctx = {
     catalog: catalogMod.indexCatalog(catalogMod.loadCatalog('gta')),
     apps: exec.appRegistry([handler]),
@@ -256,7 +256,15 @@ return 'deep'`),
   'report on a 300,000-deep JSON record': () => {
     const run = join(scratch, 'run');
     mkdirSync(run);
-    writeFileSync(join(run, 'results.jsonl'), `${'['.repeat(300_000)}${']'.repeat(300_000)}\n`);
+    // A real run's header (the viewer fixture's), then one sample whose output is 300,000 arrays deep.
+    const header = readFileSync(
+      join(root!, 'src/viewer/__fixtures__/appbench-tool-loop/results.jsonl'),
+      'utf8',
+    ).split('\n')[0];
+    const sample =
+      `{"type":"sample","id":"s1","epoch":1,"category":null,"output":${'['.repeat(300_000)}${']'.repeat(300_000)},` +
+      '"error":null,"usage":null,"modelCalls":1,"startedAt":"2026-01-01T00:00:00.000Z","durationMs":1,"score":null}';
+    writeFileSync(join(run, 'results.jsonl'), `${header}\n${sample}\n`);
     return cli(['report', run]);
   },
 };
@@ -357,9 +365,12 @@ ATTACKS["MCP: a second client while one's Calculator call runs away"] = async ()
       );
     await new Promise((r) => setTimeout(r, 300));
     const t0 = performance.now();
-    await other.listTools(undefined, { timeout: 120_000 });
+    const second = await other.listTools(undefined, { timeout: 120_000 }).then(
+      () => 'answered',
+      (e: Error & { cause?: { code?: string } }) => `failed (${e.cause?.code ?? e.message.slice(0, 40)})`,
+    );
     const waited = performance.now() - t0;
-    return `second client answered after ${waited.toFixed(0)} ms; ${await runaway}`;
+    return `second client ${second} after ${waited.toFixed(0)} ms; ${await runaway}`;
   } finally {
     server.stop();
   }
@@ -384,6 +395,11 @@ async function main(): Promise<void> {
   } else if (mode === 'attack') {
     const attack = ATTACKS[name!];
     if (!attack) throw new Error(`unknown attack ${name}; known: ${Object.keys(ATTACKS).join(' | ')}`);
+    // A warm tool (thread started, modules loaded) on both sides: the time is the attack's own.
+    const tool = ['Calculator', 'DrawBox'].find(
+      (t) => name!.startsWith(t) || name!.startsWith(t.toLowerCase()),
+    );
+    if (tool) await gtaCall(tool, OVERHEAD_ARGS[tool]!());
     const t0 = performance.now();
     const outcome = await attack();
     console.log(JSON.stringify({ ms: performance.now() - t0, outcome }));
