@@ -187,7 +187,7 @@ const noopToolset: Toolset = {
   run: async () => ({
     ok: true,
     content: [{ type: 'text', text: 'v' }],
-    raw: 'v',
+    raw: { value: 'v' },
     transactional: false,
     durationMs: 0,
   }),
