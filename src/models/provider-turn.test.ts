@@ -5,7 +5,7 @@ import { isDirectTurn } from './provider-turn.js';
 import type { LanguageModelV3 } from './sampling.js';
 
 /*
- * A turn without tools calls the provider model directly (text-turn.ts) instead of going through
+ * A turn calls the provider model directly (provider-turn.ts) instead of going through
  * generateText. Every case runs both ways (`directTurns: false` = through generateText) and
  * must give the provider the same call and the caller the same response or error.
  */
