@@ -1,7 +1,7 @@
 /**
  * The provider prompt (LanguageModelV3 spec) of a conversation, built the way `generateText`
- * builds it, from public types only. Each message is checked against the AI SDK's public
- * `modelMessageSchema` and converted once, then kept in a {@link PromptCache}: an agent's turn N
+ * builds it, from public types only. Each message is checked against the AI SDK's public message
+ * schemas (`modelMessageSchema`'s branches) and converted once, then kept in a {@link PromptCache}: an agent's turn N
  * re-sends N messages, and checking them all again on every turn made a run quadratic.
  *
  * Only what converts without the SDK's help is taken here: text, reasoning, tool calls and tool
@@ -9,7 +9,13 @@
  * adjacent tool messages (which the SDK merges) and tool calls left without results give null, and
  * the turn goes through `generateText`, which converts them (or throws) itself.
  */
-import { type ModelMessage, modelMessageSchema } from 'ai';
+import {
+  assistantModelMessageSchema,
+  type ModelMessage,
+  systemModelMessageSchema,
+  toolModelMessageSchema,
+  userModelMessageSchema,
+} from 'ai';
 import type { LanguageModelV3 } from './sampling.js';
 
 export type ProviderPrompt = Parameters<LanguageModelV3['doGenerate']>[0]['prompt'];
@@ -83,9 +89,27 @@ function mapParts(parts: Part[], map: (part: Part) => Part | null): Part[] | nul
 const asMessage = (message: { role: string; content: Part[]; providerOptions: unknown }) =>
   message as unknown as PromptMessage;
 
+/**
+ * The branch of the SDK's `modelMessageSchema` union a message's role selects: the union accepts a
+ * message iff that branch does, and checking it alone spares the issues the other branches raise.
+ */
+const SCHEMA_OF_ROLE: Record<string, { safeParse(value: unknown): { success: boolean } }> = {
+  system: systemModelMessageSchema,
+  user: userModelMessageSchema,
+  assistant: assistantModelMessageSchema,
+  tool: toolModelMessageSchema,
+};
+
+function isModelMessage(message: unknown): boolean {
+  const role = (message as { role?: unknown } | null)?.role;
+  const schema =
+    typeof role === 'string' && Object.hasOwn(SCHEMA_OF_ROLE, role) ? SCHEMA_OF_ROLE[role] : undefined;
+  return schema?.safeParse(message).success === true;
+}
+
 /** One message as `generateText` converts it (same fields, same order); null when it cannot be here. */
 function convertMessage(message: ModelMessage): PromptMessage | null {
-  if (!modelMessageSchema.safeParse(message).success) return null; // generateText throws its own error
+  if (!isModelMessage(message)) return null; // generateText throws its own error
   const { providerOptions } = message;
   switch (message.role) {
     case 'system':

@@ -361,6 +361,8 @@ describe('direct turns with tools and conversations', () => {
       [conversation[1]!, conversation[2]!, user('next')],
       // not a ModelMessage (InvalidPromptError)
       [{ role: 'user', content: 5 } as unknown as ModelMessage],
+      [{ role: 'developer', content: 'x' } as unknown as ModelMessage],
+      [{ role: 'assistant', content: [{ type: 'text', text: 'x' }], extra: 1 } as unknown as ModelMessage],
       [],
     ];
     for (const messages of cases) {
