@@ -18,6 +18,7 @@
  * included for both, at k = 1, 10 and 100 calls: the per-step cost must not grow with the
  * conversation. Target: runAgent / AI SDK ≤ 1.0 per step at k = 100.
  */
+import { loadavg } from 'node:os';
 import { generateText, jsonSchema, stepCountIs, tool } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import {
@@ -236,7 +237,9 @@ async function perStep(loop: (calls: number) => Promise<number>, calls: number, 
 }
 
 const SIDE_STEPS = process.argv.includes('--side-steps') ? arg('--side-steps') : 4000;
-console.log(`\nside by side with the AI SDK loop (MockLanguageModelV3, no-op tool, model time included)`);
+console.log(
+  `\nside by side with the AI SDK loop (MockLanguageModelV3, no-op tool, model time included; load average ${loadavg()[0]!.toFixed(1)})`,
+);
 console.log(
   `  ${'k calls'.padEnd(8)} ${'runAgent ms/step'.padStart(17)} ${'AI SDK ms/step'.padStart(15)} ${'ratio'.padStart(6)}`,
 );

@@ -100,7 +100,18 @@ const SCHEMA_OF_ROLE: Record<string, { safeParse(value: unknown): { success: boo
   tool: toolModelMessageSchema,
 };
 
+const TEXT_ROLES = new Set(['system', 'user', 'assistant']);
+
+/** `{ role, content: string }` of these roles and nothing else: every branch of the schema takes it. */
+function isPlainText(message: { role?: unknown; content?: unknown }): boolean {
+  if (typeof message.content !== 'string' || !TEXT_ROLES.has(message.role as string)) return false;
+  let keys = 0;
+  for (const _ in message) keys++;
+  return keys === 2;
+}
+
 function isModelMessage(message: unknown): boolean {
+  if (message !== null && typeof message === 'object' && isPlainText(message)) return true; // most turns
   const role = (message as { role?: unknown } | null)?.role;
   const schema =
     typeof role === 'string' && Object.hasOwn(SCHEMA_OF_ROLE, role) ? SCHEMA_OF_ROLE[role] : undefined;
