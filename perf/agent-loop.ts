@@ -10,12 +10,25 @@
  * timings. Baseline in the same run: a hand-written loop making the same turn and dispatch calls
  * with nothing else (no protocol, no trace, no checks): the ratio shows what the runtime adds.
  * Target: ≤ 1 ms per step.
+ *
+ * Then, side by side with the AI SDK's own loop (`generateText` + tools + `stopWhen`): the same
+ * `MockLanguageModelV3` (`ai/test`, answering at once: k tool calls, then the answer) drives, in
+ * the same run, `runAgent` through `modelTurns` (the path a real model takes) with a no-op toolset,
+ * and `generateText` with the same tool executing as a no-op. Wall time per step, model time
+ * included for both, at k = 1, 10 and 100 calls: the per-step cost must not grow with the
+ * conversation. Target: runAgent / AI SDK ≤ 1.0 per step at k = 100.
  */
+import { loadavg } from 'node:os';
+import { generateText, jsonSchema, stepCountIs, tool } from 'ai';
+import { MockLanguageModelV3 } from 'ai/test';
 import {
+  type AgentTool,
   catalogToolset,
   memoryAgentTrace,
+  modelTurns,
   nativeToolsProtocol,
   runAgent,
+  type Toolset,
   type TurnTaker,
 } from '../src/agents/index.js';
 import type { AppHandler } from '../src/apps/index.js';
@@ -121,3 +134,130 @@ console.log(
 const ok = rt.overheadMs / rt.steps <= 1;
 console.log(`target ≤ 1 ms per step: ${ok ? 'met' : 'MISSED'}`);
 if (!ok) process.exitCode = 1;
+
+// ---- side by side with the AI SDK loop ----
+
+const KEY_SCHEMA = {
+  type: 'object',
+  properties: { key: { type: 'string' } },
+  required: ['key'],
+  additionalProperties: false,
+} as const;
+type MockAnswer = Awaited<ReturnType<MockLanguageModelV3['doGenerate']>>;
+const mockUsage = {
+  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 5, text: 5, reasoning: undefined },
+};
+
+/** A mock provider model: `calls` turns with one `Kv_get` call each, then the answer. */
+function mockModel(calls: number): MockLanguageModelV3 {
+  let t = 0;
+  return new MockLanguageModelV3({
+    doGenerate: async (): Promise<MockAnswer> => {
+      const i = t++;
+      return i < calls
+        ? {
+            content: [
+              { type: 'tool-call', toolCallId: `c${i}`, toolName: 'Kv_get', input: `{"key":"k${i}"}` },
+            ],
+            finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+            usage: mockUsage,
+            warnings: [],
+          }
+        : {
+            content: [{ type: 'text', text: 'done' }],
+            finishReason: { unified: 'stop', raw: 'stop' },
+            usage: mockUsage,
+            warnings: [],
+          };
+    },
+  });
+}
+
+const kvTool: AgentTool = {
+  name: 'Kv_get',
+  description: 'read a key',
+  inputSchema: KEY_SCHEMA,
+  app: 'Kv',
+  api: 'get',
+  parameters: [{ name: 'key', required: true, type: 'string' }],
+};
+/** The no-op tool as a toolset: answers at once, nothing checked. */
+const noopToolset: Toolset = {
+  tools: [kvTool],
+  run: async () => ({
+    ok: true,
+    content: [{ type: 'text', text: 'v' }],
+    raw: { value: 'v' },
+    transactional: false,
+    durationMs: 0,
+  }),
+};
+
+async function runtimeLoop(calls: number): Promise<number> {
+  const res = await runAgent({
+    turn: modelTurns(mockModel(calls)),
+    protocol: nativeToolsProtocol({ askUser: false }),
+    instruction: 'read the keys',
+    toolset: noopToolset,
+    budget: { maxSteps: calls + 1, maxIdenticalCalls: calls + 1 },
+    trace: memoryAgentTrace(),
+  });
+  if (res.stopReason !== 'final' || res.steps !== calls + 1) throw new Error(`run ended ${res.stopReason}`);
+  return res.steps;
+}
+
+async function sdkLoop(calls: number): Promise<number> {
+  const res = await generateText({
+    model: mockModel(calls),
+    system: 'You are an assistant that acts through tools.',
+    messages: [{ role: 'user', content: 'read the keys' }],
+    tools: {
+      Kv_get: tool({
+        description: 'read a key',
+        inputSchema: jsonSchema(KEY_SCHEMA),
+        execute: async () => 'v',
+      }),
+    },
+    stopWhen: stepCountIs(calls + 1),
+    maxRetries: 0,
+  });
+  if (res.text !== 'done' || res.steps.length !== calls + 1)
+    throw new Error('the AI SDK loop did not finish');
+  return res.steps.length;
+}
+
+/** Wall ms per step over enough runs for about `budgetSteps` steps. */
+async function perStep(loop: (calls: number) => Promise<number>, calls: number, budgetSteps: number) {
+  const runs = Math.max(3, Math.ceil(budgetSteps / (calls + 1)));
+  let steps = 0;
+  const t0 = performance.now();
+  for (let r = 0; r < runs; r++) steps += await loop(calls);
+  return (performance.now() - t0) / steps;
+}
+
+const SIDE_STEPS = process.argv.includes('--side-steps') ? arg('--side-steps') : 4000;
+console.log(
+  `\nside by side with the AI SDK loop (MockLanguageModelV3, no-op tool, model time included; load average ${loadavg()[0]!.toFixed(1)})`,
+);
+console.log(
+  `  ${'k calls'.padEnd(8)} ${'runAgent ms/step'.padStart(17)} ${'AI SDK ms/step'.padStart(15)} ${'ratio'.padStart(6)}`,
+);
+let ratioAt100 = Number.NaN;
+for (const k of [1, 10, 100]) {
+  for (const loop of [runtimeLoop, sdkLoop]) await perStep(loop, k, SIDE_STEPS / 4); // warm-up
+  // interleaved halves: drift in machine load hits both loops alike
+  const a1 = await perStep(runtimeLoop, k, SIDE_STEPS / 2);
+  const b1 = await perStep(sdkLoop, k, SIDE_STEPS / 2);
+  const a2 = await perStep(runtimeLoop, k, SIDE_STEPS / 2);
+  const b2 = await perStep(sdkLoop, k, SIDE_STEPS / 2);
+  const a = (a1 + a2) / 2;
+  const b = (b1 + b2) / 2;
+  if (k === 100) ratioAt100 = a / b;
+  console.log(
+    `  ${String(k).padEnd(8)} ${a.toFixed(4).padStart(17)} ${b.toFixed(4).padStart(15)} ${(a / b).toFixed(2).padStart(5)}×`,
+  );
+}
+const okSide = ratioAt100 <= 1;
+console.log(`target runAgent / AI SDK ≤ 1.0 per step at k = 100: ${okSide ? 'met' : 'MISSED'}`);
+if (!okSide) process.exitCode = 1;

@@ -81,6 +81,23 @@ describe('architecture', () => {
     }
     expect(violations).toEqual([]);
   });
+
+  it('uses the public AI SDK only: nothing imports `ai/internal` (undocumented, renamed in ai 7)', () => {
+    const everyTs = (dir: string): string[] =>
+      readdirSync(dir).flatMap((name) => {
+        const p = join(dir, name);
+        if (statSync(p).isDirectory()) return name === 'node_modules' ? [] : everyTs(p);
+        return p.endsWith('.ts') ? [p] : [];
+      });
+    const repo = join(root, '..');
+    const dirs = ['src', 'perf', 'scripts', 'examples'].map((d) => join(repo, d)).filter(existsSync);
+    const internal = /(?:from\s*|import\s*\(\s*|require\s*\(\s*)['"]ai\/internal['"]/;
+    const importers = dirs
+      .flatMap(everyTs)
+      .filter((f) => internal.test(readFileSync(f, 'utf8')))
+      .map((f) => relative(repo, f));
+    expect(importers).toEqual([]);
+  });
 });
 
 /** Names each `index.ts` exports, read from its `export { … } from` lists (`type` markers dropped). */

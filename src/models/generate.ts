@@ -11,9 +11,10 @@ import {
 } from 'ai';
 import { ApiaryError, parseJsonWithinDepth, redactSecrets } from '../shared/index.js';
 import { classifyModelError, type ModelFaultClass, retryAfterMs } from './model-faults.js';
+import type { PromptCache } from './provider-prompt.js';
+import { directAnswer, directCallOptions, isDirectTurn, replayModel } from './provider-turn.js';
 import { wasCacheHit } from './response-cache.js';
 import type { LanguageModelV3, SamplingSettings } from './sampling.js';
-import { isPlainTextTurn, plainTextAnswer, replayModel, textTurnCallOptions } from './text-turn.js';
 import type { TokenUsage } from './token-usage.js';
 
 /** A tool offered to the model: description and JSON Schema of its input. Never executed by the SDK. */
@@ -91,10 +92,15 @@ export interface GenerateDeps {
   /** Epoch milliseconds (latency and `Retry-After` dates). */
   now?: () => number;
   /**
-   * Turns without tools call the provider model directly (./text-turn.ts, default true); false
-   * sends every turn through `generateText` (tests compare the two).
+   * Turns call the provider model directly (./provider-turn.ts, default true); false sends every
+   * turn through `generateText` (tests compare the two).
    */
-  plainTextTurns?: boolean;
+  directTurns?: boolean;
+  /**
+   * Messages already checked and converted, by identity (./provider-prompt.ts): a caller that
+   * re-sends a growing conversation (the agent runtime) converts each message once.
+   */
+  promptCache?: PromptCache;
 }
 
 export function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -217,7 +223,8 @@ export async function generate(req: GenerateRequest, deps: GenerateDeps = {}): P
   for (const [key, value] of Object.entries(req.retry ?? {}))
     if (value !== undefined) policy[key as keyof RetryPolicy] = value;
   const tools = req.tools ? toSdkTools(req.tools) : undefined;
-  const plainText = deps.plainTextTurns !== false && isPlainTextTurn(req);
+  const direct = deps.directTurns !== false && isDirectTurn(req);
+  const offered = new Set(Object.keys(req.tools ?? {}));
   const started = now();
   const faults: ModelFaultClass[] = [];
   let lastError: unknown;
@@ -239,31 +246,26 @@ export async function generate(req: GenerateRequest, deps: GenerateDeps = {}): P
       (req.tools !== undefined || req.toolChoice !== undefined);
     try {
       let model = wrappable ? wrapForCall(req.model as LanguageModelV3, raw, req.toolChoice) : req.model;
-      if (plainText) {
+      const options = direct ? directCallOptions(req, signal, deps.promptCache) : null;
+      if (options) {
         const provider = req.model as LanguageModelV3;
-        const options = await textTurnCallOptions(
-          provider,
-          req.system,
-          req.messages,
-          samplingParams(req.settings),
-          signal,
-        );
         const answer = await provider.doGenerate(options);
-        const plain = plainTextAnswer(answer);
-        if (plain)
+        const read = directAnswer(answer, offered);
+        if (read)
           return {
-            text: plain.text,
-            toolCalls: [],
-            finishReason: plain.finishReason,
-            usage: { inputTokens: plain.usage.inputTokens ?? 0, outputTokens: plain.usage.outputTokens ?? 0 },
+            text: read.text,
+            toolCalls: read.toolCalls,
+            finishReason: read.finishReason,
+            usage: read.usage,
             attempts: attempt,
             faults,
-            responseMessages: plain.responseMessages,
-            cacheHit: wasCacheHit(plain.providerMetadata),
+            responseMessages: read.responseMessages,
+            cacheHit: wasCacheHit(read.providerMetadata),
             latencyMs: now() - started,
           };
-        // reasoning, files, warnings…: generateText reads this very answer (no second request)
-        model = replayModel(provider, answer);
+        // reasoning, files, warnings, invalid calls…: generateText reads this very answer (no second request)
+        const replay = replayModel(provider, answer);
+        model = wrappable ? wrapForCall(replay, raw, req.toolChoice) : replay;
       }
       const result = await generateText({
         model,

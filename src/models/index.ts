@@ -28,6 +28,8 @@ export {
   type ModelFaultClass,
   retryAfterMs,
 } from './model-faults.js';
+// Messages checked and converted once, for callers that re-send a growing conversation
+export { createPromptCache, type PromptCache } from './provider-prompt.js';
 
 // Model setup from flags, environment and apiary.config.json
 export {

@@ -1,12 +1,17 @@
 import type { LanguageModel } from 'ai';
-import { generate, type RetryPolicy, type SamplingSettings } from '../../models/index.js';
+import { createPromptCache, generate, type RetryPolicy, type SamplingSettings } from '../../models/index.js';
 import type { TurnTaker } from './types.js';
 
-/** An LLM as the agent's turn taker: one `generate` call (with retries) per turn. */
+/**
+ * An LLM as the agent's turn taker: one `generate` call (with retries) per turn. Each turn re-sends
+ * the conversation; its messages are checked and converted once (the runtime never changes a
+ * message it sent), so a turn costs the same at step 100 as at step 1.
+ */
 export function modelTurns(
   model: LanguageModel,
   opts: { settings?: SamplingSettings; retry?: RetryPolicy; deps?: Parameters<typeof generate>[1] } = {},
 ): TurnTaker {
+  const deps = { promptCache: createPromptCache(), ...opts.deps };
   return async (request, signal) => {
     const r = await generate(
       {
@@ -19,7 +24,7 @@ export function modelTurns(
         ...(opts.retry ? { retry: opts.retry } : {}),
         ...(signal ? { signal } : {}),
       },
-      opts.deps,
+      deps,
     );
     return {
       text: r.text,

@@ -1,12 +1,12 @@
 import { APICallError, type ModelMessage } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type GenerateRequest, generate } from './generate.js';
+import { isDirectTurn } from './provider-turn.js';
 import type { LanguageModelV3 } from './sampling.js';
-import { isPlainTextTurn } from './text-turn.js';
 
 /*
- * A turn without tools calls the provider model directly (text-turn.ts) instead of going through
- * generateText. Every case runs both ways (`plainTextTurns: false` = through generateText) and
+ * A turn calls the provider model directly (provider-turn.ts) instead of going through
+ * generateText. Every case runs both ways (`directTurns: false` = through generateText) and
  * must give the provider the same call and the caller the same response or error.
  */
 type CallOptions = Parameters<LanguageModelV3['doGenerate']>[0];
@@ -48,11 +48,11 @@ function spyModel(script: Array<Answer | Error | ((o: CallOptions) => Promise<An
 
 /** The same request both ways, on fresh spies with the same script. */
 async function bothWays(req: Omit<GenerateRequest, 'model'>, script: Parameters<typeof spyModel>[0]) {
-  const run = async (plainTextTurns: boolean) => {
+  const run = async (directTurns: boolean) => {
     const spy = spyModel(script);
     const waits: number[] = [];
     const sleep = async (ms: number) => void waits.push(ms);
-    const result = await generate({ ...req, model: spy.model }, { sleep, now: () => 0, plainTextTurns }).then(
+    const result = await generate({ ...req, model: spy.model }, { sleep, now: () => 0, directTurns }).then(
       (r) => ({ ok: r }),
       (e: unknown) => ({ error: e }),
     );
@@ -73,7 +73,7 @@ afterEach(() => {
   delete (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS;
 });
 
-describe('plain text turns (the provider model called directly)', () => {
+describe('direct turns without tools (the provider model called directly)', () => {
   it('give the provider the very call generateText gives it', async () => {
     const requests: Array<Omit<GenerateRequest, 'model'>> = [
       { system: 'S', messages: [user('hi')], settings: { temperature: 0, topP: 0, maxOutputTokens: 1024 } },
@@ -228,7 +228,7 @@ describe('plain text turns (the provider model called directly)', () => {
 
   it('a caller abort mid-call rejects with the caller reason, both ways', async () => {
     const results = [];
-    for (const plainTextTurns of [true, false]) {
+    for (const directTurns of [true, false]) {
       const ac = new AbortController();
       const spy = spyModel([
         (o) =>
@@ -238,10 +238,9 @@ describe('plain text turns (the provider model called directly)', () => {
           }),
       ]);
       results.push(
-        await generate(
-          { model: spy.model, messages: [user('q')], signal: ac.signal },
-          { plainTextTurns },
-        ).catch((e: Error) => e.message),
+        await generate({ model: spy.model, messages: [user('q')], signal: ac.signal }, { directTurns }).catch(
+          (e: Error) => e.message,
+        ),
       );
     }
     expect(results).toEqual(['stop now', 'stop now']);
@@ -250,24 +249,130 @@ describe('plain text turns (the provider model called directly)', () => {
   it('are only turns generateText would take the same way', () => {
     const { model } = spyModel([]);
     const base = { model, messages: [user('q')] };
-    expect(isPlainTextTurn(base)).toBe(true);
-    expect(isPlainTextTurn({ ...base, messages: [] })).toBe(false);
-    expect(isPlainTextTurn({ ...base, tools: {} })).toBe(false);
-    expect(isPlainTextTurn({ ...base, toolChoice: 'none' })).toBe(false);
-    expect(isPlainTextTurn({ ...base, model: 'openai/gpt-4o' })).toBe(false);
-    expect(isPlainTextTurn({ ...base, model: { ...model, specificationVersion: 'v2' } })).toBe(false);
-    expect(isPlainTextTurn({ ...base, model: { ...model, provider: 'gateway' } })).toBe(false);
-    expect(
-      isPlainTextTurn({ ...base, messages: [{ role: 'user', content: [{ type: 'text', text: 'q' }] }] }),
-    ).toBe(false);
-    expect(
-      isPlainTextTurn({ ...base, messages: [{ role: 'user', content: 'q', providerOptions: { x: {} } }] }),
-    ).toBe(false);
-    expect(
-      isPlainTextTurn({
-        ...base,
-        messages: [{ role: 'tool', content: [] }],
+    expect(isDirectTurn(base)).toBe(true);
+    expect(isDirectTurn({ ...base, tools: { t: { inputSchema: { type: 'object' } } } })).toBe(true);
+    expect(isDirectTurn({ ...base, model: 'openai/gpt-4o' })).toBe(false);
+    expect(isDirectTurn({ ...base, model: { ...model, specificationVersion: 'v2' } })).toBe(false);
+    expect(isDirectTurn({ ...base, model: { ...model, provider: 'gateway' } })).toBe(false);
+    for (const settings of [{ maxOutputTokens: 1.5 }, { maxOutputTokens: 0 }, { seed: 0.5 }])
+      expect(isDirectTurn({ ...base, settings })).toBe(false);
+    (globalThis as { AI_SDK_TELEMETRY_INTEGRATIONS?: unknown[] }).AI_SDK_TELEMETRY_INTEGRATIONS = [{}];
+    try {
+      expect(isDirectTurn(base)).toBe(false);
+    } finally {
+      delete (globalThis as { AI_SDK_TELEMETRY_INTEGRATIONS?: unknown[] }).AI_SDK_TELEMETRY_INTEGRATIONS;
+    }
+  });
+});
+
+describe('direct turns with tools and conversations', () => {
+  const tools = {
+    get: { description: 'read', inputSchema: { type: 'object', properties: { x: { type: 'string' } } } },
+    put: { inputSchema: { type: 'object' } },
+  };
+  const conversation: ModelMessage[] = [
+    { role: 'system', content: 'rules', providerOptions: { p: { a: 1 } } },
+    user('q'),
+    {
+      role: 'assistant',
+      content: [
+        { type: 'reasoning', text: 'hmm' },
+        { type: 'text', text: '' },
+        { type: 'text', text: 'calling' },
+        { type: 'tool-call', toolCallId: 'c1', toolName: 'get', input: { x: 'a' } },
+        { type: 'tool-call', toolCallId: 'c2', toolName: 'put', input: {} },
+      ],
+    },
+    {
+      role: 'tool',
+      content: [
+        { type: 'tool-result', toolCallId: 'c1', toolName: 'get', output: { type: 'json', value: { v: 1 } } },
+        {
+          type: 'tool-result',
+          toolCallId: 'c2',
+          toolName: 'put',
+          output: { type: 'error-text', value: 'no' },
+        },
+      ],
+    },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'go on' },
+        { type: 'text', text: '' },
+      ],
+    },
+  ];
+
+  it('give the provider the very call generateText gives it, for each tool choice', async () => {
+    const choices: Array<GenerateRequest['toolChoice']> = [
+      undefined,
+      'auto',
+      'none',
+      'required',
+      { type: 'tool', toolName: 'put' },
+    ];
+    for (const toolChoice of choices) {
+      const req = { system: 'S', messages: conversation, tools, toolChoice, settings: { temperature: 0.2 } };
+      const { direct, sdk } = await bothWays(req, [answer([{ type: 'text', text: 'ok' }])]);
+      expect(direct.calls).toHaveLength(1);
+      expect(withoutSignal(direct.calls)).toStrictEqual(withoutSignal(sdk.calls));
+      expect(JSON.stringify(withoutSignal(direct.calls))).toBe(JSON.stringify(withoutSignal(sdk.calls)));
+      expect(direct.result).toStrictEqual(sdk.result);
+    }
+  });
+
+  it('read tool calls as generateText does; invalid, unknown and provider-executed calls are its to read', async () => {
+    const call = (id: string, name: string, input: string, extra = {}) =>
+      ({ type: 'tool-call', toolCallId: id, toolName: name, input, ...extra }) as Answer['content'][number];
+    const answers: Answer[] = [
+      answer([call('a', 'get', '{"x":"1"}'), call('b', 'put', '{}')], {
+        finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
       }),
-    ).toBe(false);
+      answer([
+        { type: 'text', text: 'first ' },
+        call('a', 'get', '{"x":"1"}', { providerMetadata: { p: {} } }),
+      ]),
+      answer([call('a', 'get', '{"x":')]),
+      answer([call('a', 'nope', '{}')]),
+      answer([call('a', 'put', '  ')]),
+      answer([call('a', 'put', '{"__proto__":{"x":1}}')]),
+      answer([call('a', 'put', '{}', { providerExecuted: true })]),
+    ];
+    for (const a of answers) {
+      const { direct, sdk } = await bothWays({ messages: [user('q')], tools }, [a]);
+      expect(direct.calls).toHaveLength(1);
+      expect(direct.result).toStrictEqual(sdk.result);
+    }
+  });
+
+  it('leave to generateText what it converts or refuses itself, with its own errors', async () => {
+    const cases: ModelMessage[][] = [
+      // an image part (media type detection)
+      [{ role: 'user', content: [{ type: 'image', image: new Uint8Array([137, 80, 78, 71]) }] }],
+      // tool results in two messages in a row (merged by the SDK)
+      [
+        conversation[1]!,
+        conversation[2]!,
+        { role: 'tool', content: [conversation[3]!.content[0] as never] },
+        { role: 'tool', content: [conversation[3]!.content[1] as never] },
+      ],
+      // a call without its result (MissingToolResultsError)
+      [conversation[1]!, conversation[2]!, user('next')],
+      // not a ModelMessage (InvalidPromptError)
+      [{ role: 'user', content: 5 } as unknown as ModelMessage],
+      [{ role: 'developer', content: 'x' } as unknown as ModelMessage],
+      [{ role: 'assistant', content: [{ type: 'text', text: 'x' }], extra: 1 } as unknown as ModelMessage],
+      [],
+    ];
+    for (const messages of cases) {
+      const { direct, sdk } = await bothWays({ messages, tools }, [answer([{ type: 'text', text: 'ok' }])]);
+      expect(withoutSignal(direct.calls)).toStrictEqual(withoutSignal(sdk.calls));
+      if ('ok' in direct.result) expect(direct.result).toStrictEqual(sdk.result);
+      else
+        expect((direct.result.error as Error).message).toBe(
+          ((sdk.result as { error: unknown }).error as Error).message,
+        );
+    }
   });
 });
