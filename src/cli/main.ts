@@ -4,8 +4,8 @@ import { EXIT, exitQuietlyOnBrokenPipe, reportError } from './output.js';
 import { buildProgram } from './program.js';
 
 async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
   try {
+    const program = await buildProgram(argv);
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
   } catch (error) {
