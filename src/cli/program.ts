@@ -1,5 +1,24 @@
-import { Command, Help } from 'commander';
+import { Command, CommanderError, Help } from 'commander';
 import { COMMAND_LIST, type CommandEntry } from './command-list.js';
+import { EXIT, reportError } from './output.js';
+
+/**
+ * Runs one command line (`argv` as Node gives it: node, script, args…) to its exit status; errors
+ * are printed as `error [CODE] message`. main.ts runs it on process.argv, tests in their own process.
+ */
+export async function runProgram(argv: string[]): Promise<number> {
+  try {
+    const program = await buildProgram(argv);
+    await program.parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end through here with exit code 0.
+      return error.exitCode === 0 ? EXIT.ok : EXIT.input;
+    }
+    return reportError(error, argv.includes('--debug'));
+  }
+}
 
 /**
  * Builds the `apiary` command tree for one command line: the command it runs is registered from its
