@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { runCli } from './__fixtures__/run-cli.js';
+import { runCliInProcess } from './__fixtures__/run-cli-in-process.js';
 
-/** `apiary <args>` on a clean machine (see runCli). */
-const apiary = (...args: string[]) => runCli(args);
+/** `apiary <args>` on a clean machine, in this process (see runCliInProcess). */
+const apiary = (...args: string[]) => runCliInProcess(args);
 
 describe('apiary CLI: catalog and plan', () => {
   it('catalog list --json', async () => {

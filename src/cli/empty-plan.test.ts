@@ -2,10 +2,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from './__fixtures__/run-cli.js';
+import { runCliInProcess } from './__fixtures__/run-cli-in-process.js';
 
-/** `apiary <args>` on a clean machine (see runCli). */
-const apiary = (...args: string[]) => runCli(args);
+/** `apiary <args>` on a clean machine, in this process (see runCliInProcess). */
+const apiary = (...args: string[]) => runCliInProcess(args);
 
 describe('an empty plan is an input error (issue 13 item 9)', () => {
   const file = join(mkdtempSync(join(tmpdir(), 'apiary-empty-plan-')), 'empty.plan.txt');

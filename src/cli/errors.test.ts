@@ -3,15 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiaryError, ERROR_CODES } from '../shared/index.js';
-import { runCli } from './__fixtures__/run-cli.js';
+import { runCliInProcess } from './__fixtures__/run-cli-in-process.js';
 import { EXIT_STATUS_OF_CODE, reportError } from './output.js';
 
 /* Issue 13 item 5: one error format everywhere, usage and input errors exit 2, a catalogue of codes. */
 
 const ROOT = join(import.meta.dirname, '../..');
 
-/** `apiary <args>` on a clean machine (see runCli). */
-const apiary = (...args: string[]) => runCli(args);
+/** `apiary <args>` on a clean machine, in this process (see runCliInProcess). */
+const apiary = (...args: string[]) => runCliInProcess(args);
 
 /** The rows of the codes table in docs/errors.md: code → exit status. */
 function catalogue(): Map<string, number> {

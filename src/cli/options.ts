@@ -1,6 +1,5 @@
 import { closeSync, existsSync, openSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { type ApprovalHandler, askOnTerminal, autoApprove, denyAll } from '../exec/index.js';
 import { ApiaryError, writeFileAtomic } from '../shared/index.js';
 
 /**
@@ -242,20 +241,4 @@ export function writeOutputFile(flag: string, path: string, content: string | Ui
       cause: error,
     });
   }
-}
-
-export const APPROVE_MODES = ['auto', 'ask', 'deny'] as const;
-
-/**
- * `--approve auto|ask|deny`: who decides transactional calls. Without the flag: ask on a terminal,
- * deny otherwise (a run without a person never books or pays).
- */
-export function parseApprover(
-  value: string | undefined,
-  isTty = Boolean(process.stdin.isTTY),
-): ApprovalHandler {
-  const mode = parseChoice('--approve', value, APPROVE_MODES) ?? (isTty ? 'ask' : 'deny');
-  if (mode === 'auto') return autoApprove;
-  if (mode === 'deny') return denyAll;
-  return askOnTerminal();
 }

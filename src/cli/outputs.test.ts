@@ -10,14 +10,14 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from './__fixtures__/run-cli.js';
+import { runCliInProcess } from './__fixtures__/run-cli-in-process.js';
 
 /** Issue 13 item 4: every output is checked before the work and never destroyed or polluted. */
 
 const root = join(import.meta.dirname, '../..');
 
-/** `apiary <args>` on a clean machine (see runCli). */
-const apiary = (...args: string[]) => runCli(args);
+/** `apiary <args>` on a clean machine, in this process (see runCliInProcess). */
+const apiary = (...args: string[]) => runCliInProcess(args);
 
 const SFT = [
   'sft',

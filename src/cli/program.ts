@@ -1,28 +1,54 @@
-import { Command } from 'commander';
-import { registerAppsCommands } from './commands/apps.js';
-import { registerAskCommand } from './commands/ask.js';
-import { registerCatalogCommands } from './commands/catalog.js';
-import { registerDataCommands } from './commands/data.js';
-import { registerEvalCommands } from './commands/eval.js';
-import { registerGtaCommands } from './commands/gta.js';
-import { registerMcpCommands } from './commands/mcp.js';
-import { registerPlanCommands } from './commands/plan.js';
-import { registerReportCommands } from './commands/report.js';
-import { registerRetrieveCommands } from './commands/retrieve.js';
-import { registerRunCommands } from './commands/run.js';
-import { registerScoreCommands } from './commands/score.js';
-import { registerSftCommands } from './commands/sft.js';
-import { registerShortcutsCommands } from './commands/shortcuts.js';
-import { registerTasksCommands } from './commands/tasks.js';
-import { registerToolsCommands } from './commands/tools.js';
-import { registerViewCommand } from './commands/view.js';
-import { registerWorkerCommands } from './commands/worker.js';
+import { Command, CommanderError, Help } from 'commander';
+import { COMMAND_LIST, type CommandEntry } from './command-list.js';
+import { EXIT, reportError } from './output.js';
 
 /**
- * Builds the `apiary` command tree. Each domain registers its commands from its own file in
- * `cli/commands/`; this list is the only place that knows them all.
+ * Runs one command line (`argv` as Node gives it: node, script, args…) to its exit status; errors
+ * are printed as `error [CODE] message`. main.ts runs it on process.argv, tests in their own process.
  */
-export function buildProgram(): Command {
+export async function runProgram(argv: string[]): Promise<number> {
+  try {
+    const program = await buildProgram(argv);
+    await program.parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end through here with exit code 0.
+      return error.exitCode === 0 ? EXIT.ok : EXIT.input;
+    }
+    return reportError(error, argv.includes('--debug'));
+  }
+}
+
+/**
+ * Builds the `apiary` command tree for one command line: the command it runs is registered from its
+ * own file in `cli/commands/` (loaded now, with the domains it uses); every other command is only
+ * its name and description, which is all the root help and commander's "unknown command" need.
+ */
+export async function buildProgram(argv: readonly string[]): Promise<Command> {
+  const wanted = commandNameIn(argv);
+  return buildWith((entry) => entry.name === wanted);
+}
+
+/** The whole tree, every command file loaded: for tests that compare it with what buildProgram shows. */
+export function buildFullProgram(): Promise<Command> {
+  return buildWith(() => true);
+}
+
+/**
+ * The top-level command a command line runs (`apiary [--debug] <command> …`, or `apiary help
+ * <command>`), or undefined for `apiary`, `apiary --help`, `apiary --version`. The root's only
+ * options take no value, so the first word that is not an option names the command.
+ */
+export function commandNameIn(argv: readonly string[]): string | undefined {
+  const words = argv.slice(2).filter((a) => !a.startsWith('-'));
+  return words[0] === 'help' ? words[1] : words[0];
+}
+
+/** How each command unloaded shows in the root help, as commander shows the loaded one. */
+const placeholderTerms = new WeakMap<Command, string>();
+
+async function buildWith(load: (entry: CommandEntry) => boolean): Promise<Command> {
   const program = new Command('apiary')
     .description('Catalogs, plan graphs, safe execution and benchmark scoring for tool-using LLM agents')
     .version('0.1.0')
@@ -30,24 +56,18 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     // commander's own usage errors in the one format (`error [USAGE] …`); subcommands inherit this
     .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'error [USAGE] ')) })
+    .configureHelp({
+      subcommandTerm(this: Help, cmd: Command): string {
+        return placeholderTerms.get(cmd) ?? Help.prototype.subcommandTerm.call(this, cmd);
+      },
+    })
     .exitOverride();
-  registerCatalogCommands(program);
-  registerPlanCommands(program);
-  registerTasksCommands(program);
-  registerEvalCommands(program);
-  registerReportCommands(program);
-  registerRunCommands(program);
-  registerAppsCommands(program);
-  registerSftCommands(program);
-  registerScoreCommands(program);
-  registerDataCommands(program);
-  registerRetrieveCommands(program);
-  registerAskCommand(program);
-  registerMcpCommands(program);
-  registerShortcutsCommands(program);
-  registerToolsCommands(program);
-  registerGtaCommands(program);
-  registerViewCommand(program);
-  registerWorkerCommands(program);
+  for (const entry of COMMAND_LIST) {
+    if (load(entry)) (await entry.register())(program);
+    else {
+      const placeholder = program.command(entry.name).description(entry.description);
+      placeholderTerms.set(placeholder, entry.usage ? `${entry.name} ${entry.usage}` : entry.name);
+    }
+  }
   return program;
 }

@@ -2,7 +2,8 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cliCommand, ROOT, startCli } from './__fixtures__/run-cli.js';
+import { cliCommand, ROOT, runCli, startCli } from './__fixtures__/run-cli.js';
+import { runCliInProcess } from './__fixtures__/run-cli-in-process.js';
 
 /* The shared CLI runner of the tests: what the child inherits, and what it cleans up. */
 
@@ -66,5 +67,41 @@ describe('startCli', { timeout: 30_000 }, () => {
     const r = await cli.done;
     expect([r.code, r.stdout, r.stderr]).toEqual([0, '', '']);
     expect(existsSync(home)).toBe(true);
+  });
+});
+
+describe('runCliInProcess', { timeout: 30_000 }, () => {
+  it('gives what runCli gives: exit code, stdout and stderr', async () => {
+    for (const args of [
+      ['--version'],
+      ['catalog', 'list', '--catalog', 'appbench', '--app', 'Weather'],
+      ['catalog', 'list', '--catalog', 'nope'],
+      ['catalog', 'lst'],
+      ['plan', 'validate', 'src/cli/__fixtures__/bad-plan.txt'],
+    ])
+      expect(await runCliInProcess(args), args.join(' ')).toEqual(await runCli(args));
+  });
+
+  it('runs in the clean environment, HOME and cwd of runCli, and gives back the test its own', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'apiary-run-cli-cwd-'));
+    const home = mkdtempSync(join(tmpdir(), 'apiary-run-cli-home-'));
+    process.env.APIARY_DATA = '/leaked';
+    const before = { env: { ...process.env }, cwd: process.cwd(), exitCode: process.exitCode };
+    try {
+      // `plan validate` of a missing file names the path it looked for, resolved from the cwd
+      const r = await runCliInProcess(['plan', 'validate', 'missing.txt'], {
+        cwd,
+        home,
+        env: { APIARY_MODEL: 'm' },
+      });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('missing.txt');
+      // the bundled catalog, not the caller's APIARY_DATA
+      expect((await runCliInProcess(['catalog', 'list', '--catalog', 'appbench'])).code).toBe(0);
+      expect({ env: { ...process.env }, cwd: process.cwd(), exitCode: process.exitCode }).toEqual(before);
+      expect(existsSync(home)).toBe(true);
+    } finally {
+      delete process.env.APIARY_DATA;
+    }
   });
 });

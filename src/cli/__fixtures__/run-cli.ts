@@ -48,21 +48,31 @@ const inheritedNot = (k: string) =>
   k === 'FORCE_COLOR';
 
 /**
+ * The environment of `apiary` under test: the caller's without APIARY_*, XDG_*, API keys or
+ * FORCE_COLOR, with NO_COLOR=1, the given HOME, then `env` on top (`undefined` removes a variable).
+ */
+export function cliEnvironment(opts: Pick<CliOptions, 'env'> & { home: string }): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !inheritedNot(k)) env[k] = v;
+  env.NO_COLOR = '1';
+  env.HOME = opts.home;
+  for (const [k, v] of Object.entries(opts.env ?? {}))
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  return env;
+}
+
+/**
  * The command, arguments and environment that start `apiary <args>` from the sources: for a test
- * that hands them to another spawner (the MCP SDK's stdio transport). The environment has no APIARY_*,
- * XDG_* or API key from the caller's, NO_COLOR=1 and `opts.home` or a fresh HOME.
+ * that hands them to another spawner (the MCP SDK's stdio transport). The environment is
+ * cliEnvironment's, with `opts.home` or a fresh HOME.
  */
 export function cliCommand(
   args: string[],
   opts: Pick<CliOptions, 'env' | 'home'> = {},
 ): { command: string; args: string[]; env: Record<string, string> } {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !inheritedNot(k)) env[k] = v;
-  env.NO_COLOR = '1';
-  env.HOME = opts.home ?? mkdtempSync(join(tmpdir(), 'apiary-home-'));
-  for (const [k, v] of Object.entries(opts.env ?? {}))
-    if (v === undefined) delete env[k];
-    else env[k] = v;
+  const home = opts.home ?? mkdtempSync(join(tmpdir(), 'apiary-home-'));
+  const env = cliEnvironment({ env: opts.env, home });
   return { command: process.execPath, args: ['--import', TSX, MAIN, ...args], env };
 }
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../__fixtures__/run-cli.js';
+import { runCliInProcess } from '../__fixtures__/run-cli-in-process.js';
 
 /* Issue 13 item 10: `apiary apps check` executes every gold plan and lints the gold. */
 
-/** `apiary <args>` on a clean machine (see runCli). */
-const apiary = (...args: string[]) => runCli(args);
+/** `apiary <args>` on a clean machine, in this process (see runCliInProcess). */
+const apiary = (...args: string[]) => runCliInProcess(args);
 
 describe('apiary apps check', { timeout: 60_000 }, () => {
   it('lists each rejection and lint finding, counts them, and exits 1 when a gold plan is rejected', async () => {

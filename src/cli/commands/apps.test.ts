@@ -2,14 +2,14 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../__fixtures__/run-cli.js';
+import { runCliInProcess } from '../__fixtures__/run-cli-in-process.js';
 
 const root = join(import.meta.dirname, '../../..');
 const fixtures = join(root, 'src/apps/__fixtures__');
 const dir = mkdtempSync(join(tmpdir(), 'apiary-apps-cli-'));
 
-/** `apiary <args>` on a clean machine (see runCli). */
-const apiary = (...args: string[]) => runCli(args);
+/** `apiary <args>` on a clean machine, in this process (see runCliInProcess). */
+const apiary = (...args: string[]) => runCliInProcess(args);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

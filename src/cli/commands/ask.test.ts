@@ -8,12 +8,12 @@ import {
   type ScriptedReply,
   startScriptedOpenAiServer,
 } from '../../test/index.js';
-import { runCli } from '../__fixtures__/run-cli.js';
+import { runCliInProcess } from '../__fixtures__/run-cli-in-process.js';
 import { writeTestEncoder } from '../__fixtures__/test-encoder.js';
 import { executableCatalog } from './mcp.js';
 
-/** `apiary <args>` on a clean machine (see runCli). */
-const apiary = (...args: string[]) => runCli(args);
+/** `apiary <args>` on a clean machine, in this process (see runCliInProcess). */
+const apiary = (...args: string[]) => runCliInProcess(args);
 
 let server: ScriptedOpenAiServer | undefined;
 afterEach(async () => {

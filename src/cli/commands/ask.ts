@@ -24,7 +24,8 @@ import {
 } from '../../retrieval/index.js';
 import { appBenchDemoKnowledgeBase, loadAppBenchGoldTasks } from '../../sft/index.js';
 import { ApiaryError } from '../../shared/index.js';
-import { parseApprover, parseChoice, parseInteger, parseNumber } from '../options.js';
+import { parseApprover } from '../approve-option.js';
+import { parseChoice, parseInteger, parseNumber } from '../options.js';
 import { EXIT, printJson, terminalText } from '../output.js';
 import { INDEXED_KINDS, openCliIndex, retrieverModelLoaders } from '../retrieval-index.js';
 import { ALLOW_DIR_HELP, collectOption, EXECUTABLE_CATALOGS, executableCatalog } from './mcp.js';

@@ -11,7 +11,7 @@ import {
 import { NotFoundError } from '../../shared/index.js';
 import { parseChoice } from '../options.js';
 import { printJson } from '../output.js';
-import { registerCatalogImportCommands } from './mcp.js';
+import { registerCatalogImportCommands } from './catalog-import.js';
 
 interface CatalogFlags {
   catalog: string;

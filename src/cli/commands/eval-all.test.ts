@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeToolBenchFixtures } from '../../tasks/toolbench/__fixtures__/data-root.js';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../../test/index.js';
-import { ROOT, runCli } from '../__fixtures__/run-cli.js';
+import { ROOT } from '../__fixtures__/run-cli.js';
+import { runCliInProcess } from '../__fixtures__/run-cli-in-process.js';
 
 /** A --data root laid out as ../shared/data, made of the repository's mini sets and fixtures. */
 function miniDataRoot(): string {
@@ -31,7 +32,7 @@ describe('apiary eval all', { timeout: 120_000 }, () => {
         '{"WFWorkflowActionIdentifier": "is.workflow.actions.getbatterylevel", "WFWorkflowActionParameters": {}}',
     });
     const out = join(mkdtempSync(join(tmpdir(), 'apiary-all-')), 'all');
-    const r = await runCli([
+    const r = await runCliInProcess([
       'eval',
       'all',
       '--model',
@@ -75,7 +76,7 @@ describe('apiary eval all', { timeout: 120_000 }, () => {
 
     // apiary report over two of the sub-folders: one HTML page, or each text summary in turn
     const page = join(out, 'two.html');
-    const two = await runCli([
+    const two = await runCliInProcess([
       'report',
       join(out, 'appbench'),
       join(out, 'toolbench-retrieval'),
@@ -84,7 +85,7 @@ describe('apiary eval all', { timeout: 120_000 }, () => {
     ]);
     expect([two.code, two.stdout]).toEqual([0, `report: ${page}\n`]);
     expect(readFileSync(page, 'utf8').match(/<section id="task-/g)).toHaveLength(2);
-    const text = await runCli(['report', join(out, 'appbench'), join(out, 'toolbench-retrieval')]);
+    const text = await runCliInProcess(['report', join(out, 'appbench'), join(out, 'toolbench-retrieval')]);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain('AppBench — 4 samples');
     expect(text.stdout).toContain('ToolBench retrieval: metrics ×100');
@@ -92,7 +93,7 @@ describe('apiary eval all', { timeout: 120_000 }, () => {
 
   it('without --data: tasks with bundled data run, the others are skipped and named (--json: one document)', async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'apiary-all-')), 'all');
-    const r = await runCli(['eval', 'all', '--limit', '1', '--out', out, '--json']);
+    const r = await runCliInProcess(['eval', 'all', '--limit', '1', '--out', out, '--json']);
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout);
     expect([doc.out, doc.report]).toEqual([out, join(out, 'report.html')]);
@@ -111,7 +112,7 @@ describe('apiary eval all', { timeout: 120_000 }, () => {
   });
 
   it('refuses a task-specific flag', async () => {
-    const r = await runCli(['eval', 'all', '--solver', 'flat', '--out', join(tmpdir(), 'never')]);
+    const r = await runCliInProcess(['eval', 'all', '--solver', 'flat', '--out', join(tmpdir(), 'never')]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('error [USAGE] --solver names one task');
   });

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readResultsFile } from '../../harness/index.js';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../../test/index.js';
-import { ROOT, runCli } from '../__fixtures__/run-cli.js';
+import { ROOT } from '../__fixtures__/run-cli.js';
+import { runCliInProcess } from '../__fixtures__/run-cli-in-process.js';
 
 /* Issue 13 item 1: a dead or failing model endpoint must not look like a result. */
 
@@ -14,7 +15,7 @@ const MINI = join(ROOT, 'examples', 'appbench-mini');
 
 /** `apiary <args>` on a clean machine, from an empty temp folder (no apiary.config.json there). */
 const runInTempDir = (args: string[]) =>
-  runCli(args, { cwd: mkdtempSync(join(tmpdir(), 'apiary-endpoint-cwd-')) });
+  runCliInProcess(args, { cwd: mkdtempSync(join(tmpdir(), 'apiary-endpoint-cwd-')) });
 
 async function closedPort(): Promise<number> {
   const s = createServer();

@@ -6,7 +6,8 @@ import type { PyJson } from '../../shared/index.js';
 import { respond } from '../../tasks/gta/__fixtures__/e2e-script.js';
 import { loadGtaDataset, readGtaStepPredictions, scoreGtaE2e } from '../../tasks/index.js';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../../test/index.js';
-import { ROOT, runCli } from '../__fixtures__/run-cli.js';
+import { ROOT } from '../__fixtures__/run-cli.js';
+import { runCliInProcess } from '../__fixtures__/run-cli-in-process.js';
 
 /**
  * `apiary eval gta --mode e2e` end to end through the CLI: a scripted model on a local server, the
@@ -54,7 +55,7 @@ describe('apiary eval gta', { timeout: 60_000 }, () => {
       '--embeddings-model',
       'scripted-embeddings',
     ];
-    const first = await runCli([...common, '--out', join(root, 'run1'), '--record', recording]);
+    const first = await runCliInProcess([...common, '--out', join(root, 'run1'), '--record', recording]);
     expect(first.stderr).toContain(
       `tool recording ${recording} (record): 0 hits, 0 misses, 4 runs, 4 recorded`,
     );
@@ -78,7 +79,7 @@ describe('apiary eval gta', { timeout: 60_000 }, () => {
     expect(images).toHaveLength(1);
     expect(images[0]).toMatch(/^addtext-.*\.png$/i);
 
-    const second = await runCli([...common, '--out', join(root, 'run2'), '--replay', recording]);
+    const second = await runCliInProcess([...common, '--out', join(root, 'run2'), '--replay', recording]);
     expect(second.code).toBe(0);
     expect(second.stderr).toContain(
       `tool recording ${recording} (replay): 4 hits, 0 misses, 0 runs, 0 recorded`,
@@ -98,7 +99,7 @@ describe('apiary eval gta', { timeout: 60_000 }, () => {
     expect(existsSync(join(root, 'run2', 'artefacts', 'sample-8', images[0]!))).toBe(true);
 
     // apiary score re-scores the run's results.jsonl through the task (no model, no tools)
-    const rescored = await runCli([
+    const rescored = await runCliInProcess([
       'score',
       'gta',
       '--mode',
@@ -117,7 +118,7 @@ describe('apiary eval gta', { timeout: 60_000 }, () => {
 
     // the run as an OpenCompass prediction file: gold and prediction hold one list per user turn
     const file = join(root, 'gta_bench.json');
-    const exported = await runCli(['gta', 'predictions', join(root, 'run1'), '--out', file]);
+    const exported = await runCliInProcess(['gta', 'predictions', join(root, 'run1'), '--out', file]);
     expect([exported.code, exported.stderr]).toEqual([0, '3 sample(s) of a e2e run\n']);
     const records = readGtaStepPredictions(file);
     expect(records.map((r) => r.key)).toEqual(['0', '2', '8']);
@@ -138,12 +139,12 @@ describe('apiary eval gta', { timeout: 60_000 }, () => {
   });
 
   it('refuses GTA flags on another task and the step solver end to end', async () => {
-    const r = await runCli(['eval', 'appbench', '--mode', 'step']);
+    const r = await runCliInProcess(['eval', 'appbench', '--mode', 'step']);
     expect([r.code, r.stderr.trim()]).toEqual([
       2,
       'error [USAGE] --mode is a flag of the gta task, not of appbench',
     ]);
-    const s = await runCli([
+    const s = await runCliInProcess([
       'eval',
       'gta',
       '--solver',

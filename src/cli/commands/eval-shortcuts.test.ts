@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../../test/index.js';
-import { ROOT, runCli } from '../__fixtures__/run-cli.js';
+import { ROOT } from '../__fixtures__/run-cli.js';
+import { runCliInProcess } from '../__fixtures__/run-cli-in-process.js';
 
 const FIXTURES = join(ROOT, 'src/tasks/shortcutsbench/__fixtures__/authored');
 
@@ -16,7 +17,16 @@ afterEach(async () => {
 describe('apiary eval shortcuts (authored fixtures)', { timeout: 60_000 }, () => {
   it('runs the baseline without a model: tables in the terminal, both modes in summary.json', async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'apiary-shortcuts-')), 'run');
-    const r = await runCli(['eval', 'shortcuts', '--data', FIXTURES, '--levels', '1,2', '--out', out]);
+    const r = await runCliInProcess([
+      'eval',
+      'shortcuts',
+      '--data',
+      FIXTURES,
+      '--levels',
+      '1,2',
+      '--out',
+      out,
+    ]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('ShortcutsBench (official) — 7 shortcuts');
     expect(r.stdout).toContain(
@@ -34,7 +44,7 @@ describe('apiary eval shortcuts (authored fixtures)', { timeout: 60_000 }, () =>
         '{"WFWorkflowActionIdentifier": "is.workflow.actions.getbatterylevel", "WFWorkflowActionParameters": {}}',
     });
     const out = join(mkdtempSync(join(tmpdir(), 'apiary-shortcuts-')), 'run');
-    const r = await runCli([
+    const r = await runCliInProcess([
       'eval',
       'shortcuts',
       '--data',

@@ -12,9 +12,10 @@ import {
   startScriptedOpenAiServer,
 } from '../../test/index.js';
 import { ROOT, runCli, startCli } from '../__fixtures__/run-cli.js';
+import { runCliInProcess } from '../__fixtures__/run-cli-in-process.js';
 
 /*
- * End to end: the real CLI (src/cli/main.ts run by node + tsx in a child process) against the
+ * End to end: the real CLI program (in this process; worker threads and Ctrl-C in a child) against the
  * scripted OpenAI-compatible server over loopback HTTP. Data: examples/appbench-mini (our own
  * hand-written records). Expected report values are hand-computed in the scenario fixture.
  */
@@ -26,7 +27,7 @@ const byInput = new Map(samples.map((s) => [s.record.input, s]));
 /** An empty temp folder to run the CLI in (no apiary.config.json, no node_modules there). */
 const tempCwd = () => mkdtempSync(join(tmpdir(), 'apiary-eval-cwd-'));
 /** `apiary <args>` on a clean machine, in `cwd` (by default a fresh temp folder). */
-const runInTempDir = (args: string[], cwd = tempCwd()) => runCli(args, { cwd });
+const runInTempDir = (args: string[], cwd = tempCwd()) => runCliInProcess(args, { cwd });
 
 function sampleOf(req: ScriptedChatRequest) {
   const user = req.messages.filter((m) => m.role === 'user').at(-1)?.content ?? '';
@@ -67,21 +68,25 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
     const own = await startScriptedOpenAiServer({ respond: scenario });
     const run = async (workers: string) => {
       const out = outDir();
-      const r = await runInTempDir([
-        'eval',
-        'appbench',
-        '--data',
-        MINI,
-        ...modelArgs(own),
-        '--out',
-        out,
-        '--concurrency',
-        '3',
-        '--workers',
-        workers,
-        ...FAST_RETRY,
-        '--json',
-      ]);
+      // a true end-to-end spawn: worker threads load the task from the sources, as a user's run does
+      const r = await runCli(
+        [
+          'eval',
+          'appbench',
+          '--data',
+          MINI,
+          ...modelArgs(own),
+          '--out',
+          out,
+          '--concurrency',
+          '3',
+          '--workers',
+          workers,
+          ...FAST_RETRY,
+          '--json',
+        ],
+        { cwd: tempCwd() },
+      );
       expect(r.code).toBe(3); // mm-0's endpoint failure is an infrastructure error
       const scores = readResultsFile(join(out, 'results.jsonl')).samples.map((l) => [l.id, l.error, l.score]);
       return {

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type ScriptedReply, startScriptedOpenAiServer } from '../../test/index.js';
-import { ROOT, runCli } from '../__fixtures__/run-cli.js';
+import { ROOT } from '../__fixtures__/run-cli.js';
+import { runCliInProcess } from '../__fixtures__/run-cli-in-process.js';
 
 const misbehaving = join(ROOT, 'src/mcp/__fixtures__/misbehaving-server.mjs');
 const dir = mkdtempSync(join(tmpdir(), 'apiary-mcp-ask-'));
@@ -27,7 +28,7 @@ describe('apiary ask --servers', () => {
       },
     });
     try {
-      const { code, stdout } = await runCli(
+      const { code, stdout } = await runCliInProcess(
         [
           'ask',
           'echo hello and write it down as a note',

@@ -8,10 +8,10 @@ import {
   writeTwoToolQueryFile,
 } from '../../tasks/toolbench/__fixtures__/data-root.js';
 import { evaluateRetriever, loadToolBenchSuite, toolBenchCorpus } from '../../tasks/toolbench/index.js';
-import { runCli } from '../__fixtures__/run-cli.js';
+import { runCliInProcess } from '../__fixtures__/run-cli-in-process.js';
 
-/** `apiary <args>` on a clean machine (see runCli). */
-const apiary = (...args: string[]) => runCli(args);
+/** `apiary <args>` on a clean machine, in this process (see runCliInProcess). */
+const apiary = (...args: string[]) => runCliInProcess(args);
 
 describe('apiary retrieve', () => {
   const data = writeToolBenchFixtures();

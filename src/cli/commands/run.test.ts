@@ -2,12 +2,12 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../__fixtures__/run-cli.js';
+import { runCliInProcess } from '../__fixtures__/run-cli-in-process.js';
 
 const fx = (name: string) => `src/cli/commands/__fixtures__/${name}`;
 
-/** `apiary <args>` on a clean machine (see runCli). */
-const apiary = (...args: string[]) => runCli(args);
+/** `apiary <args>` on a clean machine, in this process (see runCliInProcess). */
+const apiary = (...args: string[]) => runCliInProcess(args);
 
 describe('apiary run', () => {
   it('runs a plan: first row flows into the reservation, questions come from --answers', async () => {

@@ -19,7 +19,8 @@ import {
   type TraceEvent,
 } from '../../exec/index.js';
 import { ApiaryError, NotFoundError, readJsonFile } from '../../shared/index.js';
-import { parseApprover, parseExistingFile, parseInteger, parseList, parseOutputPath } from '../options.js';
+import { parseApprover } from '../approve-option.js';
+import { parseExistingFile, parseInteger, parseList, parseOutputPath } from '../options.js';
 import { EXIT, printJson, terminalText } from '../output.js';
 import { readNonEmptyPlanFile } from '../plan-file.js';
 import { executableCatalog } from './mcp.js';

@@ -2,15 +2,15 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../__fixtures__/run-cli.js';
+import { runCliInProcess } from '../__fixtures__/run-cli-in-process.js';
 
 const root = join(import.meta.dirname, '../../..');
 const fixtures = join(root, 'src/tasks/shortcutsbench/__fixtures__/authored');
 const results = join(fixtures, 'results.jsonl');
 const CHECK = 'json-gpt-3.5-turbo_check_intersection_of_query_and_para_necessary.json';
 
-/** `apiary <args>` on a clean machine (see runCli). */
-const apiary = (...args: string[]) => runCli(args);
+/** `apiary <args>` on a clean machine, in this process (see runCliInProcess). */
+const apiary = (...args: string[]) => runCliInProcess(args);
 
 // Expected numbers: the hand computation in src/tasks/shortcutsbench/authored-metrics.test.ts.
 describe('apiary score shortcuts (authored fixtures)', () => {

@@ -9,12 +9,12 @@ import {
   twoWeathers,
   weatherAndFood,
 } from '../../tasks/appbench/__fixtures__/hand-made.js';
-import { runCli } from '../__fixtures__/run-cli.js';
+import { runCliInProcess } from '../__fixtures__/run-cli-in-process.js';
 
 const root = join(import.meta.dirname, '../../..');
 
-/** `apiary <args>` on a clean machine (see runCli). */
-const apiary = (...args: string[]) => runCli(args);
+/** `apiary <args>` on a clean machine, in this process (see runCliInProcess). */
+const apiary = (...args: string[]) => runCliInProcess(args);
 
 /** A data folder of hand-made records in the official layout, and a predictions file. */
 function setup(lines: string[]): { data: string; preds: string } {

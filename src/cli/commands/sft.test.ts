@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../../test/index.js';
-import { runCli } from '../__fixtures__/run-cli.js';
+import { runCliInProcess } from '../__fixtures__/run-cli-in-process.js';
 
 const FIX = [
   '--data',
@@ -12,8 +12,8 @@ const FIX = [
   'src/sft/__fixtures__/mini-catalog.json',
 ];
 
-/** `apiary <args>` on a clean machine (see runCli). */
-const apiary = (...args: string[]) => runCli(args);
+/** `apiary <args>` on a clean machine, in this process (see runCliInProcess). */
+const apiary = (...args: string[]) => runCliInProcess(args);
 
 const SUMMARY = (format: string, out: string) => [
   `6 samples (3 single-step, 3 multi-step; 1 repeats, balance upsample, style appbench) from 6 tasks, format ${format} → ${out}`,

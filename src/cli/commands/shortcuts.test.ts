@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../__fixtures__/run-cli.js';
+import { runCliInProcess } from '../__fixtures__/run-cli-in-process.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const FIXTURES = join(ROOT, 'src/tasks/shortcutsbench/__fixtures__');
@@ -11,8 +11,8 @@ const WEATHER = join(MINE, 'weather.shortcut');
 /** The authored fixture folder holds all_api2info.json and all_api2paraname2paratype.json subsets. */
 const APIS = join(FIXTURES, 'authored');
 
-/** `apiary <args>` on a clean machine (see runCli). */
-const apiary = (...args: string[]) => runCli(args);
+/** `apiary <args>` on a clean machine, in this process (see runCliInProcess). */
+const apiary = (...args: string[]) => runCliInProcess(args);
 
 describe('apiary shortcuts', { timeout: 60_000 }, () => {
   it('show prints the listing; --json gives the level and the value forms', async () => {

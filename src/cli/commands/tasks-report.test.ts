@@ -6,11 +6,12 @@ import { readResultsFile } from '../../harness/index.js';
 import { appBenchGoldReply, loadAppBenchDataset } from '../../tasks/index.js';
 import { writeToolBenchFixtures } from '../../tasks/toolbench/__fixtures__/data-root.js';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../../test/index.js';
-import { ROOT, runCli } from '../__fixtures__/run-cli.js';
+import { ROOT } from '../__fixtures__/run-cli.js';
+import { runCliInProcess } from '../__fixtures__/run-cli-in-process.js';
 
 /*
  * `apiary tasks`, `apiary eval <task>` through the registry, `apiary report` and `apiary score
- * <task>`: the real CLI in a child process, in a temp working directory, no model configured
+ * <task>`: the real CLI program (in this process), in a temp working directory, no model configured
  * unless a test starts the scripted OpenAI-compatible server.
  */
 
@@ -19,7 +20,7 @@ const V1 = join(ROOT, 'src', 'harness', '__fixtures__', 'v1-results.jsonl');
 
 /** `apiary <args>` on a clean machine, in `cwd` (by default a fresh temp folder). */
 const runInTempDir = (args: string[], cwd = mkdtempSync(join(tmpdir(), 'apiary-cli-cwd-'))) =>
-  runCli(args, { cwd });
+  runCliInProcess(args, { cwd });
 
 describe('apiary tasks', { timeout: 60_000 }, () => {
   it('lists tasks, options, solvers and solver options (text and --json)', async () => {

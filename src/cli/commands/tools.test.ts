@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { solverTool } from '../../tools/index.js';
-import { runCli } from '../__fixtures__/run-cli.js';
+import { runCliInProcess } from '../__fixtures__/run-cli-in-process.js';
 
 const root = join(import.meta.dirname, '../../..');
 const image = join(root, 'src/tasks/gta/__fixtures__/data/image/image_2.png');
@@ -11,12 +11,12 @@ const dir = mkdtempSync(join(tmpdir(), 'apiary-tools-cli-'));
 // Solver and Plot are ready where bubblewrap and Debian's python3-sympy/matplotlib are (CI)
 const pythonReady = solverTool().unavailable?.() === undefined;
 
-/** `apiary <args>` on a clean machine (see runCli). */
-const apiary = (...args: string[]) => runCli(args);
+/** `apiary <args>` on a clean machine, in this process (see runCliInProcess). */
+const apiary = (...args: string[]) => runCliInProcess(args);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-// Each CLI start under tsx takes 1-2 s (more on a loaded machine), hence the longer time limits.
+// The first command loads the tools' stack (seconds on a loaded machine), hence the longer time limits.
 describe('apiary tools', () => {
   it('list: the 14 tools with category and status', async () => {
     const { code, stdout } = await apiary('tools', 'list', '--json');

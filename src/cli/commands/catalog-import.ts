@@ -1,0 +1,62 @@
+import type { Command } from 'commander';
+import type { Catalog } from '../../catalog/index.js';
+import type { McpServerSpec } from '../../mcp/index.js';
+import { ApiaryError } from '../../shared/index.js';
+import { writeOutputFile } from '../options.js';
+import { printJson, terminalText } from '../output.js';
+
+interface ImportFlags {
+  url?: string;
+  name: string;
+  out?: string;
+  header?: string[];
+  json?: boolean;
+}
+
+/** `apiary catalog import mcp -- <command …>` or `--url URL`: a server's tools as a catalog. */
+export function registerCatalogImportCommands(catalog: Command): void {
+  const imports = catalog.command('import').description('import APIs from other sources into a catalog');
+  imports
+    .command('mcp')
+    .description(
+      'connect to an MCP server, list its tools and convert them to a catalog (one app <name>, APIs <name>.<tool>); execute them with `--servers` on ask, run and mcp serve',
+    )
+    .argument('[command...]', 'the command that starts a stdio server (after --)')
+    .option('--url <url>', 'a Streamable HTTP server instead of a command')
+    .option('--name <name>', 'server name: the app id of its tools', 'server')
+    .option('--out <file>', 'write the catalog JSON (Apiary format) here')
+    .option('--json', 'print the catalog JSON')
+    .action(async (command: string[], flags: ImportFlags) => {
+      if (flags.url && command.length)
+        throw new ApiaryError('USAGE', 'pass a command after -- or --url URL, not both');
+      if (!flags.url && !command.length)
+        throw new ApiaryError(
+          'USAGE',
+          'name the server: apiary catalog import mcp -- <command …>, or --url URL',
+        );
+      const spec: McpServerSpec = flags.url
+        ? { url: flags.url }
+        : { command: command[0]!, args: command.slice(1) };
+      // the MCP SDK only when a server is imported (it adds ~0.2 s to every command that loads it)
+      const { importMcpServer } = await import('../../mcp/index.js');
+      const server = await importMcpServer(flags.name, spec);
+      try {
+        const imported: Catalog = { name: `mcp-${flags.name}`, apps: [server.app], apis: server.apis };
+        for (const p of server.problems)
+          process.stderr.write(`warning: tool left out: ${terminalText(p.message)}\n`);
+        if (flags.out) writeOutputFile('--out', flags.out, `${JSON.stringify(imported, null, 2)}\n`);
+        if (flags.json) printJson(imported);
+        else {
+          process.stdout.write(
+            `${flags.name}: ${server.apis.length} tool(s) imported, ${server.problems.length} left out${flags.out ? `; catalog written to ${flags.out}` : ''}\n`,
+          );
+          for (const a of server.apis)
+            process.stdout.write(
+              `${a.id}\t${a.transactional ? 'transactional' : 'read-only'}\t${a.parameters.length} params\n`,
+            );
+        }
+      } finally {
+        await server.connection.close();
+      }
+    });
+}
