@@ -1,6 +1,6 @@
 /**
  * System prompts of the AppBench agents. The texts paraphrase the official prompt files
- * (specs/metabench.md §5); the output-format lines are kept literally because replies are parsed
+ * (docs/appbench.md, "Prompts and sampling"); the output-format lines are kept literally because replies are parsed
  * against them.
  */
 

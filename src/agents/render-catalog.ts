@@ -65,7 +65,7 @@ function pickApps(catalog: Catalog, apps?: readonly string[]): App[] {
 }
 
 /**
- * App-only list for App selection (specs/metabench.md §5): `"<App>: <desc> \n\n "` per App in
+ * App-only list for App selection (docs/appbench.md, "Prompts and sampling"): `"<App>: <desc> \n\n "` per App in
  * catalog order (= `Mobile.app_list` for the AppBench catalog).
  */
 export function renderAppList(catalog: Catalog, apps?: readonly string[]): string {

@@ -7,7 +7,7 @@ import { Bm25Index, type Bm25Options, bm25Analyze } from './bm25.js';
 export interface FieldedCorpus {
   /** Main text of each document (e.g. category, tool, tool description, API name, description). */
   texts: readonly string[];
-  /** A second, fuller text per document (ToolBench: the spec §3 text with parameters). */
+  /** A second, fuller text per document (ToolBench: docs/retrieval.md, "ToolBench document text"). */
   second?: readonly string[];
   /** Document names and descriptions as separate fields. */
   names?: readonly string[];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ndcgAtK, rankDescending, recallAtK, topKIndices } from './metrics.js';
 
-// specs/toolbench-retrieval.md §5 worked example: 6 documents, relevant = {d2, d4} (0-based 1 and 3)
+// docs/retrieval.md, "NDCG@K as ToolBench computes it", worked example: 6 documents, relevant = {d2, d4} (0-based 1 and 3)
 const scores = [0.61, 0.83, 0.7, 0.65, 0.2, 0.1];
 const rel = new Set([1, 3]);
 
@@ -23,7 +23,7 @@ describe('ndcgAtK (scikit-learn semantics)', () => {
     expect(ndcgAtK(tied, rel, 3)).toBeCloseTo(0.8066, 4);
   });
 
-  it('spec §7: relevant ranked 1st and 4th → 1 / 0.6131 / 0.8772', () => {
+  it('query 588 example: relevant ranked 1st and 4th → 1 / 0.6131 / 0.8772', () => {
     const s = [0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3];
     const r = new Set([0, 3]);
     expect(ndcgAtK(s, r, 1)).toBeCloseTo(1, 10);

@@ -5,7 +5,7 @@ import { topK } from './top-k.js';
  *
  * `ndcgAtK` reproduces scikit-learn's `ndcg_score([y], [s], k=k)` with its default
  * `ignore_ties=False`: documents with exactly equal scores form a group that shares the group's
- * mean gain over the group's ranks (specs/toolbench-retrieval.md §5). Gains are binary.
+ * mean gain over the group's ranks (docs/retrieval.md, "NDCG@K as ToolBench computes it"). Gains are binary.
  */
 
 const discount = (rank: number): number => 1 / Math.log2(rank + 1);

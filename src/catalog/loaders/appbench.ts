@@ -22,7 +22,7 @@ export const APPBENCH_APPS = [
 ] as const;
 export type AppBenchApp = (typeof APPBENCH_APPS)[number];
 
-/** [app, api name, SGD service, SGD intent], in the official per-app order (specs/metabench.md §3–4). */
+/** [app, api name, SGD service, SGD intent], in the official per-app order (docs/appbench.md, "Apps and APIs"). */
 const APPBENCH_APIS: ReadonlyArray<readonly [AppBenchApp, string, string, string]> = [
   ['Hotels', 'searchhouse', 'Hotels_2', 'SearchHouse'],
   ['Hotels', 'bookhouse', 'Hotels_2', 'BookHouse'],

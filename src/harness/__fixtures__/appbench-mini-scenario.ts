@@ -13,7 +13,7 @@ import type { AppBenchReport } from '../../tasks/index.js';
  */
 export const WRONG_SS1 = "Restaurants: [restaurant_name = findrestaurants(#category='Italian', #location='Oakland')]";
 
-/** Hand-computed from specs/metabench.md §7 (official) and score-corrected.ts (corrected); see the comments. */
+/** Hand-computed from docs/appbench.md, "Official scoring" (official) and score-corrected.ts (corrected); see the comments. */
 export function expectScenarioReport(report: AppBenchReport): void {
   expect(report.total).toBe(8);
   expect(report.scoredOfficial).toBe(7); // mm-0 failed: dropped by the official scorer

@@ -13,7 +13,7 @@ import { APPBENCH_CATEGORIES, type AppBenchCategory, parseAppBenchFile } from '.
 
 /** Official test files (ruleGreen/AppBench, `data/test/`), fetched at run time: AppBench has no licence to vendor. */
 export const APPBENCH_BASE_URL = 'https://raw.githubusercontent.com/ruleGreen/AppBench/main/data/test';
-/** Records per official file (specs/metabench.md §1). */
+/** Records per official file (docs/appbench.md, "Official files"). */
 export const APPBENCH_EXPECTED_COUNTS: Readonly<Record<AppBenchCategory, number>> = {
   ss: 200,
   sm: 200,

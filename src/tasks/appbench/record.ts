@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parseJsonText, parseWith, readTextFile } from '../../shared/index.js';
 
-/** One AppBench record (`data/test/test_{ss,sm,ms,mm}.json`, specs/metabench.md §2). */
+/** One AppBench record (`data/test/test_{ss,sm,ms,mm}.json`, docs/appbench.md, "Record format"). */
 export const AppBenchRecordSchema = z.object({
   input: z.string(),
   output: z.object({

@@ -58,7 +58,7 @@ const cases: Case[] = [
     corrected: { appF1: 1, apiF1: 1, argF1: 1, dep: 1, indep: 1, success: 1, appEM: 1, apiEM: 1 },
   },
   {
-    name: 'worked example (§8): dependencies given as literals',
+    name: 'worked example (docs/appbench.md): dependencies given as literals',
     record: carRental,
     reply: [
       `Rents: [${SEARCH} = Rents_getcarsavailable(#city='Oslo', #start_date='2019-03-04', #pickup_time='10:00', #end_date='2019-03-06', #car_type='Compact')]`,

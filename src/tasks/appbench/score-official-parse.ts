@@ -1,5 +1,5 @@
 /**
- * The official AppBench parsers, reproduced with their quirks (specs/metabench.md §6):
+ * The official AppBench parsers, reproduced with their quirks (docs/appbench.md, "Official parsers"):
  * the reply line splitter (`discompose_app_api`) and the call parser (`extract_name_params`).
  * Python semantics are kept where they differ from JavaScript: `\w` and `\s` are Unicode-aware,
  * `.` matches everything but `\n`, `str.strip()` strips Python's whitespace set.
@@ -26,7 +26,7 @@ export interface OfficialReplyParts {
 }
 
 /**
- * Splits a reply into App names and call strings as the official code does (§6.1). Lines
+ * Splits a reply into App names and call strings as the official code does ("Line splitting"). Lines
  * without `:` or without both `[` and `]` are ignored (the upstream fallback that recovers the
  * App from `= App_api(` always yields "" because it indexes the first character of the match).
  */
@@ -66,7 +66,7 @@ export interface OfficialCall {
   args: Map<string, string>;
 }
 
-/** `extract_name_params` (§6.2); undefined when the string has no `ret = name(...)`. */
+/** `extract_name_params` ("Call parsing"); undefined when the string has no `ret = name(...)`. */
 export function extractNameParams(text: string): OfficialCall | undefined {
   const m = CALL_RE.exec(text);
   if (!m) return undefined;

@@ -7,7 +7,7 @@ const SEARCH = 'car_type, car_name, pickup_location, start_date, pickup_time, ci
 const RESERVE =
   'car_type, car_name, pickup_location, start_date, pickup_time, end_date, price_per_day, add_insurance';
 
-describe('splitOfficialReply (§6.1)', () => {
+describe('splitOfficialReply (docs/appbench.md, "Line splitting")', () => {
   it('keeps App: [..] lines, strips brackets, ignores the rest', () => {
     const reply = [
       'Here is the plan:',
@@ -33,7 +33,7 @@ describe('splitOfficialReply (§6.1)', () => {
   });
 });
 
-describe('extractNameParams (§6.2)', () => {
+describe('extractNameParams (docs/appbench.md, "Call parsing")', () => {
   it('parses name, returns and args, keeping quotes and lower-casing keys', () => {
     const c = extractNameParams("a, b = Trains_FindTrains(#From='Oslo', to=x)")!;
     expect(c.name).toBe('findtrains');
@@ -81,7 +81,7 @@ describe('official helpers', () => {
 });
 
 describe('officialSampleCounts / officialMetrics', () => {
-  it('reproduces the worked example of §8 (hand-made values)', () => {
+  it('reproduces the worked example of docs/appbench.md (hand-made values)', () => {
     const reply = [
       `Rents: [${SEARCH} = Rents_getcarsavailable(#city='Oslo', #start_date='2019-03-04', #pickup_time='10:00', #end_date='2019-03-06', #car_type='Compact')]`,
       `Rents: [${RESERVE} = Rents_reservecar(#pickup_location=pickup_location, #start_date=start_date, #pickup_time=pickup_time, #end_date='2019-03-06', #car_type='Compact', #add_insurance='True')]`,

@@ -4,7 +4,7 @@ import type { AppBenchRecord } from './record.js';
 import { extractNameParams, pyStripChars, splitOfficialReply } from './score-official-parse.js';
 
 /**
- * `get_appbench_analysis` of the official evaluator (specs/metabench.md §7), quirks included:
+ * `get_appbench_analysis` of the official evaluator (docs/appbench.md, "Official scoring"), quirks included:
  * one App/API hit per sample at most, repeated calls of one API collapsed (last wins),
  * substring value matching, the correction map (with its stray quote), the user-aware and
  * `past` fallbacks that also bump the predicted-dependency count, and the inconsistent
@@ -232,7 +232,7 @@ export function f1(p: number, r: number): number {
   return p + r === 0 ? 0 : (2 * p * r) / (p + r);
 }
 
-/** Pools per-sample counts into the official metrics (§7.5), zero guards exactly as upstream. */
+/** Pools per-sample counts into the official metrics (docs/appbench.md, "Final metrics"), zero guards exactly as upstream. */
 export function officialMetrics(list: readonly OfficialCounts[]): OfficialMetrics {
   return officialMetricsOf(sumOfficialCounts(list), list.length);
 }

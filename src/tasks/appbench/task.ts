@@ -19,7 +19,7 @@ import { type GoldState, scoreState } from './score-state.js';
 /** Bump when prompting or scoring changes what a recorded AppBench result means. */
 export const APPBENCH_TASK_VERSION = '1';
 
-/** The current date AppBench gives the model (specs/metabench.md §5). */
+/** The current date AppBench gives the model (docs/appbench.md, "Prompts and sampling"). */
 export const APPBENCH_CURRENT_DATE = '2019-03-01';
 
 /** What the AppBench solver records per sample (the results line's `output`). */

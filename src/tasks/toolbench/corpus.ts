@@ -20,9 +20,9 @@ export interface ToolBenchDoc {
   api: string;
   description: string;
   toolDescription: string;
-  /** The ApiEntry built from the tool JSON (specs §1.2 mapping), key order as ToolBench. */
+  /** The ApiEntry built from the tool JSON (mapping in docs/retrieval.md, "ToolBench query format"), key order as ToolBench. */
   entry: PyObject;
-  /** Document text per specs §3 (what ToolBench's retriever embeds). */
+  /** Document text per docs/retrieval.md, "ToolBench document text" (what ToolBench's retriever embeds). */
   text: string;
 }
 

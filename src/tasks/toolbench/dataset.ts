@@ -17,11 +17,11 @@ const key = (...parts: string[]) => parts.join('\u0000');
 /**
  * Maps each query's gold `[tool_name, api_name]` pairs to documents of a tool-environment corpus.
  * A gold pair is looked up with the category of the query's own ApiEntry for that pair
- * (relevance is judged within the query's `api_list`, specs §9.4): candidates share
+ * (relevance is judged within the query's `api_list`, docs/retrieval.md, "ToolBench query format"): candidates share
  * (category, tool, api); if several remain (tool names are not unique, and 177 tools repeat an
  * API name) the one whose description equals the entry's is taken, else the first.
  * Queries with any gold API missing from the corpus are dropped (and listed); identical query
- * texts are merged with the union of their relevant documents (specs §2).
+ * texts are merged with the union of their relevant documents (docs/retrieval.md, "ToolBench query format").
  */
 export function buildToolBenchRetrievalSet(
   queries: readonly ToolBenchQuery[],

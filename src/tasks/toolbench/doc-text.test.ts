@@ -9,8 +9,8 @@ import { parseToolBenchQueries } from './queries.js';
 
 const fx = (name: string) => join(import.meta.dirname, '__fixtures__', name);
 
-describe('toolBenchDocText (specs §3)', () => {
-  it('reproduces the spec example (Transfermarkt search)', () => {
+describe('toolBenchDocText (docs/retrieval.md, "ToolBench document text")', () => {
+  it('reproduces the documented example (Transfermarkt search)', () => {
     const entry = parsePyJson(
       '{"category_name":"Data","tool_name":"TheClique","api_name":"Transfermarkt search","api_description":"Search by name",' +
         '"required_parameters":[{"name":"name","type":"string","description":"","default":"messi"}],"optional_parameters":[],"method":"GET",' +
@@ -40,7 +40,7 @@ describe('tools.jsonl corpus and query mapping', () => {
     expect(lean.map(({ entry: _, ...d }) => d)).toEqual(docs.map(({ entry: _, ...d }) => d));
   });
 
-  it('builds one document per API with the §1.2 mapping and Python JSON', () => {
+  it('builds one document per API with the tool JSON → ApiEntry mapping and Python JSON', () => {
     expect(docs.map((d) => `${d.category}/${d.tool}/${d.api}`)).toEqual([
       'Weather/SkyCast/Current weather',
       'Weather/SkyCast/Daily forecast',

@@ -1,7 +1,7 @@
 import { type PyJson, pyGet, pyJsonDumps, pyString } from '../../shared/index.js';
 
 /**
- * ToolBench's retrieval document text (specs/toolbench-retrieval.md §3), from an ApiEntry:
+ * ToolBench's retrieval document text (docs/retrieval.md, "ToolBench document text"), from an ApiEntry:
  *   C, T, A, D, required_params: json(..), optional_params: json(..), return_schema: json(..)
  * with Python `json.dumps` formatting; a missing key gives `""`, a missing/null name field "".
  */

@@ -24,7 +24,7 @@ export interface RetrievalReport {
 
 /**
  * Scores every corpus document for every query (`scoreAll`, no top-k cut) and averages NDCG@1/3/5
- * (scikit-learn tie semantics) and Recall@5/10 over the queries (specs §5).
+ * (scikit-learn tie semantics) and Recall@5/10 over the queries (docs/retrieval.md, "NDCG@K as ToolBench computes it").
  */
 export async function evaluateRetriever(
   retriever: Retriever,

@@ -13,7 +13,7 @@ import { sha256Hex } from '../../shared/index.js';
 import { type ToolBenchSuite, toolBenchCorpus } from './suite.js';
 
 /**
- * Version of the ToolBench corpus construction (texts, tool grouping, §3 document text): bump it
+ * Version of the ToolBench corpus construction (texts, tool grouping, ToolBench document text): bump it
  * when `loadToolBenchSuite`/`toolBenchCorpus` change what they index, so index files go stale.
  */
 export const TOOLBENCH_CORPUS_VERSION = 1;

@@ -9,7 +9,7 @@ import {
   readTextFile,
 } from '../../shared/index.js';
 
-/** One ToolBench / StableToolBench instruction query (specs/toolbench-retrieval.md §1.1). */
+/** One ToolBench / StableToolBench instruction query (docs/retrieval.md, "ToolBench query format"). */
 export interface ToolBenchQuery {
   queryId: number | string;
   /** The query text (first element when the file stores a list). */

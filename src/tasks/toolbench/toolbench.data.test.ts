@@ -11,7 +11,7 @@ const data = resolve(process.cwd(), '../shared/data');
 describe('ToolBench retrieval data (shared/data)', () => {
   const queries = readToolBenchQueries(`${data}/toolbench/queries/G1_instruction.json`);
 
-  it('reproduces the spec §3 document text of query 588 "Transfermarkt search"', () => {
+  it('reproduces the documented document text of query 588 "Transfermarkt search"', () => {
     const q = queries.find((x) => x.queryId === 588);
     const entry = q?.apiList.find((e) => pyGet(e, 'api_name') === 'Transfermarkt search');
     expect(entry).toBeDefined();
@@ -20,7 +20,7 @@ describe('ToolBench retrieval data (shared/data)', () => {
     );
   });
 
-  it('matches the spec §7 distribution of relevant APIs per query (G1_instruction)', () => {
+  it('matches the documented distribution of relevant APIs per query (G1_instruction)', () => {
     const hist: Record<number, number> = {};
     for (const q of queries) hist[q.relevant.length] = (hist[q.relevant.length] ?? 0) + 1;
     expect(queries).toHaveLength(163);

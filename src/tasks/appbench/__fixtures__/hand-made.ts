@@ -1,6 +1,6 @@
 /**
  * Hand-made AppBench-format records for unit tests. Written for this project (AppBench data
- * has no licence and is never vendored): the format follows specs/metabench.md §2, the values
+ * has no licence and is never vendored): the format follows docs/appbench.md, "Record format"; the values
  * (cities, dates, names) are invented.
  */
 import type { AppBenchRecord } from '../record.js';
@@ -25,7 +25,7 @@ function record(input: string, apps: string[], calls: string[], ua: Record<strin
   };
 }
 
-/** SM, shaped like the worked example of specs/metabench.md §8 (search then reserve a car). */
+/** SM, shaped like docs/appbench.md, "Worked example" (search then reserve a car). */
 export const carRental = record(
   'Book a Compact car with insurance, picked up in Oslo on March 4th at 10:00 and returned on March 6th.',
   ['Rents', 'Rents'],
