@@ -6,7 +6,7 @@ import type { AgentProtocol, Decision } from '../runtime/types.js';
 export type JsonActionParse = { kind: 'json'; value: unknown } | { kind: 'json-error'; raw: string };
 
 /**
- * ShortcutsBench's reply parsing (specs/shortcutsbench.md §8.5): the text from the first `{` to
+ * ShortcutsBench's reply parsing (docs/shortcutsbench.md, "Official reply parsing"): the text from the first `{` to
  * the last `}` is parsed as JSON; failing that, the whole reply; failing that, a JSON error. The
  * value may be any JSON (a list or number counts as an action with missing fields).
  */

@@ -46,7 +46,7 @@ describe('python text', () => {
   });
 });
 
-describe('ReAct (Lagent) parsing, specs/gta.md §3.1', () => {
+describe('ReAct (Lagent) parsing (docs/gta.md, "Official protocol: Lagent ReAct")', () => {
   it('reads an action: last Action: line, input after the first Action Input:, quotes stripped', () => {
     expect(parseReactReply('Thought: read it\nAction: OCR\nAction Input: "{"image": "a.png"}"\n')).toEqual({
       kind: 'action',
@@ -75,7 +75,7 @@ describe('ReAct (Lagent) parsing, specs/gta.md §3.1', () => {
       input: '{"image":"a"}\nAction:Calculator\nAction Input:{}',
     });
   });
-  it('checks arguments with Lagent error strings (§3.2)', () => {
+  it('checks arguments with Lagent error strings', () => {
     expect(parseReactArguments('{"expression": "1+1"}', calc)).toEqual({ args: { expression: '1+1' } });
     expect(parseReactArguments('```json\n{"expression": "2"}\n```', calc)).toEqual({
       args: { expression: '2' },
@@ -126,7 +126,7 @@ describe('ReAct (Lagent) parsing, specs/gta.md §3.1', () => {
   });
 });
 
-describe('JSON actions (ShortcutsBench §8.5)', () => {
+describe('JSON actions (docs/shortcutsbench.md, "Official reply parsing")', () => {
   it('parses from the first { to the last }, then the whole reply, else a JSON error', () => {
     expect(parseJsonActionReply('Sure: {"a": {"b": 1}} done')).toEqual({
       kind: 'json',

@@ -3,8 +3,9 @@ import { parseJsonWithinDepth, pyRepr, pyStrip } from '../../shared/index.js';
 import type { AgentProtocol, AgentTool, Decision, ProposedCall } from '../runtime/types.js';
 
 /**
- * The ReAct protocol of Lagent 0.2.x as GTA runs it (specs/gta.md §3): the system prompt, the
- * parser (§3.1) and the argument checks and error strings (§3.2), character for character.
+ * The ReAct protocol of Lagent 0.2.x as GTA runs it (docs/gta.md, "Official protocol: Lagent
+ * ReAct"): the system prompt, the parser and the argument checks and error strings, character for
+ * character.
  */
 
 export const REACT_NO_ACTION_ERROR = 'Please follow the format';
@@ -66,7 +67,7 @@ export type ReactParse =
   | { kind: 'action'; thought: string; name: string; input: string }
   | { kind: 'no-action'; thought: string };
 
-/** Lagent's ReActProtocol.parse (§3.1). Total: any text gives a result. */
+/** Lagent's ReActProtocol.parse. Total: any text gives a result. */
 export function parseReactReply(message: string): ReactParse {
   let thought = message.split('Action:')[0]!;
   thought = thought.split('Thought:').at(-1)!;
@@ -82,7 +83,7 @@ export function parseReactReply(message: string): ReactParse {
   return { kind: 'action', thought, name: pyStrip(actions.at(-1)![1]!), input };
 }
 
-/** Lagent's argument handling (§3.2): JSON (a whole-input ```json fence is stripped), known keys, required keys. */
+/** Lagent's argument handling: JSON (a whole-input ```json fence is stripped), known keys, required keys. */
 export function parseReactArguments(
   input: string,
   tool: AgentTool,

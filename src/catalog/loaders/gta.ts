@@ -3,7 +3,7 @@ import { parseWith } from '../../shared/index.js';
 import type { Api, App, Catalog, ParamType } from '../schema.js';
 import { primitive } from '../schema.js';
 
-/** GTA's tool categories, used by its per-category tool-selection F1 (specs/gta.md §2). */
+/** GTA's tool categories, used by its per-category tool-selection F1 (docs/gta.md, "Official format: toolmeta.json and tool categories"). */
 export const GTA_TOOL_CATEGORIES: Readonly<
   Record<string, 'perception' | 'operation' | 'logic' | 'creativity'>
 > = {

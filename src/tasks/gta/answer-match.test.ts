@@ -3,7 +3,7 @@ import { toPyJson } from '../../shared/index.js';
 import { isCorrect, matchesWholeWord } from './answer-match.js';
 import { gtaToolF1 } from './tool-f1.js';
 
-describe('GTA objective matching with Python \\b semantics (§6.1, pitfall 3)', () => {
+describe('GTA objective matching with Python \\b semantics (docs/gta.md, "Official scoring: answer matching")', () => {
   it('non-word alias edges need a word character next to them', () => {
     expect(matchesWholeWord('costs $12', ['$12'])).toBe(false);
     expect(matchesWholeWord('x = -1', ['-1'])).toBe(false);
@@ -29,14 +29,14 @@ describe('GTA objective matching with Python \\b semantics (§6.1, pitfall 3)', 
   });
 });
 
-describe('GTA tool-selection F1 (§5.2, pitfall 10)', () => {
+describe('GTA tool-selection F1 (docs/gta.md, "Official scoring: end-to-end metrics")', () => {
   const call = (name: string, error = false) =>
     toPyJson({
       role: 'assistant',
       ...(error ? { error: { type: 'ARGS_ERROR', msg: 'x' } } : {}),
       tool_calls: [{ type: 'function', function: { name, arguments: {} } }],
     });
-  it('counts predictions with duplicates and failures, hits per gold call (the §7 example)', () => {
+  it('counts predictions with duplicates and failures, hits per gold call (the worked example of docs/gta.md)', () => {
     const golds = ['ImageDescription', 'CountGivenObject', 'OCR', 'Calculator'].map((n) => call(n));
     const predictions = [
       call('ImageDescription'),

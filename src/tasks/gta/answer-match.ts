@@ -1,7 +1,7 @@
 import { isPyObject, type PyJson, pyGet } from '../../shared/index.js';
 
 /**
- * GTA's answer matching (specs/gta.md §6). Objective answers: whitelist groups of aliases, each
+ * GTA's answer matching (docs/gta.md, "Official scoring: answer matching"). Objective answers: whitelist groups of aliases, each
  * group must match as a whole word, no blacklist alias may match, with Python `re` semantics
  * (Unicode `\b`, IGNORECASE). Subjective answers: clipped cosine similarity of sentence
  * embeddings, through an injected embedder.

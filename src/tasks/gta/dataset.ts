@@ -14,7 +14,8 @@ import {
 import { pyClone, pyObject } from './py-value.js';
 
 /**
- * GTA's `dataset.json` loaded as the official harness loads it (specs/gta.md §1.1–1.2): records
+ * GTA's `dataset.json` loaded as the official harness loads it (docs/gta.md, "Official
+ * format: dataset.json and loading"): records
  * in file order, file paths made absolute, gold tool-call arguments that name an existing file
  * under the data root rewritten to that absolute path, tool messages reduced to role/name/content.
  * Dialogs stay Python-shaped JSON ({@link PyJson}) so prompts and prediction files print them
@@ -34,7 +35,7 @@ export interface GtaRecord {
   /** Names of the record's tools, in record order (the prompt lists only these). */
   tools: string[];
   files: GtaFile[];
-  /** Dialog messages after the §1.2 rewrites. */
+  /** Dialog messages after the loader's rewrites (docs/gta.md, "Official format: dataset.json and loading"). */
   dialogs: PyObject[];
   /** `gt_answer`: whitelist object (objective), 3 strings (subjective) or null (image generation). */
   gtAnswer: PyJson;
@@ -90,7 +91,7 @@ function checkGtAnswer(v: PyJson | undefined, where: Where): PyJson {
   return v;
 }
 
-/** One dialog message checked and rewritten (§1.2). */
+/** One dialog message checked and rewritten as the official loader does. */
 function organizeDialog(m: PyJson, where: Where, field: string, root: string, files: Set<string>): PyObject {
   if (!isPyObject(m)) return fail(where, field, 'expected an object');
   const role = pyString(pyGet(m, 'role'));

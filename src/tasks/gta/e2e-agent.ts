@@ -32,9 +32,10 @@ import {
 import { type GtaToolMeta, gtaAgentTool } from './toolmeta.js';
 
 /**
- * GTA's end-to-end mode (`every`, specs/gta.md §5): an agent on the runtime (`runAgent`) calls the
+ * GTA's end-to-end mode (`every`; docs/gta.md, "Official scoring:
+ * end-to-end metrics"): an agent on the runtime (`runAgent`) calls the
  * real tools through `dispatchCall`, and every action is written down as the step list the official
- * evaluator scores: a thought step, the action step (§3.3) and, after every non-finish action, a
+ * evaluator scores: a thought step, the action step and, after every non-finish action, a
  * tool step holding the result list (or null when the call failed).
  */
 
@@ -61,14 +62,14 @@ export interface GtaE2eOptions {
 }
 
 export interface GtaE2eRun {
-  /** The scored `prediction`: thought, action and tool steps in order (§5). */
+  /** The scored `prediction`: thought, action and tool steps in order. */
   predictions: PyObject[];
   /** The reference dialog after the user query. */
   golds: PyObject[];
   result: AgentResult;
 }
 
-/** `The related files are at `p1`, `p2`` (a user message in end-to-end mode, pitfall 7). */
+/** `The related files are at `p1`, `p2`` (a user message in end-to-end mode, a system one in step mode). */
 export function gtaFilesHint(record: GtaRecord): string | undefined {
   if (!record.files.length) return undefined;
   return `The related files are at ${record.files.map((f) => `\`${f.path}\``).join(', ')}`;

@@ -3,7 +3,7 @@ import { type PyJson, pyJsonDumps, toPyJson } from '../../shared/index.js';
 import type { GtaEmbedder } from './answer-match.js';
 import { type GtaE2eItem, scoreGtaE2e, scoreGtaE2eRecord, summarizeGtaE2e } from './e2e-metrics.js';
 
-// Steps in the shapes the end-to-end agent records (specs/gta.md §3.3, §5)
+// Steps in the shapes the end-to-end agent records (docs/gta.md, "Official protocol: Lagent ReAct" and "Official scoring: end-to-end metrics")
 const call = (name: string, args: Record<string, unknown> = {}, error?: string): PyJson =>
   toPyJson({
     role: 'assistant',
@@ -52,7 +52,7 @@ const embedder = () =>
     [json(P2)]: [0.6, 0.8],
   });
 
-// A: the spec's §7 exemplar: ImageDescription called twice, a failed Calculator call, then the answer
+// A: after the worked example of docs/gta.md: ImageDescription called twice, a failed Calculator call, then the answer
 const A: GtaE2eItem = {
   golds: [
     call('ImageDescription'),

@@ -4,7 +4,8 @@ import { gtaStepType } from './step-metrics.js';
 import { type GtaCategory, type GtaCategoryF1, gtaToolF1 } from './tool-f1.js';
 
 /**
- * GTA's end-to-end metrics (specs/gta.md §5.1, §5.2): AnsAcc on the last predicted step, AnsAcc
+ * GTA's end-to-end metrics (docs/gta.md, "Official scoring: end-to-end
+ * metrics"): AnsAcc on the last predicted step, AnsAcc
  * w/ ImgGen (image-generation records scored by the similarity of their image tools' arguments),
  * tool-selection F1 per category and the tool_call / tool_call_error counts. Each record is scored
  * on its own ({@link scoreGtaE2eRecord}) so a run's JSONL holds per-sample numbers and the summary

@@ -1,5 +1,5 @@
 /**
- * GTA (General Tool Agents): loading, step-by-step mode and scoring (specs/gta.md). Sub-entry of
+ * GTA (General Tool Agents): loading, step-by-step mode and scoring (docs/gta.md). Sub-entry of
  * `apiary/tasks`.
  * @module
  */

@@ -1,6 +1,6 @@
 import { InputInvalidError } from '../../shared/index.js';
 
-/** GTA's published leaderboard (`leaderboard.csv`, specs/gta.md §1): one typed row per model. */
+/** GTA's published leaderboard (`leaderboard.csv`; docs/gta.md, "Official files: leaderboard.csv"): one typed row per model. */
 export interface GtaLeaderboardRow {
   model: string;
   instAcc: number;

@@ -21,7 +21,7 @@ export const GTA_DATASET_RELEASE = {
    * hash given with `--sha256`).
    */
   sha256: null as string | null,
-  /** Queries in the v0.1.0 release (specs/gta.md). */
+  /** Queries in the v0.1.0 release (docs/gta.md, "Official format: dataset.json and loading"). */
   records: 229,
 } as const;
 

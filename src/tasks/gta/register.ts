@@ -48,7 +48,7 @@ export interface GtaSample extends TaskSample {
 /** What a solver recorded for one sample (JSON; the steps as Python `json.dumps` text, floats exact). */
 export interface GtaOutput {
   mode: 'step' | 'e2e';
-  /** The predicted steps (step mode: one per gold assistant message; e2e: the whole run, §5). */
+  /** The predicted steps (step mode: one per gold assistant message; e2e: the whole run). */
   predictionJson: string;
   /** End to end: the final answer, why the loop stopped, turns taken, and where tool images went. */
   answer?: string | null;

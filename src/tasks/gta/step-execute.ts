@@ -10,7 +10,8 @@ import { pyObject } from './py-value.js';
 import { type GtaToolMeta, gtaAgentTool } from './toolmeta.js';
 
 /**
- * One step of GTA's step-by-step mode after the model replied (specs/gta.md §3.1–3.3, §4 step 4):
+ * One step of GTA's step-by-step mode after the model replied (docs/gta.md, "Official protocol:
+ * Lagent ReAct" and "Official step-by-step mode: prompts", step 4):
  * the reply parsed as Lagent's ReAct protocol and "executed" against the record's dummy tools,
  * which only check the arguments (JSON, names, required keys, image files on disk) and would
  * return "Dummy Result". The result is the step record the official harness stores.
@@ -29,7 +30,7 @@ export const answerStep = (content: string): PyObject =>
     ['content', content],
   ]);
 
-/** An action step (§3.3): one call, plus `error` when the action failed. */
+/** An action step (docs/gta.md, "Official protocol: Lagent ReAct"): one call, plus `error` when the action failed. */
 export function callStep(name: string, args: PyJson, error?: { type: string; msg: string }): PyObject {
   const fn = pyObject([
     ['name', name],
@@ -78,7 +79,7 @@ export function pyArgs(input: string, fallback: Record<string, unknown>): PyJson
 /** Runs one tool call against the dummy tool: argument checks first, then image files on disk. */
 function dummyCall(meta: GtaToolMeta, input: string): PyObject {
   const parsed = parseReactArguments(input, gtaAgentTool(meta));
-  // ParseError: the recorded arguments fall back to the raw input string (pitfall 5)
+  // ParseError: the recorded arguments fall back to the raw input string, so ArgAcc can never match
   if ('error' in parsed) return callStep(meta.name, input, { type: 'ARGS_ERROR', msg: parsed.error });
   const args = pyArgs(input, parsed.args);
   for (const p of meta.inputs) {

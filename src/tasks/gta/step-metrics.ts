@@ -3,8 +3,8 @@ import { type GtaEmbedder, isCorrect, referenceKind, simScore, whitelistOf } fro
 import { pyEquals } from './py-value.js';
 
 /**
- * GTA's step-by-step metrics exactly as the official evaluator computes them (specs/gta.md §4.2
- * and pitfalls 1, 2, 4, 5): InstAcc over gold tool steps plus records with a truthy reference,
+ * GTA's step-by-step metrics exactly as the official evaluator computes them (docs/gta.md,
+ * "Official scoring: step-by-step metrics", with its quirks): InstAcc over gold tool steps plus records with a truthy reference,
  * ToolAcc/ArgAcc over gold tool steps, SummAcc over records with a truthy reference.
  */
 
@@ -23,7 +23,7 @@ export function gtaStepType(m: PyJson): GtaStepType {
   return pyGet(m, 'role') === 'assistant' ? 'answer' : 'tool_return';
 }
 
-/** The first call's `function` object (only the first is ever read, pitfall 17). */
+/** The first call's `function` object (only the first is ever read, gold or predicted). */
 function functionOf(m: PyJson): PyJson | undefined {
   const calls = pyGet(m, 'tool_calls');
   return Array.isArray(calls) ? pyGet(calls[0], 'function') : undefined;

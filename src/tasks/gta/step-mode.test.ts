@@ -17,7 +17,7 @@ const tools = (key: string) => recordTools(rec(key).tools, toolmeta, { file: 'da
 const dumps = (v: PyJson) => pyJsonDumps(v);
 const img = (i: number) => `${DATA}/image/image_${i}.png`;
 
-describe('GTA dataset loading (specs/gta.md §1.2)', () => {
+describe('GTA dataset loading (docs/gta.md, "Official format: dataset.json and loading")', () => {
   it('keeps file order, makes file paths absolute and rewrites gold image arguments', () => {
     expect(ds.records.map((r) => r.key)).toEqual([
       '0',
@@ -85,7 +85,7 @@ describe('GTA dataset loading (specs/gta.md §1.2)', () => {
   });
 });
 
-describe('GTA step-mode prompts (§4)', () => {
+describe('GTA step-mode prompts (docs/gta.md, "Official step-by-step mode: prompts")', () => {
   it('renders the gold prefix: files sentence (system), no thoughts, json.dumps args, tool returns as system without Response:', () => {
     const prompts = gtaStepPrompts(rec('0'), tools('0'));
     expect(prompts.map((p) => p.dialogIndex)).toEqual([1, 3, 5]);
@@ -121,7 +121,7 @@ describe('GTA step-mode prompts (§4)', () => {
   });
 });
 
-describe('GTA step execution against dummy tools (§3.1-3.3, pitfalls 5, 6, 13, 18)', () => {
+describe('GTA step execution against dummy tools (docs/gta.md, "Official protocol: Lagent ReAct")', () => {
   const t0 = tools('0');
   it('records a valid call with parsed arguments and a finish as an answer (untrimmed)', () => {
     expect(
@@ -164,7 +164,7 @@ describe('GTA step execution against dummy tools (§3.1-3.3, pitfalls 5, 6, 13, 
   });
 });
 
-describe('GTA step metrics (§4.2, pitfalls 1, 2, 4)', () => {
+describe('GTA step metrics (docs/gta.md, "Official scoring: step-by-step metrics")', () => {
   it('scores hand-computed steps over three records, malformed actions included', async () => {
     const steps = (key: string, replies: string[]) => ({
       predictions: replies.map((r) => gtaStepFromReply(r, tools(key))),

@@ -6,7 +6,8 @@ import { pyStr, pyTruthy } from './py-value.js';
 import { type GtaToolMeta, gtaAgentTool } from './toolmeta.js';
 
 /**
- * The prompts of GTA's step-by-step mode (`every_with_gt`, specs/gta.md §4), character for
+ * The prompts of GTA's step-by-step mode (`every_with_gt`; docs/gta.md, "Official step-by-step mode:
+ * prompts"), character for
  * character: for each gold assistant message, the gold prefix rendered as the official
  * `react_style_history` does, after the ReAct call-protocol system prompt.
  */

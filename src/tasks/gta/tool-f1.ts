@@ -2,7 +2,8 @@ import { GTA_TOOL_CATEGORIES } from '../../catalog/index.js';
 import { type PyJson, pyGet } from '../../shared/index.js';
 
 /**
- * End-to-end tool-selection F1 per category (specs/gta.md §5.2, pitfall 10): predicted counts
+ * End-to-end tool-selection F1 per category (docs/gta.md, "Official scoring:
+ * end-to-end metrics"): predicted counts
  * include duplicates and failed calls, hits are counted per gold call, `+1e-5` smoothing.
  */
 

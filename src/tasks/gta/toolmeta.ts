@@ -2,7 +2,8 @@ import { z } from 'zod';
 import type { AgentTool } from '../../agents/index.js';
 import { InputInvalidError, parseWith, readJsonFile } from '../../shared/index.js';
 
-/** GTA's `toolmeta.json` (specs/gta.md §2) and the tools the model is shown for a record (§2.1). */
+/** GTA's `toolmeta.json` and the tools the model is shown for a record (docs/gta.md,
+ * "Official format: toolmeta.json and tool categories"). */
 
 const GtaIoSchema = z.object({
   type: z.string(),
@@ -51,7 +52,7 @@ export function gtaAgentTool(meta: GtaToolMeta): AgentTool {
   };
 }
 
-/** The record's tools in record order (pitfall 11); an unknown name is an error naming the record. */
+/** The record's tools in record order (only these are shown, not all 14); an unknown name is an error naming the record. */
 export function recordTools(
   names: readonly string[],
   toolmeta: ReadonlyMap<string, GtaToolMeta>,

@@ -1,5 +1,5 @@
 /**
- * ShortcutsBench (spec ../shared/specs/shortcutsbench.md): the official files, the action model
+ * ShortcutsBench (docs/shortcutsbench.md): the official files, the action model
  * (classes, longest-branch length, levels, candidate APIs, history normalisation) and the scorer
  * in official and corrected modes. Re-exported by `apiary/tasks`.
  * @module

@@ -14,8 +14,9 @@ function tryParse(text: string): { ok: true; value: Json } | { ok: false } {
 }
 
 /**
- * §8.5 with Python's number types kept (§11.15): the text from the first `{` to the last `}`,
- * else the whole reply, else a JSON error carrying the raw reply. Never throws.
+ * The official reply parsing with Python's number types kept (docs/shortcutsbench.md, "Official
+ * reply parsing"): the text from the first `{` to the last `}`, else the whole reply, else a JSON
+ * error carrying the raw reply. Never throws.
  */
 export function parseShortcutsReply(reply: string): AgentBSeq {
   const start = reply.indexOf('{');

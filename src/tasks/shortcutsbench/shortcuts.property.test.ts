@@ -5,7 +5,7 @@ import { dumpsPythonJson, isLosslessNumber, type Json, parseJson } from './json-
 import { parseShortcutsReply } from './reply.js';
 import { parseShortcutBytes, plistToJson } from './shortcut-file.js';
 
-/** Property tests: the reply parser (spec §8.5) and the plist importer. */
+/** Property tests: the reply parser (docs/shortcutsbench.md, "Official reply parsing") and the plist importer. */
 
 const IDS = [
   'is.workflow.actions.url',
@@ -23,7 +23,7 @@ const chatter = fc.string({
   unit: fc.constantFrom('a', ' ', '\n', '`', '"', ':', ',', '[', ']', 'é', '\uFFFC'),
 });
 
-describe('parseShortcutsReply (§8.5)', () => {
+describe('parseShortcutsReply (official reply parsing)', () => {
   it('never throws, whatever the reply', () => {
     const braces = fc.string({
       unit: fc.constantFrom('{', '}', '"', ':', ',', '[', ']', '1', 'a', ' ', '\\'),

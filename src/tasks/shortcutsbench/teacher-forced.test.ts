@@ -190,7 +190,7 @@ describe('modelStepper (one runAgent turn per action)', () => {
   });
 });
 
-describe('parseShortcutsReply (§8.5)', () => {
+describe('parseShortcutsReply (official reply parsing)', () => {
   it('keeps floats apart from ints and reports unparseable replies', () => {
     const r = parseShortcutsReply('x {"a": 1.0, "b": 1} y');
     expect(r.state).toBe('generated_by_agent');

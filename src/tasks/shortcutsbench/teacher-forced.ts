@@ -65,7 +65,8 @@ const num = (n: number) => new LosslessNumber(String(n));
 /**
  * The teacher-forced loop of §8.1: FILTER actions are copied and kept out of the history, IGNORE
  * actions are copied and shown (control flow renamed), every other action is one step whose reply
- * is parsed per §8.5; the history always gets the GOLD action.
+ * is parsed as the official runner does (docs/shortcutsbench.md, "Official reply parsing"); the
+ * history always gets the GOLD action.
  */
 export async function solveShortcut(
   shortcut: ShortcutToSolve,
@@ -148,8 +149,9 @@ export function isContextOrSafetyError(error: unknown): boolean {
 
 /**
  * A model as the step-taker: one `runAgent` turn (`jsonActionProtocol`, `maxSteps: 1`, no repair
- * turn). The reply text is parsed by the caller with the lossless §8.5 parser, because the
- * protocol's own parse uses `JSON.parse`, which loses the int/float distinction the scorer needs.
+ * turn). The reply text is parsed by the caller with the lossless reply parser
+ * (docs/shortcutsbench.md, "Official reply parsing"), because the protocol's own parse uses
+ * `JSON.parse`, which loses the int/float distinction the scorer needs.
  * Context-length and safety errors end the shortcut; any other model error is rethrown.
  */
 export function modelStepper(turn: TurnTaker): ShortcutStepper {

@@ -11,7 +11,7 @@ import { imageGenTools } from './image-gen.js';
 import { googleSearchTool, searchProviderFromEnv } from './search.js';
 import { visionToolsFromEnv } from './vision.js';
 
-// Three tool definitions in toolmeta.json's shape (specs/gta.md §2)
+// Three tool definitions in toolmeta.json's shape (docs/gta.md, "Official format: toolmeta.json and tool categories")
 const io = (type: string, name: string | null, optional = false, def: unknown = null) => ({
   type,
   name,
