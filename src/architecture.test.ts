@@ -53,6 +53,22 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
+const repo = join(root, '..');
+
+/** Every .ts file of src, perf, scripts and examples (tests and fixtures included). */
+function everyRepoTs(): string[] {
+  const walk = (dir: string): string[] =>
+    readdirSync(dir).flatMap((name) => {
+      const p = join(dir, name);
+      if (statSync(p).isDirectory()) return name === 'node_modules' ? [] : walk(p);
+      return p.endsWith('.ts') ? [p] : [];
+    });
+  return ['src', 'perf', 'scripts', 'examples']
+    .map((d) => join(repo, d))
+    .filter(existsSync)
+    .flatMap(walk);
+}
+
 describe('architecture', () => {
   it('imports point only down the layers, through each domain index', () => {
     const violations: string[] = [];
@@ -83,20 +99,19 @@ describe('architecture', () => {
   });
 
   it('uses the public AI SDK only: nothing imports `ai/internal` (undocumented, renamed in ai 7)', () => {
-    const everyTs = (dir: string): string[] =>
-      readdirSync(dir).flatMap((name) => {
-        const p = join(dir, name);
-        if (statSync(p).isDirectory()) return name === 'node_modules' ? [] : everyTs(p);
-        return p.endsWith('.ts') ? [p] : [];
-      });
-    const repo = join(root, '..');
-    const dirs = ['src', 'perf', 'scripts', 'examples'].map((d) => join(repo, d)).filter(existsSync);
     const internal = /(?:from\s*|import\s*\(\s*|require\s*\(\s*)['"]ai\/internal['"]/;
-    const importers = dirs
-      .flatMap(everyTs)
+    const importers = everyRepoTs()
       .filter((f) => internal.test(readFileSync(f, 'utf8')))
       .map((f) => relative(repo, f));
     expect(importers).toEqual([]);
+  });
+
+  it('comments cite files of the repository: no `specs/*.md`, which is not in it (its facts are in docs/)', () => {
+    const outside = /(?:^|[^\w/.-])(?:\.\.\/shared\/)?specs\/[\w-]+\.md/;
+    const citing = everyRepoTs()
+      .filter((f) => outside.test(readFileSync(f, 'utf8')))
+      .map((f) => relative(repo, f));
+    expect(citing).toEqual([]);
   });
 });
 
