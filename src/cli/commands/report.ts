@@ -3,9 +3,9 @@ import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { formatRunSummary, readResultsFile, summarizeResults } from '../../harness/index.js';
 import { buildHtmlReportFromFolders } from '../../reports/index.js';
-import { ApiaryError, NotFoundError } from '../../shared/index.js';
+import { ApiaryError, NotFoundError, redactSecrets } from '../../shared/index.js';
 import { type AnyTask, getTask, registerBuiltinTasks } from '../../tasks/index.js';
-import { printJson } from '../output.js';
+import { printJson, terminalText } from '../output.js';
 
 /**
  * Recomputes a run's summary from its results file, for any registered task (and for results
@@ -52,7 +52,7 @@ export async function reportRun(run: string, opts: { json?: boolean }): Promise<
     ...(def.passed ? { passed: def.passed } : {}),
   });
   const summaryFile = join(dirname(file), 'summary.json');
-  writeFileSync(summaryFile, `${JSON.stringify(summary, null, 2)}\n`);
+  writeFileSync(summaryFile, `${redactSecrets(JSON.stringify(summary, null, 2))}\n`);
   if (opts.json) {
     printJson(summary);
     return;
@@ -61,8 +61,9 @@ export async function reportRun(run: string, opts: { json?: boolean }): Promise<
   if (contents.specVersion === 1)
     process.stderr.write('note: results file of run spec v1 (read as v2; it cannot be resumed)\n');
   for (const n of notes) process.stderr.write(`${n}\n`);
+  // the summary quotes error texts and sample ids from the results file: printed terminal-safe
   process.stdout.write(
-    formatRunSummary(summary, task.formatReport ? (r) => task.formatReport!(r) : undefined),
+    terminalText(formatRunSummary(summary, task.formatReport ? (r) => task.formatReport!(r) : undefined)),
   );
   const total = spec.size * spec.epochs;
   const missing = total - summary.records;

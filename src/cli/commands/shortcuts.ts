@@ -16,7 +16,7 @@ import {
   shortcutsFilePath,
   shortcutToPlan,
 } from '../../tasks/index.js';
-import { printJson } from '../output.js';
+import { printJson, terminalText } from '../output.js';
 
 /**
  * `apiary shortcuts …`: a user's own Apple Shortcuts files (unsigned binary or XML plist, or the
@@ -45,7 +45,9 @@ export function registerShortcutsCommands(program: Command): void {
       const s = readShortcutFile(file);
       const listing = describeShortcut(s.actions);
       if (flags.json) printJson({ file, format: s.format, name: s.name, ...listing });
-      else process.stdout.write(`${formatShortcutListing(`${s.name} (${s.format})`, listing)}\n`);
+      // names, identifiers and values come from a downloaded file: printed terminal-safe
+      else
+        process.stdout.write(`${terminalText(formatShortcutListing(`${s.name} (${s.format})`, listing))}\n`);
     });
 
   cmd
@@ -63,13 +65,17 @@ export function registerShortcutsCommands(program: Command): void {
         return;
       }
       process.stdout.write(
-        plan.steps.length ? `${printMetabenchPlan(plan)}\n` : '(no action maps to a plan step)\n',
+        plan.steps.length
+          ? `${terminalText(printMetabenchPlan(plan))}\n`
+          : '(no action maps to a plan step)\n',
       );
       if (gaps.length) {
         process.stdout.write(`\nnot mapped (${gaps.length}):\n`);
         for (const g of gaps)
           process.stdout.write(
-            `  action ${g.index} ${g.id}${g.param ? ` parameter ${g.param}` : ''}: ${g.reason}\n`,
+            terminalText(
+              `  action ${g.index} ${g.id}${g.param ? ` parameter ${g.param}` : ''}: ${g.reason}`,
+            ) + '\n',
           );
       }
     });
