@@ -44,7 +44,7 @@ function num(row: CsvRow, field: string, file: string, record: string): number {
   return v;
 }
 
-/** The paper's length buckets as our level names (§6.2: L1 ≤ 1, L2 ≤ 5, L3 ≤ 15, L4 ≤ 30). */
+/** The paper's length buckets as our levels (docs/shortcutsbench.md §6.2: L1 ≤1, L2 ≤5, L3 ≤15, L4 ≤30). */
 const SHORTCUT_LEVELS: Record<string, string> = {
   '(0, 1]': 'L1',
   '(1, 5]': 'L2',

@@ -1,8 +1,8 @@
 import { isJsonObject, type Json, type JsonObject } from './json-value.js';
 
 /**
- * The action model of a shortcut (spec §2, §5): an action is an API id and a parameter dict whose
- * values take one of six forms (§8.2). Gold actions stay raw JSON (never mutated); these helpers
+ * The action model of a shortcut (docs/shortcutsbench.md §2, §5): an action is an API id and a parameter dict
+ * whose values take one of six forms (§8.2). Gold actions stay raw JSON (never mutated); these helpers
  * classify them.
  */
 export interface ShortcutAction {
@@ -18,7 +18,7 @@ export const MENU_ID = `${P}choosefrommenu`;
 export const REPEAT_COUNT_ID = `${P}repeat.count`;
 export const REPEAT_EACH_ID = `${P}repeat.each`;
 
-/** Control-flow APIs whose markers share a `GroupingIdentifier` (§2.2). */
+/** Control-flow APIs whose markers share a `GroupingIdentifier` (docs/shortcutsbench.md §2.2). */
 export const CONTROL_FLOW_IDS: ReadonlySet<string> = new Set([
   CONDITIONAL_ID,
   MENU_ID,
@@ -26,10 +26,10 @@ export const CONTROL_FLOW_IDS: ReadonlySet<string> = new Set([
   REPEAT_EACH_ID,
 ]);
 
-/** Removed entirely: not predicted, not scored, not in the history (§5). */
+/** Removed entirely: not predicted, not scored, not in the history (docs/shortcutsbench.md §5). */
 export const FILTER_IDS: ReadonlySet<string> = new Set([COMMENT_ID, ALERT_ID]);
 
-/** Not predicted nor scored, but shown in the history (§5). */
+/** Not predicted nor scored, but shown in the history (docs/shortcutsbench.md §5). */
 export const IGNORE_IDS: ReadonlySet<string> = new Set(
   [
     'conditional',
@@ -53,7 +53,7 @@ export function actionClass(id: string): ActionClass {
   return 'evaluated';
 }
 
-/** System/user inputs the recognition metric counts (§9.4); `Input` is the legacy ExtensionInput. */
+/** System/user inputs the recognition metric counts (docs/shortcutsbench.md §9.4); `Input` is legacy. */
 export const SYSTEM_INPUT_TYPES = [
   'ExtensionInput',
   'CurrentDate',
@@ -64,7 +64,7 @@ export const SYSTEM_INPUT_TYPES = [
 export type SystemInputType = (typeof SYSTEM_INPUT_TYPES)[number];
 export const LEGACY_EXTENSION_INPUT = 'Input';
 
-/** The six value forms of a parameter (§8.2), plus the ones never scored. */
+/** The six value forms of a parameter (docs/shortcutsbench.md §8.2), plus the ones never scored. */
 export type ValueForm =
   | { form: 'primitive' } // string, number, bool (enums are strings)
   | { form: 'action-output'; uuid?: string; name?: string }

@@ -4,7 +4,7 @@ import { isJsonObject } from './json-value.js';
 import { defaultOutputNames } from './normalise.js';
 import type { ShortcutsApis } from './teacher-forced.js';
 
-/** all_api2info.json and all_api2paraname2paratype.json of `dir` (spec §4.1, §4.2). */
+/** all_api2info.json and all_api2paraname2paratype.json of `dir` (docs/shortcutsbench.md §4.1, §4.2). */
 export function loadShortcutsApis(dir: string): ShortcutsApis {
   const info = readShortcutsFile(dir, 'apiInfo');
   if (!isJsonObject(info.value))

@@ -3,7 +3,7 @@ import { actionClass } from './actions.js';
 import type { Json } from './json-value.js';
 import { actionParts } from './length.js';
 
-/** The candidate API list of one shortcut (spec §7) and the seed that drew it. */
+/** The candidate API list of one shortcut (docs/shortcutsbench.md §7) and the seed that drew it. */
 export interface CandidateApis {
   /** Gold-first, as stored in the result record's `api_names`. */
   apiNames: string[];

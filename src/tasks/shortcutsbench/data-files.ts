@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ApiaryError, InputInvalidError, readTextFile } from '../../shared/index.js';
 import { isJsonObject, type Json, type JsonObject, parseJson } from './json-value.js';
 
-/** The official files by role, with their upstream names and where a user gets each (spec §1). */
+/** The official files by role, upstream names and where a user gets each (docs/shortcutsbench.md §1). */
 export const SHORTCUTS_FILES = {
   gold: {
     name: '1_final_detailed_records_filter_apis_leq_30.json',
@@ -75,7 +75,7 @@ function expectObject(v: Json, file: string): JsonObject {
   return v;
 }
 
-/** URL → `significant_paras` of the check-intersection file (§4.5). */
+/** URL → `significant_paras` of the check-intersection file (docs/shortcutsbench.md §4.5). */
 export function loadSignificantParams(dir: string): Map<string, Json> {
   const { path, value } = readShortcutsFile(dir, 'checkIntersection');
   const out = new Map<string, Json>();
@@ -87,7 +87,7 @@ export function loadSignificantParams(dir: string): Map<string, Json> {
   return out;
 }
 
-/** URL → category of generated_success_categories.json (§4.6). */
+/** URL → category of generated_success_categories.json (docs/shortcutsbench.md §4.6). */
 export function loadCategories(dir: string): Map<string, string> {
   const { path, value } = readShortcutsFile(dir, 'categories');
   const out = new Map<string, string>();
@@ -96,7 +96,10 @@ export function loadCategories(dir: string): Map<string, string> {
   return out;
 }
 
-/** The gold shortcuts (§2): URL → record, records with a null `shortcut` skipped, later duplicates win. */
+/**
+ * The gold shortcuts (docs/shortcutsbench.md §2): URL → record, records with a null `shortcut` skipped, later
+ * duplicates win.
+ */
 export function loadGoldShortcuts(dir: string): Map<string, JsonObject> {
   const { path, value } = readShortcutsFile(dir, 'gold');
   if (!Array.isArray(value)) throw new InputInvalidError({ file: path }, 'expected a JSON array of records');
@@ -109,8 +112,8 @@ export function loadGoldShortcuts(dir: string): Map<string, JsonObject> {
 }
 
 /**
- * One element of the gold array checked (§2): a record with a URL and its action list, or
- * undefined for a record whose `shortcut` is null (skipped everywhere upstream).
+ * One element of the gold array checked (docs/shortcutsbench.md §2): a record with a URL and its action list,
+ * or undefined for a record whose `shortcut` is null (skipped everywhere upstream).
  */
 export function checkedGoldRecord(r: Json, i: number, path: string): JsonObject | undefined {
   if (!isJsonObject(r) || typeof r.URL !== 'string')
@@ -124,7 +127,7 @@ export function checkedGoldRecord(r: Json, i: number, path: string): JsonObject 
   return r;
 }
 
-/** URL → query (`GeneratedQuery.query`) of generated_success_queries.json (§3). */
+/** URL → query (`GeneratedQuery.query`) of generated_success_queries.json (docs/shortcutsbench.md §3). */
 export function loadQueries(dir: string): Map<string, string> {
   const { path, value } = readShortcutsFile(dir, 'queries');
   const out = new Map<string, string>();

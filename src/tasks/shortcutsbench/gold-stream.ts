@@ -32,9 +32,9 @@ export async function* streamTopLevelJson(
 }
 
 /**
- * The gold shortcuts (§2) read record by record: the same map as `loadGoldShortcuts` (null
- * shortcuts skipped, later duplicates win), keeping only the URLs `keep` accepts so that memory
- * holds the shortcuts evaluated, not the whole file.
+ * The gold shortcuts (docs/shortcutsbench.md §2) read record by record: the same map as `loadGoldShortcuts`
+ * (null shortcuts skipped, later duplicates win), keeping only the URLs `keep` accepts so that memory holds
+ * the shortcuts evaluated, not the whole file.
  */
 export async function streamGoldShortcuts(
   dir: string,

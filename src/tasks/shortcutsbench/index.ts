@@ -16,7 +16,7 @@ export {
   type ValueForm as ShortcutsValueForm,
   valueForm as shortcutsValueForm,
 } from './actions.js';
-// the teacher-forced solver (§8): prompts, reply parsing, the per-shortcut loop
+// the teacher-forced solver (docs/shortcutsbench.md §8): prompts, reply parsing, the per-shortcut loop
 export { loadShortcutsApis } from './api-files.js';
 // the no-model baseline (BM25 API choice, rule-based parameters)
 export {

@@ -2,8 +2,8 @@ import { isLosslessNumber, LosslessNumber, parse, stringify } from 'lossless-jso
 import { jsonDepthExceededAt, MAX_JSON_DEPTH, pyJsonString, pyNumberText } from '../../shared/index.js';
 
 /**
- * JSON as Python's `json.loads` sees it (spec §11.15): numbers keep their source text, so an int
- * (`1`) and a float (`1.0`) stay distinct, and a duplicate key keeps its last value at its first
+ * JSON as Python's `json.loads` sees it (docs/shortcutsbench.md §11.15): numbers keep their source text, so
+ * an int (`1`) and a float (`1.0`) stay distinct, and a duplicate key keeps its last value at its first
  * position. Known limit: JS objects list integer-like keys (`"12"`) first, Python keeps source order.
  */
 export type Json = null | boolean | string | LosslessNumber | Json[] | JsonObject;

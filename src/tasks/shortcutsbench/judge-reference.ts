@@ -5,8 +5,8 @@ import { pyEquals, pyTruthy } from './python-values.js';
 export type ReferenceOutcome = 'correct' | 'format_error' | 'value_error';
 
 /**
- * The official `judge_ref` (spec §9.3): the prediction must be `{"Value": {...}}` with the gold's
- * `Type`; for ActionOutput, when both sides carry both UUID and name either match suffices, else
+ * The official `judge_ref` (docs/shortcutsbench.md §9.3): the prediction must be `{"Value": {...}}` with the
+ * gold's `Type`; for ActionOutput, when both sides carry both UUID and name either match suffices, else
  * whichever pair is present must match; other types need only the same `Type`.
  */
 export function judgeReferenceOfficial(gold: Json, pred: Json): ReferenceOutcome {

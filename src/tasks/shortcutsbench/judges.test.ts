@@ -9,8 +9,9 @@ import { judgeEqualCorrected, judgeEqualOfficial } from './python-values.js';
 
 const j = (text: string): Json => parseJson(text);
 
-describe('judge_equal (spec §9.2, §11.9, §11.15)', () => {
-  // gold (JSON) | prediction (JSON) | official | corrected — each row worked by hand from §9.2
+describe('judge_equal (docs/shortcutsbench.md §9.2, §11.9, §11.15)', () => {
+  // gold (JSON) | prediction (JSON) | official | corrected — each row worked by hand from
+  // docs/shortcutsbench.md §9.2
   const rows: Array<[string, string, boolean, boolean]> = [
     ['"GET"', '"GET"', true, true], // strings: exact
     ['"GET"', '"get"', false, false], // case-sensitive
@@ -35,7 +36,7 @@ describe('judge_equal (spec §9.2, §11.9, §11.15)', () => {
   });
 });
 
-describe('judge_ref (spec §9.3, §11.10)', () => {
+describe('judge_ref (docs/shortcutsbench.md §9.3, §11.10)', () => {
   const ref = (fields: string) => j(`{"Value": {${fields}}}`);
   const gold = ref('"Type": "ActionOutput", "OutputUUID": "U1", "OutputName": "URL"');
   const rows: Array<[string, Json, string, string]> = [
@@ -75,7 +76,7 @@ describe('judge_ref (spec §9.3, §11.10)', () => {
   });
 });
 
-describe('shortcut length (spec §6.1, §11.5)', () => {
+describe('shortcut length (docs/shortcutsbench.md §6.1, §11.5)', () => {
   const a = (id: string, params = '{}') =>
     j(`{"WFWorkflowActionIdentifier": "is.workflow.actions.${id}", "WFWorkflowActionParameters": ${params}}`);
   const cf = (id: string, g: string, m: number) =>

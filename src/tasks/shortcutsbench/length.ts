@@ -15,16 +15,16 @@ const END_MODE = new LosslessNumber('2');
 /** `mode == 2` in Python (an int 2, a float 2.0 or True+1 all qualify; a string does not). */
 const isEndMode = (v: Json | undefined) => v !== undefined && pyEquals(v, END_MODE);
 
-/** Longest-branch length (§6.1) plus the 1-based top-level positions (§6.3, index → pos). */
+/** Longest-branch length plus 1-based top-level positions, index → pos (docs/shortcutsbench.md §6.1/§6.3). */
 export interface LengthResult {
   length: number;
   positions: Map<number, number>;
 }
 
 /**
- * `LEN(actions)` of §6.1: an if/menu counts as its longest branch, a loop as its body, markers,
- * comments and alerts 0, every other action 1. A control-flow action without `GroupingIdentifier`
- * or `WFControlFlowMode` is an error (upstream crashes on it).
+ * `LEN(actions)` of docs/shortcutsbench.md §6.1: an if/menu counts as its longest branch, a loop as its body,
+ * markers, comments and alerts 0, every other action 1. A control-flow action without `GroupingIdentifier` or
+ * `WFControlFlowMode` is an error (upstream crashes on it).
  */
 export function shortcutLength(actions: readonly Json[]): LengthResult {
   const positions = new Map<number, number>();
@@ -80,7 +80,7 @@ function lengthOf(all: readonly Json[], from: number, to: number, positions?: Ma
 export type Level = 1 | 2 | 3 | 4;
 export const LEVELS: readonly Level[] = [1, 2, 3, 4];
 
-/** §6.2: L1 ≤ 1, L2 ≤ 5, L3 ≤ 15, L4 otherwise (the benchmark keeps LEN ≤ 30). */
+/** docs/shortcutsbench.md §6.2: L1 ≤ 1, L2 ≤ 5, L3 ≤ 15, L4 otherwise (the benchmark keeps LEN ≤ 30). */
 export function levelOf(length: number): Level {
   if (length <= 1) return 1;
   if (length <= 5) return 2;

@@ -5,8 +5,8 @@ import { actionParts } from './length.js';
 import { pyEquals, pyStr } from './python-values.js';
 
 /**
- * How a gold action is shown in the history (spec §8.3, §8.4). Every function here works on a
- * deep copy: the gold shortcut is never mutated.
+ * How a gold action is shown in the history (docs/shortcutsbench.md §8.3, §8.4). Every function here works on
+ * a deep copy: the gold shortcut is never mutated.
  */
 
 const APP_NOISE = ['ShowWhenRun', 'OpenWhenRun', 'AppIntentDescriptor'];
@@ -33,8 +33,8 @@ export function defaultOutputNames(paraTypes: Record<string, Record<string, unkn
 }
 
 /**
- * `identifier2return_value` of §8.3 for one shortcut: UUID → CustomOutputName or the API's default
- * output name; set/append-variable without UUID: variable name → the UUID its input refers to.
+ * `identifier2return_value` of docs/shortcutsbench.md §8.3 for one shortcut: UUID → CustomOutputName or the
+ * API's default output name; set/append-variable without UUID: variable name → the UUID its input refers to.
  * Only actions whose API is a key of all_api2paraname2paratype (`knownApis`) contribute.
  */
 export function returnValueNames(
@@ -62,7 +62,7 @@ export function returnValueNames(
   return out;
 }
 
-/** Steps 2–4 of §8.3 at every depth (the value is already a private copy). */
+/** Steps 2–4 of docs/shortcutsbench.md §8.3 at every depth (the value is already a private copy). */
 function cleanInPlace(v: Json): void {
   if (Array.isArray(v)) {
     for (const x of v) cleanInPlace(x);
@@ -98,7 +98,9 @@ function cleanInPlace(v: Json): void {
   }
 }
 
-/** §8.3: the history form of a gold action, as a new object (the gold is untouched). */
+/**
+ * docs/shortcutsbench.md §8.3: the history form of a gold action, as a new object (the gold is untouched).
+ */
 export function normaliseAction(action: Json, returnNames: ReadonlyMap<string, string>): JsonObject {
   const { id, params } = actionParts(action);
   const p = cloneJson(params);
@@ -120,7 +122,9 @@ export function normaliseAction(action: Json, returnNames: ReadonlyMap<string, s
 const IF_MODES = ['If Begin', 'Else', 'End If'];
 const MENU_MODES = ['Case Begin', 'Case', 'End Case'];
 const q = (s: string) => `"${s}"`;
-/** `WFCondition` codes (stringified) → phrases, each wrapped in double quotes (§8.4). */
+/**
+ * `WFCondition` codes (stringified) → phrases, each wrapped in double quotes (docs/shortcutsbench.md §8.4).
+ */
 export const CONDITION_PHRASES: Readonly<Record<string, string>> = {
   '0': q('less/earlier than'),
   '1': q('less than or equal'),
@@ -151,9 +155,9 @@ function modeIndex(mode: Json | undefined): number | undefined {
 }
 
 /**
- * §8.4 on a normalised IGNORE action (returns a new object): conditional and menu modes become
- * words, a conditional's `WFCondition` becomes its phrase (unknown codes: their string form).
- * A conditional with a mode other than 0/1/2 is an error (upstream aborts).
+ * docs/shortcutsbench.md §8.4 on a normalised IGNORE action (returns a new object): conditional and menu
+ * modes become words, a conditional's `WFCondition` becomes its phrase (unknown codes: their string form). A
+ * conditional with a mode other than 0/1/2 is an error (upstream aborts).
  */
 export function renameControlFlow(normalised: JsonObject): JsonObject {
   const out = cloneJson(normalised);

@@ -1,8 +1,8 @@
 import { dumpsPythonJson, isJsonObject, type Json, type JsonObject } from './json-value.js';
 
 /**
- * The teacher-forced prompts (spec §8.2). Literal markers are upstream's (the candidate entries,
- * the Python-list rendering of the ids, the history JSON, the user-prompt sentences); the rest of
+ * The teacher-forced prompts (docs/shortcutsbench.md §8.2). Literal markers are upstream's (the candidate
+ * entries, the Python-list rendering of the ids, the history JSON, the user-prompt sentences); the rest of
  * the system prompt is in our words.
  */
 

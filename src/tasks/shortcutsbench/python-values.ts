@@ -2,7 +2,7 @@ import { pyRepr } from '../../shared/index.js';
 import { isFloatLexeme, isJsonObject, isLosslessNumber, type Json, LosslessNumber } from './json-value.js';
 
 /**
- * The Python semantics the official scorer relies on (spec §9.2, §9.3): `float()`, `int()`,
+ * The Python semantics the official scorer relies on (docs/shortcutsbench.md §9.2, §9.3): `float()`, `int()`,
  * `str()`, `==` and truthiness over parsed JSON values. Numbers are lexeme-preserving
  * (json-value.ts) so ints and floats stay apart as in Python.
  */
@@ -121,9 +121,9 @@ function boolAsInt(x: Json): Json {
 }
 
 /**
- * The official `judge_equal` (spec §9.2): booleans as ints; a float on either side compares both
- * as `float()` (a failed conversion is unequal); else an int on either side compares both as
- * `int()` (a failed conversion compares `str()` forms); else Python `==` (strings case-sensitive).
+ * The official `judge_equal` (docs/shortcutsbench.md §9.2): booleans as ints; a float on either side compares
+ * both as `float()` (a failed conversion is unequal); else an int on either side compares both as `int()` (a
+ * failed conversion compares `str()` forms); else Python `==` (strings case-sensitive).
  */
 export function judgeEqualOfficial(goldValue: Json, predValue: Json): boolean {
   const gold = boolAsInt(goldValue);

@@ -1,6 +1,6 @@
 import { type Json, parseJson } from './json-value.js';
 
-/** One `bseqs` entry produced by the agent (spec §8.1, §8.5). */
+/** One `bseqs` entry produced by the agent (docs/shortcutsbench.md §8.1, §8.5). */
 export type AgentBSeq =
   | { state: 'generated_by_agent'; aseq: Json }
   | { state: 'json_error'; aseq: string | null };

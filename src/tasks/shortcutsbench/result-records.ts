@@ -1,7 +1,7 @@
 import { InputInvalidError } from '../../shared/index.js';
 import { isJsonObject, type Json, type JsonObject, parseJson } from './json-value.js';
 
-/** One per-shortcut result record of the official runner (spec §8.1), numbers lexeme-preserving. */
+/** One per-shortcut result record of the official runner (docs/shortcutsbench.md §8.1), numbers lossless. */
 export interface ResultRecord {
   URL: string;
   api_names: string[];

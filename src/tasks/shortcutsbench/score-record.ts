@@ -18,7 +18,7 @@ export interface ReferenceTally extends Tally {
   formatError: number;
   valueError: number;
 }
-/** One wrong API answer, for the candidate-list-size breakdown (§9.1). */
+/** One wrong API answer, for the candidate-list-size breakdown (docs/shortcutsbench.md §9.1). */
 export interface WrongAnswer {
   /** The predicted id is not among `api_names` (official: a JSON error counts too). */
   hallucinated: boolean;
@@ -39,7 +39,7 @@ export interface ModeTallies {
 /** The score of one result record: both modes, plus what the breakdowns need. */
 export interface ShortcutScore {
   url: string;
-  /** LEN of the record's `aseqs` (§6.2: possibly truncated, as upstream). */
+  /** LEN of the record's `aseqs` (docs/shortcutsbench.md §6.2: possibly truncated, as upstream). */
   length: number;
   level: Level;
   category: string | null;
@@ -48,7 +48,7 @@ export interface ShortcutScore {
   corrected: ModeTallies;
 }
 
-/** Per-URL `significant_paras` of the check-intersection file (§4.5). */
+/** Per-URL `significant_paras` of the check-intersection file (docs/shortcutsbench.md §4.5). */
 export type SignificantParams = ReadonlyMap<string, Json>;
 
 const ESSENTIAL = 'Essential parameter';
@@ -64,7 +64,9 @@ function emptyTallies(): ModeTallies {
   };
 }
 
-/** `sig[name][name] == "Essential parameter"` for the action at position `p` (§9.2). */
+/**
+ * `sig[name][name] == "Essential parameter"` for the action at position `p` (docs/shortcutsbench.md §9.2).
+ */
 function isEssential(sigOfUrl: Json | undefined, p: number, name: string): boolean {
   if (!isJsonObject(sigOfUrl)) return false;
   const sig = sigOfUrl[String(p)];
@@ -133,8 +135,8 @@ function scoreAction(
 }
 
 /**
- * Scores one result record (§9): aligns `aseqs` with `bseqs` by position, skips FILTER and
- * IGNORE gold actions, and tallies every metric in both modes.
+ * Scores one result record (docs/shortcutsbench.md §9): aligns `aseqs` with `bseqs` by position, skips FILTER
+ * and IGNORE gold actions, and tallies every metric in both modes.
  */
 export function scoreResultRecord(
   record: ResultRecord,

@@ -57,7 +57,7 @@ describe('readShortcutFolder', () => {
   });
 });
 
-describe('necessaryParams (spec §4.4)', () => {
+describe('necessaryParams (docs/shortcutsbench.md §4.4)', () => {
   const types = {
     [`${P}a`]: {
       I: 'Integer',

@@ -77,12 +77,12 @@ const DROPPED_KEYS = new Set([
   'AppIntentDescriptor',
 ]);
 
-/** The scalar type of a declared parameter: the text before the first `=`, trimmed (§4.2). */
+/** A declared parameter's scalar type: text before the first `=`, trimmed (docs/shortcutsbench.md §4.2). */
 function scalarType(declared: string): string {
   return declared.split('=')[0]!.trim();
 }
 
-/** Python's type of a JSON scalar as the §4.4 rule branches on it. */
+/** Python's type of a JSON scalar as the docs/shortcutsbench.md §4.4 rule branches on it. */
 function pyType(v: Json): 'int' | 'float' | 'bool' | 'str' | undefined {
   if (typeof v === 'boolean') return 'bool';
   if (typeof v === 'string') return 'str';
@@ -92,7 +92,9 @@ function pyType(v: Json): 'int' | 'float' | 'bool' | 'str' | undefined {
 
 const isDigits = (s: string) => /^[0-9]+$/.test(s);
 
-/** One parameter of §4.4 step 3: is `(name, value)` a candidate essential parameter? */
+/**
+ * One parameter of docs/shortcutsbench.md §4.4 step 3: is `(name, value)` a candidate essential parameter?
+ */
 export function isNecessaryCandidate(value: Json, type: string): boolean {
   const t = pyType(value);
   if (t === undefined) return false;
@@ -111,8 +113,8 @@ export function isNecessaryCandidate(value: Json, type: string): boolean {
 }
 
 /**
- * §4.4: the primitive/enum parameters of a shortcut the LLM filter was offered, keyed by the
- * 0-based action position (string) — `all_shortcuts_paras_that_is_necessary_in_query` for one URL.
+ * docs/shortcutsbench.md §4.4: the primitive/enum parameters of a shortcut the LLM filter was offered, keyed
+ * by the 0-based action position (string) — `all_shortcuts_paras_that_is_necessary_in_query` for one URL.
  */
 export function necessaryParams(
   actions: readonly Json[],
@@ -143,10 +145,10 @@ export interface OfficialFolderFiles {
   checkIntersection: JsonObject;
 }
 
-/** Marks every §4.4 candidate essential: no LLM filter runs on a user's folder. */
+/** Marks every docs/shortcutsbench.md §4.4 candidate essential: no LLM filter runs on a user's folder. */
 const ESSENTIAL_REASON = 'apiary: every primitive/enum parameter of a user shortcut counts (no LLM filter)';
 
-/** The folder's shortcuts in the three official formats (spec §2, §3, §4.5). */
+/** The folder's shortcuts in the three official formats (docs/shortcutsbench.md §2, §3, §4.5). */
 export function folderOfficialFiles(
   items: readonly FolderShortcut[],
   paraTypes: Readonly<Record<string, Readonly<Record<string, string>>>>,

@@ -13,19 +13,19 @@ import { actionParts, type Level, levelOf, shortcutLength } from './length.js';
 import { pyEquals } from './python-values.js';
 
 /**
- * A readable account of a shortcut: each action with its class (§5), control-flow role and depth,
- * its output, and every parameter with its value form (§8.2) rendered as text. Pure: works on
- * the action list of a gold record or an imported file alike.
+ * A readable account of a shortcut: each action with its class (docs/shortcutsbench.md §5), control-flow role
+ * and depth, its output, and every parameter with its value form (§8.2) rendered as text. Pure: works on the
+ * action list of a gold record or an imported file alike.
  */
 
-/** Keys that are bookkeeping, not arguments (§2.1). */
+/** Keys that are bookkeeping, not arguments (docs/shortcutsbench.md §2.1). */
 export const BOOKKEEPING_KEYS: ReadonlySet<string> = new Set([
   'UUID',
   'CustomOutputName',
   'GroupingIdentifier',
   'WFControlFlowMode',
 ]);
-/** Third-party app noise dropped before prompting (§8.3). */
+/** Third-party app noise dropped before prompting (docs/shortcutsbench.md §8.3). */
 export const APP_NOISE_KEYS: ReadonlySet<string> = new Set([
   'ShowWhenRun',
   'OpenWhenRun',
@@ -77,7 +77,10 @@ export interface ListedVariable {
 
 export interface ShortcutListing {
   actions: ListedAction[];
-  /** Longest-branch length (§6.1) and level (§6.2); null with `lengthProblem` when LEN is undefined. */
+  /**
+   * Longest-branch length (docs/shortcutsbench.md §6.1) and level (§6.2); null with `lengthProblem` when LEN
+   * is undefined.
+   */
   length: number | null;
   level: Level | null;
   lengthProblem?: string;
@@ -173,7 +176,7 @@ function literalText(v: Json): string {
   return JSON.stringify(v);
 }
 
-/** One parameter value with its form (§8.2). */
+/** One parameter value with its form (docs/shortcutsbench.md §8.2). */
 export function describeValue(
   name: string,
   v: Json,

@@ -64,7 +64,10 @@ export function planAppAndApi(id: string): { app: string; api: string } {
   return { app: planIdentifier(id.slice(0, dot)), api: planIdentifier(id.slice(dot + 1)) };
 }
 
-/** Aggrandizements §8.3 keeps (property, dictionary key) select a part of a value; conversions do not. */
+/**
+ * Aggrandizements docs/shortcutsbench.md §8.3 keeps (property, dictionary key) select a part of a value;
+ * conversions do not.
+ */
 const CONVERSIONS = new Set([
   'WFCoercionVariableAggrandizement',
   'WFDateFormatVariableAggrandizement',

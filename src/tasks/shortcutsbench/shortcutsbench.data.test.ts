@@ -20,13 +20,13 @@ const necessary = read('all_shortcuts_paras_that_is_necessary_in_query.json') as
 >;
 const BOOKKEEPING = new Set(['UUID', 'CustomOutputName', 'GroupingIdentifier', 'WFControlFlowMode']);
 
-describe('ShortcutsBench data in ../shared/data (spec §1, §4)', () => {
+describe('ShortcutsBench data in ../shared/data (docs/shortcutsbench.md §1, §4)', () => {
   it('has 1414 APIs with descriptions and parameter types (the same ids), 718 with a default output name', () => {
     expect(Object.keys(apiInfo)).toHaveLength(1414);
     expect(Object.keys(paraTypes).sort()).toEqual(Object.keys(apiInfo).sort());
     expect(defaultOutputNames(paraTypes).size).toBe(718);
     expect(defaultOutputNames(paraTypes).get('is.workflow.actions.downloadurl')).toBe('Contents of URL');
-    // every description starts with the API id and ends with a newline (§4.1)
+    // every description starts with the API id and ends with a newline (docs/shortcutsbench.md §4.1)
     for (const [id, text] of Object.entries(apiInfo)) {
       expect(text.startsWith(`${id}(`)).toBe(true);
       expect(text.endsWith('\n')).toBe(true);
@@ -113,7 +113,7 @@ describe('the authored fixtures against the real API definitions', () => {
   });
 });
 
-describe('the §4.4 rule (necessaryParams) against the real necessary-parameter file', () => {
+describe('the docs/shortcutsbench.md §4.4 rule (necessaryParams) against the real necessary-parameter file', () => {
   it('accepts each of its 19,182 values under a non-String type some API declares for that parameter', async () => {
     const { isNecessaryCandidate } = await import('./shortcut-folder.js');
     const { parseJson } = await import('./json-value.js');

@@ -1,7 +1,10 @@
 import { LEVELS } from './length.js';
 import type { ModeTallies, ReferenceTally, ScoreMode, ShortcutScore, Tally } from './score-record.js';
 
-/** The 8 categories the official analysis tallies (§4.6); others are dropped in official mode. */
+/**
+ * The 8 categories the official analysis tallies (docs/shortcutsbench.md §4.6); others are dropped in
+ * official mode.
+ */
 export const SHORTCUT_CATEGORIES = [
   'Productivity & Utilities',
   'Health & Fitness',
@@ -98,7 +101,9 @@ function levelTable(
   return { overall: accuracy(overall, mode), byLevel };
 }
 
-/** The report of one mode over the scores of all result records (micro averages, §9.5). */
+/**
+ * The report of one mode over the scores of all result records (micro averages, docs/shortcutsbench.md §9.5).
+ */
 export function summarizeShortcuts(scores: readonly ShortcutScore[], mode: ScoreMode): ShortcutsReport {
   const tallies = (s: ShortcutScore): ModeTallies => s[mode];
   const ref: ReferenceTally = { num: 0, den: 0, noPrediction: 0, formatError: 0, valueError: 0 };

@@ -39,8 +39,8 @@ function scripted(replies: StepReply[]) {
 const URLENCODE_REPLY =
   'Sure. {"Thought": "encode", "WFWorkflowActionIdentifier": "is.workflow.actions.urlencode", "WFWorkflowActionParameters": {"WFEncodeMode": "Encode", "WFInput": {"Value": {"VariableName": "word", "Type": "Variable"}}, "Rate": 1.0}} done';
 
-describe('teacher-forced solver (spec §8.1, §8.2)', () => {
-  it('sends the exact user prompt of §8.2 for the third action of shortcut 6 (gold history: ask, setvariable)', async () => {
+describe('teacher-forced solver (docs/shortcutsbench.md §8.1, §8.2)', () => {
+  it('sends the exact user prompt of docs/shortcutsbench.md §8.2 for the third action of shortcut 6 (gold history: ask, setvariable)', async () => {
     const s = scripted([
       { text: URLENCODE_REPLY, usage },
       { text: 'not json', usage },
@@ -97,7 +97,7 @@ describe('teacher-forced solver (spec §8.1, §8.2)', () => {
     );
   });
 
-  it('writes the official result record (§8.1) that the scorer reads', async () => {
+  it('writes the official result record (docs/shortcutsbench.md §8.1) that the scorer reads', async () => {
     const s = scripted([
       { text: URLENCODE_REPLY, usage },
       { text: 'not json', usage },

@@ -8,7 +8,7 @@ import { normaliseAction, renameControlFlow, returnValueNames } from './normalis
 import { NO_DESCRIPTION, shortcutsSystemPrompt, shortcutsUserPrompt } from './prompts.js';
 import { type AgentBSeq, parseShortcutsReply } from './reply.js';
 
-/** What every shortcut of a run shares: the API files (spec §4.1, §4.2). */
+/** What every shortcut of a run shares: the API files (docs/shortcutsbench.md §4.1, §4.2). */
 export interface ShortcutsApis {
   /** all_api2info: id → description (also the distractor pool). */
   info: ReadonlyMap<string, string>;
@@ -32,7 +32,7 @@ export interface ShortcutStep {
   query: string;
   system: string;
   user: string;
-  /** The gold history as shown (normalised, §8.3/§8.4). */
+  /** The gold history as shown (normalised, docs/shortcutsbench.md §8.3/§8.4). */
   history: readonly JsonObject[];
   candidates: CandidateApis;
 }
@@ -51,7 +51,9 @@ export interface ShortcutTraceStep {
 
 /** The solver's output for one shortcut: the official result line plus our trace. */
 export interface ShortcutRun {
-  /** The official result record as the runner writes it (`json.dumps`, one line, §8.1). */
+  /**
+   * The official result record as the runner writes it (`json.dumps`, one line, docs/shortcutsbench.md §8.1).
+   */
   resultLine: string;
   modelCalls: number;
   usage: TokenUsage;
@@ -63,10 +65,10 @@ export interface ShortcutRun {
 const num = (n: number) => new LosslessNumber(String(n));
 
 /**
- * The teacher-forced loop of §8.1: FILTER actions are copied and kept out of the history, IGNORE
- * actions are copied and shown (control flow renamed), every other action is one step whose reply
- * is parsed as the official runner does (docs/shortcutsbench.md, "Official reply parsing"); the
- * history always gets the GOLD action.
+ * The teacher-forced loop of docs/shortcutsbench.md §8.1: FILTER actions are copied and kept out of the
+ * history, IGNORE actions are copied and shown (control flow renamed), every other action is one step whose
+ * reply is parsed as the official runner does (docs/shortcutsbench.md, "Official reply parsing"); the history
+ * always gets the GOLD action.
  */
 export async function solveShortcut(
   shortcut: ShortcutToSolve,

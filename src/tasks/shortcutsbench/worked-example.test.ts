@@ -19,7 +19,7 @@ const significant = new Map<string, Json>(
   ]),
 );
 
-describe('spec §10 worked example', () => {
+describe('docs/shortcutsbench.md §10 worked example', () => {
   it('has LEN 5 (level 2) and the spec positions', () => {
     const { length, positions } = shortcutLength(record!.aseqs);
     expect(length).toBe(5);
