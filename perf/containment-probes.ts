@@ -13,63 +13,13 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { deflateSync } from 'node:zlib';
+import { blackPng, whitePng } from '../src/tools/gta/__fixtures__/png.js';
 
 const [mode, name, root, callsText] = process.argv.slice(2);
 
 // biome-ignore lint/suspicious/noExplicitAny: modules of two different trees, typed at the call sites
 const load = (path: string): Promise<any> => import(pathToFileURL(join(root!, 'src', path)).href);
 const scratch = mkdtempSync(join(tmpdir(), 'apiary-containment-'));
-
-/** A PNG whose header says `side`×`side` 1-bit pixels: a few KB of deflated zeros that decode to GBs. */
-function pngBomb(side: number): Buffer {
-  const rows = Buffer.alloc((Math.ceil(side / 8) + 1) * side);
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(side, 0);
-  ihdr.writeUInt32BE(side, 4);
-  ihdr[8] = 1; // bit depth
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    pngChunk('IHDR', ihdr),
-    pngChunk('IDAT', deflateSync(rows, { level: 9 })),
-    pngChunk('IEND', Buffer.alloc(0)),
-  ]);
-}
-
-function pngChunk(type: string, data: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(data.length, 0);
-  head.write(type, 4, 'latin1');
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])), 0);
-  return Buffer.concat([head, data, crc]);
-}
-
-function crc32(bytes: Buffer): number {
-  let c = ~0;
-  for (const b of bytes) {
-    c ^= b;
-    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
-  }
-  return ~c >>> 0;
-}
-
-/** A small real PNG (64×64 RGB, white). */
-function smallPng(side = 64): Buffer {
-  const rows = Buffer.alloc((side * 3 + 1) * side, 0xff);
-  for (let y = 0; y < side; y++) rows[y * (side * 3 + 1)] = 0;
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(side, 0);
-  ihdr.writeUInt32BE(side, 4);
-  ihdr[8] = 8;
-  ihdr[9] = 2; // truecolour
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    pngChunk('IHDR', ihdr),
-    pngChunk('IDAT', deflateSync(rows)),
-    pngChunk('IEND', Buffer.alloc(0)),
-  ]);
-}
 
 /** A binary plist of `depth` arrays, each holding the next one twice (2^depth nodes when expanded). */
 function plistBomb(depth: number): Buffer {
@@ -169,14 +119,14 @@ const ATTACKS: Record<string, () => Promise<string>> = {
   'calculator 120 gcds of 10,000-digit numbers': () =>
     gtaCall('Calculator', { expression: `${'gcd(2**33000-1, 3**20000-1)+'.repeat(120)}0` }),
   'DrawBox bbox 1e12 on 64x64': () => {
-    writeFileSync(join(scratch, 'small.png'), smallPng());
+    writeFileSync(join(scratch, 'small.png'), whitePng(64, 64));
     return gtaCall('DrawBox', {
       image: join(scratch, 'small.png'),
       bbox: '(0, 0, 1000000000000, 1000000000000)',
     });
   },
   'DrawBox 20000x20000 PNG bomb': () => {
-    writeFileSync(join(scratch, 'bomb.png'), pngBomb(20_000));
+    writeFileSync(join(scratch, 'bomb.png'), blackPng(20_000, 20_000));
     return gtaCall('DrawBox', { image: join(scratch, 'bomb.png'), bbox: '(0, 0, 10, 10)' });
   },
   'Plot savefig writes a PNG bomb': () =>
@@ -379,7 +329,7 @@ ATTACKS["MCP: a second client while one's Calculator call runs away"] = async ()
 const OVERHEAD_ARGS: Record<string, () => Record<string, unknown>> = {
   Calculator: () => ({ expression: '(3 + 4) * 12 / 5 - 2 ** 5' }),
   DrawBox: () => {
-    writeFileSync(join(scratch, 'overhead.png'), smallPng(256));
+    writeFileSync(join(scratch, 'overhead.png'), whitePng(256, 256));
     return { image: join(scratch, 'overhead.png'), bbox: '(10, 10, 120, 90)', annotation: 'cat' };
   },
   Solver: () => ({

@@ -2,12 +2,12 @@ import { randomFillSync } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { crc32, deflateSync } from 'node:zlib';
 import { intToRGBA, Jimp } from 'jimp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { indexCatalog, loadCatalog } from '../../catalog/index.js';
 import { appRegistry, dispatchCall } from '../../exec/index.js';
 import { toolHandler } from '../tool.js';
+import { blackPng, greyPng } from './__fixtures__/png.js';
 import { addTextTool } from './add-text.js';
 import { drawBoxTool } from './draw-box.js';
 import { checkImageHeader, MAX_IMAGE_BYTES, MAX_IMAGE_PIXELS, MAX_TEXT_CHARS } from './image-limits.js';
@@ -30,38 +30,6 @@ const apps = appRegistry(
 );
 const call = (tool: string, args: Record<string, unknown>, timeoutMs = 10_000) =>
   dispatchCall({ app: tool, api: tool, args }, { catalog, apps, timeoutMs });
-
-/** A PNG chunk: length, type, data, CRC of type and data. */
-function chunk(type: string, data: Buffer): Buffer {
-  const typed = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(data.length);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(typed));
-  return Buffer.concat([length, typed, crc]);
-}
-
-/** A PNG of 1-bit greyscale rows (filter byte 0, then `row(y)` or zeros): tiny on disk. */
-function greyPng(width: number, height: number, fill?: (row: Buffer) => void): Buffer {
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header.set([1, 0, 0, 0, 0], 8); // bit depth 1, greyscale, deflate, adaptive filters, no interlace
-  const stride = 1 + Math.ceil(width / 8);
-  const rows = Buffer.alloc(height * stride);
-  if (fill) for (let y = 0; y < height; y++) fill(rows.subarray(y * stride + 1, (y + 1) * stride));
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', header),
-    chunk('IDAT', deflateSync(rows, { level: 9 })),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
-}
-
-/** A valid all-black 1-bit greyscale PNG: tiny on disk, `width × height × 4` bytes once decoded. */
-function blackPng(width: number, height: number): Buffer {
-  return greyPng(width, height);
-}
 
 let small: string;
 let bomb: string;
