@@ -13,6 +13,7 @@ import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'n
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { minimalRunSpec } from '../src/harness/__fixtures__/run-spec.js';
 import {
   filterSamples,
   indexRun,
@@ -81,23 +82,12 @@ function record(i: number): string {
   })}\n`;
 }
 
-const spec = {
-  version: 2,
+const spec = minimalRunSpec({
   task: { name: 'perf', version: '1', options: {} },
   solver: { name: 's', options: {} },
-  model: null,
-  sampling: null,
   data: { path: dir, sha256: null },
-  limit: null,
   size: 0,
-  seed: 0,
-  epochs: 1,
-  concurrency: 1,
-  price: null,
-  gitRevision: null,
-  packageVersion: '0',
-  startedAt: '2026-01-01T00:00:00.000Z',
-};
+});
 let t = performance.now();
 if (argFile < 0) writeRun();
 function writeRun() {

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { minimalRunSpec } from './__fixtures__/run-spec.js';
 import {
   BLOB_MIN_CHARS,
   externalize,
@@ -109,23 +110,12 @@ describe('results file blobs', () => {
   });
 });
 
-const HEADER_SPEC = {
-  version: 2,
+const HEADER_SPEC = minimalRunSpec({
   task: { name: 't', version: '1', options: {} },
   solver: { name: 's', options: {} },
-  model: null,
-  sampling: null,
   data: { path: 'p', sha256: 'h' },
-  limit: null,
   size: 2,
-  seed: 0,
-  epochs: 1,
-  concurrency: 1,
-  price: null,
-  gitRevision: null,
-  packageVersion: '0',
-  startedAt: '2026-01-01T00:00:00.000Z',
-};
+});
 
 describe('externalize', () => {
   const long = 'p'.repeat(BLOB_MIN_CHARS);

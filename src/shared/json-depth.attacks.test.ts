@@ -6,6 +6,7 @@ import { parseJsonActionReply } from '../agents/protocols/json-action.js';
 import { parseReactArguments } from '../agents/protocols/react.js';
 import { reportRun } from '../cli/commands/report.js';
 import { appRegistry } from '../exec/index.js';
+import { minimalRunSpec } from '../harness/__fixtures__/run-spec.js';
 import { createQueueAuth } from '../harness/queue-auth.js';
 import { openEnvelope, QueueNoteSchema } from '../harness/queue-protocol.js';
 import { parseResultsText } from '../harness/results-file.js';
@@ -42,23 +43,12 @@ function errorOf(f: () => unknown): ApiaryError {
 
 const HEADER = JSON.stringify({
   type: 'header',
-  spec: {
-    version: 2,
+  spec: minimalRunSpec({
     task: { name: 'appbench', version: '1', options: {} },
     solver: { name: 'plan', options: {} },
-    model: null,
-    sampling: null,
     data: { path: '/nonexistent/apiary-data', sha256: 'h' },
-    limit: null,
     size: 1,
-    seed: 0,
-    epochs: 1,
-    concurrency: 1,
-    price: null,
-    gitRevision: null,
-    packageVersion: '0',
-    startedAt: '2026-01-01T00:00:00.000Z',
-  },
+  }),
 });
 const sample = (output: string) =>
   `{"type":"sample","id":"s1","epoch":1,"category":null,"output":${output},"error":null,"usage":null,` +
