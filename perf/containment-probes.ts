@@ -9,16 +9,22 @@
  * (`{ ms, outcome }` for an attack, `{ medianMs, p95Ms }` for an overhead). The parent kills the
  * process at its deadline and samples the memory of its whole process tree (sandboxes included).
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { blackPng, whitePng } from '../src/tools/gta/__fixtures__/png.js';
+import { blackPng, whitePng } from '../src/benchmarks/gta/tools/__fixtures__/png.js';
 
 const [mode, name, root, callsText] = process.argv.slice(2);
 
 // biome-ignore lint/suspicious/noExplicitAny: modules of two different trees, typed at the call sites
-const load = (path: string): Promise<any> => import(pathToFileURL(join(root!, 'src', path)).href);
+const load = (path: string): Promise<any> => import(pathToFileURL(join(root!, 'src', movedPath(path))).href);
+
+/** GTA's tools moved to src/benchmarks/gta/tools (issue 25); the "before" checkout has the old layout. */
+function movedPath(path: string): string {
+  const moved = path.replace(/^tools\/gta\//, 'benchmarks/gta/tools/');
+  return moved !== path && existsSync(join(root!, 'src', moved)) ? moved : path;
+}
 const scratch = mkdtempSync(join(tmpdir(), 'apiary-containment-'));
 
 /** A binary plist of `depth` arrays, each holding the next one twice (2^depth nodes when expanded). */

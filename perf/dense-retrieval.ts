@@ -28,6 +28,15 @@ import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
+  TOOLBENCH_DENSE_DEFAULTS as D,
+  evaluateRetriever,
+  loadToolBenchSuite,
+  TOOLBENCH_GROUPS,
+  toolBenchCorpus,
+  trainToolBenchDense,
+  trainToolBenchRanker,
+} from '../src/benchmarks/toolbench/index.js';
+import {
   buildRetriever,
   DENSE_HYBRID_WEIGHT,
   type DenseModel,
@@ -39,15 +48,6 @@ import {
   saveDenseModel,
   WeightedFusionRetriever,
 } from '../src/retrieval/index.js';
-import {
-  TOOLBENCH_DENSE_DEFAULTS as D,
-  evaluateRetriever,
-  loadToolBenchSuite,
-  TOOLBENCH_GROUPS,
-  toolBenchCorpus,
-  trainToolBenchDense,
-  trainToolBenchRanker,
-} from '../src/tasks/toolbench/index.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,

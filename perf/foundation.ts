@@ -58,7 +58,7 @@ async function main(): Promise<void> {
 
   const { loadCatalog, indexCatalog } = await import('../src/catalog/index.js');
   const { validatePlan } = await import('../src/plan/index.js');
-  const { appBenchGoldPlan, parseAppBenchFile } = await import('../src/tasks/appbench/index.js');
+  const { appBenchGoldPlan, parseAppBenchFile } = await import('../src/benchmarks/appbench/index.js');
   const catalog = loadCatalog('appbench', { dataDir });
   const index = indexCatalog(catalog);
   const texts = ['ss', 'sm', 'ms', 'mm'].map((c) => {

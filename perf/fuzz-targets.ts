@@ -14,11 +14,8 @@ import {
   planLinesProtocol,
   reactProtocol,
 } from '../src/agents/index.js';
-import { loadCatalog } from '../src/catalog/index.js';
-import { parseMetabenchPlan, parsePlanJson, printPlanJson } from '../src/plan/index.js';
-import { ApiaryError } from '../src/shared/index.js';
-import { parseAppBenchFile, readAppBenchPredictions } from '../src/tasks/appbench/index.js';
-import { loadGtaDataset, loadGtaToolMeta, readGtaStepPredictions } from '../src/tasks/gta/index.js';
+import { parseAppBenchFile, readAppBenchPredictions } from '../src/benchmarks/appbench/index.js';
+import { loadGtaDataset, loadGtaToolMeta, readGtaStepPredictions } from '../src/benchmarks/gta/index.js';
 import {
   loadGoldShortcuts,
   loadShortcutsCategories,
@@ -26,8 +23,11 @@ import {
   loadSignificantParams,
   parseResultRecords,
   parseShortcutsReply,
-} from '../src/tasks/shortcutsbench/index.js';
-import { parseToolBenchQueries } from '../src/tasks/toolbench/index.js';
+} from '../src/benchmarks/shortcutsbench/index.js';
+import { parseToolBenchQueries } from '../src/benchmarks/toolbench/index.js';
+import { loadCatalog } from '../src/catalog/index.js';
+import { parseMetabenchPlan, parsePlanJson, printPlanJson } from '../src/plan/index.js';
+import { ApiaryError } from '../src/shared/index.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const read = (rel: string) => readFileSync(join(ROOT, rel), 'utf8');
@@ -100,7 +100,7 @@ const PLAN_SEEDS = [
   read('src/cli/commands/__fixtures__/run-restaurant.plan.txt'),
   read('src/cli/__fixtures__/bad-plan.txt'),
 ];
-const SC = 'src/tasks/shortcutsbench/__fixtures__/authored';
+const SC = 'src/benchmarks/shortcutsbench/__fixtures__/authored';
 
 export function fuzzTargets(): FuzzTarget[] {
   return [
@@ -185,7 +185,7 @@ export function fuzzTargets(): FuzzTarget[] {
     },
     {
       name: 'GTA dataset.json',
-      seeds: [read('src/tasks/gta/__fixtures__/data/dataset.json')],
+      seeds: [read('src/benchmarks/gta/__fixtures__/data/dataset.json')],
       parse: viaFile('dataset.json', (d) => loadGtaDataset(d, { checkFiles: false })),
     },
     {
@@ -206,14 +206,14 @@ export function fuzzTargets(): FuzzTarget[] {
     {
       name: 'ToolBench queries',
       seeds: [
-        read('src/tasks/toolbench/__fixtures__/queries.json'),
-        read('src/tasks/toolbench/__fixtures__/g1-tool.json'),
+        read('src/benchmarks/toolbench/__fixtures__/queries.json'),
+        read('src/benchmarks/toolbench/__fixtures__/g1-tool.json'),
       ],
       parse: (t) => parseToolBenchQueries(t, 'G1_instruction.json'),
     },
     {
       name: 'ToolBench tools',
-      seeds: [read('src/tasks/toolbench/__fixtures__/tools.jsonl')],
+      seeds: [read('src/benchmarks/toolbench/__fixtures__/tools.jsonl')],
       parse: viaFile('toolbench/tools.jsonl', (d) => loadCatalog('toolbench', { dataDir: d })),
     },
     {

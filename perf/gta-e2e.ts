@@ -1,6 +1,6 @@
 /**
  * GTA end to end: wall time per query of the `gta` task (ReAct loop over the real tools, scored),
- * on the 13 authored queries of src/tasks/gta/__fixtures__/e2e with the scripted model on a local
+ * on the 13 authored queries of src/benchmarks/gta/__fixtures__/e2e with the scripted model on a local
  * OpenAI-compatible server (so the model costs ~nothing and the numbers are the loop + tools).
  *
  *   npx tsx perf/gta-e2e.ts [--runs N]
@@ -13,14 +13,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { respond } from '../src/benchmarks/gta/__fixtures__/e2e-script.js';
+import { summarizeGtaTask } from '../src/benchmarks/gta/task-report.js';
 import { resolveModelSetup } from '../src/models/index.js';
-import { respond } from '../src/tasks/gta/__fixtures__/e2e-script.js';
-import { summarizeGtaTask } from '../src/tasks/gta/task-report.js';
 import { type GtaSample, gtaDefinition, type LoadedTask, type TaskToolSettings } from '../src/tasks/index.js';
 import { startScriptedOpenAiServer } from '../src/test/index.js';
 
 const RUNS = process.argv.includes('--runs') ? Number(process.argv[process.argv.indexOf('--runs') + 1]) : 3;
-const DATA = resolve(import.meta.dirname, '../src/tasks/gta/__fixtures__/e2e');
+const DATA = resolve(import.meta.dirname, '../src/benchmarks/gta/__fixtures__/e2e');
 const dir = mkdtempSync(join(tmpdir(), 'apiary-perf-gta-e2e-'));
 const server = await startScriptedOpenAiServer({ respond });
 const model = resolveModelSetup({ baseURL: server.url, model: 'scripted' }, { env: {}, cwd: dir })!;

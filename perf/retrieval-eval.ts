@@ -7,6 +7,19 @@
  * ToolBench rows, SKIP_CV=1 the cross-validated ones)
  */
 import { resolve } from 'node:path';
+import {
+  APPBENCH_CATEGORIES,
+  appBenchRetrievalQueries,
+  loadAppBenchSamples,
+} from '../src/benchmarks/appbench/index.js';
+import {
+  evaluateRetriever,
+  loadToolBenchSuite,
+  TOOLBENCH_GROUPS,
+  toolBenchCorpus,
+  trainToolBenchModel,
+  trainToolBenchRanker,
+} from '../src/benchmarks/toolbench/index.js';
 import { loadCatalog } from '../src/catalog/index.js';
 import {
   buildRetriever,
@@ -20,19 +33,6 @@ import {
   type TrainedModel,
   trainLinearRanker,
 } from '../src/retrieval/index.js';
-import {
-  APPBENCH_CATEGORIES,
-  appBenchRetrievalQueries,
-  loadAppBenchSamples,
-} from '../src/tasks/appbench/index.js';
-import {
-  evaluateRetriever,
-  loadToolBenchSuite,
-  TOOLBENCH_GROUPS,
-  toolBenchCorpus,
-  trainToolBenchModel,
-  trainToolBenchRanker,
-} from '../src/tasks/toolbench/index.js';
 
 const dataDir = process.argv[2] ?? process.env.APIARY_DATA ?? resolve(process.cwd(), '../shared/data');
 const out = (s: string) => process.stdout.write(`${s}\n`);

@@ -26,6 +26,16 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
+  buildToolBenchIndex,
+  evaluateRetriever,
+  loadToolBenchSuite,
+  TOOLBENCH_GROUPS,
+  toolBenchCatalogHash,
+  toolBenchCorpus,
+  trainToolBenchDense,
+  trainToolBenchRanker,
+} from '../src/benchmarks/toolbench/index.js';
+import {
   buildRetriever,
   composedTestRequests,
   type DenseModel,
@@ -44,16 +54,6 @@ import {
   type RetrieverKind,
   saveRetrievalIndex,
 } from '../src/retrieval/index.js';
-import {
-  buildToolBenchIndex,
-  evaluateRetriever,
-  loadToolBenchSuite,
-  TOOLBENCH_GROUPS,
-  toolBenchCatalogHash,
-  toolBenchCorpus,
-  trainToolBenchDense,
-  trainToolBenchRanker,
-} from '../src/tasks/toolbench/index.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,

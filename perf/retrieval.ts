@@ -17,6 +17,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { loadToolBenchSuite, toolBenchCorpus } from '../src/benchmarks/toolbench/index.js';
 import {
   Bm25Index,
   bm25Analyze,
@@ -30,7 +31,6 @@ import {
   tokenizeRegex,
   WordVectorEmbedder,
 } from '../src/retrieval/index.js';
-import { loadToolBenchSuite, toolBenchCorpus } from '../src/tasks/toolbench/index.js';
 
 const dataDir = process.argv[2] ?? process.env.APIARY_DATA ?? resolve(process.cwd(), '../shared/data');
 const median = (xs: number[]) => {

@@ -28,7 +28,7 @@ async function child(mode: string, dir: string): Promise<void> {
 function writeSynthetic(dir: string, sizeMb: number): number {
   const authored = JSON.parse(
     readFileSync(
-      join(import.meta.dirname, '../src/tasks/shortcutsbench/__fixtures__/authored', GOLD),
+      join(import.meta.dirname, '../src/benchmarks/shortcutsbench/__fixtures__/authored', GOLD),
       'utf8',
     ),
   ) as { URL: string }[];

@@ -5,7 +5,7 @@ import { parseResultRecords, scoreResultRecord, summarizeShortcuts } from '../sr
 
 const n = Number(process.argv[2] ?? 20000);
 const line = readFileSync(
-  join(import.meta.dirname, '../src/tasks/shortcutsbench/__fixtures__/worked-example.results.jsonl'),
+  join(import.meta.dirname, '../src/benchmarks/shortcutsbench/__fixtures__/worked-example.results.jsonl'),
   'utf8',
 ).trim();
 const text = `${Array.from({ length: n }, () => line).join('\n')}\n`;

@@ -1,5 +1,5 @@
 /**
- * What running Calculator and DrawBox on a tool worker thread (src/tools/gta/tool-threads.ts)
+ * What running Calculator and DrawBox on a tool worker thread (src/benchmarks/gta/tools/tool-threads.ts)
  * adds per call, against the same work on the calling thread (as before issue 24).
  *
  *   npx tsx perf/tool-threads.ts [--runs N]
@@ -12,12 +12,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Jimp } from 'jimp';
+import { calculate, calculatorTool } from '../src/benchmarks/gta/tools/calculator.js';
+import { drawBoxTool } from '../src/benchmarks/gta/tools/draw-box.js';
+import { readCheckedImage } from '../src/benchmarks/gta/tools/image-limits.js';
+import { renderDrawBox } from '../src/benchmarks/gta/tools/image-render.js';
+import { writeImageResult } from '../src/benchmarks/gta/tools/image-result.js';
 import { sha256Hex } from '../src/shared/index.js';
-import { calculate, calculatorTool } from '../src/tools/gta/calculator.js';
-import { drawBoxTool } from '../src/tools/gta/draw-box.js';
-import { readCheckedImage } from '../src/tools/gta/image-limits.js';
-import { renderDrawBox } from '../src/tools/gta/image-render.js';
-import { writeImageResult } from '../src/tools/gta/image-result.js';
 
 const RUNS = process.argv.includes('--runs') ? Number(process.argv[process.argv.indexOf('--runs') + 1]) : 50;
 const dir = mkdtempSync(join(tmpdir(), 'apiary-perf-tool-threads-'));

@@ -15,6 +15,7 @@ export * from './harness/index.js';
 export * from './mcp/index.js';
 export * from './models/index.js';
 export * from './plan/index.js';
+export * from './plugins/index.js';
 export * from './reports/index.js';
 export * from './retrieval/index.js';
 export * from './sft/index.js';

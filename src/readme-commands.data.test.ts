@@ -2,8 +2,8 @@ import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeToolBenchFixtures } from './benchmarks/toolbench/__fixtures__/data-root.js';
 import { ROOT, runCli } from './cli/__fixtures__/run-cli.js';
-import { writeToolBenchFixtures } from './tasks/toolbench/__fixtures__/data-root.js';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from './test/index.js';
 
 /*

@@ -4,27 +4,14 @@
  * @module
  */
 
-// The app handler contract the executor calls
-export {
-  type AppCallContext,
-  type AppCallResult,
-  type AppHandler,
-  type ContentPart,
-  ContentPartSchema,
-  type ContentResult,
-  isContentResult,
-} from './app.js';
-
 // Building the database file from an SGD release (`apiary apps build-db`)
 export {
   buildSgdDatabaseFile,
   type SgdDatabaseBuildInterrupted,
   type SgdDatabaseFileReport,
-} from './build-sgd-database-file.js';
-
+} from '../benchmarks/appbench/apps/build-sgd-database-file.js';
 // Slot value normalisation shared by the database and the apps
-export { normalizeSlotValue } from './normalize-slot-value.js';
-
+export { normalizeSlotValue } from '../benchmarks/appbench/apps/normalize-slot-value.js';
 // Simulated apps answering from the SGD database, with recorded side effects
 export {
   type CreateSgdAppsOptions,
@@ -34,8 +21,7 @@ export {
   type SgdApiBinding,
   SgdAppHandler,
   type SideEffect,
-} from './sgd-apps.js';
-
+} from '../benchmarks/appbench/apps/sgd-apps.js';
 // The SGD results database: open (built file or bundled subset), build, inspect
 export {
   buildSgdDatabase,
@@ -53,4 +39,14 @@ export {
   type SqliteStatement,
   sgdDatabaseCounts,
   sgdDatabaseMeta,
-} from './sgd-database.js';
+} from '../benchmarks/appbench/apps/sgd-database.js';
+// The app handler contract the executor calls
+export {
+  type AppCallContext,
+  type AppCallResult,
+  type AppHandler,
+  type ContentPart,
+  ContentPartSchema,
+  type ContentResult,
+  isContentResult,
+} from './app.js';

@@ -5,18 +5,20 @@
  * @module
  */
 
+// The SGD services behind the AppBench apps
+export { appBenchSgdSource, deriveAppBenchParameters } from '../benchmarks/appbench/catalog.js';
+// SGD service schemas
+export { type SgdService, SgdServiceSchema } from '../benchmarks/appbench/sgd-catalog.js';
+// GTA's tool categories (the catalog's app categories and GTA's per-category F1)
+export { GTA_TOOL_CATEGORIES, gtaCatalog } from '../benchmarks/gta/catalog.js';
 // Lookups by app and API id
 export { type CatalogIndex, indexCatalog } from './catalog-index.js';
-
 // Where benchmark data lives (bundled data/, $APIARY_DATA, --data)
 export { bundledDataDir, resolveDataDir } from './data-paths.js';
-
 // Exports: JSON Schema of an API's inputs
 export { apiInputJsonSchema, type JsonSchema } from './export/json-schema.js';
-
 // Exports: prompt text of a catalog or an API
 export { type RenderCatalogOptions, renderApiText, renderCatalogText } from './export/render-text.js';
-
 // Exports: OpenAI tool definitions and AI SDK tools
 export {
   type OpenAiToolDefinition,
@@ -24,18 +26,8 @@ export {
   toOpenAiTools,
   toolNameOf,
 } from './export/tool-definitions.js';
-
 // Loading a built-in catalog (appbench, sgd, shortcuts, gta, toolbench) or a catalog file
 export { type LoadCatalogOptions, loadCatalog, loadSgdServices } from './load-catalog.js';
-
-// The SGD services behind the AppBench apps
-export { appBenchSgdSource, deriveAppBenchParameters } from './loaders/appbench.js';
-
-// GTA's tool categories (the catalog's app categories and GTA's per-category F1)
-export { GTA_TOOL_CATEGORIES, gtaCatalog } from './loaders/gta.js';
-
-// SGD service schemas
-export { type SgdService, SgdServiceSchema } from './loaders/sgd.js';
 
 // The catalog model (zod schemas are the source of the types)
 export {

@@ -261,7 +261,7 @@ describe('loading errors name the file, record and field', () => {
   });
 
   it('a bad ToolBench line names the line and field', async () => {
-    const { toolBenchCatalog } = await import('./loaders/toolbench.js');
+    const { toolBenchCatalog } = await import('../benchmarks/toolbench/catalog.js');
     const good = JSON.stringify({ category: 'Data', tool_file: 't', tool_name: 'T', api_list: [] });
     const bad = JSON.stringify({ category: 'Data', tool_file: 't2', tool_name: 5, api_list: [] });
     expect(() => toolBenchCatalog(`${good}\n${bad}\n`, 'tools.jsonl')).toThrowError(

@@ -1,11 +1,16 @@
 import { existsSync } from 'node:fs';
+import { appBenchCatalog } from '../benchmarks/appbench/catalog.js';
+import {
+  mergeSgdServices,
+  parseSgdSchema,
+  type SgdService,
+  sgdCatalog,
+} from '../benchmarks/appbench/sgd-catalog.js';
+import { gtaCatalog } from '../benchmarks/gta/catalog.js';
+import { shortcutsBenchCatalog } from '../benchmarks/shortcutsbench/catalog.js';
+import { toolBenchCatalog } from '../benchmarks/toolbench/catalog.js';
 import { NotFoundError, parseJsonText, parseWith, readJsonFile, readTextFile } from '../shared/index.js';
 import { findDataFile } from './data-paths.js';
-import { appBenchCatalog } from './loaders/appbench.js';
-import { gtaCatalog } from './loaders/gta.js';
-import { mergeSgdServices, parseSgdSchema, type SgdService, sgdCatalog } from './loaders/sgd.js';
-import { shortcutsBenchCatalog } from './loaders/shortcutsbench.js';
-import { toolBenchCatalog } from './loaders/toolbench.js';
 import { type Catalog, CatalogSchema } from './schema.js';
 
 export const BUILTIN_CATALOGS = ['appbench', 'sgd', 'shortcuts', 'gta', 'toolbench'] as const;

@@ -61,7 +61,7 @@ export const COMMAND_LIST: readonly CommandEntry[] = [
     name: 'apps',
     usage: '',
     description: 'simulated apps backed by a database of Schema-Guided Dialogue results',
-    register: async () => (await import('./commands/apps.js')).registerAppsCommands,
+    register: async () => (await import('../benchmarks/appbench/cli-apps.js')).registerAppsCommands,
   },
   {
     name: 'sft',
@@ -105,7 +105,7 @@ export const COMMAND_LIST: readonly CommandEntry[] = [
     name: 'shortcuts',
     usage: '',
     description: 'import Apple Shortcuts files (.shortcut/.plist, unsigned): show, to-plan, dataset',
-    register: async () => (await import('./commands/shortcuts.js')).registerShortcutsCommands,
+    register: async () => (await import('../benchmarks/shortcutsbench/cli.js')).registerShortcutsCommands,
   },
   {
     name: 'tools',
@@ -117,7 +117,7 @@ export const COMMAND_LIST: readonly CommandEntry[] = [
     name: 'gta',
     usage: '',
     description: 'GTA runs as files for other tools',
-    register: async () => (await import('./commands/gta.js')).registerGtaCommands,
+    register: async () => (await import('../benchmarks/gta/cli.js')).registerGtaCommands,
   },
   {
     name: 'view',

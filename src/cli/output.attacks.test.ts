@@ -99,7 +99,7 @@ describe('files from outside are printed safely (row 19)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'apiary-evil-shortcut-'));
     const battery = join(
       import.meta.dirname,
-      '../tasks/shortcutsbench/__fixtures__/my-shortcuts/battery.plist',
+      '../benchmarks/shortcutsbench/__fixtures__/my-shortcuts/battery.plist',
     );
     const evil = join(dir, `evil${TITLE}.plist`);
     writeFileSync(evil, readFileSync(battery));

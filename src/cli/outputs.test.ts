@@ -50,7 +50,7 @@ describe('outputs are checked before the work (issue 13 item 4)', () => {
 
   it('retrieve train refuses an --out it cannot write before training', async () => {
     const data = mkdtempSync(join(tmpdir(), 'apiary-tb-'));
-    const fixtures = join(root, 'src/tasks/toolbench/__fixtures__');
+    const fixtures = join(root, 'src/benchmarks/toolbench/__fixtures__');
     mkdirSync(join(data, 'toolbench', 'queries'), { recursive: true });
     copyFileSync(join(fixtures, 'tools.jsonl'), join(data, 'toolbench', 'tools.jsonl'));
     copyFileSync(join(fixtures, 'queries.json'), join(data, 'toolbench', 'queries', 'G1_instruction.json'));

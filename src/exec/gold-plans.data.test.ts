@@ -9,8 +9,8 @@ import {
   readSgdDialogueFiles,
   type SqliteDatabase,
 } from '../apps/index.js';
+import { appBenchGoldPlan, readAppBenchFile } from '../benchmarks/appbench/index.js';
 import { indexCatalog, loadCatalog } from '../catalog/index.js';
-import { appBenchGoldPlan, readAppBenchFile } from '../tasks/appbench/index.js';
 import { autoApprove } from './approval.js';
 import { type ExecutionResult, executePlan } from './execute-plan.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { parseMetabenchPlan } from '../benchmarks/appbench/metabench-format.js';
 import { analyzePlan, findCycle, topologicalLevels } from './graph.js';
-import { parseMetabenchPlan } from './metabench-format.js';
 import type { Plan } from './schema.js';
 
 const plan = (text: string): Plan => parseMetabenchPlan(text).plan;

@@ -5,9 +5,6 @@
  * @module
  */
 
-// Dependency analysis: levels, parallel and sequential scale
-export { analyzePlan, type PlanAnalysis } from './graph.js';
-
 // MetaBench call-list text: parse and print
 export {
   type ParsedPlanText,
@@ -15,7 +12,9 @@ export {
   parseMetabenchPlan,
   printMetabenchPlan,
   type SkippedLine,
-} from './metabench-format.js';
+} from '../benchmarks/appbench/metabench-format.js';
+// Dependency analysis: levels, parallel and sequential scale
+export { analyzePlan, type PlanAnalysis } from './graph.js';
 
 // Plan JSON: parse, print, read a plan file (JSON or text)
 export { parsePlanJson, printPlanJson, readPlanFile } from './plan-json.js';

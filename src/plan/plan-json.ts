@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { parseMetabenchPlan } from '../benchmarks/appbench/metabench-format.js';
 import { parseJsonText, parseWith, readTextFile } from '../shared/index.js';
-import { parseMetabenchPlan } from './metabench-format.js';
 import { type Plan, PlanSchema, StepSchema } from './schema.js';
 
 /** Parses the JSON form of a plan; errors name the file, the step index and the field. */

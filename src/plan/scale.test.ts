@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { parseMetabenchPlan, printMetabenchPlan } from '../benchmarks/appbench/metabench-format.js';
 import { analyzePlan, findCycle, topologicalLevels } from './graph.js';
-import { parseMetabenchPlan, printMetabenchPlan } from './metabench-format.js';
 import { renderPlanDag } from './render-dag.js';
 
 /** Issue 13 item 9: long plans are handled in linear time (timings: perf/plan-show.ts). */

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseMetabenchPlan } from '../benchmarks/appbench/metabench-format.js';
 import { loadCatalog } from '../catalog/index.js';
 import { InputInvalidError } from '../shared/index.js';
-import { parseMetabenchPlan } from './metabench-format.js';
 import { parsePlanJson } from './plan-json.js';
 import type { Plan } from './schema.js';
 import { validatePlan } from './validate-plan.js';

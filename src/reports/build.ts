@@ -1,12 +1,12 @@
+import { appBenchSection } from '../benchmarks/appbench/report-section.js';
+import { gtaSection } from '../benchmarks/gta/report-section.js';
+import { shortcutsSection } from '../benchmarks/shortcutsbench/report-section.js';
+import { toolBenchSection } from '../benchmarks/toolbench/report-section.js';
 import type { Block, ReportSection } from './html.js';
 import { renderPage } from './html.js';
 import { loadPublishedResults, type PublishedResults } from './published.js';
 import { loadReportRun, type ReportRun, uniqueLabels } from './run.js';
-import { appBenchSection } from './sections/appbench.js';
 import { commonBlocks } from './sections/common.js';
-import { gtaSection } from './sections/gta.js';
-import { shortcutsSection } from './sections/shortcuts.js';
-import { toolBenchSection } from './sections/toolbench.js';
 
 type SectionBuilder = (runs: readonly ReportRun[], published: PublishedResults) => Promise<Block[]>;
 

@@ -6,6 +6,14 @@
  * @module
  */
 
+export {
+  type GtaRunReport,
+  type GtaSampleScore,
+  GtaSampleScoreSchema,
+  type GtaToolRow,
+  gtaMetrics,
+  summarizeGtaScores,
+} from '../benchmarks/gta/report-scores.js';
 export { buildHtmlReport, buildHtmlReportFromFolders, type HtmlReportOptions } from './build.js';
 export { type ChartDatum, type ChartOptions, groupedBarSpec, renderChartSvg } from './charts.js';
 export {
@@ -15,14 +23,6 @@ export {
   type SpecDifference,
   specDifferences,
 } from './compare.js';
-export {
-  type GtaRunReport,
-  type GtaSampleScore,
-  GtaSampleScoreSchema,
-  type GtaToolRow,
-  gtaMetrics,
-  summarizeGtaScores,
-} from './gta-scores.js';
 export {
   type Block,
   type Cell,

@@ -367,7 +367,7 @@ describe('HTML report over authored run folders', () => {
 
 describe('ShortcutsBench section from a real baseline run on the authored fixtures', () => {
   it('shows the level table (hand-computed in eval-shortcuts.test) with the published input rows', async () => {
-    const FIXTURES = resolve(import.meta.dirname, '../tasks/shortcutsbench/__fixtures__/authored');
+    const FIXTURES = resolve(import.meta.dirname, '../benchmarks/shortcutsbench/__fixtures__/authored');
     const options = { levels: [1, 2] };
     const loaded = await shortcutsDefinition.load({
       options,

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { gtaReportDefinition } from '../benchmarks/gta/report-scores.js';
 import {
   distinctSamples,
   type RunSummary,
@@ -9,7 +10,6 @@ import {
 } from '../harness/index.js';
 import { ApiaryError } from '../shared/index.js';
 import { defaultTaskRegistry, registerBuiltinTasks, type TaskRegistry } from '../tasks/index.js';
-import { gtaReportDefinition } from './gta-scores.js';
 
 /** A run as the report sees it: its spec and summary, and its distinct (sample, epoch) records. */
 export interface ReportRun {

@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { planPrompt } from '../agents/index.js';
+import { loadAppBenchGoldTasks } from '../benchmarks/appbench/sft-source.js';
 import { loadCatalog } from '../catalog/index.js';
-import { loadAppBenchGoldTasks } from './appbench-source.js';
 import { buildSftSamples } from './build-sft.js';
 import { formatSftJsonl, formatSftLine, type SftChat } from './sft-format.js';
 import { renderSftSystemPrompt, SFT_PLANNER_RULES } from './system-prompt.js';

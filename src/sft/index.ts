@@ -10,7 +10,7 @@ export {
   type DemoKnowledgeBase,
   type LoadAppBenchTasksOptions,
   loadAppBenchGoldTasks,
-} from './appbench-source.js';
+} from '../benchmarks/appbench/sft-source.js';
 
 // Building SFT samples from gold plans, with augmentations
 export {

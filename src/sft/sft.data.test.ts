@@ -1,9 +1,9 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { appBenchDemoKnowledgeBase, loadAppBenchGoldTasks } from '../benchmarks/appbench/sft-source.js';
 import { indexCatalog, loadCatalog } from '../catalog/index.js';
 import { parseMetabenchPlan, printMetabenchPlan, validatePlan } from '../plan/index.js';
 import { printAppPrefixedPlan } from '../retrieval/index.js';
-import { appBenchDemoKnowledgeBase, loadAppBenchGoldTasks } from './appbench-source.js';
 import { buildSftSamples } from './build-sft.js';
 import { formatSftJsonl, OpenAiChatLineSchema, ShareGptLineSchema } from './sft-format.js';
 

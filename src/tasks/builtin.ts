@@ -1,8 +1,8 @@
-import { registerAppBenchTask } from './appbench/register.js';
-import { registerGtaTask } from './gta/register.js';
+import { registerAppBenchTask } from '../benchmarks/appbench/register.js';
+import { registerGtaTask } from '../benchmarks/gta/register.js';
+import { registerShortcutsTask } from '../benchmarks/shortcutsbench/register.js';
+import { registerToolBenchRetrievalTask } from '../benchmarks/toolbench/register.js';
 import { defaultTaskRegistry, type TaskRegistry } from './registry.js';
-import { registerShortcutsTask } from './shortcutsbench/register.js';
-import { registerToolBenchRetrievalTask } from './toolbench/register.js';
 
 /** Registers the tasks apiary ships with (once per registry; later calls do nothing). */
 export function registerBuiltinTasks(registry: TaskRegistry = defaultTaskRegistry): TaskRegistry {

@@ -5,9 +5,11 @@
  */
 
 // AppBench / MetaBench and ToolBench retrieval (curated sub-entries, gathered as they are)
-export * from './appbench/index.js';
+export * from '../benchmarks/appbench/index.js';
+export * from '../benchmarks/gta/index.js';
+export * from '../benchmarks/shortcutsbench/index.js';
+export * from '../benchmarks/toolbench/index.js';
 export { registerBuiltinTasks } from './builtin.js';
-export * from './gta/index.js';
 // The registry: tasks by name, with their options and solvers
 export {
   defaultTaskRegistry,
@@ -17,7 +19,6 @@ export {
   registerTask,
   TaskRegistry,
 } from './registry.js';
-export * from './shortcutsbench/index.js';
 // The task contract the harness runs
 export type {
   AnyTask,
@@ -43,4 +44,3 @@ export {
   routeOptions,
   validateOptions,
 } from './task-options.js';
-export * from './toolbench/index.js';

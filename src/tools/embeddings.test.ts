@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type GtaEmbedder, simScore } from '../benchmarks/gta/index.js';
 import { ApiaryError } from '../shared/index.js';
-import { type GtaEmbedder, simScore } from '../tasks/gta/index.js';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../test/index.js';
 import { hashedBagOfWords } from '../test/scripted-openai-server.js';
 import { createEmbeddingsClient, embeddingsClientFromEnv } from './embeddings.js';

@@ -4,21 +4,11 @@
  * @module
  */
 
-// Sentence embeddings for GTA's simscore / ImgGen similarity (OpenAI-compatible /v1/embeddings)
-export {
-  createEmbeddingsClient,
-  type EmbeddingsClient,
-  type EmbeddingsClientOptions,
-  type EmbeddingsStats,
-  embeddingsClientFromEnv,
-} from './embeddings.js';
-// Which files a tool's file arguments may name (granted folders and files, symlinks resolved)
-export { grantedPath, type ReadablePaths, readablePaths } from './file-access.js';
 // GTA's tools: OCR (tesseract.js), Calculator (mathjs), DrawBox and AddText (jimp)
-export { addTextTool, placeText, type TextPlacement } from './gta/add-text.js';
-export { calculate, calculatorTool } from './gta/calculator.js';
-export { boxLineWidth, drawBoxTool } from './gta/draw-box.js';
-export { parseBbox } from './gta/image-args.js';
+export { addTextTool, placeText, type TextPlacement } from '../benchmarks/gta/tools/add-text.js';
+export { calculate, calculatorTool } from '../benchmarks/gta/tools/calculator.js';
+export { boxLineWidth, drawBoxTool } from '../benchmarks/gta/tools/draw-box.js';
+export { parseBbox } from '../benchmarks/gta/tools/image-args.js';
 // GTA's image-generation tools on an OpenAI-compatible images endpoint
 export {
   type ImageGenToolOptions,
@@ -27,7 +17,7 @@ export {
   imageStylizationTool,
   TEXT_TO_IMAGE_SUFFIX,
   textToImageTool,
-} from './gta/image-gen.js';
+} from '../benchmarks/gta/tools/image-gen.js';
 export {
   bundledEnglishLangPath,
   formatOcrLines,
@@ -35,9 +25,9 @@ export {
   type OcrTool,
   type OcrToolOptions,
   ocrTool,
-} from './gta/ocr.js';
-export { plotTool } from './gta/plot.js';
-export { type SolutionKind, stripMarkdownCode } from './gta/python-solution.js';
+} from '../benchmarks/gta/tools/ocr.js';
+export { plotTool } from '../benchmarks/gta/tools/plot.js';
+export { type SolutionKind, stripMarkdownCode } from '../benchmarks/gta/tools/python-solution.js';
 // The registry: every GTA tool by name, its status, its app handlers for dispatchCall
 export {
   disposeTools,
@@ -49,15 +39,15 @@ export {
   gtaTools,
   toolStatus,
   unavailableTool,
-} from './gta/registry.js';
+} from '../benchmarks/gta/tools/registry.js';
 // GTA's GoogleSearch: pluggable providers (Serper.dev web search, an offline BM25 corpus)
 export {
   type GoogleSearchToolOptions,
   googleSearchTool,
   type SearchProviderFlags,
   searchProviderFromEnv,
-} from './gta/search.js';
-export { GTA_PYTHON_TIMEOUT_MS, type PythonToolOptions, solverTool } from './gta/solver.js';
+} from '../benchmarks/gta/tools/search.js';
+export { GTA_PYTHON_TIMEOUT_MS, type PythonToolOptions, solverTool } from '../benchmarks/gta/tools/solver.js';
 // GTA's vision tools on a vision-language model (OpenAI-compatible chat, image content parts)
 export {
   countGivenObjectTool,
@@ -69,7 +59,7 @@ export {
   type VisionToolOptions,
   visionTools,
   visionToolsFromEnv,
-} from './gta/vision.js';
+} from '../benchmarks/gta/tools/vision.js';
 export {
   createVisionClient,
   type ImageBytes,
@@ -77,7 +67,7 @@ export {
   sniffImageType,
   type VisionClient,
   type VisionClientOptions,
-} from './gta/vision-client.js';
+} from '../benchmarks/gta/tools/vision-client.js';
 export {
   type DetectedBox,
   formatBoxes,
@@ -86,7 +76,17 @@ export {
   parseCount,
   parseLatex,
   pyFormat0f,
-} from './gta/vision-parse.js';
+} from '../benchmarks/gta/tools/vision-parse.js';
+// Sentence embeddings for GTA's simscore / ImgGen similarity (OpenAI-compatible /v1/embeddings)
+export {
+  createEmbeddingsClient,
+  type EmbeddingsClient,
+  type EmbeddingsClientOptions,
+  type EmbeddingsStats,
+  embeddingsClientFromEnv,
+} from './embeddings.js';
+// Which files a tool's file arguments may name (granted folders and files, symlinks resolved)
+export { grantedPath, type ReadablePaths, readablePaths } from './file-access.js';
 // Endpoints the model-backed tools call (vision chat, images, embeddings): flags and variables
 export {
   endpointHint,

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { APPBENCH_CATEGORIES, appBenchFileName, pullAppBench } from '../../benchmarks/appbench/index.js';
 import { ApiaryError } from '../../shared/index.js';
-import { APPBENCH_CATEGORIES, appBenchFileName, pullAppBench } from '../../tasks/appbench/index.js';
 import { GTA_ARCHIVE, pullGta } from '../../tasks/index.js';
 import { parseChoice, parseKeyValues } from '../options.js';
 import { printJson } from '../output.js';

@@ -2,7 +2,7 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeToolBenchFixtures } from '../../tasks/toolbench/__fixtures__/data-root.js';
+import { writeToolBenchFixtures } from '../../benchmarks/toolbench/__fixtures__/data-root.js';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../../test/index.js';
 import { ROOT } from '../__fixtures__/run-cli.js';
 import { runCliInProcess } from '../__fixtures__/run-cli-in-process.js';
@@ -11,7 +11,7 @@ import { runCliInProcess } from '../__fixtures__/run-cli-in-process.js';
 function miniDataRoot(): string {
   const root = mkdtempSync(join(tmpdir(), 'apiary-data-'));
   cpSync(join(ROOT, 'examples', 'appbench-mini'), join(root, 'appbench'), { recursive: true });
-  cpSync(join(ROOT, 'src/tasks/shortcutsbench/__fixtures__/authored'), join(root, 'shortcutsbench'), {
+  cpSync(join(ROOT, 'src/benchmarks/shortcutsbench/__fixtures__/authored'), join(root, 'shortcutsbench'), {
     recursive: true,
   });
   return writeToolBenchFixtures(root);

@@ -2,8 +2,8 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeToolBenchFixtures } from '../../benchmarks/toolbench/__fixtures__/data-root.js';
 import { loadTrainCheckpoint, loadTrainedModel } from '../../retrieval/index.js';
-import { writeToolBenchFixtures } from '../../tasks/toolbench/__fixtures__/data-root.js';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../../test/index.js';
 import { ROOT, startCli } from '../__fixtures__/run-cli.js';
 

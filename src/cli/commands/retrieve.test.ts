@@ -2,12 +2,12 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildRetriever, composedTestRequests, saveTrainCheckpoint } from '../../retrieval/index.js';
 import {
   writeToolBenchFixtures,
   writeTwoToolQueryFile,
-} from '../../tasks/toolbench/__fixtures__/data-root.js';
-import { evaluateRetriever, loadToolBenchSuite, toolBenchCorpus } from '../../tasks/toolbench/index.js';
+} from '../../benchmarks/toolbench/__fixtures__/data-root.js';
+import { evaluateRetriever, loadToolBenchSuite, toolBenchCorpus } from '../../benchmarks/toolbench/index.js';
+import { buildRetriever, composedTestRequests, saveTrainCheckpoint } from '../../retrieval/index.js';
 import { runCliInProcess } from '../__fixtures__/run-cli-in-process.js';
 
 /** `apiary <args>` on a clean machine, in this process (see runCliInProcess). */

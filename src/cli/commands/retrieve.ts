@@ -1,6 +1,31 @@
 import { existsSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
+import {
+  APPBENCH_CATEGORIES,
+  type AppBenchSample,
+  appBenchRetrievalQueries,
+  findAppBenchData,
+  loadAppBenchSamples,
+} from '../../benchmarks/appbench/index.js';
+import {
+  buildToolBenchIndex,
+  evaluateRetriever,
+  fitToolBenchFeatures,
+  loadToolBenchEvalSuite,
+  loadToolBenchSuite,
+  RANKER_MULTI_TOOL_REQUESTS,
+  TOOLBENCH_DENSE_DEFAULTS,
+  TOOLBENCH_GROUPS,
+  type ToolBenchSuite,
+  toolBenchCatalogHash,
+  toolBenchCatalogHashFast,
+  toolBenchCorpus,
+  toolBenchDenseSet,
+  trainToolBenchDenseSet,
+  trainToolBenchModelUntil,
+  trainToolBenchRanker,
+} from '../../benchmarks/toolbench/index.js';
 import { loadCatalog, resolveDataDir } from '../../catalog/index.js';
 import {
   buildRetrievalIndex,
@@ -31,31 +56,6 @@ import {
   useFieldIndexes,
 } from '../../retrieval/index.js';
 import { ApiaryError, NotFoundError } from '../../shared/index.js';
-import {
-  APPBENCH_CATEGORIES,
-  type AppBenchSample,
-  appBenchRetrievalQueries,
-  findAppBenchData,
-  loadAppBenchSamples,
-} from '../../tasks/appbench/index.js';
-import {
-  buildToolBenchIndex,
-  evaluateRetriever,
-  fitToolBenchFeatures,
-  loadToolBenchEvalSuite,
-  loadToolBenchSuite,
-  RANKER_MULTI_TOOL_REQUESTS,
-  TOOLBENCH_DENSE_DEFAULTS,
-  TOOLBENCH_GROUPS,
-  type ToolBenchSuite,
-  toolBenchCatalogHash,
-  toolBenchCatalogHashFast,
-  toolBenchCorpus,
-  toolBenchDenseSet,
-  trainToolBenchDenseSet,
-  trainToolBenchModelUntil,
-  trainToolBenchRanker,
-} from '../../tasks/toolbench/index.js';
 import { EXIT_INTERRUPTED, trapSigint } from '../interrupt.js';
 import {
   parseChoice,

@@ -8,7 +8,7 @@ import {
   stylist,
   twoWeathers,
   weatherAndFood,
-} from '../../tasks/appbench/__fixtures__/hand-made.js';
+} from '../../benchmarks/appbench/__fixtures__/hand-made.js';
 import { runCliInProcess } from '../__fixtures__/run-cli-in-process.js';
 
 const root = join(import.meta.dirname, '../../..');
@@ -81,7 +81,7 @@ describe('apiary score appbench', () => {
 
 describe('apiary score gta --mode step', () => {
   it('scores an OpenCompass-layout step file against the fixture data', async () => {
-    const data = join(root, 'src/tasks/gta/__fixtures__/data');
+    const data = join(root, 'src/benchmarks/gta/__fixtures__/data');
     const dir = mkdtempSync(join(tmpdir(), 'gta-score-'));
     const preds = join(dir, 'gta_bench.json');
     const call = (name: string, args: unknown) => ({
@@ -122,7 +122,7 @@ describe('apiary score gta --mode step', () => {
 
 describe('apiary score gta --mode e2e', () => {
   it('scores an OpenCompass-layout end-to-end file (prediction = [steps], gold = [messages])', async () => {
-    const data = join(root, 'src/tasks/gta/__fixtures__/data');
+    const data = join(root, 'src/benchmarks/gta/__fixtures__/data');
     const dir = mkdtempSync(join(tmpdir(), 'gta-score-e2e-'));
     const preds = join(dir, 'gta_bench.json');
     const call = (name: string, args: unknown, error?: unknown) => ({

@@ -1,16 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { loadCatalog } from '../../catalog/index.js';
-import { parseResultsText } from '../../harness/index.js';
-import {
-  ApiaryError,
-  checkJsonDepth,
-  InputInvalidError,
-  NotFoundError,
-  type PyJson,
-  readTextFile,
-} from '../../shared/index.js';
 import {
   APPBENCH_CATEGORIES,
   type AppBenchPrediction,
@@ -21,7 +11,18 @@ import {
   loadAppBenchSamples,
   readAppBenchPredictions,
   scoreAppBench,
-} from '../../tasks/appbench/index.js';
+} from '../../benchmarks/appbench/index.js';
+import { formatShortcutsReport, scoreShortcutsResults } from '../../benchmarks/shortcutsbench/index.js';
+import { loadCatalog } from '../../catalog/index.js';
+import { parseResultsText } from '../../harness/index.js';
+import {
+  ApiaryError,
+  checkJsonDepth,
+  InputInvalidError,
+  NotFoundError,
+  type PyJson,
+  readTextFile,
+} from '../../shared/index.js';
 import {
   type AnyTask,
   getTask,
@@ -35,7 +36,6 @@ import {
   type TaskDefinition,
   validateOptions,
 } from '../../tasks/index.js';
-import { formatShortcutsReport, scoreShortcutsResults } from '../../tasks/shortcutsbench/index.js';
 import { embeddingsClientFromEnv } from '../../tools/index.js';
 import { parseChoice } from '../options.js';
 import { printJson } from '../output.js';

@@ -6,7 +6,7 @@ import { solverTool } from '../../tools/index.js';
 import { runCliInProcess } from '../__fixtures__/run-cli-in-process.js';
 
 const root = join(import.meta.dirname, '../../..');
-const image = join(root, 'src/tasks/gta/__fixtures__/data/image/image_2.png');
+const image = join(root, 'src/benchmarks/gta/__fixtures__/data/image/image_2.png');
 const dir = mkdtempSync(join(tmpdir(), 'apiary-tools-cli-'));
 // Solver and Plot are ready where bubblewrap and Debian's python3-sympy/matplotlib are (CI)
 const pythonReady = solverTool().unavailable?.() === undefined;

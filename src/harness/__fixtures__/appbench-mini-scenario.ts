@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import type { AppBenchReport } from '../../tasks/index.js';
 
 /*
- * Shared by src/tasks/appbench/task.test.ts (in-process agent) and src/cli/commands/eval.test.ts
+ * Shared by src/benchmarks/appbench/task.test.ts (in-process agent) and src/cli/commands/eval.test.ts
  * (built CLI against the scripted HTTP server). Data: examples/appbench-mini (our own records).
  */
 

@@ -12,7 +12,7 @@ import { buildSgdDatabase, createSgdApps, type SqliteDatabase } from '../../apps
 import { type Catalog, loadCatalog, primitive } from '../../catalog/index.js';
 import { type McpServeOptions, mcpServerFactory } from '../serve.js';
 
-const appsFixtures = join(import.meta.dirname, '../../apps/__fixtures__');
+const appsFixtures = join(import.meta.dirname, '../../benchmarks/appbench/apps/__fixtures__');
 export const appbench = loadCatalog('appbench', { dataDir: join(import.meta.dirname, '../../../data') });
 
 /** The SGD database built from the two fixture dialogue files (Lotus Leaf, Basil House, …). */

@@ -11,10 +11,10 @@ import {
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { plotTool } from '../../benchmarks/gta/tools/plot.js';
+import { solverTool } from '../../benchmarks/gta/tools/solver.js';
 import { indexCatalog, loadCatalog } from '../../catalog/index.js';
 import { appRegistry, dispatchCall } from '../../exec/index.js';
-import { plotTool } from '../gta/plot.js';
-import { solverTool } from '../gta/solver.js';
 import { toolHandler } from '../tool.js';
 import { sandboxSkipNotice } from './requirements.js';
 import { PythonSandbox } from './sandbox.js';

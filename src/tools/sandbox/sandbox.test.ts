@@ -10,8 +10,8 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runSolution } from '../../benchmarks/gta/tools/python-solution.js';
 import { ApiaryError } from '../../shared/index.js';
-import { runSolution } from '../gta/python-solution.js';
 import { SANDBOX_DEBIAN_PACKAGES } from './config.js';
 import { PythonSandbox } from './sandbox.js';
 

@@ -1,0 +1,15 @@
+import type { BenchmarkPlugin } from '../../plugins/index.js';
+
+/** AppBench / MetaBench: plans of API calls over many apps, scored as the official code does */
+export const appBenchPlugin: BenchmarkPlugin = {
+  name: 'appbench',
+  description: 'AppBench / MetaBench: plans of API calls over many apps, scored as the official code does',
+  tasks: [
+    {
+      name: 'appbench',
+      description:
+        'AppBench / MetaBench planning: one plan of App API calls per instruction, scored official + corrected',
+      load: async () => (await import('./register.js')).appBenchDefinition,
+    },
+  ],
+};

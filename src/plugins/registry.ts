@@ -1,0 +1,45 @@
+import { ApiaryError } from '../shared/index.js';
+import { defaultTaskRegistry, type TaskRegistry } from '../tasks/index.js';
+import type { BenchmarkPlugin } from './plugin.js';
+
+const PLUGIN_NAME = /^[a-z0-9][a-z0-9-]*$/;
+
+/** Plugins by name: what the CLI, `loadCatalog` and the harness ask instead of importing a benchmark. */
+export class PluginRegistry {
+  private readonly plugins = new Map<string, BenchmarkPlugin>();
+
+  /** Adds a plugin; registering the same value again does nothing, another one of that name is refused. */
+  register(plugin: BenchmarkPlugin): void {
+    if (!PLUGIN_NAME.test(plugin.name))
+      throw new ApiaryError(
+        'USAGE',
+        `invalid plugin name "${plugin.name}" (lower-case letters, digits, dashes)`,
+      );
+    const known = this.plugins.get(plugin.name);
+    if (known === plugin) return;
+    if (known) throw new ApiaryError('USAGE', `plugin "${plugin.name}" is already registered`);
+    this.plugins.set(plugin.name, plugin);
+  }
+
+  list(): BenchmarkPlugin[] {
+    return [...this.plugins.values()];
+  }
+
+  /** Loads the definition of every plugin task not yet in `registry` and registers it there. */
+  async loadTasks(registry: TaskRegistry = defaultTaskRegistry): Promise<TaskRegistry> {
+    for (const plugin of this.plugins.values())
+      for (const task of plugin.tasks ?? [])
+        if (!registry.has(task.name)) registry.register(await task.load());
+    return registry;
+  }
+}
+
+export const defaultPluginRegistry = new PluginRegistry();
+
+export function registerPlugin(plugin: BenchmarkPlugin): void {
+  defaultPluginRegistry.register(plugin);
+}
+
+export function listPlugins(): BenchmarkPlugin[] {
+  return defaultPluginRegistry.list();
+}
