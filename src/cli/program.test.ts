@@ -91,7 +91,7 @@ describe('apiary starts light', () => {
   it('catalog list loads the catalog domain, not the model, viewer, MCP, tool or report stacks', () => {
     const loaded = new Set(modulesLoadedBy(['catalog', 'list']));
     const domains = new Set([...loaded].filter((m) => m.startsWith('src/')).map((m) => m.split('/')[1]));
-    expect([...domains].sort()).toEqual(['catalog', 'cli', 'shared']);
+    expect([...domains].sort()).toEqual(['benchmarks', 'catalog', 'cli', 'shared']);
     for (const heavy of [
       'vega',
       'hono',

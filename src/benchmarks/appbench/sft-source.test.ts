@@ -9,7 +9,7 @@ import { asAgentDemos, createDemoSelector } from '../../retrieval/index.js';
 import { scriptedLanguageModel } from '../../test/index.js';
 import { appBenchDemoKnowledgeBase, loadAppBenchGoldTasks, locateAppBench } from './sft-source.js';
 
-const FIXTURES = resolve(import.meta.dirname, '__fixtures__');
+const FIXTURES = resolve(import.meta.dirname, '../../sft/__fixtures__');
 const catalog = loadCatalog(resolve(FIXTURES, 'mini-catalog.json'));
 const tasks = () => loadAppBenchGoldTasks(resolve(FIXTURES, 'mini-appbench'), catalog);
 

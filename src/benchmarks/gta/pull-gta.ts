@@ -71,7 +71,7 @@ function readManifest(path: string): GtaManifest | undefined {
   }
 }
 
-/** Unpacks with Debian's unzip (no zip library is installed; unzip refuses `../../tasks/` paths itself). */
+/** Unpacks with Debian's unzip (no zip library is installed; unzip refuses `../` paths itself). */
 function unzip(archive: string, into: string, unzipPath: string): void {
   const r = spawnSync(unzipPath, ['-q', '-o', archive, '-d', into], { encoding: 'utf8' });
   if (r.error && (r.error as NodeJS.ErrnoException).code === 'ENOENT')

@@ -154,7 +154,7 @@ function binary(op: string, a: PyValue, b: PyValue): PyValue {
       if (num(b) === 0) throw new PyError('ZeroDivisionError', 'division by zero');
       return num(a) / num(b);
     }
-    case './/': // our spelling of Python's `//`
+    case './': // our spelling of Python's `//`
       if (isInt(a) && isInt(b)) return intFloorDiv(a, b);
       if (num(b) === 0) throw new PyError('ZeroDivisionError', 'float floor division by zero');
       return Math.floor(num(a) / num(b));
@@ -493,12 +493,12 @@ export function pyStr(v: PyValue): string {
 }
 
 /**
- * Python operators mathjs spells differently: `**` → `^`, `//` → `.//` (mathjs's element-wise
+ * Python operators mathjs spells differently: `**` → `^`, `//` → `./` (mathjs's element-wise
  * division, at the same precedence as `*`, which the walker reads as floor division). Python's own
- * `^` (xor), `.//`, `;` and newlines are refused first so nothing is misread.
+ * `^` (xor), `./`, `;` and newlines are refused first so nothing is misread.
  */
 function toMathjsSyntax(python: string): string {
-  // `4.` is a float literal in Python; spelled `4.0` it cannot be read as `4` `.//`.
+  // `4.` is a float literal in Python; spelled `4.0` it cannot be read as `4` `./`.
   const expression = python.replace(/(\d)\.(?![\d.])/g, '$1.0');
   const bad = /\^|\.\/|;|\n|=|:|!|\?/.exec(expression);
   if (bad) throw new PyError('SyntaxError', `"${bad[0] === '\n' ? '\\n' : bad[0]}" is not allowed`);
