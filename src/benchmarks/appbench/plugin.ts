@@ -36,7 +36,7 @@ export const appBenchPlugin: BenchmarkPlugin = {
   downloads: [
     {
       name: 'appbench',
-      // APPBENCH_CATEGORIES.map(appBenchFileName) (cli-hooks.test.ts checks)
+      // APPBENCH_CATEGORIES.map(appBenchFileName) (checked in cli-hooks.test.ts)
       files: ['test_ss.json', 'test_sm.json', 'test_ms.json', 'test_mm.json'],
       load: async () => (await import('./cli-data.js')).pullAppBenchCommand,
     },
