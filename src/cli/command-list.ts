@@ -90,7 +90,7 @@ export function coreCommands(plugins: readonly BenchmarkPlugin[]): CommandEntry[
       name: 'retrieve',
       usage: '',
       description: retrieveDescription(plugins),
-      register: async () => (await import('./commands/retrieve.js')).registerRetrieveCommands,
+      register: async () => (await import('./commands/retrieve.js')).retrieveCommands(plugins),
     },
     {
       name: 'ask',

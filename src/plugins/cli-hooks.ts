@@ -2,7 +2,16 @@ import type { Command } from 'commander';
 import type { AppHandler } from '../apps/index.js';
 import type { Catalog } from '../catalog/index.js';
 import type { Plan } from '../plan/index.js';
-import type { ApiDemo, TaskDemo } from '../retrieval/index.js';
+import type {
+  ApiDemo,
+  DenseModel,
+  FieldedCorpus,
+  OpenedIndex,
+  RankerModel,
+  RetrievalQuery,
+  Retriever,
+  TaskDemo,
+} from '../retrieval/index.js';
 import type { SftSource } from '../sft/index.js';
 import type { ToolRecording } from '../tools/index.js';
 
@@ -155,6 +164,58 @@ export interface PluginRetrieval {
   readonly label: string;
   /** The `apiary retrieve` subcommands that use it when none is named. */
   readonly defaultOf?: readonly ('eval' | 'index' | 'query')[];
+  /** `retrieve eval --data`: what the data folder holds (`toolbench/tools.jsonl + toolbench/queries/`). */
+  readonly data: string;
+  /** `retrieve eval --files`: which query files (help after the label), when it has several. */
+  readonly files?: string;
+  /** Whether its requests can be composed into requests of several tools (`--compose-tools`). */
+  readonly composesTools?: boolean;
+  load(): Promise<RetrievalDataset>;
+}
+
+/** What `apiary retrieve` does with one dataset or catalog. */
+export interface RetrievalDataset {
+  /** `retrieve eval --dataset NAME`: scores the retriever on each query set through `ctx.score`. */
+  evaluate(ctx: RetrievalEvalContext): Promise<void>;
+  /** `retrieve index build --catalog NAME`: (re)builds the index file of the catalog. */
+  buildIndex(ctx: {
+    data?: string;
+    /** The index file (default: the user cache folder). */
+    path?: string;
+    quiet: boolean;
+    /** Recorded in the file (`{model: FILE}`). */
+    info: Record<string, unknown>;
+    /** Ranker weights and dense vectors the file keeps. */
+    models: { ranker?: RankerModel; dense?: DenseModel };
+  }): OpenedIndex;
+  /** `retrieve query --catalog NAME`: its index (when `index` is given), corpus, and API names and details. */
+  queryCorpus(ctx: { data?: string; index?: { path?: string; quiet: boolean } }): {
+    opened?: OpenedIndex;
+    corpus(): FieldedCorpus;
+    labels(): string[];
+    details(): string[];
+  };
+  /** Registers `apiary retrieve train` (a dataset with training requests). */
+  registerTrain?(retrieve: Command): void;
+}
+
+export interface RetrievalEvalContext {
+  /** `--data`, as typed. */
+  data?: string;
+  /** `--files`: the query files to score (default: every one). */
+  files?: readonly string[];
+  /** `--compose-tools`: requests of this many tools (1: the files as they are). */
+  composeTools: number;
+  /** Open (or build) the index file when the retriever uses one. */
+  index?: { path?: string; quiet: boolean };
+  /** A progress line (stderr). */
+  log(message: string): void;
+  /** The retriever of `--retriever` on `corpus`, with what `opened` holds. */
+  retriever(corpus: FieldedCorpus, opened: OpenedIndex | undefined): Promise<Retriever>;
+  /** Scores `queries` of one file (`total`: its requests before any was left out). */
+  score(file: string, queries: RetrievalQuery[], total: number, retriever: Retriever): Promise<void>;
+  /** The dense encoder's info of the index file (reported when no --model gives one). */
+  denseInfo(info: Record<string, unknown> | undefined): void;
 }
 
 /** Gold plans of a benchmark: `apiary sft build --source <name>`, and `apiary ask --demos DIR`. */

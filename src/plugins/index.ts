@@ -18,6 +18,8 @@ export type {
   PluginScorer,
   PluginToolset,
   PredictionScorer,
+  RetrievalDataset,
+  RetrievalEvalContext,
   ScoreFlags,
   ScoreHelpSlot,
   SimulatedApps,

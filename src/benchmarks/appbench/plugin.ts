@@ -60,6 +60,14 @@ export const appBenchPlugin: BenchmarkPlugin = {
     files: 'test_{ss,sm,ms,mm}.json or dev_*.json (or its parent with appbench/)',
     load: async () => (await import('./cli-gold-plans.js')).appBenchGoldPlans,
   },
-  retrieval: [{ name: 'appbench', label: 'AppBench', defaultOf: ['query'] }],
+  retrieval: [
+    {
+      name: 'appbench',
+      label: 'AppBench',
+      defaultOf: ['query'],
+      data: 'AppBench files',
+      load: async () => (await import('./cli-retrieve.js')).appBenchRetrieval,
+    },
+  ],
   help: { eval: 'AppBench without a model runs the no-LLM baseline' },
 };
