@@ -20,7 +20,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   tools: ['apps', 'models', 'retrieval', 'catalog', 'shared'],
   agents: ['models', 'retrieval', 'exec', 'plan', 'catalog', 'shared'],
   tasks: ['agents', 'tools', 'retrieval', 'exec', 'models', 'plan', 'apps', 'catalog', 'shared'],
-  plugins: ['tasks', 'catalog', 'shared'],
+  plugins: ['sft', 'tasks', 'tools', 'retrieval', 'plan', 'apps', 'catalog', 'shared'],
   mcp: ['agents', 'tools', 'retrieval', 'exec', 'models', 'plan', 'apps', 'catalog', 'shared'],
   sft: ['tasks', 'agents', 'retrieval', 'models', 'plan', 'catalog', 'shared'],
   harness: ['tasks', 'agents', 'models', 'plan', 'catalog', 'shared'],
@@ -67,6 +67,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   ],
 };
 
+/** Besides src/index.ts, the one core file that reads the one list of built-in plugins. */
+const READS_BUILTIN_LIST = new Set<string>(['cli/program.ts']);
 
 /**
  * Issue 25 in progress: core files that still import a benchmark, or name one in code. Each entry
@@ -76,10 +78,6 @@ const CORE_TO_BENCHMARKS_TODO = new Set<string>([
   'apps/index.ts',
   'catalog/index.ts',
   'catalog/load-catalog.ts',
-  'cli/command-list.ts',
-  'cli/commands/data.ts',
-  'cli/commands/retrieve.ts',
-  'cli/commands/score.ts',
   'plan/index.ts',
   'plan/plan-json.ts',
   'reports/build.ts',
@@ -97,21 +95,11 @@ const NAMES_BENCHMARK_TODO = new Set<string>([
   'apps/index.ts',
   'catalog/index.ts',
   'catalog/load-catalog.ts',
-  'cli/command-list.ts',
-  'cli/commands/ask.ts',
   'cli/commands/catalog.ts',
-  'cli/commands/data.ts',
   'cli/commands/eval-all.ts',
   'cli/commands/eval-settings.ts',
   'cli/commands/eval.ts',
-  'cli/commands/mcp.ts',
-  'cli/commands/plan.ts',
-  'cli/commands/retrieve.ts',
-  'cli/commands/run.ts',
-  'cli/commands/score.ts',
-  'cli/commands/sft.ts',
   'cli/commands/tool-flags.ts',
-  'cli/commands/tools.ts',
   'plan/index.ts',
   'plan/plan-json.ts',
   'reports/build.ts',
@@ -176,6 +164,7 @@ describe('architecture', () => {
           continue;
         }
         if (to === 'benchmarks') {
+          if (READS_BUILTIN_LIST.has(rel.join('/')) && target.join('/') === 'benchmarks/builtin.js') continue;
           if (!CORE_TO_BENCHMARKS_TODO.has(rel.join('/')))
             violations.push(`${rel.join('/')} → ${target.join('/')} (the core never imports a benchmark)`);
           continue;

@@ -5,8 +5,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { cliCommand, ROOT } from './__fixtures__/run-cli.js';
-import { COMMAND_LIST } from './command-list.js';
-import { buildFullProgram, buildProgram, commandNameIn } from './program.js';
+import { buildFullProgram, buildProgram, commandEntries, commandNameIn } from './program.js';
 
 const argv = (...args: string[]) => ['node', 'apiary', ...args];
 
@@ -30,7 +29,7 @@ describe('buildProgram', () => {
   it('lists each command with the usage and description its register function declares', async () => {
     const full = await buildFullProgram();
     const help = full.createHelp();
-    expect(COMMAND_LIST.map((c) => [`${c.name}${c.usage ? ` ${c.usage}` : ''}`, c.description])).toEqual(
+    expect(commandEntries().map((c) => [`${c.name}${c.usage ? ` ${c.usage}` : ''}`, c.description])).toEqual(
       full.commands.map((c) => [help.subcommandTerm(c), c.description()]),
     );
   });
@@ -77,13 +76,21 @@ function modulesLoadedBy(args: string[]): string[] {
 }
 
 describe('apiary starts light', () => {
-  it('--help loads the CLI shell, shared and commander only (no command file, no domain)', () => {
+  it('--help loads the CLI shell, shared, the plugin manifests and commander only (no command file, no domain)', () => {
     const loaded = [...new Set(modulesLoadedBy(['--help']))];
     expect(loaded.filter((m) => m.startsWith('src/') && !m.startsWith('src/shared/')).sort()).toEqual([
+      'src/benchmarks/appbench/plugin.ts',
+      'src/benchmarks/builtin.ts',
+      'src/benchmarks/gta/plugin.ts',
+      'src/benchmarks/shortcutsbench/plugin.ts',
+      'src/benchmarks/toolbench/plugin.ts',
       'src/cli/command-list.ts',
       'src/cli/main.ts',
       'src/cli/output.ts',
+      'src/cli/plugin-help.ts',
       'src/cli/program.ts',
+      'src/plugins/index.ts',
+      'src/plugins/registry.ts',
     ]);
     expect(loaded.filter((m) => !m.startsWith('src/')).sort()).toEqual(['commander', 'picocolors']);
   });
@@ -91,7 +98,8 @@ describe('apiary starts light', () => {
   it('catalog list loads the catalog domain, not the model, viewer, MCP, tool or report stacks', () => {
     const loaded = new Set(modulesLoadedBy(['catalog', 'list']));
     const domains = new Set([...loaded].filter((m) => m.startsWith('src/')).map((m) => m.split('/')[1]));
-    expect([...domains].sort()).toEqual(['benchmarks', 'catalog', 'cli', 'shared']);
+    // the plugin manifests are registered on every start; catalog loaders live with their benchmark
+    expect([...domains].sort()).toEqual(['benchmarks', 'catalog', 'cli', 'plugins', 'shared']);
     for (const heavy of [
       'vega',
       'hono',

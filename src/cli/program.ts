@@ -1,6 +1,37 @@
 import { Command, CommanderError, Help } from 'commander';
-import { COMMAND_LIST, type CommandEntry } from './command-list.js';
+import { registerBuiltinPlugins } from '../benchmarks/builtin.js';
+import { type BenchmarkPlugin, listPlugins } from '../plugins/index.js';
+import { ApiaryError } from '../shared/index.js';
+import { type CommandEntry, coreCommands } from './command-list.js';
 import { EXIT, reportError } from './output.js';
+
+/**
+ * The plugins the CLI serves: the built-in ones (registered here, the first time: this file and
+ * src/index.ts are the only readers of the built-in list) and any registered since.
+ */
+export function cliPlugins(): BenchmarkPlugin[] {
+  registerBuiltinPlugins();
+  return listPlugins();
+}
+
+/**
+ * Every top-level command: the core's, with each plugin's own commands placed after the command
+ * they name (`after`), else at the end. A plugin command may not take a name already used.
+ */
+export function commandEntries(plugins: readonly BenchmarkPlugin[] = cliPlugins()): CommandEntry[] {
+  const entries = coreCommands(plugins);
+  for (const plugin of plugins)
+    for (const command of plugin.commands ?? []) {
+      if (entries.some((e) => e.name === command.name))
+        throw new ApiaryError(
+          'USAGE',
+          `plugin "${plugin.name}": command "${command.name}" is already an apiary command`,
+        );
+      const at = command.after ? entries.findIndex((e) => e.name === command.after) : -1;
+      entries.splice(at < 0 ? entries.length : at + 1, 0, command);
+    }
+  return entries;
+}
 
 /**
  * Runs one command line (`argv` as Node gives it: node, script, args…) to its exit status; errors
@@ -8,6 +39,7 @@ import { EXIT, reportError } from './output.js';
  */
 export async function runProgram(argv: string[]): Promise<number> {
   try {
+    cliPlugins(); // before any command: every command asks the registry for what plugins add
     const program = await buildProgram(argv);
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
@@ -62,7 +94,7 @@ async function buildWith(load: (entry: CommandEntry) => boolean): Promise<Comman
       },
     })
     .exitOverride();
-  for (const entry of COMMAND_LIST) {
+  for (const entry of commandEntries()) {
     if (load(entry)) (await entry.register())(program);
     else {
       const placeholder = program.command(entry.name).description(entry.description);

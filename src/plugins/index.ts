@@ -3,5 +3,27 @@
  * commands to the core without the core importing it. Subpath `apiary/plugins`.
  * @module
  */
-export type { BenchmarkPlugin, PluginCatalog, PluginCommand, PluginTask } from './plugin.js';
+export type {
+  DataPuller,
+  DataPullFlags,
+  GoldPlanSource,
+  OpenedToolset,
+  PluginApps,
+  PluginCommand,
+  PluginDownload,
+  PluginGoldPlans,
+  PluginOption,
+  PluginPlanFormat,
+  PluginRetrieval,
+  PluginScorer,
+  PluginToolset,
+  PredictionScorer,
+  RetrievalDataset,
+  RetrievalEvalContext,
+  ScoreFlags,
+  ScoreHelpSlot,
+  SimulatedApps,
+  ToolsetRuntime,
+} from './cli-hooks.js';
+export type { BenchmarkPlugin, CoreHelpSlot, PluginCatalog, PluginTask } from './plugin.js';
 export { defaultPluginRegistry, listPlugins, PluginRegistry, registerPlugin } from './registry.js';

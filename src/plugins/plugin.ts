@@ -1,6 +1,15 @@
-import type { Command } from 'commander';
 import type { Catalog } from '../catalog/index.js';
 import type { TaskDefinition } from '../tasks/index.js';
+import type {
+  PluginApps,
+  PluginCommand,
+  PluginDownload,
+  PluginGoldPlans,
+  PluginPlanFormat,
+  PluginRetrieval,
+  PluginScorer,
+  PluginToolset,
+} from './cli-hooks.js';
 
 /**
  * A benchmark plugs into the core through one value: a `BenchmarkPlugin`. It is a light manifest:
@@ -22,7 +31,29 @@ export interface BenchmarkPlugin {
   readonly catalogs?: readonly PluginCatalog[];
   /** Top-level CLI commands the benchmark adds (`apiary shortcuts …`). */
   readonly commands?: readonly PluginCommand[];
+  /** Scorers of saved predictions, per task: `apiary score <task>`. */
+  readonly scorers?: readonly PluginScorer[];
+  /** Data `apiary data pull <name>` fetches from its official source. */
+  readonly downloads?: readonly PluginDownload[];
+  /** Executable tools: `apiary tools`, and `--catalog` of `apiary ask` and `apiary mcp serve`. */
+  readonly toolsets?: readonly PluginToolset[];
+  /** Simulated apps `apiary run`, `ask` and `mcp serve` execute catalogs against. */
+  readonly apps?: PluginApps;
+  /** Plan text formats (`apiary plan`, `apiary run`). */
+  readonly planFormats?: readonly PluginPlanFormat[];
+  /** Gold plans: `apiary sft build --source`, `apiary ask --demos`. */
+  readonly goldPlans?: PluginGoldPlans;
+  /** Datasets and catalogs of `apiary retrieve`. */
+  readonly retrieval?: readonly PluginRetrieval[];
+  /**
+   * Words the help of core commands adds for this benchmark, by command (`eval`: a sentence added
+   * to its description); plain text, shown in the root help without loading anything.
+   */
+  readonly help?: Readonly<Partial<Record<CoreHelpSlot, string>>>;
 }
+
+/** The core commands whose help a plugin adds words to. */
+export type CoreHelpSlot = 'eval';
 
 /** One task of a plugin: its name (for lists and help) and how to load its definition. */
 export interface PluginTask {
@@ -41,13 +72,4 @@ export interface PluginCatalog {
   readonly aliases?: readonly string[];
   readonly description: string;
   load(options: { dataDir?: string }): Catalog;
-}
-
-/** One top-level CLI command of a plugin, registered only when it runs (see src/cli/program.ts). */
-export interface PluginCommand {
-  readonly name: string;
-  /** What follows the name in the root help: `[options]` when it has options, then its arguments. */
-  readonly usage: string;
-  readonly description: string;
-  register(): Promise<(program: Command) => void>;
 }

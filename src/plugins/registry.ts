@@ -1,5 +1,5 @@
 import { ApiaryError } from '../shared/index.js';
-import { defaultTaskRegistry, type TaskRegistry } from '../tasks/index.js';
+import type { TaskRegistry } from '../tasks/index.js';
 import type { BenchmarkPlugin } from './plugin.js';
 
 const PLUGIN_NAME = /^[a-z0-9][a-z0-9-]*$/;
@@ -26,7 +26,9 @@ export class PluginRegistry {
   }
 
   /** Loads the definition of every plugin task not yet in `registry` and registers it there. */
-  async loadTasks(registry: TaskRegistry = defaultTaskRegistry): Promise<TaskRegistry> {
+  async loadTasks(into?: TaskRegistry): Promise<TaskRegistry> {
+    // imported here: the CLI registers plugins on every start, `apiary --help` included
+    const registry = into ?? (await import('../tasks/index.js')).defaultTaskRegistry;
     for (const plugin of this.plugins.values())
       for (const task of plugin.tasks ?? [])
         if (!registry.has(task.name)) registry.register(await task.load());

@@ -73,6 +73,7 @@ export {
 } from './dense-encoder.js';
 export { DENSE_MODEL_VERSION, loadDenseModel, saveDenseModel } from './dense-model-file.js';
 export { EmbeddingRetriever } from './embedding-retriever.js';
+export { evaluateRetriever, type QueryScores, type RetrievalReport } from './evaluate-retriever.js';
 // Lexical and dense features of the trainable retriever
 export { type FeatureConfig, FeatureExtractor } from './features.js';
 // Fielded corpora and the ranking features over their fields

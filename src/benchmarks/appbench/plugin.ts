@@ -12,4 +12,62 @@ export const appBenchPlugin: BenchmarkPlugin = {
       load: async () => (await import('./register.js')).appBenchDefinition,
     },
   ],
+  commands: [
+    {
+      name: 'apps',
+      usage: '',
+      description: 'simulated apps backed by a database of Schema-Guided Dialogue results',
+      after: 'run',
+      register: async () => (await import('./cli-apps.js')).registerAppsCommands,
+    },
+  ],
+  scorers: [
+    {
+      task: 'appbench',
+      help: {
+        summary: 'official and corrected',
+        predictions: '{id, reply}',
+        data: 'test_*.json or dev_*.json, default: pulled data',
+        mode: 'official | corrected | both',
+      },
+      load: async () => (await import('./cli-score.js')).scoreAppBenchPredictions,
+    },
+  ],
+  downloads: [
+    {
+      name: 'appbench',
+      // APPBENCH_CATEGORIES.map(appBenchFileName) (checked in cli-hooks.test.ts)
+      files: ['test_ss.json', 'test_sm.json', 'test_ms.json', 'test_mm.json'],
+      load: async () => (await import('./cli-data.js')).pullAppBenchCommand,
+    },
+  ],
+  apps: {
+    catalogs: ['appbench', 'sgd'],
+    label: 'SGD database',
+    load: async () => (await import('./cli-apps-runtime.js')).sgdApps,
+  },
+  planFormats: [
+    {
+      name: 'MetaBench call-list text',
+      example: 'MetaBench text lines "App: [out = api(#k=\'v\')]"',
+      load: async () => ({ print: (await import('./metabench-format.js')).printMetabenchPlan }),
+    },
+  ],
+  goldPlans: {
+    name: 'appbench',
+    label: 'AppBench',
+    catalog: 'appbench',
+    files: 'test_{ss,sm,ms,mm}.json or dev_*.json (or its parent with appbench/)',
+    load: async () => (await import('./cli-gold-plans.js')).appBenchGoldPlans,
+  },
+  retrieval: [
+    {
+      name: 'appbench',
+      label: 'AppBench',
+      defaultOf: ['query'],
+      data: 'AppBench files',
+      load: async () => (await import('./cli-retrieve.js')).appBenchRetrieval,
+    },
+  ],
+  help: { eval: 'AppBench without a model runs the no-LLM baseline' },
 };

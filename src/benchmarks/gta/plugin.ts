@@ -11,4 +11,48 @@ export const gtaPlugin: BenchmarkPlugin = {
       load: async () => (await import('./register.js')).gtaDefinition,
     },
   ],
+  commands: [
+    {
+      name: 'gta',
+      usage: '',
+      description: 'GTA runs as files for other tools',
+      after: 'tools',
+      register: async () => (await import('./cli.js')).registerGtaCommands,
+    },
+  ],
+  scorers: [
+    {
+      task: 'gta',
+      help: { data: 'the dataset folder', mode: 'step | e2e' },
+      options: [
+        {
+          flags: '--embeddings-base-url <url>',
+          description: 'gta: embeddings endpoint for subjective answers and ImgGen',
+        },
+        {
+          flags: '--embeddings-model <id>',
+          description: 'gta: the embeddings model (GTA uses all-mpnet-base-v2)',
+        },
+      ],
+      load: async () => (await import('./cli-score.js')).scoreGtaPredictions,
+    },
+  ],
+  downloads: [
+    {
+      name: 'gta',
+      // GTA_ARCHIVE and GTA_DATASET_RELEASE of pull-gta.ts (cli-hooks.test.ts checks)
+      files: ['gta_dataset.zip'],
+      url: 'where to download gta_dataset.zip from (default: the official v0.1.0 release)',
+      load: async () => (await import('./cli-data.js')).pullGtaCommand,
+    },
+  ],
+  toolsets: [
+    {
+      catalog: 'gta',
+      label: 'GTA',
+      catalogFile: 'gta/toolmeta.json',
+      examples: ['OCR', 'Calculator', 'DrawBox', 'AddText'],
+      load: async () => (await import('./cli-tools.js')).gtaToolset,
+    },
+  ],
 };

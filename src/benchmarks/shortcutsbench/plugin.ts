@@ -12,4 +12,24 @@ export const shortcutsBenchPlugin: BenchmarkPlugin = {
       load: async () => (await import('./register.js')).shortcutsDefinition,
     },
   ],
+  commands: [
+    {
+      name: 'shortcuts',
+      usage: '',
+      description: 'import Apple Shortcuts files (.shortcut/.plist, unsigned): show, to-plan, dataset',
+      after: 'mcp',
+      register: async () => (await import('./cli.js')).registerShortcutsCommands,
+    },
+  ],
+  scorers: [
+    {
+      task: 'shortcuts',
+      help: {
+        results: 'official result records (JSONL or a JSON array)',
+        data: 'the official files',
+        mode: 'official | corrected | both',
+      },
+      load: async () => (await import('./cli-score.js')).scoreShortcuts,
+    },
+  ],
 };

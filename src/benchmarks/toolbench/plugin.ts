@@ -11,4 +11,16 @@ export const toolBenchPlugin: BenchmarkPlugin = {
       load: async () => (await import('./retrieval-task.js')).toolBenchRetrievalDefinition,
     },
   ],
+  retrieval: [
+    {
+      name: 'toolbench',
+      label: 'ToolBench',
+      defaultOf: ['eval', 'index'],
+      data: 'toolbench/tools.jsonl + toolbench/queries/',
+      files:
+        'query files, comma-separated (default every file of <data>/toolbench/queries/, the G1 files first)',
+      composesTools: true,
+      load: async () => (await import('./cli-retrieve.js')).toolBenchRetrieval,
+    },
+  ],
 };

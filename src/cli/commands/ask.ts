@@ -11,6 +11,7 @@ import {
 import { indexCatalog, type loadCatalog } from '../../catalog/index.js';
 import { appRegistry } from '../../exec/index.js';
 import { resolveModelSetup } from '../../models/index.js';
+import type { PluginGoldPlans } from '../../plugins/index.js';
 import {
   buildRetrievalIndex,
   buildRetriever,
@@ -22,13 +23,13 @@ import {
   RETRIEVER_KINDS,
   WordVectorEmbedder,
 } from '../../retrieval/index.js';
-import { appBenchDemoKnowledgeBase, loadAppBenchGoldTasks } from '../../sft/index.js';
 import { ApiaryError } from '../../shared/index.js';
 import { parseApprover } from '../approve-option.js';
 import { parseChoice, parseInteger, parseNumber } from '../options.js';
 import { EXIT, printJson, terminalText } from '../output.js';
+import { cliPlugins } from '../program.js';
 import { INDEXED_KINDS, openCliIndex, retrieverModelLoaders } from '../retrieval-index.js';
-import { ALLOW_DIR_HELP, collectOption, EXECUTABLE_CATALOGS, executableCatalog } from './mcp.js';
+import { allowDirHelp, collectOption, executableCatalog, executableCatalogs } from './mcp.js';
 
 interface AskFlags {
   catalog: string;
@@ -54,19 +55,21 @@ interface AskFlags {
   allowDir?: string[];
 }
 
-/** TPTU-v2's demo selector over AppBench gold plans (offline word vectors; task demos above Δ, else API demos). */
-function demoSelectorFrom(
+/**
+ * TPTU-v2's demo selector over a plugin's gold plans (offline word vectors; task demos above Δ,
+ * else API demos).
+ */
+async function demoSelectorFrom(
+  source: PluginGoldPlans,
   dir: string,
   threshold: number,
   catalog: ReturnType<typeof loadCatalog>,
-): DemoSelector {
-  const tasks = loadAppBenchGoldTasks(dir, catalog);
+): Promise<DemoSelector> {
+  const gold = await source.load();
+  const tasks = gold.tasks(dir, catalog);
   const embedder = new WordVectorEmbedder(loadWordVectors().table);
-  return createDemoSelector({ embedder, ...appBenchDemoKnowledgeBase(tasks, catalog), threshold, k: 3 });
+  return createDemoSelector({ embedder, ...gold.demoKnowledgeBase(tasks, catalog), threshold, k: 3 });
 }
-
-/** Catalogs whose APIs Apiary can execute (simulated SGD apps, GTA's tools). */
-const EXECUTABLE = EXECUTABLE_CATALOGS;
 
 /** A call's line; the model chose its tool and arguments, the app wrote its error. */
 function callLine(c: CallRecord): string {
@@ -81,13 +84,20 @@ function callLine(c: CallRecord): string {
 }
 
 export function registerAskCommand(program: Command): void {
+  const plugins = cliPlugins();
+  const executable = executableCatalogs(plugins);
+  const demoSources = plugins.flatMap((p) => (p.goldPlans ? [p.goldPlans] : []));
   program
     .command('ask')
     .description(
       'do something with a catalog: retrieve its APIs, run the tool loop against its executable apps, print the answer (TPTU-v2 end to end)',
     )
     .argument('<request>', 'what you want done, in plain words')
-    .option('--catalog <name>', `catalog with executable apps (${EXECUTABLE.join(' | ')})`, 'appbench')
+    .option(
+      '--catalog <name>',
+      `catalog with executable apps (${executable.all.join(' | ')})`,
+      executable.simulated[0],
+    )
     .option('--data <dir>', 'data folder (catalog files)')
     .option(
       '--db <file>',
@@ -116,14 +126,14 @@ export function registerAskCommand(program: Command): void {
     .option('--date <yyyy-mm-dd>', 'the current date given to the model (default: today)')
     .option(
       '--demos <dir>',
-      'AppBench data folder whose gold plans serve as worked examples (TPTU-v2 demo selector)',
+      `${demoSources.map((s) => s.label).join(' or ')} data folder whose gold plans serve as worked examples (TPTU-v2 demo selector)`,
     )
     .option(
       '--demo-threshold <Δ>',
       'cosine similarity a task demo needs; below it API-level demos are used',
       '0.8',
     )
-    .option('--allow-dir <dir>', ALLOW_DIR_HELP, collectOption)
+    .option('--allow-dir <dir>', allowDirHelp(plugins), collectOption)
     .option('--trace <file>', 'append the run trace (turns, calls, stop) as JSON lines')
     .option('--model <id>', 'model name (or APIARY_MODEL / apiary.config.json)')
     .option('--base-url <url>', 'OpenAI-compatible endpoint ending in /v1 (or APIARY_BASE_URL)')
@@ -131,10 +141,10 @@ export function registerAskCommand(program: Command): void {
     .option('--config <file>', 'model config file')
     .option('--json', 'machine-readable result')
     .action(async (request: string, flags: AskFlags) => {
-      if (!flags.servers && !EXECUTABLE.includes(flags.catalog))
+      if (!flags.servers && !executable.all.includes(flags.catalog))
         throw new ApiaryError(
           'USAGE',
-          `catalog "${flags.catalog}" has no executable apps here (executable: ${EXECUTABLE.join(', ')})`,
+          `catalog "${flags.catalog}" has no executable apps here (executable: ${executable.all.join(', ')})`,
         );
       const topK = parseInteger('--top-k', flags.topK, { min: 1 });
       const maxSteps = parseInteger('--max-steps', flags.maxSteps, { min: 1 });
@@ -158,7 +168,10 @@ export function registerAskCommand(program: Command): void {
       const index = indexCatalog(catalog);
       // Imported servers are running from here on: close them if the set-up fails.
       const prepare = async () => {
-        const demos = flags.demos ? demoSelectorFrom(flags.demos, threshold, catalog) : undefined;
+        const demos =
+          flags.demos && demoSources[0]
+            ? await demoSelectorFrom(demoSources[0], flags.demos, threshold, catalog)
+            : undefined;
         const corpus = catalogCorpus(catalog);
         const catalogHash = corpusHash(corpus);
         const opened =

@@ -3,23 +3,34 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { AppHandler } from '../../apps/index.js';
-import { createSgdApps, openSgdDatabase } from '../../apps/index.js';
 import { type Catalog, loadCatalog } from '../../catalog/index.js';
 import { appRegistry, autoApprove, denyAll } from '../../exec/index.js';
 import type { McpImport } from '../../mcp/index.js';
+import type { BenchmarkPlugin } from '../../plugins/index.js';
 import { buildRetriever, catalogCorpus, loadWordVectors, RETRIEVER_KINDS } from '../../retrieval/index.js';
 import { ApiaryError, registerSecret } from '../../shared/index.js';
-import { disposeTools, gtaToolHandlers, gtaTools } from '../../tools/index.js';
 import { parseChoice, parseExistingFile, parseInteger, parseList, usageError } from '../options.js';
 import { terminalText } from '../output.js';
+import { simulatedApps, toolsets } from '../plugin-help.js';
+import { cliPlugins } from '../program.js';
 import { retrieverModelLoaders } from '../retrieval-index.js';
 
 /** The MCP domain, loaded when a command needs it (the SDK adds ~0.2 s to every CLI start otherwise). */
 const loadMcp = () => import('../../mcp/index.js');
 
-/** Catalogs whose APIs run here without --servers: the simulated SGD apps and GTA's tools. */
-const SIMULATED = ['appbench', 'sgd'];
-export const EXECUTABLE_CATALOGS = [...SIMULATED, 'gta'];
+/**
+ * Catalogs whose APIs run here without --servers: those of the plugins' simulated apps (the first
+ * is the commands' default `--catalog`), then those of their tool sets.
+ */
+export function executableCatalogs(plugins: readonly BenchmarkPlugin[] = cliPlugins()): {
+  simulated: readonly string[];
+  tools: readonly string[];
+  all: readonly string[];
+} {
+  const simulated = simulatedApps(plugins)?.catalogs ?? [];
+  const tools = toolsets(plugins).map((t) => t.catalog);
+  return { simulated, tools, all: [...simulated, ...tools] };
+}
 
 /** A catalog with executable apps: simulated (SGD database) or imported MCP servers. */
 export interface ExecutableCatalog {
@@ -51,13 +62,14 @@ export function parseAllowDirs(dirs: readonly string[] | undefined): string[] {
 /** Repeatable string options of commander (`--allow-dir a --allow-dir b`). */
 export const collectOption = (value: string, previous: string[] = []) => [...previous, value];
 
-export const ALLOW_DIR_HELP =
-  'with --catalog gta: a folder whose files the tools may read (image arguments from the model or the MCP client); repeatable. The tools output folder is always readable, nothing else is';
+export function allowDirHelp(plugins: readonly BenchmarkPlugin[]): string {
+  return `with --catalog ${executableCatalogs(plugins).tools.join(' | ')}: a folder whose files the tools may read (image arguments from the model or the MCP client); repeatable. The tools output folder is always readable, nothing else is`;
+}
 
 /**
- * `--servers FILE` (imported MCP servers) or `--catalog appbench|sgd|gta` (the simulated apps, GTA's
- * tools): the catalog and handlers `apiary ask`, `apiary run` and `apiary mcp serve` execute through
- * dispatchCall. GTA's tools read files only in their output folder and `allowDir`.
+ * `--servers FILE` (imported MCP servers) or `--catalog NAME` (a plugin's simulated apps or tool
+ * set): the catalog and handlers `apiary ask`, `apiary run` and `apiary mcp serve` execute through
+ * dispatchCall. Tools read files only in their output folder and `allowDir`.
  */
 export async function executableCatalog(flags: {
   catalog: string;
@@ -66,10 +78,13 @@ export async function executableCatalog(flags: {
   servers?: string;
   allowDir?: string[];
 }): Promise<ExecutableCatalog> {
-  if (flags.allowDir?.length && (flags.servers || flags.catalog !== 'gta'))
+  const plugins = cliPlugins();
+  const sets = toolsets(plugins);
+  const toolset = flags.servers ? undefined : sets.find((t) => t.catalog === flags.catalog);
+  if (flags.allowDir?.length && !toolset)
     throw new ApiaryError(
       'USAGE',
-      "--allow-dir grants folders to GTA's tools: use it with --catalog gta (imported MCP servers read files on their own)",
+      `--allow-dir grants folders to ${sets.map((t) => `${t.label}'s`).join(' and ')} tools: use it with --catalog ${sets.map((t) => t.catalog).join(' or ')} (imported MCP servers read files on their own)`,
     );
   if (flags.servers) {
     const { importMcpServers, readMcpServersConfig } = await loadMcp();
@@ -85,32 +100,34 @@ export async function executableCatalog(flags: {
       close: imported.close,
     };
   }
-  if (!EXECUTABLE_CATALOGS.includes(flags.catalog))
+  const executable = executableCatalogs(plugins).all;
+  if (!executable.includes(flags.catalog))
     throw new ApiaryError(
       'USAGE',
-      `catalog "${flags.catalog}" has no executable apps here (executable: ${EXECUTABLE_CATALOGS.join(', ')}, or imported MCP servers with --servers FILE)`,
+      `catalog "${flags.catalog}" has no executable apps here (executable: ${executable.join(', ')}, or imported MCP servers with --servers FILE)`,
     );
-  if (flags.catalog === 'gta') {
-    // GTA's tools, configured from the environment (see `apiary tools list`); images go to a temp
+  if (toolset) {
+    // The tools, configured from the environment (see `apiary tools list`); images go to a temp
     // folder. Their file arguments come from a model or an MCP client: only granted folders are read.
     const readable = parseAllowDirs(flags.allowDir);
-    const tools = gtaTools();
+    const tools = (await toolset.load()).open();
     const outputDir = mkdtempSync(join(tmpdir(), 'apiary-tools-'));
     return {
-      catalog: loadCatalog('gta', flags.data ? { dataDir: flags.data } : {}),
-      handlers: gtaToolHandlers(tools, { outputDir, readable }),
-      source: `GTA tools (outputs in ${outputDir})`,
-      close: () => disposeTools(tools),
+      catalog: loadCatalog(toolset.catalog, flags.data ? { dataDir: flags.data } : {}),
+      handlers: tools.handlers({ outputDir, readable }),
+      source: `${toolset.label} tools (outputs in ${outputDir})`,
+      close: () => tools.close(),
     };
   }
+  const apps = simulatedApps(plugins)!;
   const catalog = loadCatalog(flags.catalog, flags.data ? { dataDir: flags.data } : {});
-  const { db, source } = openSgdDatabase(flags.db);
+  const opened = (await apps.load()).open(flags.db);
   return {
     catalog,
-    handlers: createSgdApps({ db, catalog }),
-    source: `SGD database (${source})`,
+    handlers: opened.handlers(catalog),
+    source: `${apps.label} (${opened.source})`,
     close: async () => {
-      db.close();
+      opened.close();
     },
   };
 }
@@ -229,13 +246,15 @@ async function serve(flags: ServeFlags): Promise<void> {
 }
 
 export function registerMcpCommands(program: Command): void {
+  const plugins = cliPlugins();
+  const { simulated } = executableCatalogs(plugins);
   const mcp = program.command('mcp').description('Model Context Protocol: serve catalogs to MCP clients');
   mcp
     .command('serve')
     .description(
       "serve a catalog's executable APIs to MCP clients (stdio or Streamable HTTP), or many imported MCP servers as one",
     )
-    .option('-c, --catalog <name>', `catalog with executable apps (${SIMULATED.join(' | ')})`, 'appbench')
+    .option('-c, --catalog <name>', `catalog with executable apps (${simulated.join(' | ')})`, simulated[0])
     .option('--data <dir>', 'data folder (catalog files)')
     .option('--db <file>', 'simulated-app database (default: the built one, else the bundled subset)')
     .option(
@@ -257,7 +276,7 @@ export function registerMcpCommands(program: Command): void {
       'trained retriever model for trained kinds, or a dense encoder for dense kinds',
     )
     .option('--timeout <ms>', 'time limit of one call', '30000')
-    .option('--allow-dir <dir>', ALLOW_DIR_HELP, collectOption)
+    .option('--allow-dir <dir>', allowDirHelp(plugins), collectOption)
     .option(
       '--allow-origin <origin>',
       'with --http: a browser origin (scheme://host[:port]) allowed besides localhost pages; other Origin headers get 403; repeatable',

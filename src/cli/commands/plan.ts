@@ -1,15 +1,20 @@
 import type { Command } from 'commander';
 import { loadCatalog } from '../../catalog/index.js';
-import {
-  analyzePlan,
-  printMetabenchPlan,
-  printPlanJson,
-  renderPlanDag,
-  validatePlan,
-} from '../../plan/index.js';
+import { analyzePlan, type Plan, printPlanJson, renderPlanDag, validatePlan } from '../../plan/index.js';
+import type { BenchmarkPlugin } from '../../plugins/index.js';
+import { ApiaryError } from '../../shared/index.js';
 import { parseChoice } from '../options.js';
 import { EXIT, printJson } from '../output.js';
 import { readNonEmptyPlanFile } from '../plan-file.js';
+import { planDescription, planFileHelp, simulatedApps } from '../plugin-help.js';
+import { cliPlugins } from '../program.js';
+
+/** `plan show -f text`: the plan in the first plan text format a plugin gives. */
+async function printPlanText(plugins: readonly BenchmarkPlugin[], plan: Plan): Promise<string> {
+  const format = plugins.flatMap((p) => p.planFormats ?? [])[0];
+  if (!format) throw new ApiaryError('USAGE', 'no plugin gives a plan text format: use -f dag or -f json');
+  return (await format.load()).print(plan);
+}
 
 interface PlanFlags {
   catalog: string;
@@ -19,15 +24,14 @@ interface PlanFlags {
 }
 
 export function registerPlanCommands(program: Command): void {
-  const plan = program
-    .command('plan')
-    .description('validate and inspect plan graphs (JSON or MetaBench call-list text)');
+  const plugins = cliPlugins();
+  const plan = program.command('plan').description(planDescription(plugins));
 
   plan
     .command('validate')
     .description('check a plan against a catalog; exit 1 when it has problems')
-    .argument('<file>', 'plan file (.json, or MetaBench text lines "App: [out = api(#k=\'v\')]")')
-    .option('-c, --catalog <name|file>', 'catalog to check against', 'appbench')
+    .argument('<file>', planFileHelp(plugins, 'example'))
+    .option('-c, --catalog <name|file>', 'catalog to check against', simulatedApps(plugins)?.catalogs[0])
     .option('--data <dir>', 'benchmark data folder')
     .option('--json', 'machine-readable output')
     .action((file: string, flags: PlanFlags) => {
@@ -49,7 +53,7 @@ export function registerPlanCommands(program: Command): void {
     .argument('<file>', 'plan file')
     .option('-f, --format <format>', 'dag | text | json', 'dag')
     .option('--json', 'machine-readable output (plan + analysis)')
-    .action((file: string, flags: PlanFlags) => {
+    .action(async (file: string, flags: PlanFlags) => {
       const format = parseChoice('--format', flags.format ?? 'dag', ['dag', 'text', 'json'] as const);
       const p = readNonEmptyPlanFile(file);
       if (flags.json) {
@@ -57,7 +61,7 @@ export function registerPlanCommands(program: Command): void {
         return;
       }
       if (format === 'dag') process.stdout.write(`${renderPlanDag(p)}\n`);
-      else if (format === 'text') process.stdout.write(`${printMetabenchPlan(p)}\n`);
+      else if (format === 'text') process.stdout.write(`${await printPlanText(plugins, p)}\n`);
       else process.stdout.write(printPlanJson(p));
     });
 }

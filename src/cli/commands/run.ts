@@ -2,7 +2,6 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { createSgdApps, openSgdDatabase } from '../../apps/index.js';
 import { type Catalog, loadCatalog } from '../../catalog/index.js';
 import {
   type AskProvider,
@@ -23,6 +22,8 @@ import { parseApprover } from '../approve-option.js';
 import { parseExistingFile, parseInteger, parseList, parseOutputPath } from '../options.js';
 import { EXIT, printJson, terminalText } from '../output.js';
 import { readNonEmptyPlanFile } from '../plan-file.js';
+import { planFileHelp, runDescription, simulatedApps } from '../plugin-help.js';
+import { cliPlugins } from '../program.js';
 import { executableCatalog } from './mcp.js';
 
 interface RunFlags {
@@ -76,13 +77,13 @@ function exitCodeOf(result: ExecutionResult): number {
 }
 
 export function registerRunCommands(program: Command): void {
+  const plugins = cliPlugins();
+  const apps = simulatedApps(plugins);
   program
     .command('run')
-    .description(
-      'execute a plan against the simulated apps (SGD database): parallel, permission-checked, traced',
-    )
-    .argument('<plan>', 'plan file (.json, or MetaBench call-list text)')
-    .option('-c, --catalog <name|file>', 'catalog the plan is written against', 'appbench')
+    .description(runDescription(plugins))
+    .argument('<plan>', planFileHelp(plugins, 'name'))
+    .option('-c, --catalog <name|file>', 'catalog the plan is written against', apps?.catalogs[0])
     .option('--data <dir>', 'benchmark data folder for the catalog')
     .option('--grant <apps>', 'comma-separated app ids the run may call (default: every app)')
     .option(
@@ -95,7 +96,10 @@ export function registerRunCommands(program: Command): void {
     )
     .option('--resume', 'continue the last run of --trace: finished calls are reused, not repeated')
     .option('--answers <file>', "JSON answers to the plan's questions to the user (object or list)")
-    .option('--db <file>', 'SGD database (default: the built one, else the bundled subset)')
+    .option(
+      '--db <file>',
+      `${apps?.label ?? 'simulated-app database'} (default: the built one, else the bundled subset)`,
+    )
     .option(
       '--servers <config.json>',
       'run the plan against the tools of MCP servers ({"mcpServers": …}); app ids are the server names',
@@ -155,9 +159,11 @@ export function registerRunCommands(program: Command): void {
           await imported.close();
           throw error;
         }
-      const { db, source } = imported
-        ? { db: undefined, source: imported.source }
-        : openSgdDatabase(flags.db);
+      if (!imported && !apps) {
+        throw new ApiaryError('USAGE', 'no plugin provides simulated apps: pass --servers FILE');
+      }
+      const opened = imported ? undefined : (await apps!.load()).open(flags.db);
+      const source = imported?.source ?? opened!.source;
       const ctrl = new AbortController();
       const onSigint = () => {
         if (ctrl.signal.aborted) process.exit(EXIT_INTERRUPTED); // the second Ctrl-C: at once
@@ -171,7 +177,7 @@ export function registerRunCommands(program: Command): void {
       try {
         result = await executePlan(plan, {
           catalog,
-          handlers: imported?.handlers ?? createSgdApps({ db: db!, catalog }),
+          handlers: imported?.handlers ?? opened!.handlers(catalog),
           grant,
           approve,
           inputs: { ask, system: systemInputs({ sharedInput: flags.sharedInput }) },
@@ -184,7 +190,7 @@ export function registerRunCommands(program: Command): void {
         });
       } finally {
         process.off('SIGINT', onSigint);
-        db?.close();
+        opened?.close();
         await imported?.close();
       }
       if (flags.json) printJson({ file, database: source, repairedTraceRecords: repaired, ...result });

@@ -4,7 +4,6 @@ import { resolveModelSetup } from '../../models/index.js';
 import {
   buildSftSamples,
   formatSftJsonl,
-  loadAppBenchGoldTasks,
   type ParaphraseOptions,
   SFT_BALANCES,
   SFT_FORMATS,
@@ -12,10 +11,10 @@ import {
   type SftStats,
 } from '../../sft/index.js';
 import { ApiaryError } from '../../shared/index.js';
-import { APPBENCH_CURRENT_DATE } from '../../tasks/index.js';
 import { EXIT_INTERRUPTED, trapSigint } from '../interrupt.js';
 import { parseChoice, parseInteger, parseOutputPath, writeOutputFile } from '../options.js';
 import { printJson } from '../output.js';
+import { cliPlugins } from '../program.js';
 
 interface SftBuildFlags {
   source: string;
@@ -65,6 +64,9 @@ function summary(stats: SftStats, format: string, out: string | undefined): stri
 }
 
 export function registerSftCommands(program: Command): void {
+  const sources = cliPlugins().flatMap((p) => (p.goldPlans ? [p.goldPlans] : []));
+  const [first] = sources;
+  const [agentsStyle, ...otherStyles] = SFT_PROMPT_STYLES;
   const sft = program.command('sft').description('fine-tuning (SFT) data from gold plans');
 
   sft
@@ -72,18 +74,26 @@ export function registerSftCommands(program: Command): void {
     .description(
       'build chat-format JSONL (OpenAI fine-tuning or ShareGPT) from gold plans, with TPTU-v2 augmentations',
     )
-    .option('--source <name>', 'where the gold plans come from (appbench)', 'appbench')
+    .option(
+      '--source <name>',
+      `where the gold plans come from (${sources.map((s) => s.name).join(' | ')})`,
+      first?.name,
+    )
     .option(
       '--data <dir>',
-      'folder holding test_{ss,sm,ms,mm}.json or dev_*.json (or its parent with appbench/); also used for the catalog',
+      `folder holding ${sources.map((s) => s.files).join('; ')}; also used for the catalog`,
     )
     .option(
       '-c, --catalog <name|file>',
       'catalog the gold plans are checked against and listed from',
-      'appbench',
+      first?.catalog,
     )
     .option('-f, --format <format>', 'openai | sharegpt', 'openai')
-    .option('--style <style>', "prompt style: appbench (the agents' prompt) | compact", 'appbench')
+    .option(
+      '--style <style>',
+      `prompt style: ${[`${agentsStyle} (the agents' prompt)`, ...otherStyles].join(' | ')}`,
+      agentsStyle,
+    )
     .option(
       '-o, --out <file>',
       'write the JSONL here, creating missing folders (default: stdout, counts on stderr)',
@@ -101,9 +111,14 @@ export function registerSftCommands(program: Command): void {
     .option('--concurrency <n>', 'paraphrase calls in flight at once', '4')
     .option('--json', 'print the counts as JSON')
     .action(async (flags: SftBuildFlags) => {
-      parseChoice('--source', flags.source, ['appbench']);
+      parseChoice(
+        '--source',
+        flags.source,
+        sources.map((s) => s.name),
+      );
+      const source = sources.find((s) => s.name === flags.source)!;
       if (!flags.data)
-        throw new ApiaryError('USAGE', '--data <dir> is required (folder with the AppBench files)');
+        throw new ApiaryError('USAGE', `--data <dir> is required (folder with the ${source.label} files)`);
       const format = parseChoice('--format', flags.format, SFT_FORMATS);
       const balance = parseChoice('--balance', flags.balance, SFT_BALANCES);
       const style = parseChoice('--style', flags.style, SFT_PROMPT_STYLES);
@@ -127,8 +142,9 @@ export function registerSftCommands(program: Command): void {
         paraphrase = { model: setup.model };
       }
 
+      const gold = await source.load();
       const catalog = loadCatalog(flags.catalog, { dataDir: flags.data });
-      const tasks = loadAppBenchGoldTasks(flags.data, catalog);
+      const tasks = gold.tasks(flags.data, catalog);
       // Ctrl-C while paraphrasing: the samples finished so far are written, whole, and the exit is 130
       const interrupt = paraphrase
         ? trapSigint('no new paraphrase starts; the samples finished so far are written')
@@ -140,7 +156,7 @@ export function registerSftCommands(program: Command): void {
         limit,
         shuffleApis: flags.shuffle !== false,
         style,
-        currentDate: APPBENCH_CURRENT_DATE,
+        currentDate: gold.currentDate,
         paraphrase,
         concurrency,
         onProgress: (done, total) => {

@@ -1,22 +1,16 @@
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { type Api, GTA_TOOL_CATEGORIES, indexCatalog, loadCatalog } from '../../catalog/index.js';
+import { type Api, indexCatalog, loadCatalog } from '../../catalog/index.js';
 import { appRegistry, dispatchCall } from '../../exec/index.js';
+import type { PluginToolset } from '../../plugins/index.js';
 import { ApiaryError } from '../../shared/index.js';
-import {
-  disposeTools,
-  formatRecordingStats,
-  GTA_TOOL_NAMES,
-  gtaTool,
-  gtaToolHandlers,
-  gtaTools,
-  ToolRecording,
-  toolStatus,
-} from '../../tools/index.js';
+import { formatRecordingStats, ToolRecording } from '../../tools/index.js';
 import { usageError } from '../options.js';
 import { printJson, terminalText } from '../output.js';
+import { toolsDescription, toolsets } from '../plugin-help.js';
+import { cliPlugins } from '../program.js';
 import { addToolFlags, type ToolFlags, toolSettingsFrom } from './tool-flags.js';
 
 interface ListFlags {
@@ -66,23 +60,34 @@ function parseArgs(api: Api, pairs: readonly string[]): { args: Record<string, u
   return { args, files };
 }
 
+/** `each GTA tool`, `each GTA or X tool`: what one tool of `apiary tools` is. */
+const oneTool = (sets: readonly PluginToolset[]) => `${sets.map((t) => t.label).join(' or ')} tool`;
+
+/**
+ * The tool set holding `name`: the first set with a tool of that name, else the first set (whose
+ * own NOT_FOUND error then lists its tools).
+ */
+async function toolsetOf(sets: readonly PluginToolset[], name: string) {
+  if (!sets.length)
+    throw new ApiaryError('NOT_FOUND', `no plugin provides executable tools (tool "${name}")`);
+  const loaded = await Promise.all(sets.map(async (set) => ({ set, runtime: await set.load() })));
+  return (
+    (sets.length > 1 ? loaded.find((t) => t.runtime.list().some((tool) => tool.name === name)) : undefined) ??
+    loaded[0]!
+  );
+}
+
 export function registerToolsCommands(program: Command): void {
-  const tools = program.command('tools').description("GTA's executable tools: list them, call one by hand");
+  const plugins = cliPlugins();
+  const sets = toolsets(plugins);
+  const tools = program.command('tools').description(toolsDescription(plugins));
 
   tools
     .command('list')
-    .description('each GTA tool with its category and whether it is ready (or what to configure)')
+    .description(`each ${oneTool(sets)} with its category and whether it is ready (or what to configure)`)
     .option('--json', 'machine-readable output')
-    .action((flags: ListFlags) => {
-      const set = gtaTools();
-      const rows = GTA_TOOL_NAMES.map((name) => {
-        const status = toolStatus(gtaTool(set, name));
-        return {
-          name,
-          category: GTA_TOOL_CATEGORIES[name] ?? 'none',
-          status: status.ready ? 'ready' : status.reason,
-        };
-      });
+    .action(async (flags: ListFlags) => {
+      const rows = (await Promise.all(sets.map(async (set) => (await set.load()).list()))).flat();
       if (flags.json) printJson(rows);
       else {
         const w = Math.max(...rows.map((r) => r.name.length));
@@ -94,18 +99,24 @@ export function registerToolsCommands(program: Command): void {
   addToolFlags(
     tools
       .command('call')
-      .description('call one GTA tool through the executor and print its result (text, or paths of images)')
-      .argument('<tool>', 'tool name, e.g. OCR, Calculator, DrawBox, AddText (apiary tools list)')
+      .description(
+        `call one ${oneTool(sets)} through the executor and print its result (text, or paths of images)`,
+      )
+      .argument('<tool>', `tool name, e.g. ${sets.flatMap((t) => t.examples).join(', ')} (apiary tools list)`)
       .option('--arg <key=value>', 'an argument, repeatable; image arguments are file paths', collect)
       .option('--out-dir <dir>', 'folder for output images (default: a new temporary folder)')
-      .option('--data <dir>', 'data folder with gta/toolmeta.json (default: $APIARY_DATA, then bundled)')
+      .option(
+        '--data <dir>',
+        `data folder with ${sets.map((t) => t.catalogFile).join(' or ')} (default: $APIARY_DATA, then bundled)`,
+      )
       .option('--json', 'machine-readable output'),
   ).action(async (name: string, flags: CallFlags) => {
     const settings = toolSettingsFrom(flags);
-    const set = gtaTools(settings.config, [name]);
-    const catalog = indexCatalog(loadCatalog('gta', { dataDir: flags.data }));
+    const { set: toolset, runtime } = await toolsetOf(sets, name);
+    const set = runtime.open(settings.config, [name]);
+    const catalog = indexCatalog(loadCatalog(toolset.catalog, { dataDir: flags.data }));
     const api = catalog.api(name, name);
-    if (!api) throw new ApiaryError('NOT_FOUND', `toolmeta.json has no tool "${name}"`);
+    if (!api) throw new ApiaryError('NOT_FOUND', `${basename(toolset.catalogFile)} has no tool "${name}"`);
     const { args, files } = parseArgs(api, flags.arg ?? []);
     const recording = settings.recording
       ? new ToolRecording(settings.recording.dir, settings.recording.mode)
@@ -114,7 +125,7 @@ export function registerToolsCommands(program: Command): void {
     mkdirSync(outputDir, { recursive: true });
     try {
       const apps = appRegistry(
-        gtaToolHandlers(set, { outputDir, readable: files, ...(recording ? { recording } : {}) }),
+        set.handlers({ outputDir, readable: files, ...(recording ? { recording } : {}) }),
       );
       const outcome = await dispatchCall({ app: name, api: name, args }, { catalog, apps });
       const stats = recording
@@ -143,7 +154,7 @@ export function registerToolsCommands(program: Command): void {
         throw new ApiaryError(code, outcome.error.message);
       }
     } finally {
-      await disposeTools(set);
+      await set.close();
     }
   });
 }
