@@ -23,9 +23,9 @@ const ALLOWED: Record<string, readonly string[]> = {
   plugins: ['tasks', 'catalog', 'shared'],
   mcp: ['agents', 'tools', 'retrieval', 'exec', 'models', 'plan', 'apps', 'catalog', 'shared'],
   sft: ['tasks', 'agents', 'retrieval', 'models', 'plan', 'catalog', 'shared'],
-  harness: ['tasks', 'agents', 'models', 'plan', 'catalog', 'shared'],
-  reports: ['harness', 'tasks', 'retrieval', 'catalog', 'shared'],
-  viewer: ['reports', 'harness', 'tasks', 'shared'],
+  harness: ['plugins', 'tasks', 'agents', 'models', 'plan', 'catalog', 'shared'],
+  reports: ['harness', 'plugins', 'tasks', 'retrieval', 'catalog', 'shared'],
+  viewer: ['reports', 'harness', 'plugins', 'tasks', 'shared'],
   test: ['models', 'agents', 'plan', 'catalog', 'shared'],
   benchmarks: [
     'cli',
@@ -66,7 +66,6 @@ const ALLOWED: Record<string, readonly string[]> = {
     'shared',
   ],
 };
-
 
 /**
  * Issue 25 in progress: core files that still import a benchmark, or name one in code. Each entry

@@ -1,4 +1,5 @@
 import type { BenchmarkPlugin } from '../../plugins/index.js';
+import { appBenchEvalFlags } from './eval-flags.js';
 
 /** AppBench / MetaBench: plans of API calls over many apps, scored as the official code does */
 export const appBenchPlugin: BenchmarkPlugin = {
@@ -10,6 +11,8 @@ export const appBenchPlugin: BenchmarkPlugin = {
       description:
         'AppBench / MetaBench planning: one plan of App API calls per instruction, scored official + corrected',
       load: async () => (await import('./register.js')).appBenchDefinition,
+      dataFolder: 'appbench',
+      evalFlags: appBenchEvalFlags,
     },
   ],
 };

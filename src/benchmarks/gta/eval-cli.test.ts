@@ -15,7 +15,7 @@ import { respond } from './__fixtures__/e2e-script.js';
  * no tool run.
  */
 
-const DATA = join(ROOT, 'src', 'tasks', 'gta', '__fixtures__', 'e2e');
+const DATA = join(ROOT, 'src', 'benchmarks', 'gta', '__fixtures__', 'e2e');
 
 let server: ScriptedOpenAiServer;
 let root: string;
