@@ -59,7 +59,7 @@ export const COMMAND_LIST: readonly CommandEntry[] = [
     description:
       'recompute and print the summary of a run of any task from its results.jsonl; with --html, one ' +
       'self-contained HTML report over one or more runs (tables, charts, published numbers, comparison)',
-    register: async () => (await import('./commands/report.js')).registerReportCommands,
+    register: withBuiltinPlugins(async () => (await import('./commands/report.js')).registerReportCommands),
   },
   {
     name: 'run',
@@ -84,7 +84,7 @@ export const COMMAND_LIST: readonly CommandEntry[] = [
     name: 'score',
     usage: '[options] <task>',
     description: 're-score saved predictions without calling a model (appbench: official and corrected)',
-    register: async () => (await import('./commands/score.js')).registerScoreCommands,
+    register: withBuiltinPlugins(async () => (await import('./commands/score.js')).registerScoreCommands),
   },
   {
     name: 'data',
@@ -134,7 +134,7 @@ export const COMMAND_LIST: readonly CommandEntry[] = [
     name: 'view',
     usage: '[options] <run>',
     description: "browse a run's samples and traces in a local web viewer (filters by score and error)",
-    register: async () => (await import('./commands/view.js')).registerViewCommand,
+    register: withBuiltinPlugins(async () => (await import('./commands/view.js')).registerViewCommand),
   },
   {
     name: 'worker',

@@ -239,7 +239,11 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueW
     try {
       rebuilt = await loadTaskFromRecipe(recipe);
     } catch (error) {
-      return refuse(a, `cannot load the task: ${errorMessage(error)}`);
+      const left = (a.recipe.plugins ?? []).filter((m) => !recipe.plugins?.includes(localModuleUrl(m) ?? ''));
+      const hint = left.length
+        ? ` (plugin modules not on this worker's allowlist, not imported: ${left.map((m) => printable(m)).join(', ')})`
+        : '';
+      return refuse(a, `cannot load the task: ${errorMessage(error)}${hint}`);
     }
     const sha = rebuilt.dataSource?.sha256 ?? null;
     if (a.dataSha256 !== null && sha !== a.dataSha256)

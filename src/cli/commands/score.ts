@@ -15,6 +15,7 @@ import {
 import { formatShortcutsReport, scoreShortcutsResults } from '../../benchmarks/shortcutsbench/index.js';
 import { loadCatalog } from '../../catalog/index.js';
 import { parseResultsText } from '../../harness/index.js';
+import { defaultPluginRegistry } from '../../plugins/index.js';
 import {
   ApiaryError,
   checkJsonDepth,
@@ -29,7 +30,6 @@ import {
   loadGtaDataset,
   parseOptionAssignments,
   readGtaStepPredictions,
-  registerBuiltinTasks,
   routeOptions,
   scoreGtaE2e,
   scoreGtaSteps,
@@ -278,7 +278,7 @@ async function scoreGtaPredictions(flags: ScoreFlags): Promise<void> {
     );
   const predictionsFile = flags.predictions;
   if (predictionsFile.endsWith('.jsonl')) {
-    registerBuiltinTasks();
+    await defaultPluginRegistry.loadTasks();
     return scoreTaskPredictions(getTask('gta'), {
       ...flags,
       predictions: predictionsFile,
@@ -372,7 +372,7 @@ export function registerScoreCommands(program: Command): void {
     .action(async (taskName: string, flags: ScoreFlags) => {
       if (taskName === 'shortcuts') return scoreShortcuts(flags);
       if (taskName === 'gta') return scoreGtaPredictions(flags);
-      registerBuiltinTasks();
+      await defaultPluginRegistry.loadTasks();
       const def = getTask(taskName);
       const predictions = flags.predictions ?? flags.results;
       if (!predictions) throw new ApiaryError('USAGE', 'pass --predictions FILE');
