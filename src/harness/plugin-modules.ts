@@ -5,11 +5,14 @@ import { type BenchmarkPlugin, defaultPluginRegistry, type PluginRegistry } from
 import { ApiaryError } from '../shared/index.js';
 
 /**
- * A plugin module as `import()` takes it: a URL (`file:`, `data:`) as it is, a path (relative to
- * the working folder) as a file URL, so a worker thread in another folder imports the same file.
+ * A plugin module as `import()` takes it: a URL (`file:`, `data:`) or a package name
+ * (`my-bench/plugin`) as it is, a path (relative to the working folder) as a file URL, so a worker
+ * thread in another folder imports the same file.
  */
 export function pluginModuleUrl(spec: string): string {
   if (/^[a-z][a-z0-9+.-]*:/i.test(spec) && !/^[a-z]:[\\/]/i.test(spec)) return spec;
+  const looksLikePath = spec.startsWith('.') || isAbsolute(spec) || /\.[cm]?[jt]s$/.test(spec);
+  if (!looksLikePath && !existsSync(spec)) return spec;
   const path = isAbsolute(spec) ? spec : resolve(spec);
   if (!existsSync(path)) throw new ApiaryError('USAGE', `plugin module ${spec}: no such file (${path})`);
   return pathToFileURL(path).href;
