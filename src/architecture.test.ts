@@ -99,7 +99,6 @@ const NAMES_BENCHMARK_TODO = new Set<string>([
   'cli/commands/ask.ts',
   'cli/commands/catalog.ts',
   'cli/commands/data.ts',
-  'cli/commands/eval.ts',
   'cli/commands/mcp.ts',
   'cli/commands/plan.ts',
   'cli/commands/retrieve.ts',

@@ -50,7 +50,7 @@ export const COMMAND_LIST: readonly CommandEntry[] = [
     usage: '[options] <task>',
     description:
       'run a registered task end to end (resumable JSONL results); `apiary tasks` lists tasks, ' +
-      'solvers and options. AppBench without a model runs the no-LLM baseline',
+      'solvers and options. Without a model a task runs its no-model solver (a no-LLM baseline)',
     register: withBuiltinPlugins(async () => (await import('./commands/eval.js')).registerEvalCommands),
   },
   {

@@ -34,6 +34,8 @@ export interface PluginTask {
    * folder (`apiary eval all --data ROOT`): a sub-folder, or '' for the root itself (the default).
    */
   readonly dataFolder?: string;
+  /** Help of `apiary eval`: what `--data` holds for this task, what `--limit` counts per (its category). */
+  readonly help?: { readonly data?: string; readonly category?: string };
   /** Flags `apiary eval` accepts for this task only (and refuses for every other task). */
   readonly evalFlags?: TaskEvalFlags;
 }

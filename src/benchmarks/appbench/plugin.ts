@@ -12,6 +12,7 @@ export const appBenchPlugin: BenchmarkPlugin = {
         'AppBench / MetaBench planning: one plan of App API calls per instruction, scored official + corrected',
       load: async () => (await import('./register.js')).appBenchDefinition,
       dataFolder: 'appbench',
+      help: { data: 'test_*.json or dev_*.json', category: 'AppBench category' },
       evalFlags: appBenchEvalFlags,
     },
   ],

@@ -11,6 +11,7 @@ export const gtaPlugin: BenchmarkPlugin = {
       description: 'GTA: multimodal queries over 14 real tools; step-by-step or end to end',
       load: async () => (await import('./register.js')).gtaDefinition,
       dataFolder: 'gta',
+      help: { data: 'dataset.json + image/' },
       evalFlags: gtaEvalFlags,
     },
   ],

@@ -11,6 +11,7 @@ export const toolBenchPlugin: BenchmarkPlugin = {
       load: async () => (await import('./retrieval-task.js')).toolBenchRetrievalDefinition,
       // the task reads <root>/toolbench/ itself
       dataFolder: '',
+      help: { data: 'the data root', category: 'ToolBench query file' },
     },
   ],
 };

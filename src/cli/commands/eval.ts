@@ -469,8 +469,19 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
   reportEvalResult(await evaluateRequest(request), request, flags);
 }
 
+/** What the registered tasks say for one help text: `task: text` (or the texts alone). */
+function tasksHelp(part: 'data' | 'category', named: boolean): string {
+  return defaultPluginRegistry
+    .list()
+    .flatMap((p) => p.tasks ?? [])
+    .flatMap((t) => (t.help?.[part] ? [named ? `${t.name}: ${t.help[part]}` : t.help[part]] : []))
+    .join(named ? '; ' : ', ');
+}
+
 /** The flags of `apiary eval <task>` (shared with nothing else; listed once here). */
 function evalOptions(cmd: Command): Command {
+  const dataHelp = tasksHelp('data', true);
+  const categoryHelp = tasksHelp('category', false);
   return cmd
     .option('--solver <name>', 'solver of the task (apiary tasks lists them; default: the task default)')
     .option('--option <key=value>', 'task or solver option, repeatable (apiary tasks lists them)', collect)
@@ -478,10 +489,7 @@ function evalOptions(cmd: Command): Command {
     .option('--price-input <usd>', 'dollars per million input tokens (cost per sample and per run)')
     .option('--price-output <usd>', 'dollars per million output tokens')
     .option('--max-cost <usd>', 'stop starting samples once the recorded cost reaches this (exit 3)')
-    .option(
-      '--data <dir>',
-      'data folder (appbench: test_*.json or dev_*.json; toolbench-retrieval: the data root; gta: dataset.json + image/)',
-    )
+    .option('--data <dir>', `data folder${dataHelp ? ` (${dataHelp})` : ''}`)
     .option('--model <id>', 'model name (or APIARY_MODEL / apiary.config.json)')
     .option('--base-url <url>', 'OpenAI-compatible endpoint ending in /v1 (or APIARY_BASE_URL)')
     .option('--api-key-env <name>', 'environment variable holding the API key')
@@ -515,7 +523,7 @@ function evalOptions(cmd: Command): Command {
     )
     .option('--resume', 'continue the run folder (default: the latest run of these settings)')
     .option('--overwrite', 'discard existing results in the run folder')
-    .option('--limit <n>', 'first N samples of each category (AppBench category, ToolBench query file)')
+    .option('--limit <n>', `first N samples of each category${categoryHelp ? ` (${categoryHelp})` : ''}`)
     .option('--seed <n>', 'seed for run order and demo sampling', '0')
     .option('--timeout-ms <ms>', 'per-attempt model timeout (default 120000)')
     .option('--retries <n>', 'retries per model call after the first attempt (default 4)')
@@ -540,6 +548,13 @@ function taskFlagOptions(cmd: Command): Command {
   return cmd.option('--json', 'machine-readable output (no progress display)');
 }
 
+/** The registered tasks' names, for the help of `<task>`. */
+const taskNames = () =>
+  defaultPluginRegistry
+    .list()
+    .flatMap((p) => (p.tasks ?? []).map((t) => t.name))
+    .join(', ') || 'apiary tasks lists them';
+
 export function registerEvalCommands(program: Command): void {
   const evalCmd = taskFlagOptions(
     evalOptions(
@@ -547,9 +562,9 @@ export function registerEvalCommands(program: Command): void {
         .command('eval')
         .description(
           'run a registered task end to end (resumable JSONL results); `apiary tasks` lists tasks, ' +
-            'solvers and options. AppBench without a model runs the no-LLM baseline',
+            'solvers and options. Without a model a task runs its no-model solver (a no-LLM baseline)',
         )
-        .argument('<task>', 'task name (appbench, toolbench-retrieval, …), or all: every task, one report'),
+        .argument('<task>', `task name (${taskNames()}), or all: every task, one report`),
     ),
   ).action((taskName: string, flags: EvalFlags) =>
     taskName === 'all' ? runEvalAll(flags) : runEvalCommand(taskName, flags),
