@@ -10,8 +10,11 @@ import { toolBenchPlugin } from './toolbench/plugin.js';
  */
 export const BUILTIN_PLUGINS = [appBenchPlugin, gtaPlugin, shortcutsBenchPlugin, toolBenchPlugin] as const;
 
+/** This module as a plugin module (`plugins`: a list), for worker threads to import again. */
+export const plugins = BUILTIN_PLUGINS;
+
 /** Registers the built-in plugins (again: nothing happens). */
 export function registerBuiltinPlugins(registry: PluginRegistry = defaultPluginRegistry): PluginRegistry {
-  for (const plugin of BUILTIN_PLUGINS) registry.register(plugin);
+  for (const plugin of BUILTIN_PLUGINS) registry.register(plugin, { module: import.meta.url });
   return registry;
 }

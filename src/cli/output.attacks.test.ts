@@ -113,6 +113,7 @@ describe('files from outside are printed safely (row 19)', () => {
 
   it('report: a results file whose category clears the screen; summary.json keeps no configured key', async () => {
     const { reportRun } = await import('./commands/report.js');
+    (await import('../benchmarks/builtin.js')).registerBuiltinPlugins(); // as the CLI's entry point does
     const { registerSecret } = await import('../shared/index.js');
     const key = 'sk-report-attack-key-0123456789abcdef';
     registerSecret(key);

@@ -11,6 +11,7 @@ export function evalDescription(plugins: readonly BenchmarkPlugin[]): string {
   const notes = plugins.flatMap((p) => (p.help?.eval ? [p.help.eval] : []));
   return [
     'run a registered task end to end (resumable JSONL results); `apiary tasks` lists tasks, solvers and options',
+    'Without a model a task runs its no-model solver (a no-LLM baseline)',
     ...notes,
   ].join('. ');
 }

@@ -76,16 +76,22 @@ function modulesLoadedBy(args: string[]): string[] {
 }
 
 describe('apiary starts light', () => {
-  it('--help loads the CLI shell, shared, the plugin manifests and commander only (no command file, no domain)', () => {
+  it('--help loads the CLI shell, shared, the plugin manifests (with the eval flags they declare) and commander only (no command file, no domain)', () => {
     const loaded = [...new Set(modulesLoadedBy(['--help']))];
     expect(loaded.filter((m) => m.startsWith('src/') && !m.startsWith('src/shared/')).sort()).toEqual([
+      'src/benchmarks/appbench/categories.ts',
+      'src/benchmarks/appbench/eval-flags.ts',
       'src/benchmarks/appbench/plugin.ts',
       'src/benchmarks/builtin.ts',
+      'src/benchmarks/gta/eval-flags.ts',
       'src/benchmarks/gta/plugin.ts',
+      'src/benchmarks/shortcutsbench/eval-flags.ts',
       'src/benchmarks/shortcutsbench/plugin.ts',
       'src/benchmarks/toolbench/plugin.ts',
       'src/cli/command-list.ts',
+      'src/cli/commands/tool-flags.ts',
       'src/cli/main.ts',
+      'src/cli/options.ts',
       'src/cli/output.ts',
       'src/cli/plugin-help.ts',
       'src/cli/program.ts',

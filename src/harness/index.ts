@@ -8,6 +8,10 @@
 export { gitRevision, packageRoot, packageVersion } from './environment.js';
 // Epochs: mean ± 95% confidence interval (Student t) and pass^k / pass@k
 export { type MetricEstimate, meanWithCi, type PassRates, passRates } from './epoch-stats.js';
+// Running a task end to end: the one entry of the CLI, `eval all`, worker threads and queue workers
+export { type EvaluateOptions, type EvaluateResult, evaluate } from './evaluate.js';
+// Plugin modules (`--plugin FILE`, `recipe.plugins`): imported and registered
+export { importPluginModule, pluginsExportedBy } from './plugin-modules.js';
 // Progress display
 export {
   createProgressReporter,
@@ -101,16 +105,24 @@ export {
   type SpecConflict,
   upgradeRunSpecV1,
 } from './run-spec.js';
-// Solving and scoring one sample, and rebuilding a task from a serialisable recipe (worker threads)
+// Solving and scoring one sample, and loading a task from its serialisable recipe (every thread)
 export {
+  loadResolvedRecipe,
+  loadTaskFromRecipe,
   type ModelRecipe,
   ModelRecipeSchema,
+  parseTaskRecipe,
   type RebuiltTask,
+  type RecipeRegistries,
+  type ResolvedRecipe,
   rebuildTask,
+  resolveRecipe,
   runSampleById,
   type SampleRun,
   solveAndScore,
   type TaskRecipe,
+  type TaskRecipeInput,
+  TaskRecipeInputSchema,
   TaskRecipeSchema,
 } from './sample-runner.js';
 // The seeded order samples run in

@@ -21,7 +21,7 @@ import {
   seal,
 } from './queue-protocol.js';
 import { connectRedis, createBullConnection } from './redis-connection.js';
-import { errorMessage, rebuildTask, runSampleById, type TaskRecipe } from './sample-runner.js';
+import { errorMessage, loadTaskFromRecipe, runSampleById, type TaskRecipe } from './sample-runner.js';
 
 export interface QueueWorkerOptions {
   /** `redis://host:port[/db]`. */
@@ -166,6 +166,9 @@ export function checkRecipe(
     if (url === null) return refusedModule(m, 'setup module');
     setupModules.push(url);
   }
+  // plugin modules: the allowed ones are imported; any other is left out (never imported), and the
+  // task must then come from this worker's own plugins (the built-ins, registered by its entry point)
+  const plugins = (recipe.plugins ?? []).flatMap((m) => allowed(m) ?? []);
   let model = recipe.model;
   if (model?.kind === 'module') {
     const url = allowed(model.module);
@@ -190,6 +193,7 @@ export function checkRecipe(
       ...recipe,
       model,
       ...(recipe.setupModules !== undefined ? { setupModules } : {}),
+      ...(recipe.plugins !== undefined ? { plugins } : {}),
     },
   };
 }
@@ -231,11 +235,15 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueW
         ? { model: { ...own.model, apiKey: opts.apiKey } }
         : {}),
     };
-    let rebuilt: Awaited<ReturnType<typeof rebuildTask>>;
+    let rebuilt: Awaited<ReturnType<typeof loadTaskFromRecipe>>;
     try {
-      rebuilt = await rebuildTask(recipe);
+      rebuilt = await loadTaskFromRecipe(recipe);
     } catch (error) {
-      return refuse(a, `cannot load the task: ${errorMessage(error)}`);
+      const left = (a.recipe.plugins ?? []).filter((m) => !recipe.plugins?.includes(localModuleUrl(m) ?? ''));
+      const hint = left.length
+        ? ` (plugin modules not on this worker's allowlist, not imported: ${left.map((m) => printable(m)).join(', ')})`
+        : '';
+      return refuse(a, `cannot load the task: ${errorMessage(error)}${hint}`);
     }
     const sha = rebuilt.dataSource?.sha256 ?? null;
     if (a.dataSha256 !== null && sha !== a.dataSha256)

@@ -8,19 +8,25 @@ import {
   resolveModelSetup,
   type SamplingSettings,
 } from '../models/index.js';
+import { defaultPluginRegistry, type PluginRegistry } from '../plugins/index.js';
 import { ApiaryError } from '../shared/index.js';
 import {
   type AnyTask,
   defaultTaskRegistry,
+  getSolver,
+  type LoadedTask,
   type Outcome,
-  registerBuiltinTasks,
   type SolveContext,
   type Solved,
+  type SolverDefinition,
+  type TaskDefinition,
   type TaskRegistry,
   type TaskSample,
   type TaskToolSettings,
   type TaskUsage,
+  validateOptions,
 } from '../tasks/index.js';
+import { importPluginModule } from './plugin-modules.js';
 
 /**
  * How a thread (or, later, a process on another machine) that holds no live objects rebuilds the
@@ -49,9 +55,10 @@ export const ModelRecipeSchema = z.discriminatedUnion('kind', [
 export type ModelRecipe = z.infer<typeof ModelRecipeSchema>;
 
 /**
- * Everything needed to rebuild a registered task in another thread: the task and solver by name
- * with their validated options, the model recipe and sampling, the data folder and seed — the
- * serialisable counterpart of `TaskLoadContext`.
+ * The serialisable input of a run: the task and solver by name with their options, the model
+ * recipe and sampling, the data folder, seed, limit and epochs, and the plugin modules that
+ * declare the task. `evaluate(recipe)` runs it; worker threads and queue workers load the same
+ * task from it (`loadTaskFromRecipe`).
  */
 export const TaskRecipeSchema = z.object({
   task: z.string().min(1),
@@ -67,8 +74,10 @@ export const TaskRecipeSchema = z.object({
     seed: z.number().optional(),
   }),
   dataDir: z.string().optional(),
-  seed: z.number().int(),
+  seed: z.number().int().min(0),
   limit: z.number().int().min(0).optional(),
+  /** Runs of every sample (mean ± CI over epochs); default 1. */
+  epochs: z.number().int().min(1).optional(),
   modelCalls: z
     .object({
       timeoutMs: z.number().optional(),
@@ -76,6 +85,11 @@ export const TaskRecipeSchema = z.object({
       baseDelayMs: z.number().optional(),
     })
     .optional(),
+  /**
+   * Plugin modules (paths or file URLs) imported and registered before the task is looked up: each
+   * exports a `BenchmarkPlugin` as default or `plugin` (or a list as `plugins`).
+   */
+  plugins: z.array(z.string().min(1)).optional(),
   /** Modules imported before the task is looked up (each registers tasks on the default registry). */
   setupModules: z.array(z.string()).optional(),
   /** The run folder (tasks keep artefacts there) and the tools' settings (GTA), as `TaskLoadContext`. */
@@ -85,7 +99,35 @@ export const TaskRecipeSchema = z.object({
     .custom<TaskToolSettings>((v) => v === undefined || (typeof v === 'object' && v !== null))
     .optional(),
 });
+/** A recipe with every setting named: what crosses to a worker thread or a queue worker. */
 export type TaskRecipe = z.infer<typeof TaskRecipeSchema>;
+
+/**
+ * The same recipe as a caller of `evaluate` writes it: what has a default may be left out (the
+ * task's default solver, or its no-model solver without a model; the task's sampling; no model;
+ * seed 0; no options).
+ */
+export const TaskRecipeInputSchema = TaskRecipeSchema.extend({
+  taskOptions: TaskRecipeSchema.shape.taskOptions.default({}),
+  solver: TaskRecipeSchema.shape.solver.optional(),
+  solverOptions: TaskRecipeSchema.shape.solverOptions.default({}),
+  model: TaskRecipeSchema.shape.model.default(null),
+  sampling: TaskRecipeSchema.shape.sampling.optional(),
+  seed: TaskRecipeSchema.shape.seed.default(0),
+});
+export type TaskRecipeInput = z.input<typeof TaskRecipeInputSchema>;
+
+/**
+ * The recipe checked against its schema: a USAGE error naming the first bad field
+ * (`recipe field "epochs": …`), so a library caller sees what to fix.
+ */
+export function parseTaskRecipe(input: unknown): z.infer<typeof TaskRecipeInputSchema> {
+  const parsed = TaskRecipeInputSchema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const field = issue.path.map(String).join('.') || '(recipe)';
+  throw new ApiaryError('USAGE', `recipe field "${field}": ${issue.message}`, { cause: parsed.error });
+}
 
 /** What solving and scoring one sample gave, in a form that crosses threads (no error objects). */
 export interface SampleRun<O = unknown, Sc = unknown> {
@@ -195,17 +237,68 @@ export interface RebuiltTask {
   dataSource?: { path: string; sha256: string | null };
 }
 
-/** Loads the task a recipe names, through the task registry (built-in tasks are registered first). */
-export async function rebuildTask(
-  recipe: TaskRecipe,
-  registry: TaskRegistry = defaultTaskRegistry,
-  signal?: AbortSignal,
-): Promise<RebuiltTask> {
-  registerBuiltinTasks(registry);
+/** A recipe resolved against the registries: the definition, the solver and the validated options. */
+export interface ResolvedRecipe {
+  /** The recipe with solver, options and sampling filled in: what crosses to a worker. */
+  recipe: TaskRecipe;
+  definition: TaskDefinition;
+  solver: SolverDefinition;
+}
+
+export interface RecipeRegistries {
+  /** Where the task is looked up (default: the default task registry). */
+  registry?: TaskRegistry;
+  /** Whose plugins' tasks are loaded into `registry` (default: the default plugin registry). */
+  plugins?: PluginRegistry;
+}
+
+/**
+ * Step one of loading a recipe, shared by `evaluate` and every worker: imports the recipe's plugin
+ * and setup modules, loads the plugins' tasks, looks the task and solver up and validates both
+ * options (USAGE errors naming the option, NOT_FOUND listing the known names).
+ */
+export async function resolveRecipe(input: unknown, regs: RecipeRegistries = {}): Promise<ResolvedRecipe> {
+  const recipe = parseTaskRecipe(input);
+  const plugins = regs.plugins ?? defaultPluginRegistry;
+  for (const m of recipe.plugins ?? []) await importPluginModule(m, plugins);
   for (const m of recipe.setupModules ?? []) await importModule(m);
-  const def = registry.get(recipe.task);
-  const built = recipe.model ? await buildModel(recipe.model, recipe.sampling) : undefined;
-  const loaded = await def.load({
+  const registry = await plugins.loadTasks(regs.registry ?? defaultTaskRegistry);
+  const definition = registry.get(recipe.task);
+  const solverName =
+    recipe.solver ??
+    (recipe.model === null && definition.noModelSolver ? definition.noModelSolver : definition.defaultSolver);
+  const solver = getSolver(definition, solverName);
+  const taskOptions = validateOptions(definition.options, recipe.taskOptions, definition.name);
+  const solverOptions = validateOptions(
+    solver.options,
+    recipe.solverOptions,
+    `${definition.name} solver ${solverName}`,
+  );
+  return {
+    recipe: {
+      ...recipe,
+      solver: solverName,
+      taskOptions,
+      solverOptions,
+      sampling: recipe.sampling ?? definition.sampling ?? {},
+    },
+    definition,
+    solver,
+  };
+}
+
+/** Step two: builds the recipe's model (unless one is given live) and loads the task's data. */
+export async function loadResolvedRecipe(
+  resolved: ResolvedRecipe,
+  live: { model?: LanguageModel; signal?: AbortSignal } = {},
+): Promise<{ loaded: LoadedTask; model?: LanguageModel; cache?: ResponseCache }> {
+  const { recipe, definition } = resolved;
+  const built = live.model
+    ? { model: live.model }
+    : recipe.model
+      ? await buildModel(recipe.model, recipe.sampling)
+      : undefined;
+  const loaded = await definition.load({
     options: recipe.taskOptions,
     solver: recipe.solver,
     solverOptions: recipe.solverOptions,
@@ -215,17 +308,42 @@ export async function rebuildTask(
     seed: recipe.seed,
     ...(recipe.limit !== undefined ? { limit: recipe.limit } : {}),
     ...(recipe.modelCalls ? { modelCalls: recipe.modelCalls } : {}),
-    ...(signal ? { signal } : {}),
+    ...(live.signal ? { signal: live.signal } : {}),
     ...(recipe.runDir !== undefined ? { runDir: recipe.runDir } : {}),
     ...(recipe.tools ? { tools: recipe.tools } : {}),
   });
-  const samplesById = new Map(loaded.task.dataset.map((s: TaskSample) => [s.id, s]));
+  return {
+    loaded,
+    ...(built ? { model: built.model } : {}),
+    ...(built && 'cache' in built && built.cache ? { cache: built.cache } : {}),
+  };
+}
+
+/**
+ * Loads the task a recipe names: the one path of `evaluate`, worker threads and queue workers
+ * (plugins and setup modules imported, task and solver resolved, options validated, model built).
+ */
+export async function loadTaskFromRecipe(
+  input: unknown,
+  opts: RecipeRegistries & { signal?: AbortSignal } = {},
+): Promise<RebuiltTask> {
+  const resolved = await resolveRecipe(input, opts);
+  const { loaded, cache } = await loadResolvedRecipe(resolved, opts.signal ? { signal: opts.signal } : {});
   return {
     task: loaded.task,
-    samplesById,
-    ...(built?.cache ? { cache: built.cache } : {}),
+    samplesById: new Map(loaded.task.dataset.map((s: TaskSample) => [s.id, s])),
+    ...(cache ? { cache } : {}),
     dataSource: loaded.dataSource,
   };
+}
+
+/** `loadTaskFromRecipe` with a task registry and a signal as positional arguments. */
+export function rebuildTask(
+  recipe: TaskRecipeInput,
+  registry?: TaskRegistry,
+  signal?: AbortSignal,
+): Promise<RebuiltTask> {
+  return loadTaskFromRecipe(recipe, { ...(registry ? { registry } : {}), ...(signal ? { signal } : {}) });
 }
 
 /** Runs one sample of a rebuilt task by id (what a worker does per message). */

@@ -1,6 +1,6 @@
 /**
- * Entry of a sample worker thread (started by ./worker-pool.ts): rebuilds the task from the
- * recipe in `workerData`, then solves and scores the samples the main thread sends. Two ways:
+ * Entry of a sample worker thread (started by ./worker-pool.ts): loads the task from the recipe in
+ * `workerData` as `evaluate` does (`loadTaskFromRecipe`: its plugin modules imported first), then solves and scores the samples the main thread sends. Two ways:
  * `run` jobs come back as sample runs (the main thread builds and writes their lines); a streamed
  * run (`stream`, then `jobs`) keeps a local queue, starts the next sample as soon as one finishes,
  * and sends back finished lines, serialised here. The main thread stays the only writer of the run folder.
@@ -11,11 +11,10 @@ import { ApiaryError } from '../shared/index.js';
 import { type BlobLine, externalize, type SampleLine, sampleLineText } from './results-file.js';
 import {
   errorMessage,
+  loadTaskFromRecipe,
   type RebuiltTask,
-  rebuildTask,
   runSampleById,
   type SampleRun,
-  TaskRecipeSchema,
 } from './sample-runner.js';
 import type {
   FromWorker,
@@ -35,7 +34,7 @@ let abort = new AbortController();
 const sentBlobs = new Set<string>();
 let rebuilt: RebuiltTask;
 try {
-  rebuilt = await rebuildTask(TaskRecipeSchema.parse(workerData), undefined, abort.signal);
+  rebuilt = await loadTaskFromRecipe(workerData, { signal: abort.signal });
   post({ type: 'ready' });
 } catch (error) {
   post({

@@ -19,6 +19,8 @@ import { rebuildTask, type TaskRecipe } from './sample-runner.js';
  */
 const fixture = (name: string) => pathToFileURL(resolve(import.meta.dirname, '__fixtures__', name)).href;
 const MINI = resolve(import.meta.dirname, '../../examples/appbench-mini');
+/** The built-in plugins as a plugin module: what a worker thread imports to know the appbench task. */
+const BUILTIN = pathToFileURL(resolve(import.meta.dirname, '../benchmarks/builtin.ts')).href;
 
 const recipe = (modelOptions: Record<string, unknown> = {}, extra: Partial<TaskRecipe> = {}): TaskRecipe => ({
   task: 'appbench',
@@ -30,6 +32,7 @@ const recipe = (modelOptions: Record<string, unknown> = {}, extra: Partial<TaskR
   dataDir: MINI,
   seed: 0,
   modelCalls: { maxRetries: 0 },
+  plugins: [BUILTIN],
   ...extra,
 });
 

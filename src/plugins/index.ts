@@ -25,5 +25,13 @@ export type {
   SimulatedApps,
   ToolsetRuntime,
 } from './cli-hooks.js';
-export type { BenchmarkPlugin, CoreHelpSlot, PluginCatalog, PluginTask } from './plugin.js';
+export type {
+  BenchmarkPlugin,
+  CoreHelpSlot,
+  PluginCatalog,
+  PluginTask,
+  TaskEvalFlag,
+  TaskEvalFlags,
+  TaskFlagSettings,
+} from './plugin.js';
 export { defaultPluginRegistry, listPlugins, PluginRegistry, registerPlugin } from './registry.js';

@@ -1,5 +1,5 @@
 import type { Catalog } from '../catalog/index.js';
-import type { TaskDefinition } from '../tasks/index.js';
+import type { TaskDefinition, TaskLoadContext } from '../tasks/index.js';
 import type {
   PluginApps,
   PluginCommand,
@@ -60,6 +60,50 @@ export interface PluginTask {
   readonly name: string;
   readonly description: string;
   load(): Promise<TaskDefinition>;
+  /**
+   * Where this task's data sits under one data root laid out as the repository's shared data
+   * folder (`apiary eval all --data ROOT`): a sub-folder, or '' for the root itself (the default).
+   */
+  readonly dataFolder?: string;
+  /** Help of `apiary eval`: what `--data` holds for this task, what `--limit` counts per (its category). */
+  readonly help?: { readonly data?: string; readonly category?: string };
+  /** Flags `apiary eval` accepts for this task only (and refuses for every other task). */
+  readonly evalFlags?: TaskEvalFlags;
+}
+
+/** A flag of `apiary eval` that one task declares, with its help text as the CLI shows it. */
+export interface TaskEvalFlag {
+  /** Commander's syntax: `--levels <list>`, `--dry`, `--cache [dir]`. */
+  readonly flags: string;
+  readonly description: string;
+  /** The error when the flag is given for another task (`task`: that task's name). */
+  notForTask(flag: string, task: string): string;
+  /**
+   * `apiary eval all`: `refuse` (it names one task's settings), `own` (passed to this task only),
+   * absent: passed to every task (which refuses it unless it is its own).
+   */
+  readonly inEvalAll?: 'refuse' | 'own';
+}
+
+/** What a task's own flags set for the run; merged under `--option key=value`. */
+export interface TaskFlagSettings {
+  taskOptions?: Record<string, unknown>;
+  /** Solver options, used only when the chosen solver has them and a model is configured. */
+  solverOptions?: Record<string, unknown>;
+  /** The solver a model run uses when `--solver` is not given. */
+  solverWithModel?: string;
+  /** The tools' settings (`TaskLoadContext.tools`), JSON: they cross threads and queues. */
+  tools?: TaskLoadContext['tools'];
+}
+
+/** The flags of one task and how they turn into its settings. */
+export interface TaskEvalFlags {
+  readonly flags: readonly TaskEvalFlag[];
+  /**
+   * Called for every run of the task, with the flags given (commander's camelCase keys; only these
+   * flags, only those given). Bad values are USAGE errors naming the flag.
+   */
+  settings(given: Readonly<Record<string, unknown>>): TaskFlagSettings;
 }
 
 /**

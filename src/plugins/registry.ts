@@ -7,18 +7,35 @@ const PLUGIN_NAME = /^[a-z0-9][a-z0-9-]*$/;
 /** Plugins by name: what the CLI, `loadCatalog` and the harness ask instead of importing a benchmark. */
 export class PluginRegistry {
   private readonly plugins = new Map<string, BenchmarkPlugin>();
+  /** The module each plugin was imported from, when known: a worker thread imports it again. */
+  private readonly modules = new Map<string, string>();
 
-  /** Adds a plugin; registering the same value again does nothing, another one of that name is refused. */
-  register(plugin: BenchmarkPlugin): void {
+  /**
+   * Adds a plugin; registering the same value again does nothing, another one of that name is refused.
+   * `module`: the ES module (file URL or path) that exports it, so a worker thread can import it.
+   */
+  register(plugin: BenchmarkPlugin, options: { module?: string } = {}): void {
     if (!PLUGIN_NAME.test(plugin.name))
       throw new ApiaryError(
         'USAGE',
         `invalid plugin name "${plugin.name}" (lower-case letters, digits, dashes)`,
       );
     const known = this.plugins.get(plugin.name);
-    if (known === plugin) return;
-    if (known) throw new ApiaryError('USAGE', `plugin "${plugin.name}" is already registered`);
+    if (known && known !== plugin)
+      throw new ApiaryError('USAGE', `plugin "${plugin.name}" is already registered`);
     this.plugins.set(plugin.name, plugin);
+    if (options.module !== undefined && !this.modules.has(plugin.name))
+      this.modules.set(plugin.name, options.module);
+  }
+
+  /** The module a plugin was registered from (undefined: registered in code, not from a module). */
+  moduleOf(pluginName: string): string | undefined {
+    return this.modules.get(pluginName);
+  }
+
+  /** The plugin that declares the task `taskName`, if any. */
+  pluginOfTask(taskName: string): BenchmarkPlugin | undefined {
+    return this.list().find((p) => p.tasks?.some((t) => t.name === taskName));
   }
 
   list(): BenchmarkPlugin[] {

@@ -1,11 +1,17 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerBuiltinPlugins } from '../benchmarks/builtin.js';
 import { buildRunSpec, type RunSpec, runEval } from '../harness/index.js';
 import { AppBenchSampleScoreSchema, ErrorCountsSchema, shortcutsDefinition } from '../tasks/index.js';
 import { buildHtmlReport } from './build.js';
 import { loadReportRun } from './run.js';
+
+// the entry point's part (the CLI, src/index.ts): the built-in tasks, loaded from their plugins
+beforeAll(async () => {
+  await registerBuiltinPlugins().loadTasks();
+});
 
 const ROOT = mkdtempSync(join(tmpdir(), 'apiary-report-'));
 afterAll(() => {

@@ -9,7 +9,7 @@ import {
   summarizeResults,
 } from '../harness/index.js';
 import { ApiaryError } from '../shared/index.js';
-import { defaultTaskRegistry, registerBuiltinTasks, type TaskRegistry } from '../tasks/index.js';
+import { defaultTaskRegistry, type TaskRegistry } from '../tasks/index.js';
 
 /** A run as the report sees it: its spec and summary, and its distinct (sample, epoch) records. */
 export interface ReportRun {
@@ -42,7 +42,6 @@ function definitionFor(name: string, registry: TaskRegistry): ReportTaskDefiniti
 }
 
 export function loadReportRun(run: string, registry: TaskRegistry = defaultTaskRegistry): ReportRun {
-  registerBuiltinTasks(registry);
   const file = run.endsWith('.jsonl') ? resolve(run) : join(resolve(run), 'results.jsonl');
   if (!existsSync(file)) throw new ApiaryError('NOT_FOUND', `no results file at ${file}`);
   const contents = readResultsFile(file);

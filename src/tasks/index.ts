@@ -9,7 +9,6 @@ export * from '../benchmarks/appbench/index.js';
 export * from '../benchmarks/gta/index.js';
 export * from '../benchmarks/shortcutsbench/index.js';
 export * from '../benchmarks/toolbench/index.js';
-export { registerBuiltinTasks } from './builtin.js';
 // The registry: tasks by name, with their options and solvers
 export {
   defaultTaskRegistry,

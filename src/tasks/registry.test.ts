@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { registerBuiltinTasks } from './builtin.js';
+import { registerBuiltinPlugins } from '../benchmarks/builtin.js';
+import { PluginRegistry } from '../plugins/index.js';
 import { getSolver, TaskRegistry } from './registry.js';
 import type { TaskDefinition } from './task.js';
 import { describeOptions, parseOptionAssignments, routeOptions, validateOptions } from './task-options.js';
@@ -67,8 +68,9 @@ describe('TaskRegistry', () => {
     );
   });
 
-  it('the built-ins register appbench, gta, shortcuts and toolbench-retrieval once', () => {
-    const r = registerBuiltinTasks(registerBuiltinTasks(new TaskRegistry()));
+  it('the built-ins register appbench, gta, shortcuts and toolbench-retrieval once', async () => {
+    const plugins = registerBuiltinPlugins(registerBuiltinPlugins(new PluginRegistry()));
+    const r = await plugins.loadTasks(await plugins.loadTasks(new TaskRegistry()));
     expect(r.names()).toEqual(['appbench', 'gta', 'shortcuts', 'toolbench-retrieval']);
     expect(Object.keys(r.get('gta').solvers)).toEqual(['react', 'native-tools', 'step']);
     expect(r.get('gta').sampling).toEqual({ temperature: 0.7, maxOutputTokens: 512 });

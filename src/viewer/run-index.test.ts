@@ -1,7 +1,8 @@
 import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { registerBuiltinPlugins } from '../benchmarks/builtin.js';
 import { InputInvalidError } from '../shared/index.js';
 import { toyScoring, writeToyRun } from './__fixtures__/toy-run.js';
 import {
@@ -15,6 +16,11 @@ import {
 
 const REAL_RUN = join(import.meta.dirname, '__fixtures__', 'appbench-tool-loop');
 const tmp = () => mkdtempSync(join(tmpdir(), 'apiary-viewer-index-'));
+
+// the entry point's part (the CLI, src/index.ts): the built-in tasks, loaded from their plugins
+beforeAll(async () => {
+  await registerBuiltinPlugins().loadTasks();
+});
 
 describe('jsonlLines', () => {
   it('gives each line with its byte offset, whatever the chunk size (multi-byte text across chunks)', async () => {

@@ -8,7 +8,7 @@ import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { secureHeaders } from 'hono/secure-headers';
 import { ApiaryError, jsonDepthExceededAt, redactSecrets } from '../shared/index.js';
-import { getTask, registerBuiltinTasks } from '../tasks/index.js';
+import { getTask } from '../tasks/index.js';
 import { runFileAccess } from './run-files.js';
 import { indexRun, type RunIndex, readSampleRecord, refreshIndex, type SampleEntry } from './run-index.js';
 import { SAMPLE_ERROR_KINDS, type SampleScoring, scoringFor } from './sample-facts.js';
@@ -217,7 +217,6 @@ export function viewerApp(index: RunIndex, opts: ViewerAppOptions): Hono {
 
 /** The task's way to read one sample's score, when the run's task is registered. */
 export function scoringForTask(taskName: string): SampleScoring {
-  registerBuiltinTasks();
   try {
     return scoringFor(getTask(taskName));
   } catch {

@@ -1,4 +1,5 @@
 import type { BenchmarkPlugin } from '../../plugins/index.js';
+import { appBenchEvalFlags } from './eval-flags.js';
 
 /** AppBench / MetaBench: plans of API calls over many apps, scored as the official code does */
 export const appBenchPlugin: BenchmarkPlugin = {
@@ -10,6 +11,9 @@ export const appBenchPlugin: BenchmarkPlugin = {
       description:
         'AppBench / MetaBench planning: one plan of App API calls per instruction, scored official + corrected',
       load: async () => (await import('./register.js')).appBenchDefinition,
+      dataFolder: 'appbench',
+      help: { data: 'test_*.json or dev_*.json', category: 'AppBench category' },
+      evalFlags: appBenchEvalFlags,
     },
   ],
   commands: [
@@ -69,5 +73,4 @@ export const appBenchPlugin: BenchmarkPlugin = {
       load: async () => (await import('./cli-retrieve.js')).appBenchRetrieval,
     },
   ],
-  help: { eval: 'AppBench without a model runs the no-LLM baseline' },
 };

@@ -15,8 +15,9 @@ export const AppBenchRecordSchema = z.object({
 });
 export type AppBenchRecord = z.infer<typeof AppBenchRecordSchema>;
 
-export const APPBENCH_CATEGORIES = ['ss', 'sm', 'ms', 'mm'] as const;
-export type AppBenchCategory = (typeof APPBENCH_CATEGORIES)[number];
+import { APPBENCH_CATEGORIES, type AppBenchCategory } from './categories.js';
+
+export { APPBENCH_CATEGORIES, type AppBenchCategory };
 
 /** Parses one category file; errors name the file, the record index and the field. */
 export function parseAppBenchFile(text: string, file: string): AppBenchRecord[] {

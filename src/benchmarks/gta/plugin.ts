@@ -1,4 +1,5 @@
 import type { BenchmarkPlugin } from '../../plugins/index.js';
+import { gtaEvalFlags } from './eval-flags.js';
 
 /** GTA: a ReAct agent over 14 executable tools, step-by-step and end-to-end metrics */
 export const gtaPlugin: BenchmarkPlugin = {
@@ -9,6 +10,9 @@ export const gtaPlugin: BenchmarkPlugin = {
       name: 'gta',
       description: 'GTA: multimodal queries over 14 real tools; step-by-step or end to end',
       load: async () => (await import('./register.js')).gtaDefinition,
+      dataFolder: 'gta',
+      help: { data: 'dataset.json + image/' },
+      evalFlags: gtaEvalFlags,
     },
   ],
   commands: [

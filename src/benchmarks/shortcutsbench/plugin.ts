@@ -1,4 +1,5 @@
 import type { BenchmarkPlugin } from '../../plugins/index.js';
+import { shortcutsEvalFlags } from './eval-flags.js';
 
 /** ShortcutsBench: real Apple Shortcuts APIs, API selection, parameter filling and input recognition */
 export const shortcutsBenchPlugin: BenchmarkPlugin = {
@@ -10,6 +11,8 @@ export const shortcutsBenchPlugin: BenchmarkPlugin = {
       name: 'shortcuts',
       description: 'ShortcutsBench: teacher-forced API calls per gold action, scored official + corrected',
       load: async () => (await import('./register.js')).shortcutsDefinition,
+      dataFolder: 'shortcutsbench',
+      evalFlags: shortcutsEvalFlags,
     },
   ],
   commands: [

@@ -9,6 +9,9 @@ export const toolBenchPlugin: BenchmarkPlugin = {
       name: 'toolbench-retrieval',
       description: 'ToolBench API retrieval: rank all APIs per query; NDCG@1/3/5, Recall@5/10',
       load: async () => (await import('./retrieval-task.js')).toolBenchRetrievalDefinition,
+      // the task reads <root>/toolbench/ itself
+      dataFolder: '',
+      help: { data: 'the data root', category: 'ToolBench query file' },
     },
   ],
   retrieval: [

@@ -1,57 +1,41 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { createRunFolder, DEFAULT_RUNS_DIR, runFolderPrefix } from '../../harness/index.js';
+import {
+  createRunFolder,
+  DEFAULT_RUNS_DIR,
+  type EvaluateResult,
+  evaluate,
+  runFolderPrefix,
+} from '../../harness/index.js';
+import { defaultPluginRegistry } from '../../plugins/index.js';
 import { ApiaryError } from '../../shared/index.js';
-import { listTasks, registerBuiltinTasks } from '../../tasks/index.js';
+import { listTasks } from '../../tasks/index.js';
 import { EXIT, printJson } from '../output.js';
-import { type EvalFlags, runEvalCommand } from './eval.js';
+import { type EvalFlags, evalRequest, importPluginFlags, reportEvalResult, tasksOwnFlags } from './eval.js';
 import { ModelRequiredError } from './eval-settings.js';
 import { writeHtmlReport } from './report.js';
-
-/**
- * Where each task finds its data under a `--data` root laid out as ../shared/data (appbench/,
- * shortcutsbench/, toolbench/, gta/). Tasks not listed get the root itself.
- */
-export const EVAL_ALL_DATA_FOLDERS: Readonly<Record<string, string>> = {
-  appbench: 'appbench',
-  shortcuts: 'shortcutsbench',
-  // The ToolBench task reads <root>/toolbench/ itself.
-  'toolbench-retrieval': '',
-  gta: 'gta',
-};
 
 /** Flags that name one task's solver or options: they mean nothing across every task. */
 const TASK_SPECIFIC: ReadonlyArray<[keyof EvalFlags, string]> = [
   ['solver', '--solver'],
   ['option', '--option'],
-  ['levels', '--levels'],
-  ['categories', '--categories'],
-  ['prompting', '--prompting'],
-  ['shots', '--shots'],
-  ['demos', '--demos'],
-  ['mode', '--mode'],
 ];
 
-/** GTA's tool flags: passed to the gta task only. */
-const GTA_TOOL_FLAGS: ReadonlyArray<keyof EvalFlags> = [
-  'searchCorpus',
-  'searchProvider',
-  'visionBaseUrl',
-  'visionModel',
-  'imageBaseUrl',
-  'imageModel',
-  'embeddingsBaseUrl',
-  'embeddingsModel',
-  'record',
-  'replay',
-  'recordMissing',
-];
-const forTask = (task: string, flags: EvalFlags): EvalFlags =>
-  task === 'gta'
-    ? flags
-    : (Object.fromEntries(
-        Object.entries(flags).filter(([k]) => !GTA_TOOL_FLAGS.includes(k as keyof EvalFlags)),
-      ) as unknown as EvalFlags);
+/** Where a task finds its data under a `--data` root laid out as ../shared/data (its plugin says). */
+function dataFolderOf(task: string): string {
+  const plugin = defaultPluginRegistry.pluginOfTask(task);
+  return plugin?.tasks?.find((t) => t.name === task)?.dataFolder ?? '';
+}
+
+/** The flags one task of `eval all` gets: other tasks' own flags (`inEvalAll: 'own'`) left out. */
+const forTask = (task: string, flags: EvalFlags): EvalFlags => {
+  const others = new Set(
+    tasksOwnFlags()
+      .filter((f) => f.task !== task && f.flag.inEvalAll === 'own')
+      .map((f) => f.key),
+  );
+  return Object.fromEntries(Object.entries(flags).filter(([k]) => !others.has(k))) as EvalFlags;
+};
 
 export interface EvalAllOutcome {
   task: string;
@@ -68,13 +52,20 @@ export interface EvalAllOutcome {
  * that fails does not stop the others (exit 3 at the end).
  */
 export async function runEvalAll(flags: EvalFlags): Promise<void> {
-  for (const [key, flag] of TASK_SPECIFIC)
+  await importPluginFlags(flags.plugin);
+  const refused = [
+    ...TASK_SPECIFIC,
+    ...tasksOwnFlags()
+      .filter((f) => f.flag.inEvalAll === 'refuse')
+      .map((f): [string, string] => [f.key, f.long]),
+  ];
+  for (const [key, flag] of refused)
     if (flags[key] !== undefined)
       throw new ApiaryError(
         'USAGE',
         `${flag} names one task's settings; eval all runs every task with its defaults`,
       );
-  registerBuiltinTasks();
+  await defaultPluginRegistry.loadTasks();
   const root = flags.out
     ? resolve(flags.out)
     : createRunFolder(
@@ -85,17 +76,23 @@ export async function runEvalAll(flags: EvalFlags): Promise<void> {
   const outcomes: EvalAllOutcome[] = [];
   for (const def of listTasks()) {
     const folder = join(root, def.name);
-    const data = flags.data ? join(resolve(flags.data), EVAL_ALL_DATA_FOLDERS[def.name] ?? '') : undefined;
+    const data = flags.data ? join(resolve(flags.data), dataFolderOf(def.name)) : undefined;
     if (!flags.json) process.stderr.write(`\n== ${def.name} → ${folder}\n`);
     const exitBefore = process.exitCode;
     try {
-      // With --json, one document for every task is printed at the end, and nothing else on stdout.
-      await runEvalCommand(def.name, {
+      const request = await evalRequest(def.name, {
         ...forTask(def.name, flags),
         out: folder,
-        ...(flags.json ? { noStdout: true } : {}),
         ...(data ? { data } : {}),
       });
+      let result: EvaluateResult;
+      try {
+        result = await evaluate(request.recipe, request.options);
+      } finally {
+        request.done();
+      }
+      // With --json, one document for every task is printed at the end, and nothing else on stdout.
+      reportEvalResult(result, request, flags, !flags.json);
       outcomes.push({ task: def.name, folder, status: 'ran' });
     } catch (error) {
       // missing data, or no model for a task that has no model-free solver: skipped, named in the report

@@ -1,33 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { layerSampling } from '../../models/index.js';
-import { chooseSolver, mapLegacyAppBenchFlags, parsePrice, parseTopPFlag } from './eval-settings.js';
+import { chooseSolver, parsePrice, parseTopPFlag } from './eval-settings.js';
 
 describe('eval settings', () => {
-  it('maps today’s AppBench flags onto solver and options', () => {
-    expect(
-      mapLegacyAppBenchFlags('appbench', {
-        prompting: 'hierarchical',
-        shots: '2',
-        demos: 'random',
-        categories: 'SS,mm,ss',
-      }),
-    ).toEqual({
-      prompting: 'hierarchical',
-      solverOptions: { shots: 2, demos: 'random' },
-      taskOptions: { categories: ['ss', 'mm'] },
-    });
-    expect(mapLegacyAppBenchFlags('appbench', {})).toEqual({ solverOptions: {}, taskOptions: {} });
-    expect(() => mapLegacyAppBenchFlags('appbench', { prompting: 'tree' })).toThrow(
-      '--prompting must be one of flat | hierarchical (got "tree")',
-    );
-    expect(() => mapLegacyAppBenchFlags('appbench', { categories: 'ss,xx' })).toThrow(
-      '--categories must be a comma-separated list of ss | sm | ms | mm (got "xx")',
-    );
-    expect(() => mapLegacyAppBenchFlags('toolbench-retrieval', { demos: 'random' })).toThrow(
-      '--demos is an appbench flag; for toolbench-retrieval use --solver and --option key=value',
-    );
-  });
-
   it('chooses --solver, else --prompting or the default with a model, else the no-model solver', () => {
     const def = { defaultSolver: 'flat', noModelSolver: 'baseline' };
     expect(chooseSolver(def, { solver: 'hierarchical', hasModel: false })).toEqual({

@@ -1,12 +1,12 @@
 /*
- * Pure helpers of `apiary eval`: flag parsing, today's AppBench spellings mapped onto solver and
- * options, solver choice, and the sampling settings layered over the task's defaults.
+ * Pure helpers of `apiary eval`: flag parsing, solver choice, and the sampling settings layered
+ * over the task's defaults. (A task's own flags are its plugin's: `PluginTask.evalFlags`.)
  */
 
 import type { Price } from '../../harness/index.js';
 import { ApiaryError } from '../../shared/index.js';
-import { APPBENCH_CATEGORIES, type TaskDefinition } from '../../tasks/index.js';
-import { parseChoice, parseInteger, parseList, parseNumber } from '../options.js';
+import type { TaskDefinition } from '../../tasks/index.js';
+import { parseNumber } from '../options.js';
 
 /** `--price-input` and `--price-output` (dollars per million tokens) go together. */
 export function parsePrice(input: string | undefined, output: string | undefined): Price | null {
@@ -22,57 +22,9 @@ export function parsePrice(input: string | undefined, output: string | undefined
   };
 }
 
-/** The AppBench flags of the first CLI: `--prompting`, `--shots`, `--demos`, `--categories`. */
-export interface LegacyAppBenchFlags {
-  prompting?: string;
-  shots?: string;
-  demos?: string;
-  categories?: string;
-}
-
-export function parseCategories(value: string | undefined): string[] | undefined {
-  if (!value) return undefined;
-  return [...new Set(parseList('--categories', value.toLowerCase(), APPBENCH_CATEGORIES))];
-}
-
 /**
- * Today's spellings as solver and options: `--prompting` names the solver used when a model is
- * configured, `--shots`/`--demos` are that solver's options (ignored by the baseline, as before),
- * `--categories` is the task option.
- */
-export function mapLegacyAppBenchFlags(
-  taskName: string,
-  flags: LegacyAppBenchFlags,
-): {
-  prompting?: string;
-  solverOptions: Record<string, unknown>;
-  taskOptions: Record<string, unknown>;
-} {
-  const given = (['prompting', 'shots', 'demos', 'categories'] as const).filter(
-    (k) => flags[k] !== undefined,
-  );
-  if (!given.length) return { solverOptions: {}, taskOptions: {} };
-  if (taskName !== 'appbench')
-    throw new ApiaryError(
-      'USAGE',
-      `--${given[0]} is an appbench flag; for ${taskName} use --solver and --option key=value (see apiary tasks)`,
-    );
-  parseChoice('--prompting', flags.prompting, ['flat', 'hierarchical']);
-  parseChoice('--demos', flags.demos, ['same-app', 'random']);
-  const shots = parseInteger('--shots', flags.shots, { min: 0 });
-  const categories = parseCategories(flags.categories);
-  return {
-    ...(flags.prompting !== undefined ? { prompting: flags.prompting } : {}),
-    solverOptions: {
-      ...(shots !== undefined ? { shots } : {}),
-      ...(flags.demos !== undefined ? { demos: flags.demos } : {}),
-    },
-    taskOptions: categories ? { categories } : {},
-  };
-}
-
-/**
- * `--solver` when given; otherwise, with a model, `--prompting` or the task's default solver;
+ * `--solver` when given; otherwise, with a model, the solver the task's flags name (AppBench's
+ * `--prompting`) or the task's default solver;
  * without one, the task's no-model solver (`fallback: true`) or its default.
  */
 export function chooseSolver(

@@ -1,74 +1,47 @@
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Command } from 'commander';
+import { pathToFileURL } from 'node:url';
+import { type Command, Option } from 'commander';
 import {
-  buildRunSpec,
   createProgressReporter,
-  createRunFolder,
-  DEFAULT_RUNS_DIR,
+  type EvaluateOptions,
+  type EvaluateResult,
+  evaluate,
   formatDollars,
   formatRunSummary,
-  gitRevision,
-  latestRunFolder,
-  packageVersion,
+  importPluginModule,
   progressModeFor,
   resolveQueueAuth,
-  runEval,
-  runFolderPrefix,
-  startQueueCoordinator,
-  type TaskRecipe,
+  type TaskRecipeInput,
 } from '../../harness/index.js';
+import { createResponseCache, resolveModelSetup, type SamplingSettings } from '../../models/index.js';
 import {
-  checkModelEndpoint,
-  createResponseCache,
-  resolveModelSetup,
-  type SamplingSettings,
-} from '../../models/index.js';
+  defaultPluginRegistry,
+  type PluginRegistry,
+  type TaskEvalFlag,
+  type TaskFlagSettings,
+} from '../../plugins/index.js';
 import { ApiaryError } from '../../shared/index.js';
 import {
   getSolver,
   getTask,
   parseOptionAssignments,
-  registerBuiltinTasks,
   routeOptions,
   validateOptions,
 } from '../../tasks/index.js';
-import { parseInteger, parseList, parseNumber, parseOutputPath } from '../options.js';
+import { parseInteger, parseNumber, parseOutputPath } from '../options.js';
 import { EXIT, printJson } from '../output.js';
 import { runEvalAll } from './eval-all.js';
-import {
-  chooseSolver,
-  type LegacyAppBenchFlags,
-  mapLegacyAppBenchFlags,
-  modelRequiredError,
-  parsePrice,
-  parseTopPFlag,
-} from './eval-settings.js';
+import { chooseSolver, modelRequiredError, parsePrice, parseTopPFlag } from './eval-settings.js';
 import { reportRun } from './report.js';
-import { addToolFlags, type ToolFlags, toolSettingsFrom } from './tool-flags.js';
 
-/** Flags that configure GTA's executable tools (only the gta task reads them). */
-const TOOL_FLAG_NAMES: ReadonlyArray<[keyof ToolFlags, string]> = [
-  ['searchCorpus', '--search-corpus'],
-  ['searchProvider', '--search-provider'],
-  ['visionBaseUrl', '--vision-base-url'],
-  ['visionModel', '--vision-model'],
-  ['imageBaseUrl', '--image-base-url'],
-  ['imageModel', '--image-model'],
-  ['embeddingsBaseUrl', '--embeddings-base-url'],
-  ['embeddingsModel', '--embeddings-model'],
-  ['record', '--record'],
-  ['replay', '--replay'],
-  ['recordMissing', '--record-missing'],
-];
-
-export interface EvalFlags extends LegacyAppBenchFlags, ToolFlags {
-  /** GTA: step | e2e (the task option `mode`). */
-  mode?: string;
-  /** ShortcutsBench: comma-separated levels (the task option `levels`). */
-  levels?: string;
-  /** ShortcutsBench: a folder of the user's shortcuts (the task option `shortcuts`). */
-  shortcuts?: string;
+/**
+ * The flags of `apiary eval`. A task's own flags (declared by its plugin, `PluginTask.evalFlags`)
+ * arrive under commander's camelCase keys beside these.
+ */
+export interface EvalFlags {
+  /** Plugin modules to import and register (`--plugin FILE`, repeatable). */
+  plugin?: string[];
   solver?: string;
   option?: string[];
   epochs?: string;
@@ -106,8 +79,8 @@ export interface EvalFlags extends LegacyAppBenchFlags, ToolFlags {
   endpointCheck?: boolean;
   maxConnectionFailures?: string;
   json?: boolean;
-  /** Internal (`eval all`): print nothing to stdout; the caller prints one result for every task. */
-  noStdout?: boolean;
+  /** A task's own flags. */
+  [taskFlag: string]: unknown;
 }
 
 function parseRateLimit(flags: EvalFlags): { max: number; durationMs: number } | undefined {
@@ -126,35 +99,91 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
 /** Exit status of a run stopped by Ctrl-C (128 + SIGINT). */
 const EXIT_INTERRUPTED = 130;
 
-export async function runEvalCommand(taskName: string, flags: EvalFlags): Promise<void> {
-  registerBuiltinTasks();
+/** A task's own flag (declared by its plugin), as commander names it in the parsed flags. */
+interface OwnFlag {
+  task: string;
+  flag: TaskEvalFlag;
+  /** Commander's camelCase key (`recordMissing`). */
+  key: string;
+  /** The long name (`--record-missing`). */
+  long: string;
+}
+
+/** Every task's own flags from the registered plugins (a name two tasks declare: the first one's). */
+export function tasksOwnFlags(plugins: PluginRegistry = defaultPluginRegistry): OwnFlag[] {
+  const seen = new Set<string>();
+  const out: OwnFlag[] = [];
+  for (const plugin of plugins.list())
+    for (const task of plugin.tasks ?? [])
+      for (const flag of task.evalFlags?.flags ?? []) {
+        const option = new Option(flag.flags, flag.description);
+        const long = option.long ?? flag.flags;
+        if (seen.has(long)) continue;
+        seen.add(long);
+        out.push({ task: task.name, flag, key: option.attributeName(), long });
+      }
+  return out;
+}
+
+/** What one task's own flags set: foreign flags refused, the task's own turned into settings. */
+function ownFlagSettings(taskName: string, flags: EvalFlags): TaskFlagSettings {
+  const own: Record<string, unknown> = {};
+  for (const f of tasksOwnFlags()) {
+    if (flags[f.key] === undefined) continue;
+    if (f.task !== taskName) throw new ApiaryError('USAGE', f.flag.notForTask(f.long, taskName));
+    own[f.key] = flags[f.key];
+  }
+  const plugin = defaultPluginRegistry.pluginOfTask(taskName);
+  const evalFlags = plugin?.tasks?.find((t) => t.name === taskName)?.evalFlags;
+  return evalFlags ? evalFlags.settings(own) : {};
+}
+
+/** `--plugin FILE`: each module imported and registered (its tasks then known to eval and tasks). */
+export async function importPluginFlags(files: readonly string[] = []): Promise<string[]> {
+  const urls: string[] = [];
+  for (const file of files) {
+    const path = resolve(file);
+    if (!existsSync(path)) throw new ApiaryError('USAGE', `--plugin ${file}: no such file (${path})`);
+    try {
+      await importPluginModule(path);
+    } catch (error) {
+      if (error instanceof ApiaryError && error.code === 'USAGE')
+        throw new ApiaryError('USAGE', `--plugin ${file}: ${error.message}`, { cause: error });
+      throw error;
+    }
+    urls.push(pathToFileURL(path).href);
+  }
+  return urls;
+}
+
+/** One `apiary eval` run as the library takes it, and what the CLI prints around it. */
+export interface EvalRequest {
+  recipe: TaskRecipeInput;
+  options: EvaluateOptions;
+  /** The solver ran because no model is configured (said in the output). */
+  fallback: boolean;
+  solver: string;
+  maxCost: number | undefined;
+  maxConnectionFailures: number;
+  workers: number;
+  modelBaseURL: string | undefined;
+  /** Lines for stderr (silent with --json). */
+  note: (line: string) => void;
+  /** Stops the progress display and the Ctrl-C handler once the run ended. */
+  done: () => void;
+}
+
+/**
+ * Turns the flags of `apiary eval <task>` into a recipe and options for `evaluate`: every check,
+ * message and default of the command (the task's own flags through its plugin).
+ */
+export async function evalRequest(taskName: string, flags: EvalFlags): Promise<EvalRequest> {
+  const plugins = await importPluginFlags(flags.plugin);
+  await defaultPluginRegistry.loadTasks();
   const def = getTask(taskName);
   if (flags.resume && flags.overwrite)
     throw new ApiaryError('USAGE', '--resume and --overwrite exclude each other');
-  const legacy = mapLegacyAppBenchFlags(def.name, flags);
-  if (flags.levels !== undefined && def.name !== 'shortcuts')
-    throw new ApiaryError(
-      'USAGE',
-      `--levels is a shortcuts flag; for ${def.name} use --option key=value (see apiary tasks)`,
-    );
-  if (flags.shortcuts !== undefined && def.name !== 'shortcuts')
-    throw new ApiaryError('USAGE', `--shortcuts is a flag of the shortcuts task, not of ${def.name}`);
-  if (flags.mode !== undefined && def.name !== 'gta')
-    throw new ApiaryError('USAGE', `--mode is a flag of the gta task, not of ${def.name}`);
-  const toolFlag = TOOL_FLAG_NAMES.find(([k]) => flags[k] !== undefined);
-  if (toolFlag && def.name !== 'gta')
-    throw new ApiaryError(
-      'USAGE',
-      `${toolFlag[1]} configures GTA's tools: a flag of the gta task, not of ${def.name}`,
-    );
-  const tools = def.name === 'gta' ? toolSettingsFrom(flags) : undefined;
-  const levels = {
-    ...(flags.mode === undefined ? {} : { mode: flags.mode }),
-    ...(flags.levels === undefined
-      ? {}
-      : { levels: parseList('--levels', flags.levels, ['1', '2', '3', '4']).map(Number) }),
-    ...(flags.shortcuts === undefined ? {} : { shortcuts: resolve(flags.shortcuts) }),
-  };
+  const own = ownFlagSettings(def.name, flags);
   const concurrency = parseInteger('--concurrency', flags.concurrency, { min: 1 }) ?? 4;
   const workers = parseInteger('--workers', flags.workers, { min: 1 }) ?? 1;
   const rateLimit = parseRateLimit(flags);
@@ -228,7 +257,7 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
   });
   const { solver: solverName, fallback } = chooseSolver(def, {
     ...(flags.solver ? { solver: flags.solver } : {}),
-    ...(legacy.prompting ? { prompting: legacy.prompting } : {}),
+    ...(own.solverWithModel ? { prompting: own.solverWithModel } : {}),
     hasModel: Boolean(setup),
   });
   const solver = getSolver(def, solverName);
@@ -241,104 +270,24 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
       `no model configured: running the ${solverName} agent (no LLM calls). Pass --model/--base-url, or set APIARY_MODEL/APIARY_BASE_URL, for a model run.`,
     );
 
-  // Options: today's AppBench flags first, then --option key=value.
+  // Options: the task's own flags first, then --option key=value.
   const routed = routeOptions(def, solverName, parseOptionAssignments(flags.option ?? []));
-  const solverUsesLegacy = (k: string) => k in solver.options.shape;
-  const legacySolverOptions = Object.fromEntries(
-    Object.entries(legacy.solverOptions).filter(([k]) => model && solverUsesLegacy(k)),
+  const solverHas = (k: string) => k in solver.options.shape;
+  const flagSolverOptions = Object.fromEntries(
+    Object.entries(own.solverOptions ?? {}).filter(([k]) => model && solverHas(k)),
   );
-  const taskOptions = validateOptions(
-    def.options,
-    { ...legacy.taskOptions, ...levels, ...routed.task },
-    def.name,
-  );
+  const taskOptions = validateOptions(def.options, { ...own.taskOptions, ...routed.task }, def.name);
   const solverOptions = validateOptions(
     solver.options,
-    { ...legacySolverOptions, ...routed.solver },
+    { ...flagSolverOptions, ...routed.solver },
     `${def.name} solver ${solverName}`,
   );
-
-  // A dead endpoint stops here, with its URL and the cause, before any data is loaded or written.
-  if (model && flags.endpointCheck !== false)
-    await checkModelEndpoint({
-      baseURL: model.baseURL,
-      modelId: model.modelId,
-      ...(model.apiKey ? { apiKey: model.apiKey } : {}),
-    });
 
   const cache =
     model && flags.cache
       ? createResponseCache(typeof flags.cache === 'string' ? { dir: resolve(flags.cache) } : {})
       : undefined;
-  const prefix = runFolderPrefix(def.name, solverName, model?.modelId ?? null);
-  const runsDir = resolve(DEFAULT_RUNS_DIR);
-  let outDir: string;
-  if (flags.out) outDir = resolve(flags.out);
-  else if (flags.resume) {
-    const latest = latestRunFolder(runsDir, prefix);
-    if (!latest)
-      throw new ApiaryError(
-        'USAGE',
-        `nothing to resume: no earlier run ${prefix}-* in ${runsDir}; pass --out DIR to name the run folder`,
-      );
-    outDir = latest;
-  } else outDir = createRunFolder(runsDir, prefix, new Date());
-  const createdNow = !flags.out && !flags.resume;
-  const ac = new AbortController();
-  // the run folder is known before loading: tasks keep their artefacts in it (GTA's tool images)
-  const loading = def.load({
-    options: taskOptions,
-    solver: solverName,
-    solverOptions,
-    ...(model ? { model: cache ? cache.wrap(model.model) : model.model } : {}),
-    sampling: model ? model.sampling : (def.sampling ?? {}),
-    ...(flags.data ? { dataDir: flags.data } : {}),
-    seed,
-    ...(limit !== undefined ? { limit } : {}),
-    modelCalls,
-    signal: ac.signal,
-    runDir: outDir,
-    ...(tools ? { tools } : {}),
-  });
-  let loaded: Awaited<typeof loading>;
-  try {
-    loaded = await loading;
-  } catch (error) {
-    // a task that cannot load leaves no empty run folder behind
-    if (createdNow && existsSync(outDir) && readdirSync(outDir).length === 0)
-      rmSync(outDir, { recursive: true });
-    throw error;
-  }
-  const { task } = loaded;
-  for (const n of loaded.notes ?? []) note(n);
-  const spec = buildRunSpec(
-    {
-      task: { name: def.name, version: task.version, options: taskOptions },
-      solver: { name: solverName, options: solverOptions },
-      model: model ? { id: model.modelId, baseUrl: model.baseURL } : null,
-      sampling: model
-        ? {
-            temperature: model.sampling.temperature ?? null,
-            topP: model.sampling.topP ?? null,
-            maxOutputTokens: model.sampling.maxOutputTokens ?? null,
-          }
-        : null,
-      data: loaded.dataSource,
-      limit: limit ?? null,
-      size: task.dataset.length,
-      seed,
-      epochs,
-      concurrency,
-      price,
-    },
-    { now: () => new Date(), gitRevision, packageVersion },
-  );
-
-  const outFile = resolve(outDir, 'results.jsonl');
-  note(`results: ${outFile}${flags.resume ? ' (resuming)' : ''}`);
-
-  // what a worker thread or a queue worker needs to load the same task, solver and model again
-  const recipe: TaskRecipe = {
+  const recipe: TaskRecipeInput = {
     task: def.name,
     taskOptions,
     solver: solverName,
@@ -349,80 +298,107 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
           baseURL: model.baseURL,
           modelId: model.modelId,
           ...(model.apiKey ? { apiKey: model.apiKey } : {}),
-          ...(cache ? { cacheDir: cache.dir } : {}),
         }
       : null,
     sampling: model ? model.sampling : (def.sampling ?? {}),
-    ...(flags.data ? { dataDir: resolve(flags.data) } : {}),
+    ...(flags.data ? { dataDir: flags.data } : {}),
     seed,
     ...(limit !== undefined ? { limit } : {}),
+    epochs,
     modelCalls,
-    runDir: outDir,
-    ...(tools ? { tools } : {}),
+    ...(own.tools ? { tools: own.tools } : {}),
+    ...(plugins.length ? { plugins } : {}),
   };
-  const coordinator = flags.queue
-    ? await startQueueCoordinator({
-        url: flags.queue,
-        auth: queueAuth!,
-        recipe,
-        data: loaded.dataSource,
-        ...(rateLimit ? { rateLimit } : {}),
-        onNote: (n) => process.stderr.write(`${n}\n`),
-      })
-    : null;
-  if (coordinator)
-    note(
-      `queue: ${coordinator.queueName} on ${flags.queue}; start workers with: apiary worker --queue ${flags.queue}`,
-    );
 
+  const ac = new AbortController();
   const onSigint = () => {
     if (ac.signal.aborted) process.exit(EXIT_INTERRUPTED); // the lock is removed on exit
     process.stderr.write('\ninterrupted: finishing the samples in flight (Ctrl-C again to quit now)\n');
     ac.abort();
   };
-  process.on('SIGINT', onSigint);
-  const reporter = createProgressReporter({
-    label: def.name,
-    mode: progressModeFor(process.stderr, Boolean(flags.json)),
-  });
-  let result: Awaited<ReturnType<typeof runEval>>;
+  let reporter: ReturnType<typeof createProgressReporter> | undefined;
+  const options: EvaluateOptions = {
+    ...(flags.out ? { outDir: flags.out } : {}),
+    resume: Boolean(flags.resume),
+    overwrite: Boolean(flags.overwrite),
+    concurrency,
+    workers,
+    ...(flags.queue !== undefined
+      ? {
+          queue: {
+            url: flags.queue,
+            auth: queueAuth!,
+            ...(rateLimit ? { rateLimit } : {}),
+            onNote: (n: string) => process.stderr.write(`${n}\n`),
+          },
+        }
+      : {}),
+    signal: ac.signal,
+    onNote: note,
+    onStart: () => {
+      process.on('SIGINT', onSigint);
+      reporter = createProgressReporter({
+        label: def.name,
+        mode: progressModeFor(process.stderr, Boolean(flags.json)),
+      });
+    },
+    onProgress: (p) => reporter?.update(p),
+    price,
+    ...(maxCost !== undefined ? { maxCost } : {}),
+    maxConsecutiveConnectionFailures: maxConnectionFailures,
+    ...(model ? { model: model.model } : {}),
+    ...(cache ? { cache } : {}),
+    checkEndpoint: flags.endpointCheck !== false,
+  };
+  return {
+    recipe,
+    options,
+    fallback,
+    solver: solverName,
+    maxCost,
+    maxConnectionFailures,
+    workers,
+    modelBaseURL: model?.baseURL,
+    note,
+    done: () => {
+      reporter?.stop();
+      process.off('SIGINT', onSigint);
+    },
+  };
+}
+
+/** Runs a request through the library's `evaluate`, the Ctrl-C handler and progress display around it. */
+export async function evaluateRequest(request: EvalRequest): Promise<EvaluateResult> {
   try {
-    result = await runEval({
-      task,
-      spec,
-      // with --queue every missing sample goes on the queue at once; the workers' --concurrency bounds the work
-      concurrency: coordinator ? Number.POSITIVE_INFINITY : concurrency,
-      outFile,
-      resume: Boolean(flags.resume),
-      overwrite: Boolean(flags.overwrite),
-      onProgress: (p) => reporter.update(p),
-      signal: ac.signal,
-      maxConsecutiveConnectionFailures: maxConnectionFailures,
-      ...(coordinator ? { pool: coordinator } : workers > 1 ? { workers, recipe } : {}),
-      ...(maxCost !== undefined ? { maxCost } : {}),
-      metrics: def.metrics,
-      ...(def.passed ? { passed: def.passed } : {}),
-    });
+    return await evaluate(request.recipe, request.options);
   } finally {
-    reporter.stop();
-    process.off('SIGINT', onSigint);
-    await coordinator?.close();
-    await loaded.dispose?.();
+    request.done();
   }
-  const queueStats = coordinator?.stats();
-  const { summary } = result;
-  const finalNotes = loaded.finalNotes?.() ?? [];
+}
+
+/**
+ * What `apiary eval` prints once a run ended (stdout unless `stdout` is false: `eval all --json`
+ * prints one document for every task), and the exit status it sets.
+ */
+export function reportEvalResult(
+  result: EvaluateResult,
+  request: EvalRequest,
+  flags: Pick<EvalFlags, 'json'>,
+  stdout = true,
+): void {
+  const { note, fallback, maxCost, maxConnectionFailures, workers } = request;
+  const { summary, spec, outDir, queueStats, cacheStats, task } = result;
+  const cache = request.options.cache;
+  const queued = Boolean(request.options.queue);
   // with worker threads the tasks that ran the samples live in the workers: this thread's counts are 0
-  if (workers > 1 && finalNotes.length)
+  if (workers > 1 && result.finalNotes.length)
     note('tool recording: with --workers each worker thread keeps its own counts (not shown)');
-  else for (const n of finalNotes) note(n);
-  // with worker threads the cache lives in each worker: their counts replace this thread's (all 0)
-  const cacheStats = result.workerCacheStats ?? cache?.stats;
+  else for (const n of result.finalNotes) note(n);
   if (result.lockTakenOver)
     note(
       `note: took over a stale lock of pid ${result.lockTakenOver.pid} (started ${result.lockTakenOver.startedAt}; that process is gone)`,
     );
-  if (flags.noStdout) {
+  if (!stdout) {
     // eval all --json: its single JSON document is the only thing on stdout
   } else if (flags.json) {
     printJson({
@@ -436,7 +412,7 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
       repairedTail: result.repairedTail,
       lockTakenOver: result.lockTakenOver,
       elapsedMs: Math.round(result.elapsedMs),
-      ...(cache ? { cache: { dir: cache.dir, ...(coordinator ? {} : cacheStats) } } : {}),
+      ...(cache ? { cache: { dir: cache.dir, ...(queued ? {} : cacheStats) } } : {}),
       ...(queueStats ? { queue: queueStats } : {}),
       summary,
     });
@@ -448,12 +424,12 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
       formatRunSummary(summary, task.formatReport ? (r) => task.formatReport!(r) : undefined),
     );
     process.stdout.write(`results: ${result.resultsFile}\nsummary: ${result.summaryFile}\n`);
-    if (fallback) process.stdout.write(`agent: ${solverName} (no model configured)\n`);
+    if (fallback) process.stdout.write(`agent: ${request.solver} (no model configured)\n`);
     if (queueStats)
       process.stdout.write(
         `queue: ${queueStats.queued} queued, ${queueStats.results} results, ${queueStats.duplicates} duplicates, ${queueStats.lost} lost, ${queueStats.failed} failed, ${queueStats.retried} retried after a worker stalled, ${queueStats.refused} results refused\n`,
       );
-    if (cache && coordinator)
+    if (cache && queued)
       process.stdout.write(`response cache: kept by each queue worker in ${cache.dir} on its machine\n`);
     else if (cache)
       process.stdout.write(
@@ -470,7 +446,7 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
   } else if (result.stopReason === 'connection') {
     process.stderr.write(
       `stopped: ${maxConnectionFailures} consecutive samples could not reach the model endpoint (--max-connection-failures ${maxConnectionFailures}); ` +
-        `${summary.records} of ${total} samples recorded. Check the server at ${model?.baseURL}, then rerun with --resume --out ${outDir}\n`,
+        `${summary.records} of ${total} samples recorded. Check the server at ${request.modelBaseURL}, then rerun with --resume --out ${outDir}\n`,
     );
     process.exitCode = EXIT.runtime;
   } else if (result.stopReason === 'signal') {
@@ -487,8 +463,25 @@ export async function runEvalCommand(taskName: string, flags: EvalFlags): Promis
   }
 }
 
+/** `apiary eval <task>`: flags → recipe and options → `evaluate` → the summary. */
+export async function runEvalCommand(taskName: string, flags: EvalFlags): Promise<void> {
+  const request = await evalRequest(taskName, flags);
+  reportEvalResult(await evaluateRequest(request), request, flags);
+}
+
+/** What the registered tasks say for one help text: `task: text` (or the texts alone). */
+function tasksHelp(part: 'data' | 'category', named: boolean): string {
+  return defaultPluginRegistry
+    .list()
+    .flatMap((p) => p.tasks ?? [])
+    .flatMap((t) => (t.help?.[part] ? [named ? `${t.name}: ${t.help[part]}` : t.help[part]] : []))
+    .join(named ? '; ' : ', ');
+}
+
 /** The flags of `apiary eval <task>` (shared with nothing else; listed once here). */
 function evalOptions(cmd: Command): Command {
+  const dataHelp = tasksHelp('data', true);
+  const categoryHelp = tasksHelp('category', false);
   return cmd
     .option('--solver <name>', 'solver of the task (apiary tasks lists them; default: the task default)')
     .option('--option <key=value>', 'task or solver option, repeatable (apiary tasks lists them)', collect)
@@ -496,10 +489,7 @@ function evalOptions(cmd: Command): Command {
     .option('--price-input <usd>', 'dollars per million input tokens (cost per sample and per run)')
     .option('--price-output <usd>', 'dollars per million output tokens')
     .option('--max-cost <usd>', 'stop starting samples once the recorded cost reaches this (exit 3)')
-    .option(
-      '--data <dir>',
-      'data folder (appbench: test_*.json or dev_*.json; toolbench-retrieval: the data root; gta: dataset.json + image/)',
-    )
+    .option('--data <dir>', `data folder${dataHelp ? ` (${dataHelp})` : ''}`)
     .option('--model <id>', 'model name (or APIARY_MODEL / apiary.config.json)')
     .option('--base-url <url>', 'OpenAI-compatible endpoint ending in /v1 (or APIARY_BASE_URL)')
     .option('--api-key-env <name>', 'environment variable holding the API key')
@@ -533,7 +523,7 @@ function evalOptions(cmd: Command): Command {
     )
     .option('--resume', 'continue the run folder (default: the latest run of these settings)')
     .option('--overwrite', 'discard existing results in the run folder')
-    .option('--limit <n>', 'first N samples of each category (AppBench category, ToolBench query file)')
+    .option('--limit <n>', `first N samples of each category${categoryHelp ? ` (${categoryHelp})` : ''}`)
     .option('--seed <n>', 'seed for run order and demo sampling', '0')
     .option('--timeout-ms <ms>', 'per-attempt model timeout (default 120000)')
     .option('--retries <n>', 'retries per model call after the first attempt (default 4)')
@@ -545,32 +535,36 @@ function evalOptions(cmd: Command): Command {
       '5',
     )
     .option('--cache [dir]', 'reuse identical model calls from a response cache (default dir: user cache)')
-    .option('--prompting <mode>', 'appbench: flat | hierarchical (same as --solver when a model is set)')
-    .option('--shots <k>', 'appbench: k demonstrations (same as --option shots=k)')
-    .option('--demos <how>', 'appbench: same-app | random (same as --option demos=…)')
-    .option('--categories <list>', 'appbench: comma-separated subset of ss,sm,ms,mm')
     .option(
-      '--levels <list>',
-      'shortcuts: comma-separated subset of the levels 1,2,3,4 (same as --option levels=…)',
-    )
-    .option(
-      '--shortcuts <folder>',
-      'shortcuts: your own .shortcut/.plist files, each with NAME.query.txt (--data then only needs the two API files)',
-    )
-    .option('--mode <mode>', 'gta: step (gold history, dummy tools) | e2e (the real tools; default)')
-    .option('--json', 'machine-readable output (no progress display)');
+      '--plugin <file>',
+      'a module exporting a benchmark plugin (default or `plugin` export); its tasks run like the built-in ones (repeatable)',
+      collect,
+    );
 }
 
+/** Each registered task's own flags (its plugin declares them), then --json. */
+function taskFlagOptions(cmd: Command): Command {
+  for (const { flag } of tasksOwnFlags()) cmd.option(flag.flags, flag.description);
+  return cmd.option('--json', 'machine-readable output (no progress display)');
+}
+
+/** The registered tasks' names, for the help of `<task>`. */
+const taskNames = () =>
+  defaultPluginRegistry
+    .list()
+    .flatMap((p) => (p.tasks ?? []).map((t) => t.name))
+    .join(', ') || 'apiary tasks lists them';
+
 export function registerEvalCommands(program: Command): void {
-  const evalCmd = addToolFlags(
+  const evalCmd = taskFlagOptions(
     evalOptions(
       program
         .command('eval')
         .description(
           'run a registered task end to end (resumable JSONL results); `apiary tasks` lists tasks, ' +
-            'solvers and options. AppBench without a model runs the no-LLM baseline',
+            'solvers and options. Without a model a task runs its no-model solver (a no-LLM baseline)',
         )
-        .argument('<task>', 'task name (appbench, toolbench-retrieval, …), or all: every task, one report'),
+        .argument('<task>', `task name (${taskNames()}), or all: every task, one report`),
     ),
   ).action((taskName: string, flags: EvalFlags) =>
     taskName === 'all' ? runEvalAll(flags) : runEvalCommand(taskName, flags),

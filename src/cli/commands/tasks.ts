@@ -1,12 +1,8 @@
 import type { Command } from 'commander';
-import {
-  describeOptions,
-  listTasks,
-  type OptionInfo,
-  registerBuiltinTasks,
-  type TaskDefinition,
-} from '../../tasks/index.js';
+import { defaultPluginRegistry } from '../../plugins/index.js';
+import { describeOptions, listTasks, type OptionInfo, type TaskDefinition } from '../../tasks/index.js';
 import { printJson } from '../output.js';
+import { importPluginFlags } from './eval.js';
 
 /** What `apiary tasks --json` prints for one task. */
 export function describeTask(def: TaskDefinition) {
@@ -68,8 +64,14 @@ export function registerTasksCommands(program: Command): void {
     .command('tasks')
     .description('list the registered tasks: options, solvers and solver options (for apiary eval)')
     .option('--json', 'machine-readable output')
-    .action((flags: { json?: boolean }) => {
-      registerBuiltinTasks();
+    .option(
+      '--plugin <file>',
+      'a module exporting a benchmark plugin: its tasks are listed too (repeatable)',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .action(async (flags: { json?: boolean; plugin?: string[] }) => {
+      await importPluginFlags(flags.plugin);
+      await defaultPluginRegistry.loadTasks();
       const defs = listTasks();
       if (flags.json) printJson(defs.map(describeTask));
       else process.stdout.write(formatTasks(defs));

@@ -24,28 +24,24 @@ export interface ToolFlags {
   recordMissing?: string;
 }
 
+/** The tool flags and their help, in the order `--help` lists them. */
+export const TOOL_FLAG_OPTIONS: ReadonlyArray<readonly [flags: string, description: string]> = [
+  ['--search-corpus <path>', 'GoogleSearch offline: a .jsonl file or a folder of Markdown files'],
+  ['--search-provider <name>', 'GoogleSearch provider: offline | serper (default: offline with a corpus)'],
+  ['--vision-base-url <url>', 'vision tools: OpenAI-compatible chat endpoint of a vision-language model'],
+  ['--vision-model <id>', 'vision tools: the model name'],
+  ['--image-base-url <url>', 'TextToImage, ImageStylization: OpenAI-compatible images endpoint'],
+  ['--image-model <id>', 'TextToImage, ImageStylization: the model name'],
+  ['--embeddings-base-url <url>', 'similarity scores (GTA simscore, ImgGen): embeddings endpoint'],
+  ['--embeddings-model <id>', 'the embeddings model (GTA uses all-mpnet-base-v2)'],
+  ['--record <dir>', 'run the tools and record every call in this recording folder'],
+  ['--replay <dir>', 'answer tool calls from this recording only; a call not in it fails (replay miss)'],
+  ['--record-missing <dir>', 'answer from this recording, run and record calls not in it'],
+];
+
 export function addToolFlags(cmd: Command): Command {
-  return cmd
-    .option('--search-corpus <path>', 'GoogleSearch offline: a .jsonl file or a folder of Markdown files')
-    .option(
-      '--search-provider <name>',
-      'GoogleSearch provider: offline | serper (default: offline with a corpus)',
-    )
-    .option(
-      '--vision-base-url <url>',
-      'vision tools: OpenAI-compatible chat endpoint of a vision-language model',
-    )
-    .option('--vision-model <id>', 'vision tools: the model name')
-    .option('--image-base-url <url>', 'TextToImage, ImageStylization: OpenAI-compatible images endpoint')
-    .option('--image-model <id>', 'TextToImage, ImageStylization: the model name')
-    .option('--embeddings-base-url <url>', 'similarity scores (GTA simscore, ImgGen): embeddings endpoint')
-    .option('--embeddings-model <id>', 'the embeddings model (GTA uses all-mpnet-base-v2)')
-    .option('--record <dir>', 'run the tools and record every call in this recording folder')
-    .option(
-      '--replay <dir>',
-      'answer tool calls from this recording only; a call not in it fails (replay miss)',
-    )
-    .option('--record-missing <dir>', 'answer from this recording, run and record calls not in it');
+  for (const [flags, description] of TOOL_FLAG_OPTIONS) cmd.option(flags, description);
+  return cmd;
 }
 
 const endpoint = (baseURL?: string, model?: string): ModelEndpointFlags | undefined =>

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
+import { defaultPluginRegistry } from '../../plugins/index.js';
 import { ApiaryError } from '../../shared/index.js';
 import { startViewer } from '../../viewer/index.js';
 import { parseInteger } from '../options.js';
@@ -28,6 +29,7 @@ export async function viewRun(
 ): Promise<void> {
   const port = parseInteger('--port', flags.port, { min: 0, max: 65535 }) ?? DEFAULT_VIEW_PORT;
   const host = flags.host ?? '127.0.0.1';
+  await defaultPluginRegistry.loadTasks(); // the viewer reads each sample's score through its task
   let viewer: Awaited<ReturnType<typeof startViewer>>;
   try {
     viewer = await startViewer(run, { host, port });

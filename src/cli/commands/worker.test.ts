@@ -1,7 +1,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { registerBuiltinPlugins } from '../../benchmarks/builtin.js';
 import { redisServerMissing, startRedisServer } from '../../harness/__fixtures__/redis-server.js';
 import {
   createQueueAuth,
@@ -12,6 +13,11 @@ import {
 } from '../../harness/index.js';
 import { ROOT, runCli } from '../__fixtures__/run-cli.js';
 import { runEvalCommand } from './eval.js';
+
+// what the CLI's entry point does before `eval` and `worker` run: the built-in tasks are known
+beforeAll(() => {
+  registerBuiltinPlugins();
+});
 
 describe('eval --queue flags', () => {
   const base = { concurrency: '4', seed: '0' };

@@ -8,6 +8,9 @@ export const MINI = resolve(import.meta.dirname, '../../../examples/appbench-min
 /** A module model that answers the mini scenario after `latencyMs`. */
 export const slowModel = pathToFileURL(resolve(import.meta.dirname, 'slow-scenario-model.ts')).href;
 
+/** The built-in plugins as a plugin module (the in-process queue worker knows appbench through it). */
+export const BUILTIN = pathToFileURL(resolve(import.meta.dirname, '../../benchmarks/builtin.ts')).href;
+
 /** The flat AppBench recipe of the mini example with `model`. */
 export const recipe = (model: TaskRecipe['model']): TaskRecipe => ({
   task: 'appbench',
@@ -19,6 +22,7 @@ export const recipe = (model: TaskRecipe['model']): TaskRecipe => ({
   dataDir: MINI,
   seed: 0,
   modelCalls: { maxRetries: 0 },
+  plugins: [BUILTIN],
 });
 
 export const moduleModel = (latencyMs: number): TaskRecipe['model'] => ({
