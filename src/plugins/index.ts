@@ -5,3 +5,4 @@
  */
 export type { BenchmarkPlugin, PluginCatalog, PluginCommand, PluginTask } from './plugin.js';
 export { defaultPluginRegistry, listPlugins, PluginRegistry, registerPlugin } from './registry.js';
+export type { PluginReport, ReportSummary, TaskReport, ViewerHints } from './report.js';

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Catalog } from '../catalog/index.js';
 import type { TaskDefinition } from '../tasks/index.js';
+import type { PluginReport } from './report.js';
 
 /**
  * A benchmark plugs into the core through one value: a `BenchmarkPlugin`. It is a light manifest:
@@ -22,6 +23,8 @@ export interface BenchmarkPlugin {
   readonly catalogs?: readonly PluginCatalog[];
   /** Top-level CLI commands the benchmark adds (`apiary shortcuts …`). */
   readonly commands?: readonly PluginCommand[];
+  /** Its tasks' HTML report sections, published numbers and viewer hints (src/plugins/report.ts). */
+  readonly report?: () => Promise<PluginReport>;
 }
 
 /** One task of a plugin: its name (for lists and help) and how to load its definition. */

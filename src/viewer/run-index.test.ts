@@ -2,6 +2,7 @@ import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { registerBuiltinPlugins } from '../benchmarks/builtin.js';
 import { InputInvalidError } from '../shared/index.js';
 import { toyScoring, writeToyRun } from './__fixtures__/toy-run.js';
 import {
@@ -12,6 +13,9 @@ import {
   scoringFor,
   scoringForTask,
 } from './index.js';
+
+// the viewer reads a run's task from the plugin registry (the CLI registers these at start)
+registerBuiltinPlugins();
 
 const REAL_RUN = join(import.meta.dirname, '__fixtures__', 'appbench-tool-loop');
 const tmp = () => mkdtempSync(join(tmpdir(), 'apiary-viewer-index-'));
@@ -133,7 +137,7 @@ describe('sample facts', () => {
     expect(sampleErrorKinds({ error: null, output: { reply: 'x' } })).toEqual([]);
   });
 
-  it('scoring without a task: a bare number is the score; a task whose summary throws gives no metrics', () => {
+  it('scoring without a task: a bare number is the score; a task whose summary throws gives no metrics', async () => {
     const bare = scoringFor();
     expect(bare.metrics(0.25)).toEqual({ score: 0.25 });
     expect(bare.metrics({ a: 1 })).toEqual({});
@@ -147,6 +151,6 @@ describe('sample facts', () => {
     expect(broken.metrics({})).toEqual({});
     const nan = scoringFor({ summarize: (s) => s, metrics: () => ({ a: Number.NaN, b: 0.5 }) });
     expect(nan.metrics({})).toEqual({ b: 0.5 });
-    expect(scoringForTask('no-such-task').passed({})).toBeNull();
+    expect((await scoringForTask('no-such-task')).passed({})).toBeNull();
   });
 });

@@ -12,4 +12,5 @@ export const appBenchPlugin: BenchmarkPlugin = {
       load: async () => (await import('./register.js')).appBenchDefinition,
     },
   ],
+  report: async () => (await import('./report.js')).appBenchReport,
 };

@@ -11,4 +11,5 @@ export const gtaPlugin: BenchmarkPlugin = {
       load: async () => (await import('./register.js')).gtaDefinition,
     },
   ],
+  report: async () => (await import('./report.js')).gtaReport,
 };

@@ -12,4 +12,5 @@ export const shortcutsBenchPlugin: BenchmarkPlugin = {
       load: async () => (await import('./register.js')).shortcutsDefinition,
     },
   ],
+  report: async () => (await import('./report.js')).shortcutsBenchReport,
 };

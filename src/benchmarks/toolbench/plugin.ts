@@ -11,4 +11,5 @@ export const toolBenchPlugin: BenchmarkPlugin = {
       load: async () => (await import('./retrieval-task.js')).toolBenchRetrievalDefinition,
     },
   ],
+  report: async () => (await import('./report.js')).toolBenchReport,
 };
