@@ -85,7 +85,7 @@ function writeRun(dir: string, accuracies: number[]): string {
   };
   const w = ResultsWriter.open(join(dir, 'results.jsonl'));
   w.append(headerLine(spec));
-  accuracies.forEach((accuracy, i) =>
+  for (const [i, accuracy] of accuracies.entries())
     w.append({
       type: 'sample',
       id: `t-${i}`,
@@ -98,8 +98,7 @@ function writeRun(dir: string, accuracies: number[]): string {
       startedAt: '2026-01-01T00:00:01.000Z',
       durationMs: 1,
       score: { accuracy },
-    }),
-  );
+    });
   w.close();
   return dir;
 }
