@@ -200,9 +200,9 @@ function indexLine(
     return 'blob';
   }
   if (!index.spec) throw new InputInvalidError({ file, record }, 'sample record before the header');
-  const s = parseWith(SampleLineSchema, json, { file, record });
-  // the events as written: read defensively, whatever this version's schema makes of them
-  const events = (json as { events?: unknown }).events;
+  // the events as written, apart: a kind this version does not know must not hide the record
+  const { events, ...rest } = json as { events?: unknown };
+  const s = parseWith(SampleLineSchema, rest, { file, record });
   if (mayNameImages(text)) {
     imagesNamed(s.output, index.namedFiles);
     imagesNamed(events, index.namedFiles);
@@ -290,7 +290,10 @@ async function readRange(
   }
 }
 
-/** A sample record as the viewer reads it: the events kept as written (see sample-view.ts). */
+/**
+ * A sample record as the viewer reads it: its events kept as written, not checked against this
+ * version's event schema (sample-view.ts reads them kind by kind).
+ */
 export type ViewedRecord = Omit<SampleLine, 'events'> & { events?: unknown };
 
 /** One record in full (its long texts put back), read from its byte range; undefined for an unknown n. */
@@ -298,9 +301,9 @@ export async function readSampleRecord(index: RunIndex, n: number): Promise<View
   const entry = index.samples[n];
   if (!entry) return undefined;
   const [text] = await readRange(index.resultsFile, [entry]);
-  const json = JSON.parse(text!) as { events?: unknown };
-  const line: ViewedRecord = SampleLineSchema.parse(json);
-  if (json.events !== undefined) line.events = json.events;
+  const { events, ...rest } = JSON.parse(text!) as { events?: unknown };
+  const line: ViewedRecord = SampleLineSchema.parse(rest);
+  if (events !== undefined) line.events = events;
   const refs = [...blobRefs([line.output, line.events], new Set())].filter((sha) => index.blobs.has(sha));
   if (refs.length) {
     const texts = await readRange(

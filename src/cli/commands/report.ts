@@ -2,9 +2,10 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { formatRunSummary, readResultsFile, summarizeResults } from '../../harness/index.js';
+import { defaultPluginRegistry } from '../../plugins/index.js';
 import { buildHtmlReportFromFolders } from '../../reports/index.js';
 import { ApiaryError, NotFoundError, redactSecrets } from '../../shared/index.js';
-import { type AnyTask, getTask, registerBuiltinTasks } from '../../tasks/index.js';
+import { type AnyTask, getTask } from '../../tasks/index.js';
 import { printJson, terminalText } from '../output.js';
 
 /**
@@ -13,7 +14,7 @@ import { printJson, terminalText } from '../output.js';
  * the file order is used.
  */
 export async function reportRun(run: string, opts: { json?: boolean }): Promise<void> {
-  registerBuiltinTasks();
+  await defaultPluginRegistry.loadTasks();
   const file = run.endsWith('.jsonl') ? resolve(run) : join(resolve(run), 'results.jsonl');
   if (!existsSync(file))
     throw new NotFoundError('file', file, [
@@ -81,7 +82,7 @@ export async function writeHtmlReport(
   file: string,
   notes: string[] = [],
 ): Promise<string> {
-  registerBuiltinTasks();
+  // each run's task and its report section come from the registered plugins
   const html = await buildHtmlReportFromFolders(runs, { notes });
   const out = resolve(file);
   mkdirSync(dirname(out), { recursive: true });
