@@ -35,3 +35,4 @@ export type {
   TaskFlagSettings,
 } from './plugin.js';
 export { defaultPluginRegistry, listPlugins, PluginRegistry, registerPlugin } from './registry.js';
+export type { PluginReport, ReportSummary, TaskReport, ViewerHints } from './report.js';

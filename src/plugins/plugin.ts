@@ -10,6 +10,7 @@ import type {
   PluginScorer,
   PluginToolset,
 } from './cli-hooks.js';
+import type { PluginReport } from './report.js';
 
 /**
  * A benchmark plugs into the core through one value: a `BenchmarkPlugin`. It is a light manifest:
@@ -50,6 +51,8 @@ export interface BenchmarkPlugin {
    * to its description); plain text, shown in the root help without loading anything.
    */
   readonly help?: Readonly<Partial<Record<CoreHelpSlot, string>>>;
+  /** Its tasks' HTML report sections, published numbers and viewer hints (src/plugins/report.ts). */
+  readonly report?: () => Promise<PluginReport>;
 }
 
 /** The core commands whose help a plugin adds words to. */

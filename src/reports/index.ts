@@ -1,19 +1,12 @@
 /**
  * Reports: one self-contained HTML page (inline SVG charts rendered with Vega-Lite at build time,
  * no script, no network) with each task's paper tables and charts, the published numbers beside
- * the user's runs, and run comparison (spec differences, changed samples, epoch CIs). Subpath
- * `apiary/reports`.
+ * the user's runs, and run comparison (spec differences, changed samples, epoch CIs). Each task's
+ * section comes from its benchmark's plugin (`BenchmarkPlugin.report`); the helpers below are
+ * what a section is built with. Subpath `apiary/reports`.
  * @module
  */
 
-export {
-  type GtaRunReport,
-  type GtaSampleScore,
-  GtaSampleScoreSchema,
-  type GtaToolRow,
-  gtaMetrics,
-  summarizeGtaScores,
-} from '../benchmarks/gta/report-scores.js';
 export { buildHtmlReport, buildHtmlReportFromFolders, type HtmlReportOptions } from './build.js';
 export { type ChartDatum, type ChartOptions, groupedBarSpec, renderChartSvg } from './charts.js';
 export {
@@ -33,10 +26,28 @@ export {
   renderTable,
 } from './html.js';
 export {
-  APPBENCH_PUBLISHED_CATEGORIES,
+  type FoundTaskReport,
+  type ReportParts,
+  type TaskReportParts,
+  taskReportParts,
+} from './parts.js';
+export {
+  bundledPublishedDir,
   loadPublishedResults,
-  type MetaBenchPublishedRow,
+  type PublishedCsvRow,
   type PublishedResults,
-  type ShortcutsPublishedRow,
+  publishedNumber,
+  readPublishedCsv,
 } from './published.js';
 export { loadReportRun, type ReportRun, type ReportTaskDefinition, uniqueLabels } from './run.js';
+// What a task's section is built with: the run facts and headline table, comparison, charts
+export {
+  chart,
+  commonBlocks,
+  comparisonBlocks,
+  f2,
+  formatEstimate,
+  headlineTable,
+  publishedLabel,
+  runFactsTable,
+} from './sections/common.js';

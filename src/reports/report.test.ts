@@ -246,7 +246,7 @@ const NOW = () => new Date('2026-02-03T04:05:06.000Z');
 
 describe('HTML report over authored run folders', () => {
   it('AppBench: MetaBench Table 3 layout with the paper rows, corrected scores, three charts', async () => {
-    const html = await buildHtmlReport([loadReportRun(appbenchRun())], { now: NOW });
+    const html = await buildHtmlReport([await loadReportRun(appbenchRun())], { now: NOW });
     // SS: app F1(1/2, 1/2), API F1(1/2, 1/2), Succ 1/2; SM: app F1(2/2, 2/2), API F1(1/2, 1/2), Succ 0/1
     const rows = tableRows(html, 'By category, official scoring');
     expect(rows[0]).toEqual([
@@ -298,7 +298,7 @@ describe('HTML report over authored run folders', () => {
   });
 
   it('GTA: leaderboard layout from step counts and tool names, published leaderboard beside, F1 per tool', async () => {
-    const html = await buildHtmlReport([loadReportRun(gtaRun())], { now: NOW });
+    const html = await buildHtmlReport([await loadReportRun(gtaRun())], { now: NOW });
     const rows = tableRows(html, 'Step-by-step and end-to-end metrics');
     // InstAcc 3/5, ToolAcc 1/3, ArgAcc 1/3, SummAcc 1/2; P: hit 1, 3 predicted, 2 gold; L: hit 1, 1 predicted, 2 gold
     expect(rows[0]).toEqual([
@@ -327,10 +327,9 @@ describe('HTML report over authored run folders', () => {
   });
 
   it('two ToolBench runs: changed samples, the spec-difference warning, mean ± 95% CI over epochs', async () => {
-    const html = await buildHtmlReport(
-      toolbenchRuns().map((f) => loadReportRun(f)),
-      { now: NOW },
-    );
+    const html = await buildHtmlReport(await Promise.all(toolbenchRuns().map((f) => loadReportRun(f))), {
+      now: NOW,
+    });
     expect(html).toContain(
       'The runs&#39; specs differ, so their numbers may not be comparable: data.sha256 (&quot;aaaa&quot; vs &quot;bbbb&quot;), epochs (1 vs 2), sampling.temperature (0 vs 0.7).',
     );
@@ -356,7 +355,7 @@ describe('HTML report over authored run folders', () => {
 
   it('is self-contained: no script, no external link or source, SVG text laid out without canvas', async () => {
     const html = await buildHtmlReport(
-      [appbenchRun(), gtaRun(), ...toolbenchRuns()].map((f) => loadReportRun(f)),
+      await Promise.all([appbenchRun(), gtaRun(), ...toolbenchRuns()].map((f) => loadReportRun(f))),
       { now: NOW },
     );
     expect(html).not.toMatch(/<script/i);
@@ -404,7 +403,7 @@ describe('ShortcutsBench section from a real baseline run on the authored fixtur
       outFile: join(dir, 'results.jsonl'),
       metrics: shortcutsDefinition.metrics,
     });
-    const html = await buildHtmlReport([loadReportRun(dir)], { now: NOW });
+    const html = await buildHtmlReport([await loadReportRun(dir)], { now: NOW });
     const rows = tableRows(html, 'By level (official scoring');
     expect(rows[0]).toEqual([
       'no model · baseline',

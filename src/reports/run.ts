@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { gtaReportDefinition } from '../benchmarks/gta/report-scores.js';
 import {
   distinctSamples,
   type RunSummary,
@@ -8,8 +7,10 @@ import {
   type SampleLine,
   summarizeResults,
 } from '../harness/index.js';
+import { defaultPluginRegistry, type PluginRegistry, type ReportSummary } from '../plugins/index.js';
 import { ApiaryError } from '../shared/index.js';
 import { defaultTaskRegistry, type TaskRegistry } from '../tasks/index.js';
+import { taskReportParts } from './parts.js';
 
 /** A run as the report sees it: its spec and summary, and its distinct (sample, epoch) records. */
 export interface ReportRun {
@@ -24,30 +25,37 @@ export interface ReportRun {
 }
 
 /** What a report needs of a task: how to summarise its scores and its headline metrics. */
-export interface ReportTaskDefinition {
-  summarize(scores: readonly unknown[]): unknown;
-  metrics(report: never): Record<string, number>;
-  passed?(score: never): boolean;
-}
+export type ReportTaskDefinition = ReportSummary;
 
 /**
- * The task definition for a run: the report's own for GTA (its section reads the report's shape,
- * from the same per-sample scores the task records), else the registry's; else none (the report
- * shows the run facts only).
+ * How a run's scores are summarised: as its plugin's report parts say when they have their own
+ * summary (its section reads that shape, from the same per-sample scores the task records), else
+ * as the task does; else not at all (the report shows the run facts only).
  */
-function definitionFor(name: string, registry: TaskRegistry): ReportTaskDefinition | null {
-  if (name === 'gta') return gtaReportDefinition as ReportTaskDefinition;
+async function definitionFor(
+  name: string,
+  registry: TaskRegistry,
+  plugins: PluginRegistry,
+): Promise<ReportTaskDefinition | null> {
+  const own = (await taskReportParts(name, plugins))?.task.summary;
+  if (own) return own;
   if (registry.has(name)) return registry.get(name) as ReportTaskDefinition;
   return null;
 }
 
-export function loadReportRun(run: string, registry: TaskRegistry = defaultTaskRegistry): ReportRun {
+/** Reads a run folder (or results file) and summarises it with its task's definition. */
+export async function loadReportRun(
+  run: string,
+  registry: TaskRegistry = defaultTaskRegistry,
+  plugins: PluginRegistry = defaultPluginRegistry,
+): Promise<ReportRun> {
+  await plugins.loadTasks(registry);
   const file = run.endsWith('.jsonl') ? resolve(run) : join(resolve(run), 'results.jsonl');
   if (!existsSync(file)) throw new ApiaryError('NOT_FOUND', `no results file at ${file}`);
   const contents = readResultsFile(file);
   const spec = contents.header?.spec;
   if (!spec) throw new ApiaryError('INPUT_INVALID', `${file}: no header record`);
-  const def = definitionFor(spec.task.name, registry);
+  const def = await definitionFor(spec.task.name, registry, plugins);
   const summary = summarizeResults(
     { summarize: def ? (s) => def.summarize(s) : () => null, dataset: [] },
     contents,

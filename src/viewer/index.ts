@@ -22,6 +22,7 @@ export {
   readSampleRecord,
   refreshIndex,
   type SampleEntry,
+  type ViewedRecord,
 } from './run-index.js';
 // What one record shows: its kinds of error, its metrics and pass/fail
 export {
@@ -39,6 +40,14 @@ export {
   SampleQuerySchema,
   sampleMatches,
 } from './sample-filter.js';
+// A record's events as a timeline, and what its task's hints pick out of its output and score
+export {
+  type SampleHintsView,
+  type SampleTimeline,
+  sampleHintsView,
+  sampleTimeline,
+  type TimelineItem,
+} from './sample-view.js';
 // The HTTP server
 export {
   newViewerToken,
@@ -46,6 +55,8 @@ export {
   runOverview,
   scoringForTask,
   startViewer,
+  type TaskView,
+  taskView,
   VIEWER_TOKEN_BYTES,
   type ViewerAppOptions,
   type ViewerOptions,

@@ -14,6 +14,9 @@ import {
   scoringForTask,
 } from './index.js';
 
+// the viewer reads a run's task from the plugin registry (the CLI registers these at start)
+registerBuiltinPlugins();
+
 const REAL_RUN = join(import.meta.dirname, '__fixtures__', 'appbench-tool-loop');
 const tmp = () => mkdtempSync(join(tmpdir(), 'apiary-viewer-index-'));
 
@@ -139,7 +142,7 @@ describe('sample facts', () => {
     expect(sampleErrorKinds({ error: null, output: { reply: 'x' } })).toEqual([]);
   });
 
-  it('scoring without a task: a bare number is the score; a task whose summary throws gives no metrics', () => {
+  it('scoring without a task: a bare number is the score; a task whose summary throws gives no metrics', async () => {
     const bare = scoringFor();
     expect(bare.metrics(0.25)).toEqual({ score: 0.25 });
     expect(bare.metrics({ a: 1 })).toEqual({});
@@ -153,6 +156,6 @@ describe('sample facts', () => {
     expect(broken.metrics({})).toEqual({});
     const nan = scoringFor({ summarize: (s) => s, metrics: () => ({ a: Number.NaN, b: 0.5 }) });
     expect(nan.metrics({})).toEqual({ b: 0.5 });
-    expect(scoringForTask('no-such-task').passed({})).toBeNull();
+    expect((await scoringForTask('no-such-task')).passed({})).toBeNull();
   });
 });

@@ -69,7 +69,8 @@ export function locateRun(run: string): { folder: string; resultsFile: string } 
   return { folder: resolve(resultsFile, '..'), resultsFile };
 }
 
-type ScoringOf = SampleScoring | ((spec: RunSpec) => SampleScoring);
+/** How to read the scores: one way for any run, or the way of the run's task (known from its header). */
+type ScoringOf = SampleScoring | ((spec: RunSpec) => SampleScoring | Promise<SampleScoring>);
 
 /** What indexing needs to go on from where it stopped (a run still being written grows). */
 interface IndexProgress {
@@ -165,7 +166,8 @@ async function extendIndex(index: RunIndex): Promise<void> {
       index.truncatedTail = text.trim() !== ''; // whole JSON but no newline: the harness drops it too
       break;
     }
-    if (json !== undefined) indexLine(index, state, json, text, line, record);
+    if (json !== undefined && indexLine(index, state, json, text, line, record) === 'header')
+      if (typeof state.scoringOf === 'function') state.scoring = await state.scoringOf(index.spec);
     state.lines = lineNo;
     index.validBytes = line.offset + line.length + 1;
   }
@@ -180,7 +182,7 @@ function indexLine(
   text: string,
   line: { offset: number; length: number },
   record: string,
-): void {
+): 'header' | 'blob' | 'sample' {
   const file = index.resultsFile;
   const type = (json as { type?: unknown } | null)?.type;
   if (type === 'header') {
@@ -189,38 +191,45 @@ function indexLine(
     const parsed = parseResultsText(`${text}\n`, file);
     index.spec = parsed.header!.spec;
     index.specVersion = parsed.specVersion;
-    if (typeof state.scoringOf === 'function') state.scoring = state.scoringOf(index.spec);
-  } else if (type === 'blob') {
+    return 'header';
+  }
+  if (type === 'blob') {
     const blob = parseWith(BlobLineSchema, json, { file, record });
     index.blobs.set(blob.sha256, { offset: line.offset, length: line.length });
     if (mayNameImages(text)) imagesNamed(blob.text, index.namedFiles);
-  } else {
-    if (!index.spec) throw new InputInvalidError({ file, record }, 'sample record before the header');
-    const s = parseWith(SampleLineSchema, json, { file, record });
-    if (mayNameImages(text)) imagesNamed(s.output, index.namedFiles);
-    const metrics = state.scoring.metrics(s.score);
-    for (const k of Object.keys(metrics)) state.metricNames.add(k);
-    const pass = state.scoring.passed(s.score);
-    if (pass !== null) index.hasPass = true;
-    const key = `${s.epoch}\u0000${s.id}`;
-    index.samples.push({
-      n: index.samples.length,
-      id: s.id,
-      epoch: s.epoch,
-      category: s.category,
-      error: s.error,
-      errorKinds: sampleErrorKinds(s),
-      metrics,
-      passed: pass === null ? null : s.error === null && pass,
-      durationMs: s.durationMs,
-      modelCalls: s.modelCalls,
-      usage: s.usage,
-      duplicate: state.seen.has(key),
-      offset: line.offset,
-      length: line.length,
-    });
-    state.seen.add(key);
+    return 'blob';
   }
+  if (!index.spec) throw new InputInvalidError({ file, record }, 'sample record before the header');
+  // the events as written, apart: a kind this version does not know must not hide the record
+  const { events, ...rest } = json as { events?: unknown };
+  const s = parseWith(SampleLineSchema, rest, { file, record });
+  if (mayNameImages(text)) {
+    imagesNamed(s.output, index.namedFiles);
+    imagesNamed(events, index.namedFiles);
+  }
+  const metrics = state.scoring.metrics(s.score);
+  for (const k of Object.keys(metrics)) state.metricNames.add(k);
+  const pass = state.scoring.passed(s.score);
+  if (pass !== null) index.hasPass = true;
+  const key = `${s.epoch}\u0000${s.id}`;
+  index.samples.push({
+    n: index.samples.length,
+    id: s.id,
+    epoch: s.epoch,
+    category: s.category,
+    error: s.error,
+    errorKinds: sampleErrorKinds({ error: s.error, output: s.output, events }),
+    metrics,
+    passed: pass === null ? null : s.error === null && pass,
+    durationMs: s.durationMs,
+    modelCalls: s.modelCalls,
+    usage: s.usage,
+    duplicate: state.seen.has(key),
+    offset: line.offset,
+    length: line.length,
+  });
+  state.seen.add(key);
+  return 'sample';
 }
 
 const IMAGE_LINE = /^\[image\]\((.+)\)$/;
@@ -281,13 +290,21 @@ async function readRange(
   }
 }
 
+/**
+ * A sample record as the viewer reads it: its events kept as written, not checked against this
+ * version's event schema (sample-view.ts reads them kind by kind).
+ */
+export type ViewedRecord = Omit<SampleLine, 'events'> & { events?: unknown };
+
 /** One record in full (its long texts put back), read from its byte range; undefined for an unknown n. */
-export async function readSampleRecord(index: RunIndex, n: number): Promise<SampleLine | undefined> {
+export async function readSampleRecord(index: RunIndex, n: number): Promise<ViewedRecord | undefined> {
   const entry = index.samples[n];
   if (!entry) return undefined;
   const [text] = await readRange(index.resultsFile, [entry]);
-  const line = SampleLineSchema.parse(JSON.parse(text!));
-  const refs = [...blobRefs(line.output, new Set())].filter((sha) => index.blobs.has(sha));
+  const { events, ...rest } = JSON.parse(text!) as { events?: unknown };
+  const line: ViewedRecord = SampleLineSchema.parse(rest);
+  if (events !== undefined) line.events = events;
+  const refs = [...blobRefs([line.output, line.events], new Set())].filter((sha) => index.blobs.has(sha));
   if (refs.length) {
     const texts = await readRange(
       index.resultsFile,
@@ -295,6 +312,7 @@ export async function readSampleRecord(index: RunIndex, n: number): Promise<Samp
     );
     const map = new Map(refs.map((sha, i) => [sha, (JSON.parse(texts[i]!) as { text: string }).text]));
     line.output = restoreBlobRefs(line.output, map);
+    if (line.events !== undefined) line.events = restoreBlobRefs(line.events, map);
   }
   return line;
 }

@@ -19,21 +19,27 @@ interface TraceFact {
   ok?: unknown;
 }
 
-/** What the agent runtime left in an output (tool-loop solvers): its summary and its trace. */
-function agentParts(output: unknown): { agent: AgentFacts | null; trace: TraceFact[] } {
-  if (output === null || typeof output !== 'object') return { agent: null, trace: [] };
-  const o = output as { agent?: unknown; trace?: unknown };
+const eventList = (value: unknown): TraceFact[] =>
+  Array.isArray(value) ? (value as TraceFact[]).filter((e) => e && typeof e === 'object') : [];
+
+/**
+ * What the agent runtime left of a sample: the record's events, and what tool-loop solvers kept
+ * in their output (its summary; its trace, in records written before events).
+ */
+function agentParts(output: unknown, events: unknown): { agent: AgentFacts | null; trace: TraceFact[] } {
+  const o =
+    output !== null && typeof output === 'object' ? (output as { agent?: unknown; trace?: unknown }) : {};
   const agent = o.agent !== null && typeof o.agent === 'object' ? (o.agent as AgentFacts) : null;
-  const trace = Array.isArray(o.trace)
-    ? (o.trace as TraceFact[]).filter((e) => e && typeof e === 'object')
-    : [];
-  return { agent, trace };
+  return { agent, trace: Array.isArray(events) ? eventList(events) : eventList(o.trace) };
 }
 
-export function sampleErrorKinds(line: Pick<SampleLine, 'error' | 'output'>): SampleErrorKind[] {
+/** The kinds of trouble a record shows; `events` as written in the record (absent in older files). */
+export function sampleErrorKinds(
+  line: Pick<SampleLine, 'error' | 'output'> & { events?: unknown },
+): SampleErrorKind[] {
   const kinds: SampleErrorKind[] = [];
   if (line.error !== null) kinds.push(isInfrastructureError(line.error) ? 'infra' : 'solver');
-  const { agent, trace } = agentParts(line.output);
+  const { agent, trace } = agentParts(line.output, line.events);
   const positive = (x: unknown) => typeof x === 'number' && x > 0;
   if (
     positive(agent?.decodeFailures) ||

@@ -7,12 +7,15 @@ import { serve } from '@hono/node-server';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { secureHeaders } from 'hono/secure-headers';
+import { defaultPluginRegistry, type PluginRegistry, type ViewerHints } from '../plugins/index.js';
+import { taskReportParts } from '../reports/index.js';
 import { ApiaryError, jsonDepthExceededAt, redactSecrets } from '../shared/index.js';
-import { getTask } from '../tasks/index.js';
+import { defaultTaskRegistry, type TaskRegistry } from '../tasks/index.js';
 import { runFileAccess } from './run-files.js';
 import { indexRun, type RunIndex, readSampleRecord, refreshIndex, type SampleEntry } from './run-index.js';
 import { SAMPLE_ERROR_KINDS, type SampleScoring, scoringFor } from './sample-facts.js';
 import { filterSamples, SampleQuerySchema } from './sample-filter.js';
+import { sampleHintsView, sampleTimeline } from './sample-view.js';
 import { VIEWER_CSS } from './ui/page-css.js';
 import { VIEWER_HTML } from './ui/page-html.js';
 import { VIEWER_JS } from './ui/page-script.js';
@@ -31,6 +34,8 @@ export interface ViewerAppOptions {
    * loopback names, so a web page cannot read the run through DNS rebinding.
    */
   allowedHosts?: readonly string[] | null;
+  /** What the run's task shows of a sample's output and score (its plugin's viewer hints). */
+  hints?: ViewerHints;
 }
 
 const publicEntry = ({ offset: _o, length: _l, ...rest }: SampleEntry) => rest;
@@ -193,8 +198,11 @@ export function viewerApp(index: RunIndex, opts: ViewerAppOptions): Hono {
     const n = /^\d+$/.test(raw) ? Number(raw) : -1;
     const entry = index.samples[n];
     if (!entry) return c.json({ error: `no sample record ${raw} (records: ${index.samples.length})` }, 404);
-    const record = await readSampleRecord(index, n);
-    return redactedJson(c, { entry: publicEntry(entry), record });
+    const { events: _events, ...record } = (await readSampleRecord(index, n))!;
+    // the events go as the timeline (each item holds its event as written), not twice
+    const timeline = sampleTimeline({ events: _events, output: record.output });
+    const view = { timeline, ...sampleHintsView(record, opts.hints, timeline) };
+    return redactedJson(c, { entry: publicEntry(entry), record, view });
   });
 
   const realOfNamed = new Map<string, string>();
@@ -215,13 +223,33 @@ export function viewerApp(index: RunIndex, opts: ViewerAppOptions): Hono {
   return app;
 }
 
+/** How the viewer reads a task's samples: its scores (the task's own metrics) and its plugin's hints. */
+export interface TaskView {
+  scoring: SampleScoring;
+  hints: ViewerHints;
+}
+
+/**
+ * The run's task as the viewer sees it: the task definition (from the registry, after the
+ * plugins' tasks are loaded into it) and the viewer hints of its plugin's report parts. A task
+ * nothing knows gives a bare numeric score and no hints.
+ */
+export async function taskView(
+  taskName: string,
+  plugins: PluginRegistry = defaultPluginRegistry,
+  registry: TaskRegistry = defaultTaskRegistry,
+): Promise<TaskView> {
+  await plugins.loadTasks(registry);
+  const hints = (await taskReportParts(taskName, plugins))?.task.viewer ?? {};
+  return { scoring: registry.has(taskName) ? scoringFor(registry.get(taskName)) : scoringFor(), hints };
+}
+
 /** The task's way to read one sample's score, when the run's task is registered. */
-export function scoringForTask(taskName: string): SampleScoring {
-  try {
-    return scoringFor(getTask(taskName));
-  } catch {
-    return scoringFor();
-  }
+export async function scoringForTask(
+  taskName: string,
+  plugins: PluginRegistry = defaultPluginRegistry,
+): Promise<SampleScoring> {
+  return (await taskView(taskName, plugins)).scoring;
 }
 
 export interface ViewerOptions {
@@ -231,6 +259,10 @@ export interface ViewerOptions {
   port?: number;
   /** How to read a sample's score; by default the run's task from the registry. */
   scoring?: SampleScoring;
+  /** What to show of a sample's output and score; by default the hints of the run's task's plugin. */
+  hints?: ViewerHints;
+  /** Where the run's task and its hints come from (default: the registered plugins). */
+  plugins?: PluginRegistry;
   /** The token requests must carry; by default a new random one. */
   token?: string;
 }
@@ -246,9 +278,19 @@ export interface RunningViewer {
 /** Indexes a run folder and serves the viewer on it until `close`. */
 export async function startViewer(run: string, opts: ViewerOptions = {}): Promise<RunningViewer> {
   const host = opts.host ?? '127.0.0.1';
-  const first = await indexRun(run, opts.scoring ?? ((spec) => scoringForTask(spec.task.name)));
+  let hints = opts.hints;
+  const first = await indexRun(run, async (spec) => {
+    if (opts.scoring && opts.hints) return opts.scoring;
+    const view = await taskView(spec.task.name, opts.plugins);
+    hints ??= view.hints;
+    return opts.scoring ?? view.scoring;
+  });
   const token = opts.token ?? newViewerToken();
-  const app = viewerApp(first, { token, allowedHosts: LOOPBACK.has(host) ? [...LOOPBACK] : null });
+  const app = viewerApp(first, {
+    token,
+    allowedHosts: LOOPBACK.has(host) ? [...LOOPBACK] : null,
+    ...(hints ? { hints } : {}),
+  });
   const server = await new Promise<ReturnType<typeof serve>>((resolvePromise, reject) => {
     const s = serve({ fetch: app.fetch, hostname: host, port: opts.port ?? 0 }, () => resolvePromise(s));
     s.once('error', reject);

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ViewerHints } from '../plugins/index.js';
 import { PLOT_SIZE, toyScoring, writeToyRun, XSS_REPLY } from './__fixtures__/toy-run.js';
 import { type RunningViewer, startViewer } from './index.js';
 
@@ -25,6 +26,14 @@ const ARGS = [
 const haveChromium = existsSync(CHROMIUM);
 /** Waits up to 5 s (the machine may be busy) for a value from the page. */
 const poll = <T>(read: () => Promise<T> | T) => expect.poll(read, { timeout: 5000 });
+/** Hints of the toy task: the reply as the answer, a score's `note` as a fact (only s-events has either). */
+const toyHints: ViewerHints = {
+  answer: (o) => (o as { reply?: string } | null)?.reply ?? null,
+  scoreFacts: (s) => {
+    const note = (s as { note?: string } | null)?.note;
+    return note ? [['note', note]] : [];
+  },
+};
 const ALL = ['s-pass', 's-xss', 's-tool', 's-decode', 's-infra', 's-solver', 's-parts'];
 
 describe.skipIf(!haveChromium)(
@@ -38,7 +47,7 @@ describe.skipIf(!haveChromium)(
 
     beforeAll(async () => {
       const run = await writeToyRun(mkdtempSync(join(tmpdir(), 'apiary-viewer-browser-')));
-      viewer = await startViewer(run, { scoring: toyScoring, port: 0 });
+      viewer = await startViewer(run, { scoring: toyScoring, hints: toyHints, port: 0 });
       context = await chromium.launchPersistentContext(
         mkdtempSync(join(tmpdir(), 'apiary-chromium-profile-')),
         {
@@ -227,6 +236,82 @@ describe.skipIf(!haveChromium)(
       await poll(listIds).toEqual([...ALL, 's-appended']);
       expect(await page.locator('#f-error button').nth(2).textContent()).toBe('Infra 2');
       expect(await page.locator('#f-outcome button').first().textContent()).toBe('All 8');
+    });
+
+    it("draws a record's events as its timeline: turns with usage, calls with outcome, unknown kinds raw", async () => {
+      const usage = { inputTokens: 50, outputTokens: 7 };
+      const record = {
+        type: 'sample',
+        id: 's-events',
+        epoch: 1,
+        category: 'b',
+        output: { reply: 'cold' },
+        error: null,
+        usage,
+        modelCalls: 2,
+        startedAt: '2026-01-02T03:04:10.000Z',
+        durationMs: 90,
+        score: { accuracy: 1, note: 'right city' },
+        events: [
+          {
+            type: 'turn',
+            step: 1,
+            sent: { messages: [{ role: 'user', content: 'Weather in Oslo?' }] },
+            reply: { text: '', toolCalls: [{ id: 'c1', name: 'Weather_get', input: { city: 'Oslo' } }] },
+            decision: 'calls',
+            usage,
+            latencyMs: 30,
+          },
+          {
+            type: 'call',
+            step: 1,
+            id: 'c1',
+            tool: 'Weather_get',
+            app: 'Weather',
+            api: 'get',
+            args: { city: 'Oslo' },
+            ok: false,
+            error: { code: 'INPUT_INVALID', message: 'city: unknown' },
+            durationMs: 4,
+          },
+          { type: 'ask-user', step: 1, question: 'Which Oslo?' },
+          { type: 'stop', step: 2, reason: 'final', answer: 'cold', usage, totalMs: 80 },
+        ],
+      };
+      appendFileSync(viewer.index.resultsFile, `${JSON.stringify(record)}\n`);
+      await page.getByRole('button', { name: 'Reload' }).click();
+      await poll(listIds).toEqual([...ALL, 's-appended', 's-events']);
+      await page.locator('#list-body tr', { hasText: 's-events' }).click();
+      const detail = page.locator('#detail');
+      await poll(() => detail.locator('h2').textContent()).toBe('s-events');
+      expect(await detail.locator('.step h3').allTextContents()).toEqual(['Step 1', 'Step 2']);
+      expect(await detail.locator('.turn dl.kv').textContent()).toBe(
+        'decisioncallstokens50 in / 7 outlatency30 ms',
+      );
+      expect(await detail.locator('.call.err h4').textContent()).toBe('Weather_get Weather.get · 4 ms');
+      expect(await detail.locator('.call.err .label.error').textContent()).toBe('error INPUT_INVALID');
+      expect(await detail.locator('.event.other h4').textContent()).toBe('ask-user');
+      expect(JSON.parse((await detail.locator('.event.other pre.json').textContent())!)).toEqual({
+        type: 'ask-user',
+        step: 1,
+        question: 'Which Oslo?',
+      });
+      expect(await detail.locator('.stop dl.kv').textContent()).toBe(
+        'stop reasonfinalanswercoldtokens50 in / 7 outtotal time80 ms',
+      );
+      expect(await detail.locator('.events-source').count()).toBe(0);
+      expect(JSON.parse((await detail.locator('.output pre.json').textContent())!)).toEqual({
+        reply: 'cold',
+      });
+      // the task's hints: its answer, and a fact of its score
+      expect(await detail.locator('.answer .result pre').textContent()).toBe('cold');
+      expect(await detail.locator('.verdict dl.kv').textContent()).toBe('noteright city');
+      // a record of an older file, with neither events nor a trace in its output
+      await page.locator('#list-body tr', { hasText: 's-parts' }).click();
+      await poll(() => detail.locator('h2').textContent()).toBe('s-parts');
+      expect(await detail.locator('.no-events').textContent()).toBe(
+        'Recorded before events: this record has no event log.',
+      );
     });
   },
 );

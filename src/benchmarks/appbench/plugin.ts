@@ -73,4 +73,5 @@ export const appBenchPlugin: BenchmarkPlugin = {
       load: async () => (await import('./cli-retrieve.js')).appBenchRetrieval,
     },
   ],
+  report: async () => (await import('./report.js')).appBenchReport,
 };

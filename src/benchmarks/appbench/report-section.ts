@@ -1,9 +1,31 @@
-import type { ChartDatum } from '../../reports/charts.js';
-import type { Block, Cell } from '../../reports/html.js';
-import { APPBENCH_PUBLISHED_CATEGORIES, type PublishedResults } from '../../reports/published.js';
-import type { ReportRun } from '../../reports/run.js';
-import { chart, commonBlocks, comparisonBlocks, f2, publishedLabel } from '../../reports/sections/common.js';
+import {
+  type Block,
+  type Cell,
+  type ChartDatum,
+  chart,
+  commonBlocks,
+  comparisonBlocks,
+  f2,
+  publishedLabel,
+  type ReportRun,
+} from '../../reports/index.js';
 import type { AppBenchGroupReport, AppBenchReport } from '../../tasks/index.js';
+
+/** The categories of MetaBench Table 3 (single/multiple apps × single/multiple APIs). */
+export const APPBENCH_PUBLISHED_CATEGORIES = ['SS', 'SM', 'MS', 'MM'] as const;
+
+/** MetaBench Table 3: F1_app, F1_api and Succ per category. */
+export interface MetaBenchPublishedRow {
+  model: string;
+  byCategory: Record<string, { appF1: number; apiF1: number; success: number }>;
+}
+
+/** The published MetaBench rows and where they come from (`split`: the data they were measured on). */
+export interface MetaBenchPublished {
+  split: string;
+  source: string;
+  rows: MetaBenchPublishedRow[];
+}
 
 const pct = (x: number) => x * 100;
 
@@ -15,7 +37,7 @@ const byGroup = (groups: readonly AppBenchGroupReport[], g: string) => groups.fi
  */
 export async function appBenchSection(
   runs: readonly ReportRun[],
-  published: PublishedResults,
+  published: MetaBenchPublished,
 ): Promise<Block[]> {
   const reports = runs.map((r) => r.summary.report as AppBenchReport);
   const cats = APPBENCH_PUBLISHED_CATEGORIES;
@@ -27,7 +49,7 @@ export async function appBenchSection(
       return g ? [f2(pct(g[mode].appF1)), f2(pct(g[mode].apiF1)), f2(pct(g[mode].success))] : ['—', '—', '—'];
     }),
   ];
-  const pub = published.metabench;
+  const pub = published;
   const blocks: Block[] = [...commonBlocks(runs)];
   blocks.push({
     kind: 'table',

@@ -59,4 +59,5 @@ export const gtaPlugin: BenchmarkPlugin = {
       load: async () => (await import('./cli-tools.js')).gtaToolset,
     },
   ],
+  report: async () => (await import('./report.js')).gtaReport,
 };

@@ -154,7 +154,7 @@ export function gtaMetrics(r: GtaRunReport): Record<string, number> {
 }
 
 /** How reports summarise GTA runs (the HTML section reads this report's shape). */
-export const gtaReportDefinition = {
+export const gtaReportSummary = {
   summarize: summarizeGtaScores,
   metrics: gtaMetrics,
 };

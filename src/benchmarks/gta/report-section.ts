@@ -1,9 +1,23 @@
-import type { Block, Cell } from '../../reports/html.js';
-import type { PublishedResults } from '../../reports/published.js';
-import type { ReportRun } from '../../reports/run.js';
-import { chart, commonBlocks, comparisonBlocks, f2, publishedLabel } from '../../reports/sections/common.js';
+import {
+  type Block,
+  type Cell,
+  chart,
+  commonBlocks,
+  comparisonBlocks,
+  f2,
+  publishedLabel,
+  type ReportRun,
+} from '../../reports/index.js';
 import { GTA_CATEGORIES } from '../../tasks/index.js';
+import type { GtaLeaderboardRow } from './leaderboard.js';
 import type { GtaRunReport, GtaSampleScore } from './report-scores.js';
+
+/** The published GTA leaderboard and where it comes from (`split`: the data it was measured on). */
+export interface GtaPublished {
+  split: string;
+  source: string;
+  rows: GtaLeaderboardRow[];
+}
 
 const LEADERBOARD = [
   'InstAcc',
@@ -40,9 +54,9 @@ function runCells(r: GtaRunReport): string[] {
  * GTA in the leaderboard's layout (step-by-step InstAcc/ToolAcc/ArgAcc/SummAcc, end-to-end F1 per
  * tool category and AnsAcc) with the published leaderboard beside the runs, then F1 per tool.
  */
-export async function gtaSection(runs: readonly ReportRun[], published: PublishedResults): Promise<Block[]> {
+export async function gtaSection(runs: readonly ReportRun[], published: GtaPublished): Promise<Block[]> {
   const reports = runs.map((r) => r.summary.report as GtaRunReport);
-  const pub = published.gta;
+  const pub = published;
   const blocks: Block[] = [...commonBlocks(runs)];
   for (const [i, r] of runs.entries())
     if (reports[i]!.unreadable)

@@ -35,4 +35,5 @@ export const shortcutsBenchPlugin: BenchmarkPlugin = {
       load: async () => (await import('./cli-score.js')).scoreShortcuts,
     },
   ],
+  report: async () => (await import('./report.js')).shortcutsBenchReport,
 };

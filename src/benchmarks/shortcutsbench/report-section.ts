@@ -1,13 +1,33 @@
-import type { ChartDatum } from '../../reports/charts.js';
-import type { Block, Cell } from '../../reports/html.js';
-import type { PublishedResults } from '../../reports/published.js';
-import type { ReportRun } from '../../reports/run.js';
-import { chart, commonBlocks, comparisonBlocks, f2, publishedLabel } from '../../reports/sections/common.js';
+import {
+  type Block,
+  type Cell,
+  type ChartDatum,
+  chart,
+  commonBlocks,
+  comparisonBlocks,
+  f2,
+  publishedLabel,
+  type ReportRun,
+} from '../../reports/index.js';
 import type {
   ShortcutsAccuracy as Accuracy,
   ShortcutsBothModes,
   ShortcutsReport,
 } from '../../tasks/index.js';
+
+/** ShortcutsBench: accuracy of recognising the necessary system/user inputs, per level. */
+export interface ShortcutsPublishedRow {
+  model: string;
+  /** `L1`…`L4` and `overall`. */
+  byLevel: Record<string, number>;
+}
+
+/** The published input-recognition rows and where they come from. */
+export interface ShortcutsPublished {
+  split: string;
+  source: string;
+  rows: ShortcutsPublishedRow[];
+}
 
 const LEVELS = ['L1', 'L2', 'L3', 'L4'] as const;
 const METRICS = [
@@ -29,10 +49,10 @@ const value = (a: Accuracy | undefined): number | null =>
  */
 export async function shortcutsSection(
   runs: readonly ReportRun[],
-  published: PublishedResults,
+  published: ShortcutsPublished,
 ): Promise<Block[]> {
   const reports = runs.map((r) => (r.summary.report as ShortcutsBothModes).official);
-  const pub = published.shortcutsInput;
+  const pub = published;
   const blocks: Block[] = [...commonBlocks(runs)];
   blocks.push({
     kind: 'table',

@@ -26,4 +26,5 @@ export const toolBenchPlugin: BenchmarkPlugin = {
       load: async () => (await import('./cli-retrieve.js')).toolBenchRetrieval,
     },
   ],
+  report: async () => (await import('./report.js')).toolBenchReport,
 };

@@ -1,6 +1,11 @@
-import type { Block } from '../../reports/html.js';
-import type { ReportRun } from '../../reports/run.js';
-import { chart, commonBlocks, comparisonBlocks, f2 } from '../../reports/sections/common.js';
+import {
+  type Block,
+  chart,
+  commonBlocks,
+  comparisonBlocks,
+  f2,
+  type ReportRun,
+} from '../../reports/index.js';
 import type { ToolBenchRetrievalReport } from '../../tasks/index.js';
 
 const CUTS = [

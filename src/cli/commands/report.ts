@@ -82,6 +82,7 @@ export async function writeHtmlReport(
   file: string,
   notes: string[] = [],
 ): Promise<string> {
+  // each run's task and its report section come from the registered plugins
   await defaultPluginRegistry.loadTasks();
   const html = await buildHtmlReportFromFolders(runs, { notes });
   const out = resolve(file);

@@ -41,6 +41,7 @@ table.metrics th { text-align: left; font-weight: normal; color: var(--muted); p
 .role { font-size: 11px; text-transform: uppercase; color: var(--muted); }
 .call { border: 1px solid var(--line); border-radius: 4px; padding: 4px 8px; margin: 6px 0; }
 .call.err { border-color: #f3b4b4; }
+.event.other { border: 1px dashed var(--line); border-radius: 4px; padding: 4px 8px; margin: 6px 0; }
 .label { font-size: 11px; color: var(--muted); margin-top: 4px; }
 .label.error { color: var(--bad); }
 code.tool { font-weight: bold; }

@@ -272,18 +272,31 @@ export const VIEWER_JS = String.raw`// Apiary trace viewer: plain DOM code. Ever
       ]),
     ]);
   }
-  function renderTrace(trace) {
+  /** An event this viewer does not draw (a kind added since, or one not in the shape it reads): as written. */
+  function renderOther(item) {
+    return el('div', { class: 'event other' }, [el('h4', { text: item.label }), json(item.event)]);
+  }
+  /**
+   * The sample's events (the server checked each known kind's shape), step by step: model turns
+   * with their usage, tool calls with arguments and outcome, the stop; anything else raw.
+   */
+  function renderTimeline(timeline) {
     const box = el('section', { class: 'trace' }, [el('h3', { text: 'Trace' })]);
+    if (timeline.source === 'output.trace')
+      box.append(el('p', { class: 'muted events-source', text: "Recorded before events: the trace the solver kept in its output." }));
+    if (!timeline.items.length) box.append(el('p', { class: 'muted', text: 'No events recorded.' }));
     const steps = new Map();
-    for (const e of trace) {
-      const k = e.step === undefined ? 0 : e.step;
-      if (!steps.has(k)) steps.set(k, []);
-      steps.get(k).push(e);
+    for (const item of timeline.items) {
+      const step = item.event && typeof item.event.step === 'number' ? item.event.step : 0;
+      if (!steps.has(step)) steps.set(step, []);
+      steps.get(step).push(item);
     }
-    for (const [step, events] of steps) {
+    for (const [step, items] of steps) {
       const body = el('div', { class: 'step', 'data-step': step }, [el('h3', { text: 'Step ' + step })]);
-      for (const e of events)
-        body.append(e.type === 'turn' ? renderTurn(e) : e.type === 'call' ? renderCall(e) : e.type === 'stop' ? renderStop(e) : json(e));
+      for (const item of items)
+        body.append(
+          item.kind === 'turn' ? renderTurn(item.event) : item.kind === 'call' ? renderCall(item.event) : item.kind === 'stop' ? renderStop(item.event) : renderOther(item),
+        );
       box.append(body);
     }
     return box;
@@ -311,9 +324,12 @@ export const VIEWER_JS = String.raw`// Apiary trace viewer: plain DOM code. Ever
       box.replaceChildren(el('p', { class: 'muted', text: 'Open a sample to see its trace.' }));
       return;
     }
-    const { entry, record } = await api('/api/samples/' + encodeURIComponent(n));
-    const out = record.output && typeof record.output === 'object' ? record.output : null;
-    const rest = out ? Object.fromEntries(Object.entries(out).filter(([k]) => k !== 'trace')) : record.output;
+    const { entry, record, view } = await api('/api/samples/' + encodeURIComponent(n));
+    // the output shown: what the task's hints do not leave out (fields that repeat the events)
+    const hidden = view.hiddenOutputFields;
+    const out = record.output && typeof record.output === 'object' && !Array.isArray(record.output) ? record.output : null;
+    const rest = out && hidden.length ? Object.fromEntries(Object.entries(out).filter(([k]) => !hidden.includes(k))) : record.output;
+    const legacyTrace = view.timeline !== null && view.timeline.source === 'output.trace';
     const metrics = Object.entries(entry.metrics);
     const parts = [
       el('h2', { text: entry.id + (state.run.spec.epochs > 1 ? ' · epoch ' + entry.epoch : '') }),
@@ -332,10 +348,12 @@ export const VIEWER_JS = String.raw`// Apiary trace viewer: plain DOM code. Ever
         metrics.length
           ? el('table', { class: 'metrics' }, [el('tbody', {}, metrics.map(([k, v]) => el('tr', {}, [el('th', { text: k }), el('td', { text: fmt(v) })])))])
           : null,
+        view.scoreFacts.length ? kv(view.scoreFacts) : null,
         el('details', {}, [el('summary', { text: 'Score record' }), json(record.score)]),
       ]),
-      out && Array.isArray(out.trace) ? renderTrace(out.trace) : null,
-      el('section', { class: 'output' }, [el('h3', { text: 'Output' }), out && Array.isArray(out.trace) ? el('details', {}, [el('summary', { text: 'Output fields' }), json(rest)]) : typeof rest === 'string' ? renderResult(rest) : json(rest)]),
+      view.timeline ? renderTimeline(view.timeline) : el('p', { class: 'muted no-events', text: 'Recorded before events: this record has no event log.' }),
+      view.answer === null ? null : el('section', { class: 'answer' }, [el('h3', { text: 'Answer' }), renderResult(view.answer)]),
+      el('section', { class: 'output' }, [el('h3', { text: 'Output' }), legacyTrace ? el('details', {}, [el('summary', { text: 'Output fields' }), json(rest)]) : typeof rest === 'string' ? renderResult(rest) : json(rest)]),
     ];
     const images = imagesIn(rest, []);
     if (images.length) parts.push(el('section', { class: 'images' }, [el('h3', { text: 'Images in the output' }), ...images.map(image)]));
