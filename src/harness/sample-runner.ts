@@ -16,6 +16,7 @@ import {
   registerBuiltinTasks,
   type SolveContext,
   type Solved,
+  solveSample,
   type TaskRegistry,
   type TaskSample,
   type TaskToolSettings,
@@ -113,7 +114,7 @@ export function errorMessage(error: unknown): string {
  * the solver short (the sample is left for a resume).
  */
 export async function solveAndScore<S extends TaskSample, O, Sc>(
-  task: { solve: AnyTask['solve']; score: AnyTask['score'] },
+  task: Pick<AnyTask, 'name' | 'solver' | 'scorer'>,
   sample: S,
   ctx: SolveContext,
 ): Promise<SampleRun<O, Sc> | null> {
@@ -122,7 +123,7 @@ export async function solveAndScore<S extends TaskSample, O, Sc>(
   let infrastructureFailure = false;
   let connectionFailure = false;
   try {
-    solved = await task.solve(sample, ctx);
+    solved = await solveSample(task, sample, ctx);
   } catch (e) {
     if (ctx.signal?.aborted) return null;
     error = errorMessage(e);
@@ -134,10 +135,10 @@ export async function solveAndScore<S extends TaskSample, O, Sc>(
     : { output: null, error: error ?? 'no output' };
   let score: Sc;
   try {
-    score = await task.score(sample, outcome);
+    score = await task.scorer(sample, outcome);
   } catch (e) {
     error = `scoring failed: ${errorMessage(e)}`;
-    score = await task.score(sample, { output: null, error });
+    score = await task.scorer(sample, { output: null, error });
   }
   return {
     output: solved ? solved.output : null,

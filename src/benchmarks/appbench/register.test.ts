@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sha256OfFiles } from '../../shared/index.js';
+import { solveSample } from '../../tasks/solver.js';
 import { scriptedLanguageModel } from '../../test/index.js';
 import { APPBENCH_SOLVERS, appBenchDefinition } from './register.js';
 import type { AppBenchSample } from './sample.js';
@@ -29,7 +30,7 @@ describe('appbench task definition', () => {
     });
     expect(loaded.notes).toEqual([`data: ${MINI} (given with --data; test_*.json, 2 samples in ss, mm)`]);
     const sample = loaded.task.dataset[1]!;
-    const solved = await loaded.task.solve(sample, { seed: 0 });
+    const solved = await solveSample(loaded.task, sample, { seed: 0 });
     expect(solved.modelCalls).toBe(0);
   });
 
@@ -49,8 +50,8 @@ describe('appbench task definition', () => {
       limit: 1,
     });
     const sm0 = loaded.task.dataset[0]!;
-    const solved = await loaded.task.solve(sm0, { seed: 0 });
-    const score = await loaded.task.score(sm0, { output: solved.output });
+    const solved = await solveSample(loaded.task, sm0, { seed: 0 });
+    const score = await loaded.task.scorer(sm0, { output: solved.output });
     expect(solved.usage).toEqual({ inputTokens: 100, outputTokens: 10 });
     expect(appBenchDefinition.passed!(score)).toBe(true);
     const [req] = model.scriptedRequests;
@@ -72,8 +73,8 @@ describe('appbench task definition', () => {
       seed: 0,
     });
     const [ss0, ss1] = loaded.task.dataset as AppBenchSample[];
-    const good = await loaded.task.score(ss0!, { output: { reply: appBenchGoldReply(ss0!.record) } });
-    const failed = await loaded.task.score(ss1!, { output: null, error: 'timeout' });
+    const good = await loaded.task.scorer(ss0!, { output: { reply: appBenchGoldReply(ss0!.record) } });
+    const failed = await loaded.task.scorer(ss1!, { output: null, error: 'timeout' });
     expect([appBenchDefinition.passed!(good), appBenchDefinition.passed!(failed)]).toEqual([true, false]);
     const report = appBenchDefinition.summarize([good, failed]);
     expect(appBenchDefinition.metrics(report)).toMatchObject({

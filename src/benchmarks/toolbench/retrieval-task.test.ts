@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildRetriever, ndcgAtK, recallAtK } from '../../retrieval/index.js';
 import { sha256OfFiles } from '../../shared/index.js';
+import { solveSample } from '../../tasks/solver.js';
 import { writeToolBenchFixtures } from './__fixtures__/data-root.js';
 import { evaluateRetriever } from './evaluate.js';
 import { ndcgFromSummary, recallFromSummary, summarizeRanking } from './ranking-summary.js';
@@ -63,7 +64,7 @@ describe('toolbench-retrieval task', () => {
       ['G1_tool:21', 'G1_tool'],
     ]);
     const scores = [];
-    for (const s of task.dataset) scores.push(await task.score(s, await task.solve(s, { seed: 0 })));
+    for (const s of task.dataset) scores.push(await task.scorer(s, await solveSample(task, s, { seed: 0 })));
     const report = task.summarize(scores);
     // the same numbers as evaluateRetriever over each group (the `retrieve eval` path)
     const suite = loadToolBenchSuite(data);
@@ -125,7 +126,7 @@ describe('toolbench-retrieval task', () => {
       seed: 0,
     });
     const s = full.task.dataset[0]!;
-    expect(await full.task.score(s, { output: null, error: 'boom' })).toEqual({
+    expect(await full.task.scorer(s, { output: null, error: 'boom' })).toEqual({
       id: s.id,
       group: 'G1_tool',
       ndcg1: 0,
