@@ -103,16 +103,22 @@ export function withOutput<S extends TaskSample, Output>(
   state: SolverState<S, Output>,
   solved: Solved<Output>,
 ): SolverState<S, Output> {
-  const next: SolverState<S, Output> = { ...state, output: solved.output };
-  if (solved.usage)
-    next.usage = state.usage
-      ? {
-          inputTokens: state.usage.inputTokens + solved.usage.inputTokens,
-          outputTokens: state.usage.outputTokens + solved.usage.outputTokens,
-        }
-      : solved.usage;
-  if (solved.modelCalls !== undefined) next.modelCalls = (state.modelCalls ?? 0) + solved.modelCalls;
-  return next;
+  const { usage, modelCalls } = state;
+  // one literal of a fixed shape, no spread: this runs once per step of every sample
+  return {
+    sample: state.sample,
+    store: state.store,
+    output: solved.output,
+    usage: !solved.usage
+      ? usage
+      : usage
+        ? {
+            inputTokens: usage.inputTokens + solved.usage.inputTokens,
+            outputTokens: usage.outputTokens + solved.usage.outputTokens,
+          }
+        : solved.usage,
+    modelCalls: solved.modelCalls === undefined ? modelCalls : (modelCalls ?? 0) + solved.modelCalls,
+  };
 }
 
 /** The state with `values` added to its store (for the steps that follow). */
@@ -120,8 +126,17 @@ export function withStore<S extends TaskSample, Output>(
   state: SolverState<S, Output>,
   values: Record<string, unknown>,
 ): SolverState<S, Output> {
-  return { ...state, store: { ...state.store, ...values } };
+  return {
+    sample: state.sample,
+    store: { ...state.store, ...values },
+    output: state.output,
+    usage: state.usage,
+    modelCalls: state.modelCalls,
+  };
 }
+
+/** The store of a fresh state (shared: steps add to a store by copying it, never in place). */
+const EMPTY_STORE: Readonly<Record<string, unknown>> = Object.freeze({});
 
 /**
  * Runs a task's solver on one sample from a fresh state and returns what the harness records. A
@@ -132,16 +147,20 @@ export async function solveSample<S extends TaskSample, Output>(
   sample: S,
   ctx: SolveContext,
 ): Promise<Solved<Output>> {
-  const state = await task.solver({ sample, store: {} }, ctx);
+  const state = await task.solver({ sample, store: EMPTY_STORE }, ctx);
   if (state.output === undefined)
     throw new ApiaryError(
       'INTERNAL',
       `task "${task.name}": the solver left no output for sample "${sample.id}"`,
     );
-  const solved: Solved<Output> = { output: state.output };
-  if (state.usage) solved.usage = state.usage;
-  if (state.modelCalls !== undefined) solved.modelCalls = state.modelCalls;
-  return solved;
+  // absent, not undefined, when no step counted them (the record keeps today's shape)
+  if (state.usage === undefined)
+    return state.modelCalls === undefined
+      ? { output: state.output }
+      : { output: state.output, modelCalls: state.modelCalls };
+  return state.modelCalls === undefined
+    ? { output: state.output, usage: state.usage }
+    : { output: state.output, usage: state.usage, modelCalls: state.modelCalls };
 }
 
 /** The registered solver `name` of a task's table, NOT_FOUND listing the task's solvers. */
