@@ -8,7 +8,7 @@ import { solveSample } from '../../tasks/solver.js';
 import { writeToolBenchFixtures } from './__fixtures__/data-root.js';
 import { evaluateRetriever } from './evaluate.js';
 import { ndcgFromSummary, recallFromSummary, summarizeRanking } from './ranking-summary.js';
-import { toolBenchRetrievalDefinition } from './retrieval-task.js';
+import { TOOLBENCH_RETRIEVAL_SOLVERS, toolBenchRetrievalDefinition } from './retrieval-task.js';
 import { loadToolBenchSuite, toolBenchCorpus } from './suite.js';
 
 describe('ranking summary', () => {
@@ -135,5 +135,23 @@ describe('toolbench-retrieval task', () => {
       recall5: 0,
       recall10: 0,
     });
+  });
+});
+
+describe('toolbench retrieval solvers as values', () => {
+  it('one registered solver per retriever kind; a model-file kind names its missing argument', async () => {
+    for (const [name, def] of Object.entries(TOOLBENCH_RETRIEVAL_SOLVERS)) expect(def.name).toBe(name);
+    await expect(
+      toolBenchRetrievalDefinition.load({
+        options: { groups: ['G1_tool'] },
+        solver: 'trained',
+        solverOptions: {},
+        sampling: {},
+        dataDir: writeToolBenchFixtures(),
+        seed: 0,
+      }),
+    ).rejects.toThrow(
+      'solver "trained" option "modelFile": Invalid input: expected string, received undefined',
+    );
   });
 });
