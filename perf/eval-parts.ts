@@ -27,6 +27,8 @@ import {
   appBenchGoldReply,
   appBenchTask,
   loadAppBenchDataset,
+  sampleSolver,
+  solveSample,
   summarizeAppBench,
 } from '../src/tasks/index.js';
 import { createModel } from './scale-model.js';
@@ -89,7 +91,7 @@ await scoreRound();
 const scoreMs = Math.min(await scoreRound(), await scoreRound(), await scoreRound());
 
 // A real sample's output (flat agent: reply, trace with the prompt) and score, returned as they are.
-const solved = await appBenchTask({ samples: mini, catalog, agent }).solve(mini[7]!, { seed: 0 });
+const solved = await solveSample(appBenchTask({ samples: mini, catalog, agent }), mini[7]!, { seed: 0 });
 const score = scoreAppBenchSample(mini[7]!, { id: 'x', reply: solved.output.reply }, catalog);
 const harnessRun = async () => {
   const samples = Array.from({ length: N }, (_, i) => ({ id: `s-${i}`, category: 'ss' }));
@@ -97,8 +99,8 @@ const harnessRun = async () => {
     name: 'const',
     version: '1',
     dataset: samples,
-    solve: async () => solved,
-    score: () => score,
+    solver: sampleSolver(async () => solved),
+    scorer: () => score,
     summarize: summarizeAppBench,
   };
   const spec = buildRunSpec(

@@ -16,7 +16,13 @@ import { join, resolve } from 'node:path';
 import { respond } from '../src/benchmarks/gta/__fixtures__/e2e-script.js';
 import { summarizeGtaTask } from '../src/benchmarks/gta/task-report.js';
 import { resolveModelSetup } from '../src/models/index.js';
-import { type GtaSample, gtaDefinition, type LoadedTask, type TaskToolSettings } from '../src/tasks/index.js';
+import {
+  type GtaSample,
+  gtaDefinition,
+  type LoadedTask,
+  solveSample,
+  type TaskToolSettings,
+} from '../src/tasks/index.js';
 import { startScriptedOpenAiServer } from '../src/test/index.js';
 
 const RUNS = process.argv.includes('--runs') ? Number(process.argv[process.argv.indexOf('--runs') + 1]) : 3;
@@ -50,8 +56,8 @@ async function pass(name: string, loaded: LoadedTask, runs: number): Promise<voi
     const scores = [];
     for (const sample of loaded.task.dataset as GtaSample[]) {
       const t0 = performance.now();
-      const { output } = await loaded.task.solve(sample, { seed: 0 });
-      scores.push(await loaded.task.score(sample, { output }));
+      const { output } = await solveSample(loaded.task, sample, { seed: 0 });
+      scores.push(await loaded.task.scorer(sample, { output }));
       times.push(performance.now() - t0);
     }
     ansAcc = summarizeGtaTask(scores, []).e2e!.ansAcc;

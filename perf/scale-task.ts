@@ -10,10 +10,15 @@ import { loadCatalog } from '../src/catalog/index.js';
 import {
   APPBENCH_SAMPLING,
   type AppBenchSample,
+  appBenchPlanner,
   appBenchTask,
+  createSolver,
   defaultTaskRegistry,
+  defineSolver,
   loadAppBenchDataset,
+  solverNamed,
   summarizeAppBench,
+  type TaskLoadContext,
 } from '../src/tasks/index.js';
 
 const catalog = loadCatalog('appbench');
@@ -34,26 +39,40 @@ const noopAgent = {
 
 export const SCALE_TASK = 'appbench-scale';
 
+const SCALE_SOLVERS = {
+  flat: defineSolver({
+    name: 'flat',
+    description: 'flat agent',
+    args: z.object({}),
+    needsModel: true,
+    create: (_args, ctx: TaskLoadContext) => {
+      const agent = flatAgent({ model: ctx.model, settings: ctx.sampling, maxRetries: 0, ...ctx.modelCalls });
+      return appBenchPlanner(() => agent, { catalog });
+    },
+  }),
+  noop: defineSolver({
+    name: 'noop',
+    description: 'answers nothing',
+    args: z.object({}),
+    needsModel: false,
+    create: () => appBenchPlanner(() => noopAgent, { catalog }),
+  }),
+};
+
 if (!defaultTaskRegistry.has(SCALE_TASK))
   defaultTaskRegistry.register({
     name: SCALE_TASK,
     description: 'AppBench-mini replicated (perf scripts)',
     version: '1',
     options: z.object({ samples: z.number().int().min(1).default(10_240) }),
-    solvers: {
-      flat: { description: 'flat agent', options: z.object({}), needsModel: true },
-      noop: { description: 'answers nothing', options: z.object({}), needsModel: false },
-    },
+    solvers: SCALE_SOLVERS,
     defaultSolver: 'flat',
     sampling: APPBENCH_SAMPLING,
     async load(ctx) {
       const samples = replicate(Number(ctx.options.samples));
-      const agent =
-        ctx.solver === 'noop'
-          ? noopAgent
-          : flatAgent({ model: ctx.model, settings: ctx.sampling, maxRetries: 0, ...ctx.modelCalls });
+      const solver = createSolver(solverNamed(SCALE_TASK, SCALE_SOLVERS, ctx.solver), ctx.solverOptions, ctx);
       return {
-        task: appBenchTask({ samples, catalog, agent }),
+        task: appBenchTask({ samples, catalog, solver }),
         dataSource: { path: 'bench', sha256: 'bench' },
       };
     },

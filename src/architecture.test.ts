@@ -100,7 +100,6 @@ const NAMES_BENCHMARK_TODO = new Set<string>([
   'sft/index.ts',
   'sft/system-prompt.ts',
   'tasks/index.ts',
-  'tasks/task.ts',
   'tools/index.ts',
 ]);
 

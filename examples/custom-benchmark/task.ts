@@ -5,7 +5,15 @@
 import { createHash } from 'node:crypto';
 import { appRegistry, dispatchCall } from '../../src/exec/index.js';
 import { ApiaryError } from '../../src/shared/index.js';
-import type { Outcome, Task, TaskDefinition, TaskSample } from '../../src/tasks/index.js';
+import {
+  createSolver,
+  defineSolver,
+  type Outcome,
+  sampleSolver,
+  type Task,
+  type TaskDefinition,
+  type TaskSample,
+} from '../../src/tasks/index.js';
 import { unitsHandler, unitsIndex } from './units-app.js';
 import { z } from 'zod';
 
@@ -60,18 +68,25 @@ function summarize(scores: readonly UnitScore[]): UnitReport {
   return { total: scores.length, correct, accuracy: scores.length ? correct / scores.length : 0 };
 }
 
+/** The one solver: a registered value with (no) arguments, built per run by `createSolver`. */
+const ruleSolver = defineSolver({
+  name: 'rule',
+  description: 'reads the question and calls Units.convert (no model)',
+  args: z.object({}),
+  needsModel: false,
+  create: () =>
+    sampleSolver<UnitSample, number>(async (sample, ctx) => ({
+      output: await solveByRule(sample, ctx.signal),
+      modelCalls: 0,
+    })),
+});
+
 export const unitConvertTask: TaskDefinition<UnitReport, UnitScore> = {
   name: 'unit-convert',
   description: 'convert lengths and masses with the Units tool; exact-answer accuracy',
   version: '1',
   options: z.object({}),
-  solvers: {
-    rule: {
-      description: 'reads the question and calls Units.convert (no model)',
-      options: z.object({}),
-      needsModel: false,
-    },
-  },
+  solvers: { rule: ruleSolver },
   defaultSolver: 'rule',
   async load(ctx) {
     const byCategory = new Map<string, number>();
@@ -84,8 +99,8 @@ export const unitConvertTask: TaskDefinition<UnitReport, UnitScore> = {
       name: 'unit-convert',
       version: '1',
       dataset,
-      solve: async (sample, solveCtx) => ({ output: await solveByRule(sample, solveCtx.signal), modelCalls: 0 }),
-      score,
+      solver: createSolver(ruleSolver, ctx.solverOptions, undefined),
+      scorer: score,
       summarize,
       formatReport: (r) => `unit-convert: ${r.correct}/${r.total} correct (accuracy ${r.accuracy})\n`,
     };

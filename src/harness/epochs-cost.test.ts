@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { costOf } from '../models/index.js';
-import type { Task, TaskSample } from '../tasks/index.js';
+import { sampleSolver, type Task, type TaskSample } from '../tasks/index.js';
 import { readResultsFile } from './results-file.js';
 import { runEval } from './run-eval.js';
 import { buildRunSpec, type RunSpec } from './run-spec.js';
@@ -26,7 +26,7 @@ function scriptedTask(opts: { samples?: TaskSample[]; onSolve?: (id: string, epo
     name: 'scripted',
     version: '1',
     dataset: opts.samples ?? SAMPLES,
-    async solve(sample, ctx) {
+    solver: sampleSolver(async (sample, ctx) => {
       const epoch = ctx.epoch ?? 1;
       opts.onSolve?.(sample.id, epoch);
       return {
@@ -34,9 +34,9 @@ function scriptedTask(opts: { samples?: TaskSample[]; onSolve?: (id: string, epo
         usage: { inputTokens: 1000, outputTokens: 200 },
         modelCalls: 1,
       };
-    },
+    }),
     // an async scorer: the harness awaits it
-    score: async (_sample, outcome) => {
+    scorer: async (_sample, outcome) => {
       await new Promise((r) => setTimeout(r, 1));
       return { pass: outcome.output?.pass === true };
     },

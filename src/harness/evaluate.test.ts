@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { registerBuiltinPlugins } from '../benchmarks/builtin.js';
 import { PluginRegistry } from '../plugins/index.js';
-import { TaskRegistry } from '../tasks/index.js';
+import { defineSolver, sampleSolver, TaskRegistry } from '../tasks/index.js';
 import { evaluate } from './evaluate.js';
 import { importPluginModule, pluginsExportedBy } from './plugin-modules.js';
 
@@ -28,8 +28,20 @@ const echoPlugin = {
         version: '1',
         options: z.object({ times: z.number().int().default(1) }),
         solvers: {
-          echo: { description: 'echo', options: z.object({}), needsModel: false },
-          llm: { description: 'asks a model', options: z.object({}), needsModel: true },
+          echo: defineSolver({
+            name: 'echo',
+            description: 'echo',
+            args: z.object({}),
+            needsModel: false,
+            create: () => sampleSolver(async (s: { id: string }) => ({ output: s.id })),
+          }),
+          llm: defineSolver({
+            name: 'llm',
+            description: 'asks a model',
+            args: z.object({}),
+            needsModel: true,
+            create: () => async (state) => state,
+          }),
         },
         defaultSolver: 'echo',
         load: async () => ({
@@ -37,8 +49,8 @@ const echoPlugin = {
             name: 'echo',
             version: '1',
             dataset: [{ id: 'a' }],
-            solve: async (s: { id: string }) => ({ output: s.id }),
-            score: (_s: unknown, o: { output: unknown }) => ({ ok: o.output === 'a' }),
+            solver: sampleSolver(async (s: { id: string }) => ({ output: s.id })),
+            scorer: (_s: unknown, o: { output: unknown }) => ({ ok: o.output === 'a' }),
             summarize: (scores: readonly { ok: boolean }[]) => ({ ok: scores.filter((s) => s.ok).length }),
           },
           dataSource: { path: 'inline', sha256: 'x' },

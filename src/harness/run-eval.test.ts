@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ApiaryError } from '../shared/index.js';
-import type { Task, TaskSample } from '../tasks/index.js';
+import { sampleSolver, type Task, type TaskSample } from '../tasks/index.js';
 import { readResultsFile } from './results-file.js';
 import { type EvalProgress, runEval } from './run-eval.js';
 import { buildRunSpec, type RunSpec } from './run-spec.js';
@@ -30,7 +30,7 @@ function toyTask(
     name: 'toy',
     version: '1',
     dataset: SAMPLES,
-    async solve(sample) {
+    solver: sampleSolver(async (sample) => {
       opts.onSolve?.(sample);
       const f = opts.inFlight;
       if (f) f.max = Math.max(f.max, ++f.now);
@@ -46,8 +46,8 @@ function toyTask(
       } finally {
         if (f) f.now--;
       }
-    },
-    score(sample, outcome) {
+    }),
+    scorer(sample, outcome) {
       if (outcome.output === null) return { correct: 0, failed: 1 };
       return { correct: outcome.output.value === sample.n * 2 ? 1 : 0, failed: 0 };
     },
@@ -246,9 +246,9 @@ describe('runEval', () => {
     const task = toyTask();
     const buggy = {
       ...task,
-      score: (s: Toy, o: Parameters<typeof task.score>[1]) => {
+      scorer: (s: Toy, o: Parameters<typeof task.scorer>[1]) => {
         if (s.id === 't-2') throw new TypeError('scorer bug');
-        return task.score(s, o);
+        return task.scorer(s, o);
       },
     };
     await expect(runEval({ task: buggy, spec: spec(), concurrency: 3, outFile: out })).rejects.toThrow(

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Task, TaskSample } from '../tasks/index.js';
+import { sampleSolver, type Task, type TaskSample } from '../tasks/index.js';
 import { runEval } from './run-eval.js';
 import { createRunFolder, latestRunFolder, runFolderPrefix, runTimestamp } from './run-folder.js';
 import { acquireRunLock, processIsAlive, RUN_LOCK_FILE } from './run-lock.js';
@@ -68,11 +68,11 @@ describe('run-folder lock', () => {
       name: 'toy',
       version: '1',
       dataset: [{ id: 'a' }],
-      solve: async () => {
+      solver: sampleSolver(async () => {
         await gate;
         return { output: 1 };
-      },
-      score: (_s, o) => o.output ?? 0,
+      }),
+      scorer: (_s, o) => o.output ?? 0,
       summarize: (xs) => xs.length,
     };
     const spec = buildRunSpec(

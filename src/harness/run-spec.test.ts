@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Task, TaskSample } from '../tasks/index.js';
+import { sampleSolver, type Task, type TaskSample } from '../tasks/index.js';
 import { readResultsFile } from './results-file.js';
 import { runEval } from './run-eval.js';
 import { buildRunSpec, formatSpecConflicts, type RunSpec, runSpecConflicts } from './run-spec.js';
@@ -90,8 +90,8 @@ describe('run spec v2', () => {
       name: 'toy',
       version: '1',
       dataset: [{ id: 'a' }, { id: 'b' }],
-      solve: async () => ({ output: 1 }),
-      score: (_s, o) => o.output ?? 0,
+      solver: sampleSolver(async () => ({ output: 1 })),
+      scorer: (_s, o) => o.output ?? 0,
       summarize: (xs) => xs.length,
     };
     const out = join(mkdtempSync(join(tmpdir(), 'apiary-spec-')), 'results.jsonl');
@@ -145,8 +145,8 @@ describe('run spec v1 files', () => {
       name: 'appbench',
       version: '1',
       dataset: [{ id: 'ss-0' }],
-      solve: async () => ({ output: 1 }),
-      score: () => 1,
+      solver: sampleSolver(async () => ({ output: 1 })),
+      scorer: () => 1,
       summarize: (xs) => xs.length,
     };
     await expect(runEval({ task, spec: spec(), outFile: out, resume: true })).rejects.toThrow(

@@ -19,6 +19,7 @@ import {
   type SolveContext,
   type Solved,
   type SolverDefinition,
+  solveSample,
   type TaskDefinition,
   type TaskRegistry,
   type TaskSample,
@@ -155,7 +156,7 @@ export function errorMessage(error: unknown): string {
  * the solver short (the sample is left for a resume).
  */
 export async function solveAndScore<S extends TaskSample, O, Sc>(
-  task: { solve: AnyTask['solve']; score: AnyTask['score'] },
+  task: Pick<AnyTask, 'name' | 'solver' | 'scorer'>,
   sample: S,
   ctx: SolveContext,
 ): Promise<SampleRun<O, Sc> | null> {
@@ -164,7 +165,7 @@ export async function solveAndScore<S extends TaskSample, O, Sc>(
   let infrastructureFailure = false;
   let connectionFailure = false;
   try {
-    solved = await task.solve(sample, ctx);
+    solved = await solveSample(task, sample, ctx);
   } catch (e) {
     if (ctx.signal?.aborted) return null;
     error = errorMessage(e);
@@ -176,10 +177,10 @@ export async function solveAndScore<S extends TaskSample, O, Sc>(
     : { output: null, error: error ?? 'no output' };
   let score: Sc;
   try {
-    score = await task.score(sample, outcome);
+    score = await task.scorer(sample, outcome);
   } catch (e) {
     error = `scoring failed: ${errorMessage(e)}`;
-    score = await task.score(sample, { output: null, error });
+    score = await task.scorer(sample, { output: null, error });
   }
   return {
     output: solved ? solved.output : null,

@@ -7,7 +7,7 @@ import { registerBuiltinPlugins } from '../benchmarks/builtin.js';
 import { gtaScoreFacts } from '../benchmarks/gta/report.js';
 import { headerLine, ResultsWriter, type RunSpec } from '../harness/index.js';
 import { type BenchmarkPlugin, PluginRegistry } from '../plugins/index.js';
-import { type TaskDefinition, TaskRegistry } from '../tasks/index.js';
+import { defineSolver, type TaskDefinition, TaskRegistry } from '../tasks/index.js';
 import { buildHtmlReport, buildHtmlReportFromFolders } from './build.js';
 import { type ReportParts, taskReportParts } from './parts.js';
 import { loadPublishedResults } from './published.js';
@@ -27,7 +27,15 @@ const toyDefinition: TaskDefinition = {
   description: 'toy task',
   version: '1',
   options: z.object({}),
-  solvers: { scripted: { description: 'scripted', options: z.object({}), needsModel: false } },
+  solvers: {
+    scripted: defineSolver({
+      name: 'scripted',
+      description: 'scripted',
+      args: z.object({}),
+      needsModel: false,
+      create: () => async (state) => state,
+    }),
+  },
   defaultSolver: 'scripted',
   load: () => Promise.reject(new Error('not loaded in this test')),
   summarize: (scores: readonly { accuracy: number }[]) => ({

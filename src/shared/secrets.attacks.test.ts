@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonlTrace } from '../exec/index.js';
 import { buildRunSpec, runEval } from '../harness/index.js';
 import { generate, resolveModelSetup } from '../models/index.js';
-import type { Task, TaskSample } from '../tasks/index.js';
+import { sampleSolver, type Task, type TaskSample } from '../tasks/index.js';
 import { indexRun, newViewerToken, viewerApp } from '../viewer/index.js';
 import { redactSecrets } from './index.js';
 
@@ -74,7 +74,7 @@ describe('an endpoint that echoes the API key in its 401 body', () => {
       name: 'echo',
       version: '1',
       dataset: [{ id: 'a' }, { id: 'b' }],
-      solve: async (sample) => {
+      solver: sampleSolver(async (sample) => {
         // sample b: a tool result that quotes the key verbatim (no boundary redacted it)
         if (sample.id === 'b') return { output: `the service said: key ${KEY} is invalid; Bearer ${KEY}` };
         const r = await generate({
@@ -83,8 +83,8 @@ describe('an endpoint that echoes the API key in its 401 body', () => {
           retry: { maxRetries: 0 },
         });
         return { output: r.text };
-      },
-      score: (_s, o) => (o.output ? 1 : 0),
+      }),
+      scorer: (_s, o) => (o.output ? 1 : 0),
       summarize: (xs) => xs.length,
     };
     const spec = buildRunSpec(

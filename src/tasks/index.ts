@@ -18,6 +18,21 @@ export {
   registerTask,
   TaskRegistry,
 } from './registry.js';
+// Solvers as values: registered, with typed arguments, composable
+export {
+  chain,
+  createSolver,
+  defineSolver,
+  type Scorer,
+  type Solver,
+  type SolverDefinition,
+  type SolverState,
+  sampleSolver,
+  solverNamed,
+  solveSample,
+  withOutput,
+  withStore,
+} from './solver.js';
 // The task contract the harness runs
 export type {
   AnyTask,
@@ -27,13 +42,13 @@ export type {
   Outcome,
   SolveContext,
   Solved,
-  SolverDefinition,
   Task,
   TaskDefinition,
   TaskLoadContext,
   TaskSample,
   TaskToolSettings,
   TaskUsage,
+  ToolsConfig,
 } from './task.js';
 export { RECORD_MODES } from './task.js';
 export {

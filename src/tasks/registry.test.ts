@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { registerBuiltinPlugins } from '../benchmarks/builtin.js';
 import { PluginRegistry } from '../plugins/index.js';
 import { getSolver, TaskRegistry } from './registry.js';
+import { defineSolver, sampleSolver } from './solver.js';
 import type { TaskDefinition } from './task.js';
 import { describeOptions, parseOptionAssignments, routeOptions, validateOptions } from './task-options.js';
 
@@ -17,12 +18,20 @@ function def(name: string, extra: Partial<TaskDefinition> = {}): TaskDefinition 
       groups: z.array(z.string()).min(1).nullable().default(null),
     }),
     solvers: {
-      greedy: {
+      greedy: defineSolver({
+        name: 'greedy',
         description: 'greedy',
-        options: z.object({ shots: z.number().int().min(0).default(0), verbose: z.boolean().default(false) }),
+        args: z.object({ shots: z.number().int().min(0).default(0), verbose: z.boolean().default(false) }),
         needsModel: true,
-      },
-      rules: { description: 'rules', options: z.object({}), needsModel: false },
+        create: () => sampleSolver(() => Promise.reject(new Error('not solved in this test'))),
+      }),
+      rules: defineSolver({
+        name: 'rules',
+        description: 'rules',
+        args: z.object({}),
+        needsModel: false,
+        create: () => sampleSolver(() => Promise.reject(new Error('not solved in this test'))),
+      }),
     },
     defaultSolver: 'greedy',
     noModelSolver: 'rules',

@@ -1,4 +1,5 @@
 import { ApiaryError } from '../shared/index.js';
+import { type SolverDefinition, solverNamed } from './solver.js';
 import type { TaskDefinition } from './task.js';
 
 /** Names that `apiary eval <name>` reads as something else. */
@@ -13,6 +14,12 @@ export class TaskRegistry {
       throw new ApiaryError('USAGE', `invalid task name "${def.name}" (lower-case letters, digits, dashes)`);
     if (this.defs.has(def.name)) throw new ApiaryError('USAGE', `task "${def.name}" is already registered`);
     const solvers = Object.keys(def.solvers);
+    for (const [key, solver] of Object.entries(def.solvers))
+      if (solver.name !== key)
+        throw new ApiaryError(
+          'USAGE',
+          `task "${def.name}": solver "${solver.name}" is registered as "${key}"`,
+        );
     for (const s of [def.defaultSolver, def.noModelSolver])
       if (s !== undefined && !solvers.includes(s))
         throw new ApiaryError(
@@ -62,12 +69,6 @@ export function listTasks(): TaskDefinition[] {
 }
 
 /** The solver of a task, NOT_FOUND listing the task's solvers. */
-export function getSolver(def: TaskDefinition, name: string) {
-  const solver = def.solvers[name];
-  if (!solver)
-    throw new ApiaryError(
-      'NOT_FOUND',
-      `task "${def.name}" has no solver "${name}" (solvers: ${Object.keys(def.solvers).join(', ')})`,
-    );
-  return solver;
+export function getSolver(def: TaskDefinition, name: string): SolverDefinition {
+  return solverNamed(def.name, def.solvers, name);
 }

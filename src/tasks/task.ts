@@ -1,6 +1,6 @@
 /**
- * The generic evaluation contract, in the spirit of Inspect AI: a task names a dataset, a solver
- * that turns one sample into an output, a scorer and a summary over all scores. The harness
+ * The generic evaluation contract, in the spirit of Inspect AI: a task is a dataset, a solver
+ * (./solver.ts: a function over one sample's state) and a scorer, plus a summary over all scores. The harness
  * (src/harness) runs any task with bounded concurrency, records each sample on one JSONL line and
  * recomputes the summary from the recorded scores, so scores must be JSON-serialisable.
  *
@@ -11,7 +11,8 @@
 import type { LanguageModel } from 'ai';
 import type { z } from 'zod';
 import type { SamplingSettings } from '../models/index.js';
-import type { GtaToolsConfig, ModelEndpointFlags, RecordMode } from '../tools/index.js';
+import type { ModelEndpointFlags, RecordMode } from '../tools/index.js';
+import type { SolverDefinition, SolverState } from './solver.js';
 
 /** How a task's tool calls are recorded or replayed (`--record-tools`); tasks own the tool settings. */
 export { RECORD_MODES } from '../tools/index.js';
@@ -55,12 +56,14 @@ export interface Task<S extends TaskSample, Output, Score, Report = unknown> {
   readonly version: string;
   /** The loaded samples, in dataset order. */
   readonly dataset: readonly S[];
-  solve(sample: S, ctx: SolveContext): Promise<Solved<Output>>;
+  // method signatures (not `Solver`/`Scorer` properties) so any task is an `AnyTask`
+  /** A `Solver`: turns a sample's state into one with an output (`solveSample` runs it from a fresh state). */
+  solver(state: SolverState<S, Output>, ctx: SolveContext): Promise<SolverState<S, Output>>;
   /**
-   * The same sample and outcome always give the same JSON-serialisable score. May be async (a
-   * scorer that runs code or asks a judge); the harness awaits it.
+   * A `Scorer`: the same sample and outcome always give the same JSON-serialisable score. May be
+   * async (a scorer that runs code or asks a judge); the harness awaits it.
    */
-  score(sample: S, outcome: Outcome<Output>): Score | Promise<Score>;
+  scorer(sample: S, outcome: Outcome<Output>): Score | Promise<Score>;
   /** Aggregates per-sample scores (as read back from the results file) into a report. */
   summarize(scores: readonly Score[]): Report;
   /** Human-readable rendering of the report (a table). */
@@ -74,13 +77,6 @@ export type AnyTask = Task<TaskSample, any, any, any>;
 /** Options are a zod object: its defaults are the task's defaults, its issues name the option. */
 // biome-ignore lint/suspicious/noExplicitAny: any object shape
 export type OptionsSchema = z.ZodObject<any>;
-
-export interface SolverDefinition {
-  description: string;
-  options: OptionsSchema;
-  /** true: refuses to run without a model; 'optional': uses one when configured; false: never. */
-  needsModel: boolean | 'optional';
-}
 
 /** Limits of each model call, passed through to LLM solvers (not part of the run spec). */
 export interface ModelCallLimits {
@@ -108,16 +104,27 @@ export interface TaskLoadContext {
   signal?: AbortSignal;
   /** The run folder (tasks keep artefacts there, e.g. the images tools drew, one folder per sample). */
   runDir?: string;
-  /** Executable tools (GTA end to end): their configuration, a recording to replay, the embeddings endpoint. */
+  /** Executable tools: their configuration, a recording to replay, the embeddings endpoint. */
   tools?: TaskToolSettings;
+}
+
+/**
+ * The tools' settings as the core sees them: opaque, except for the model endpoints some tools call
+ * (a vision-language model, an image model), whose keys the queue strips before a recipe leaves
+ * the machine. Each task that builds tools reads its own fields (and checks them).
+ */
+export interface ToolsConfig {
+  vision?: ModelEndpointFlags;
+  image?: ModelEndpointFlags;
 }
 
 /** How a task that runs real tools builds them (the `eval` flags shared with `apiary tools call`). */
 export interface TaskToolSettings {
-  config?: GtaToolsConfig;
+  /** The tools' own settings (sandbox, search provider, endpoints): the task that builds the tools reads them. */
+  config?: ToolsConfig;
   /** Record or replay every tool call in this folder. */
   recording?: { dir: string; mode: RecordMode };
-  /** The embeddings endpoint of similarity scores (GTA's simscore and ImgGen similarity). */
+  /** The embeddings endpoint of similarity scores (answers and images compared by meaning). */
   embeddings?: ModelEndpointFlags;
 }
 
@@ -140,7 +147,8 @@ export interface TaskDefinition<Report = any, Score = any> {
   description: string;
   version: string;
   options: OptionsSchema;
-  solvers: Record<string, SolverDefinition>;
+  /** The registered solvers by name (each entry's `name` is its key); `load` builds the chosen one. */
+  solvers: Readonly<Record<string, SolverDefinition>>;
   defaultSolver: string;
   /** Solver used when none is asked for and no model is configured (AppBench: the baseline). */
   noModelSolver?: string;

@@ -41,7 +41,7 @@ export {
 export {
   APPBENCH_SOLVERS,
   AppBenchOptionsSchema,
-  type AppBenchSolver,
+  type AppBenchSolverEnv,
   appBenchDefinition,
   registerAppBenchTask,
 } from './register.js';
@@ -88,9 +88,12 @@ export {
 export {
   APPBENCH_CURRENT_DATE,
   type AppBenchOutput,
+  type AppBenchSolverFn,
   type AppBenchTask,
   type AppBenchTaskOptions,
+  appBenchDemos,
   appBenchGoldReply,
+  appBenchPlanner,
   appBenchTask,
   type GoldStateProvider,
   loadAppBenchDataset,

@@ -1,10 +1,12 @@
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { loadCatalog } from '../../catalog/index.js';
 import { sha256OfFiles } from '../../shared/index.js';
+import { chain, createSolver, solveSample } from '../../tasks/solver.js';
 import { scriptedLanguageModel } from '../../test/index.js';
 import { APPBENCH_SOLVERS, appBenchDefinition } from './register.js';
 import type { AppBenchSample } from './sample.js';
-import { appBenchGoldReply, loadAppBenchDataset } from './task.js';
+import { appBenchDemos, appBenchGoldReply, appBenchPlanner, loadAppBenchDataset } from './task.js';
 
 const MINI = resolve(__dirname, '../../../examples/appbench-mini');
 const { samples } = loadAppBenchDataset(MINI);
@@ -29,7 +31,7 @@ describe('appbench task definition', () => {
     });
     expect(loaded.notes).toEqual([`data: ${MINI} (given with --data; test_*.json, 2 samples in ss, mm)`]);
     const sample = loaded.task.dataset[1]!;
-    const solved = await loaded.task.solve(sample, { seed: 0 });
+    const solved = await solveSample(loaded.task, sample, { seed: 0 });
     expect(solved.modelCalls).toBe(0);
   });
 
@@ -49,8 +51,8 @@ describe('appbench task definition', () => {
       limit: 1,
     });
     const sm0 = loaded.task.dataset[0]!;
-    const solved = await loaded.task.solve(sm0, { seed: 0 });
-    const score = await loaded.task.score(sm0, { output: solved.output });
+    const solved = await solveSample(loaded.task, sm0, { seed: 0 });
+    const score = await loaded.task.scorer(sm0, { output: solved.output });
     expect(solved.usage).toEqual({ inputTokens: 100, outputTokens: 10 });
     expect(appBenchDefinition.passed!(score)).toBe(true);
     const [req] = model.scriptedRequests;
@@ -72,8 +74,8 @@ describe('appbench task definition', () => {
       seed: 0,
     });
     const [ss0, ss1] = loaded.task.dataset as AppBenchSample[];
-    const good = await loaded.task.score(ss0!, { output: { reply: appBenchGoldReply(ss0!.record) } });
-    const failed = await loaded.task.score(ss1!, { output: null, error: 'timeout' });
+    const good = await loaded.task.scorer(ss0!, { output: { reply: appBenchGoldReply(ss0!.record) } });
+    const failed = await loaded.task.scorer(ss1!, { output: null, error: 'timeout' });
     expect([appBenchDefinition.passed!(good), appBenchDefinition.passed!(failed)]).toEqual([true, false]);
     const report = appBenchDefinition.summarize([good, failed]);
     expect(appBenchDefinition.metrics(report)).toMatchObject({
@@ -90,5 +92,80 @@ describe('appbench task definition', () => {
       ['tool-loop', true],
     ]);
     expect(appBenchDefinition.solvers).toBe(APPBENCH_SOLVERS);
+  });
+});
+
+describe('appbench solvers as values', () => {
+  const catalog = loadCatalog('appbench');
+
+  it('the demos step runs before the planner and hands it the demos of the sample (chain order)', async () => {
+    const calls: string[] = [];
+    const pick = async (instruction: string) => {
+      calls.push(`demos for ${byInput.get(instruction)!.id}`);
+      return [{ instruction: 'earlier instruction', reply: 'Weather: [x = getweather()]' }];
+    };
+    const planner = appBenchPlanner(
+      (demos) => ({
+        name: 'echo',
+        plan: async (req) => {
+          calls.push(`plan ${byInput.get(req.instruction)!.id} with ${demos?.length ?? 0} demo(s)`);
+          return {
+            reply: demos?.[0]?.reply ?? '',
+            usage: { inputTokens: 3, outputTokens: 1 },
+            modelCalls: 1,
+          };
+        },
+      }),
+      { catalog },
+    );
+    const ss0 = samples.find((s) => s.id === 'ss-0')!;
+    const solved = await solveSample({ name: 'appbench', solver: chain(appBenchDemos(pick), planner) }, ss0, {
+      seed: 0,
+    });
+    expect(calls).toEqual(['demos for ss-0', 'plan ss-0 with 1 demo(s)']);
+    expect(solved).toEqual({
+      output: { reply: 'Weather: [x = getweather()]' },
+      usage: { inputTokens: 3, outputTokens: 1 },
+      modelCalls: 1,
+    });
+    // without the demos step the planner gets none
+    await solveSample({ name: 'appbench', solver: planner }, ss0, { seed: 0 });
+    expect(calls.at(-1)).toBe('plan ss-0 with 0 demo(s)');
+  });
+
+  it('a bad solver argument names the solver and the argument', async () => {
+    const env = {
+      ctx: { options: {}, solver: 'flat', solverOptions: {}, sampling, seed: 0 },
+      pool: samples,
+      catalog,
+    };
+    const world = () => {
+      throw new Error('no world for these solvers');
+    };
+    expect(() => createSolver(APPBENCH_SOLVERS.flat, { shots: -1 }, { ...env, world })).toThrow(
+      'solver "flat" option "shots": Too small: expected number to be >=0',
+    );
+    expect(() => createSolver(APPBENCH_SOLVERS['tool-loop'], { maxSteps: 0 }, { ...env, world })).toThrow(
+      'solver "tool-loop" option "maxSteps": Too small: expected number to be >=1',
+    );
+  });
+
+  it('tool-loop: the scorer adds the state score of the simulated apps it acts on (the others do not)', async () => {
+    const load = (solver: string) =>
+      appBenchDefinition.load({
+        options: { categories: ['ss'] },
+        solver,
+        solverOptions: {},
+        sampling,
+        dataDir: MINI,
+        seed: 0,
+        limit: 1,
+      });
+    const [toolLoop, flat] = [await load('tool-loop'), await load('flat')];
+    const ss0 = toolLoop.task.dataset[0] as AppBenchSample;
+    const output = { reply: appBenchGoldReply(ss0.record) };
+    const withState = await toolLoop.task.scorer(ss0, { output });
+    expect(withState.state).toMatchObject({ goldExecuted: true });
+    expect((await flat.task.scorer(ss0, { output })).state).toBeUndefined();
   });
 });

@@ -11,9 +11,11 @@ import {
 } from '../../agents/index.js';
 import { openSgdDatabase } from '../../apps/index.js';
 import { type Catalog, loadCatalog } from '../../catalog/index.js';
-import { NotFoundError, sha256OfFiles } from '../../shared/index.js';
+import type { AgentDemo } from '../../retrieval/index.js';
+import { sha256OfFiles } from '../../shared/index.js';
 import { defaultTaskRegistry, type TaskRegistry } from '../../tasks/registry.js';
-import type { SolverDefinition, TaskDefinition, TaskLoadContext } from '../../tasks/task.js';
+import { chain, createSolver, defineSolver, type SolverDefinition, solverNamed } from '../../tasks/solver.js';
+import type { TaskDefinition, TaskLoadContext } from '../../tasks/task.js';
 import { resolveAppBenchData } from './data-folder.js';
 import { APPBENCH_CATEGORIES } from './record.js';
 import { formatAppBenchReport } from './report-format.js';
@@ -22,24 +24,27 @@ import { APPBENCH_SAMPLING } from './sampling.js';
 import { type AppBenchReport, type AppBenchSampleScore, summarizeAppBench } from './score-appbench.js';
 import {
   APPBENCH_TASK_VERSION,
+  type AppBenchOutput,
+  type AppBenchSolverFn,
+  appBenchDemos,
   appBenchGoldReply,
+  appBenchPlanner,
   appBenchTask,
-  type GoldStateProvider,
   loadAppBenchDataset,
   seededDemoPicker,
 } from './task.js';
-import { appBenchWorld } from './tool-loop.js';
+import { type AppBenchWorld, appBenchWorld } from './tool-loop.js';
 
-/**
- * A solver of AppBench: its definition plus how to build the planning agent for a run (and, for
- * solvers that execute, the gold state their effects are scored against).
- */
-export interface AppBenchSolver extends SolverDefinition {
-  build(
-    ctx: TaskLoadContext,
-    pool: readonly AppBenchSample[],
-    catalog: Catalog,
-  ): { agent: PlanningAgent; goldState?: GoldStateProvider };
+/** What AppBench's solvers are built from: the run's settings, the demo pool and the catalog. */
+export interface AppBenchSolverEnv {
+  ctx: TaskLoadContext;
+  pool: readonly AppBenchSample[];
+  catalog: Catalog;
+  /**
+   * The simulated apps a solver that executes acts on (opened on first call, one per run); the
+   * scorer then compares the sample's effects with the gold plan's effects on the same apps.
+   */
+  world(db: string | null): AppBenchWorld;
 }
 
 const LlmSolverOptionsShape = () =>
@@ -56,6 +61,7 @@ const LlmSolverOptionsShape = () =>
       .describe('same-app (the paper: demos sharing a likely App) | random (seeded)'),
   });
 const LlmSolverOptions = LlmSolverOptionsShape();
+type DemoArgs = z.output<typeof LlmSolverOptions>;
 
 const ToolLoopOptions = LlmSolverOptionsShape().extend({
   maxSteps: z.number().int().min(1).default(10).describe('model turns per instruction at most'),
@@ -66,76 +72,88 @@ const ToolLoopOptions = LlmSolverOptionsShape().extend({
     .describe('simulated-app database (default: built by `apiary apps build-db`, else the bundled subset)'),
 });
 
-/** What the flat and hierarchical agents share: model, sampling, call limits and k-shot demos. */
-function llmOptions(
-  ctx: TaskLoadContext,
-  pool: readonly AppBenchSample[],
-  catalog: Catalog,
-): LlmAgentOptions {
-  const { shots, demos } = LlmSolverOptions.parse(
-    Object.fromEntries(Object.entries(ctx.solverOptions).filter(([k]) => k === 'shots' || k === 'demos')),
-  );
+/** The k-shot demos step (absent with 0 shots): seeded random, or sharing a likely App as the paper does. */
+function demosStep({ shots, demos }: DemoArgs, env: AppBenchSolverEnv): AppBenchSolverFn[] {
+  if (shots <= 0) return [];
+  const { pool, catalog, ctx } = env;
+  return [
+    appBenchDemos(
+      demos === 'random'
+        ? seededDemoPicker(pool, shots, ctx.seed)
+        : sameAppDemos(
+            pool.map((s) => ({
+              id: s.id,
+              instruction: s.record.input,
+              reply: appBenchGoldReply(s.record),
+              apps: s.record.output.used_app,
+            })),
+            shots,
+            { catalog },
+          ),
+    ),
+  ];
+}
+
+/** What the LLM agents share: model, sampling, call limits and the demos an earlier step chose. */
+function llmOptions(ctx: TaskLoadContext, demos: readonly AgentDemo[] | undefined): LlmAgentOptions {
   return {
     ...(ctx.model ? { model: ctx.model } : {}),
     settings: ctx.sampling,
     ...ctx.modelCalls,
-    ...(shots > 0
-      ? {
-          demos:
-            demos === 'random'
-              ? seededDemoPicker(pool, shots, ctx.seed)
-              : sameAppDemos(
-                  pool.map((s) => ({
-                    id: s.id,
-                    instruction: s.record.input,
-                    reply: appBenchGoldReply(s.record),
-                    apps: s.record.output.used_app,
-                  })),
-                  shots,
-                  { catalog },
-                ),
-        }
-      : {}),
+    ...(demos ? { demos: async () => [...demos] } : {}),
   };
 }
 
-/** AppBench's solvers. Adding one is one entry here (name → definition and agent factory). */
-export const APPBENCH_SOLVERS: Record<string, AppBenchSolver> = {
-  flat: {
+/** An LLM solver: the demos step, then the agent `make` builds plans. */
+function llmSolver(
+  args: DemoArgs,
+  env: AppBenchSolverEnv,
+  make: (opts: LlmAgentOptions) => PlanningAgent,
+): AppBenchSolverFn {
+  const plan = appBenchPlanner((demos) => make(llmOptions(env.ctx, demos)), { catalog: env.catalog });
+  return chain(...demosStep(args, env), plan);
+}
+
+/** AppBench's solvers. Adding one is one entry here. */
+export const APPBENCH_SOLVERS = {
+  flat: defineSolver({
+    name: 'flat',
     description: 'one prompt listing every App and API; the model writes the plan lines',
-    options: LlmSolverOptions,
+    args: LlmSolverOptions,
     needsModel: true,
-    build: (ctx, pool, catalog) => ({ agent: flatAgent(llmOptions(ctx, pool, catalog)) }),
-  },
-  hierarchical: {
+    create: (args, env: AppBenchSolverEnv) => llmSolver(args, env, flatAgent),
+  }),
+  hierarchical: defineSolver({
+    name: 'hierarchical',
     description: 'two prompts: pick the Apps, then plan with their APIs only',
-    options: LlmSolverOptions,
+    args: LlmSolverOptions,
     needsModel: true,
-    build: (ctx, pool, catalog) => ({ agent: hierarchicalAgent(llmOptions(ctx, pool, catalog)) }),
-  },
-  baseline: {
+    create: (args, env: AppBenchSolverEnv) => llmSolver(args, env, hierarchicalAgent),
+  }),
+  baseline: defineSolver({
+    name: 'baseline',
     description: 'no LLM: BM25 API selection, rule-based slot filling, output→input linking',
-    options: z.object({}),
+    args: z.object({}),
     needsModel: false,
-    build: () => ({ agent: baselineAgent() }),
-  },
-  'tool-loop': {
+    create: (_args, env: AppBenchSolverEnv) => {
+      const agent = baselineAgent();
+      return appBenchPlanner(() => agent, { catalog: env.catalog });
+    },
+  }),
+  'tool-loop': defineSolver({
+    name: 'tool-loop',
     description:
       'plans and executes: the model calls the APIs natively on the simulated apps (approved automatically), adds the state score',
-    options: ToolLoopOptions,
+    args: ToolLoopOptions,
     needsModel: true,
-    build: (ctx, pool, catalog) => {
-      const { maxSteps, db } = ToolLoopOptions.parse(ctx.solverOptions);
-      const world = appBenchWorld({ catalog, db: openSgdDatabase(db ?? undefined).db });
-      const agent = toolLoopAgent({
-        ...llmOptions(ctx, pool, catalog),
-        toolset: world.toolset,
-        budget: { maxSteps },
-      });
-      return { agent, goldState: world.goldState };
+    create: ({ maxSteps, db, ...demoArgs }, env: AppBenchSolverEnv) => {
+      const world = env.world(db);
+      return llmSolver(demoArgs, env, (opts) =>
+        toolLoopAgent({ ...opts, toolset: world.toolset, budget: { maxSteps } }),
+      );
     },
-  },
-};
+  }),
+} satisfies Record<string, SolverDefinition<never, AppBenchSolverEnv, AppBenchSample, AppBenchOutput>>;
 
 export const AppBenchOptionsSchema = z.object({
   categories: z
@@ -164,12 +182,17 @@ export const appBenchDefinition: TaskDefinition<AppBenchReport, AppBenchSampleSc
       ...(ctx.limit !== undefined ? { limit: ctx.limit } : {}),
     });
     const catalog = loadCatalog('appbench');
-    const solver = APPBENCH_SOLVERS[ctx.solver];
-    if (!solver) throw new NotFoundError('appbench solver', ctx.solver, Object.keys(APPBENCH_SOLVERS));
-    const { agent, goldState } = solver.build(ctx, dataset.samples, catalog);
+    let world: AppBenchWorld | undefined;
+    const solver = createSolver(solverNamed('appbench', APPBENCH_SOLVERS, ctx.solver), ctx.solverOptions, {
+      ctx,
+      pool: dataset.samples,
+      catalog,
+      world: (db) => (world ??= appBenchWorld({ catalog, db: openSgdDatabase(db ?? undefined).db })),
+    });
+    const goldState = world?.goldState;
     const files = dataset.categories.map((c) => join(data.dir, `${dataset.prefix}_${c}.json`));
     return {
-      task: appBenchTask({ samples: dataset.samples, catalog, agent, ...(goldState ? { goldState } : {}) }),
+      task: appBenchTask({ samples: dataset.samples, catalog, solver, ...(goldState ? { goldState } : {}) }),
       dataSource: { path: data.dir, sha256: sha256OfFiles(files) },
       notes: [
         `data: ${data.dir} (${data.origin}; ${dataset.prefix}_*.json, ${dataset.samples.length} samples in ${dataset.categories.join(', ')})`,

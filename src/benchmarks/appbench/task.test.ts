@@ -6,6 +6,7 @@ import type { PlanningAgent } from '../../agents/index.js';
 import { loadCatalog } from '../../catalog/index.js';
 import { expectScenarioReport, WRONG_SS1 } from '../../harness/__fixtures__/appbench-mini-scenario.js';
 import { validatePlan } from '../../plan/index.js';
+import { solveSample } from '../../tasks/solver.js';
 import { appBenchGoldPlan } from './gold-plan.js';
 import {
   appBenchGoldReply,
@@ -103,25 +104,25 @@ describe('appBenchTask', () => {
     const task = appBenchTask({ samples, catalog, agent: scripted });
     const scores = [];
     for (const s of samples) {
-      let outcome: Parameters<typeof task.score>[1];
+      let outcome: Parameters<typeof task.scorer>[1];
       try {
-        outcome = { output: (await task.solve(s, { seed: 0 })).output };
+        outcome = { output: (await solveSample(task, s, { seed: 0 })).output };
       } catch (e) {
         outcome = { output: null, error: (e as Error).message };
       }
-      scores.push(JSON.parse(JSON.stringify(await task.score(s, outcome))));
+      scores.push(JSON.parse(JSON.stringify(await task.scorer(s, outcome))));
     }
     expectScenarioReport(task.summarize(scores));
     expect(task.formatReport!(task.summarize(scores))).toContain('Success (Succ)');
   });
   it('records the raw reply only when cleaning changed it', async () => {
     const task = appBenchTask({ samples, catalog, agent: scripted });
-    const ss0 = (await task.solve(samples[0]!, { seed: 0 })).output;
+    const ss0 = (await solveSample(task, samples[0]!, { seed: 0 })).output;
     expect(ss0.reply).toBe(
       "Weather: [precipitation, humidity, wind, temperature, city, date = getweather(#city='Portland', #date='2019-03-05')]",
     );
     expect(ss0.rawReply).toBe(`Here you go:\n${ss0.reply}`);
-    expect((await task.solve(samples[1]!, { seed: 0 })).output).toEqual({ reply: WRONG_SS1 });
+    expect((await solveSample(task, samples[1]!, { seed: 0 })).output).toEqual({ reply: WRONG_SS1 });
   });
 });
 

@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import type { LanguageModel } from 'ai';
 import type { AgentRunSummary, AgentTraceEvent, PlanningAgent } from '../../agents/index.js';
 import type { Catalog } from '../../catalog/index.js';
-import { fnv1a32, NotFoundError } from '../../shared/index.js';
+import type { AgentDemo } from '../../retrieval/index.js';
+import { ApiaryError, fnv1a32, NotFoundError } from '../../shared/index.js';
+import { type Solver, withOutput, withStore } from '../../tasks/solver.js';
 import type { Task } from '../../tasks/task.js';
 import { APPBENCH_CATEGORIES, type AppBenchCategory } from './record.js';
 import { formatAppBenchReport } from './report-format.js';
@@ -45,7 +47,10 @@ export type GoldStateProvider = (sample: AppBenchSample) => Promise<GoldState>;
 export interface AppBenchTaskOptions {
   samples: readonly AppBenchSample[];
   catalog: Catalog;
-  agent: PlanningAgent;
+  /** The solver of each sample (a registered one, see ./register.ts); or give `agent`. */
+  solver?: AppBenchSolverFn;
+  /** Shorthand for `solver: appBenchPlanner(() => agent, …)`. */
+  agent?: PlanningAgent;
   model?: LanguageModel;
   currentDate?: string;
   /** With a tool-loop solver: the gold state to compare its effects with (adds the state score). */
@@ -54,33 +59,66 @@ export interface AppBenchTaskOptions {
 
 export type AppBenchTask = Task<AppBenchSample, AppBenchOutput, AppBenchSampleScore, AppBenchReport>;
 
-/** AppBench as a harness task: the solver is a planning agent, the scorer the official + corrected one. */
+/** A solver of AppBench samples. */
+export type AppBenchSolverFn = Solver<AppBenchSample, AppBenchOutput>;
+
+/** Where the demos step leaves the sample's demonstrations for the planner. */
+const DEMOS = 'demos';
+
+/** Solver step: k-shot demonstrations for the sample's instruction, kept for the planner that follows. */
+export function appBenchDemos(pick: (instruction: string) => Promise<AgentDemo[]>): AppBenchSolverFn {
+  return async (state) => withStore(state, { [DEMOS]: await pick(state.sample.record.input) });
+}
+
+/**
+ * Solver step: a planning agent answers the sample's instruction (with the demos an earlier step
+ * chose, if any); the output is its reply plus what it recorded about the run.
+ */
+export function appBenchPlanner(
+  agentFor: (demos: readonly AgentDemo[] | undefined) => PlanningAgent,
+  opts: { catalog: Catalog; model?: LanguageModel; currentDate?: string },
+): AppBenchSolverFn {
+  const { catalog } = opts;
+  const currentDate = opts.currentDate ?? APPBENCH_CURRENT_DATE;
+  return async (state, ctx) => {
+    const demos = state.store[DEMOS] as AgentDemo[] | undefined;
+    const r = await agentFor(demos).plan(
+      { instruction: state.sample.record.input, currentDate },
+      {
+        catalog,
+        ...(opts.model ? { model: opts.model } : {}),
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+      },
+    );
+    const output: AppBenchOutput = { reply: r.reply };
+    if (r.rawReply !== undefined && r.rawReply !== r.reply) output.rawReply = r.rawReply;
+    if (r.attempts !== undefined) output.attempts = r.attempts;
+    if (r.faults?.length) output.faults = r.faults;
+    if (r.selectedApps) output.selectedApps = r.selectedApps;
+    if (r.agent) output.agent = r.agent;
+    if (r.trace) output.trace = r.trace;
+    return withOutput(state, { output, usage: r.usage, modelCalls: r.modelCalls });
+  };
+}
+
+/** AppBench as a harness task: the solver plans (and maybe executes), the scorer is the official + corrected one. */
 export function appBenchTask(opts: AppBenchTaskOptions): AppBenchTask {
   const { catalog, agent } = opts;
-  const currentDate = opts.currentDate ?? APPBENCH_CURRENT_DATE;
+  let solver = opts.solver;
+  if (!solver) {
+    if (!agent) throw new ApiaryError('USAGE', 'appBenchTask needs a solver or an agent');
+    solver = appBenchPlanner(() => agent, {
+      catalog,
+      ...(opts.model ? { model: opts.model } : {}),
+      ...(opts.currentDate ? { currentDate: opts.currentDate } : {}),
+    });
+  }
   return {
     name: 'appbench',
     version: APPBENCH_TASK_VERSION,
     dataset: opts.samples,
-    async solve(sample, ctx) {
-      const r = await agent.plan(
-        { instruction: sample.record.input, currentDate },
-        {
-          catalog,
-          ...(opts.model ? { model: opts.model } : {}),
-          ...(ctx.signal ? { signal: ctx.signal } : {}),
-        },
-      );
-      const output: AppBenchOutput = { reply: r.reply };
-      if (r.rawReply !== undefined && r.rawReply !== r.reply) output.rawReply = r.rawReply;
-      if (r.attempts !== undefined) output.attempts = r.attempts;
-      if (r.faults?.length) output.faults = r.faults;
-      if (r.selectedApps) output.selectedApps = r.selectedApps;
-      if (r.agent) output.agent = r.agent;
-      if (r.trace) output.trace = r.trace;
-      return { output, usage: r.usage, modelCalls: r.modelCalls };
-    },
-    async score(sample, outcome) {
+    solver,
+    async scorer(sample, outcome) {
       const score = scoreAppBenchSample(
         sample,
         {

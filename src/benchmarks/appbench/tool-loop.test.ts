@@ -4,6 +4,7 @@ import { type TurnTaker, toolLoopAgent } from '../../agents/index.js';
 import { openBundledSgdDatabase } from '../../apps/index.js';
 import { loadCatalog } from '../../catalog/index.js';
 import { denyAll } from '../../exec/index.js';
+import { solveSample } from '../../tasks/solver.js';
 import { type AppBenchSample, loadAppBenchSamples } from './sample.js';
 import { type AppBenchSampleScore, summarizeAppBench } from './score-appbench.js';
 import { appBenchTask } from './task.js';
@@ -69,8 +70,8 @@ async function run(tickets: string, approve = undefined as Parameters<typeof app
   const world = appBenchWorld({ catalog, db: openBundledSgdDatabase().db, ...(approve ? { approve } : {}) });
   const agent = toolLoopAgent({ turn: movieBuyer(tickets), toolset: world.toolset });
   const task = appBenchTask({ samples: [sample], catalog, agent, goldState: world.goldState });
-  const { output } = await task.solve(sample, { seed: 0 });
-  const score = (await task.score(sample, { output })) as AppBenchSampleScore;
+  const { output } = await solveSample(task, sample, { seed: 0 });
+  const score = (await task.scorer(sample, { output })) as AppBenchSampleScore;
   return { output, score };
 }
 

@@ -18,9 +18,11 @@ import {
 import type { ContentPart } from '../../apps/index.js';
 import { apiInputJsonSchema, type CatalogIndex } from '../../catalog/index.js';
 import { contentToText, type DispatchContext, dispatchCall } from '../../exec/index.js';
-import { type PyJson, type PyObject, pyGet, toPyJson } from '../../shared/index.js';
+import { type PyJson, type PyObject, pyGet, pyJsonDumps, toPyJson } from '../../shared/index.js';
+import { type Solver, withOutput } from '../../tasks/solver.js';
 import type { GtaRecord } from './dataset.js';
 import { pyObject } from './py-value.js';
+import type { GtaOutput, GtaSample } from './register.js';
 import {
   answerStep,
   callStep,
@@ -237,4 +239,50 @@ export async function runGtaE2e(opts: GtaE2eOptions): Promise<GtaE2eRun> {
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
   return { predictions: steps, golds: opts.record.dialogs.slice(1), result };
+}
+
+/** What the end-to-end solvers need from the loaded task: the model's turns and each sample's tools. */
+export interface GtaE2eEnv {
+  turns: TurnTaker;
+  maxTurn: number;
+  /** The sample's tools, how their calls run, and the folder their images go to. */
+  toolsFor(sample: GtaSample): {
+    tools: readonly GtaToolMeta[];
+    dispatch: Omit<DispatchContext, 'signal'>;
+    outputDir: string;
+  };
+}
+
+/**
+ * End to end as a solver: the agent loop over the sample's real tools with `protocol`, recorded as
+ * GTA's prediction steps plus the answer, the stop reason and the turns taken.
+ */
+export function gtaE2eSolver(env: GtaE2eEnv, protocol: GtaE2eProtocol): Solver<GtaSample, GtaOutput> {
+  return async (state, ctx) => {
+    const { tools, dispatch, outputDir } = env.toolsFor(state.sample);
+    const run = await runGtaE2e({
+      record: state.sample.record,
+      tools,
+      turn: env.turns,
+      dispatch,
+      protocol,
+      maxTurn: env.maxTurn,
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+    });
+    // an unreachable model is an infrastructure error of the sample, not a wrong prediction
+    if (run.result.stopReason === 'model-error') throw run.result.error;
+    if (run.result.stopReason === 'cancelled') throw ctx.signal?.reason ?? new Error('cancelled');
+    return withOutput(state, {
+      output: {
+        mode: 'e2e',
+        predictionJson: pyJsonDumps(run.predictions),
+        answer: run.result.answer,
+        stopReason: run.result.stopReason,
+        turns: run.result.steps,
+        artefacts: outputDir,
+      },
+      usage: { inputTokens: run.result.usage.inputTokens, outputTokens: run.result.usage.outputTokens },
+      modelCalls: run.result.steps,
+    });
+  };
 }

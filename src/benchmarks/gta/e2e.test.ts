@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveModelSetup } from '../../models/index.js';
+import { solveSample } from '../../tasks/solver.js';
 import type { AnyTask, LoadedTask } from '../../tasks/task.js';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../../test/index.js';
 import { gtaTools, toolStatus } from '../../tools/index.js';
@@ -34,8 +35,8 @@ const results = new Map<string, { output: GtaOutput; score: GtaScore }>();
 async function solveAll(task: AnyTask, ids: ReadonlySet<string>): Promise<void> {
   for (const sample of task.dataset as GtaSample[]) {
     if (!ids.has(sample.id)) continue;
-    const { output } = await task.solve(sample, { seed: 0 });
-    results.set(sample.id, { output, score: await task.score(sample, { output }) });
+    const { output } = await solveSample(task, sample, { seed: 0 });
+    results.set(sample.id, { output, score: await task.scorer(sample, { output }) });
   }
 }
 

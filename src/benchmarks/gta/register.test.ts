@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveModelSetup } from '../../models/index.js';
+import { solveSample } from '../../tasks/solver.js';
 import { startScriptedOpenAiServer } from '../../test/index.js';
 import type { GtaSample } from './register.js';
 import { gtaDefinition } from './register.js';
@@ -44,8 +45,8 @@ describe('gta task, --mode step', () => {
       });
       const scores = [];
       for (const sample of loaded.task.dataset as GtaSample[]) {
-        const solved = await loaded.task.solve(sample, { seed: 0 });
-        scores.push(await loaded.task.score(sample, { output: solved.output }));
+        const solved = await solveSample(loaded.task, sample, { seed: 0 });
+        scores.push(await loaded.task.scorer(sample, { output: solved.output }));
       }
       expect(server.requests).toHaveLength(5);
       expect(scores).toEqual([
@@ -93,7 +94,7 @@ describe('gta task, --mode step', () => {
         ].join('\n'),
       );
       // a sample whose model call failed counts every gold step, with no credit (3 error steps)
-      const failed = await loaded.task.score(loaded.task.dataset[0] as GtaSample, {
+      const failed = await loaded.task.scorer(loaded.task.dataset[0] as GtaSample, {
         output: null,
         error: 'x',
       });

@@ -5,20 +5,15 @@ import { z } from 'zod';
 import { modelTurns, type TurnTaker } from '../../agents/index.js';
 import { bundledDataDir, gtaCatalog, indexCatalog } from '../../catalog/index.js';
 import { appRegistry } from '../../exec/index.js';
-import {
-  ApiaryError,
-  parsePyJson,
-  pyGet,
-  pyJsonDumps,
-  readJsonFile,
-  sha256OfFiles,
-} from '../../shared/index.js';
+import { ApiaryError, parsePyJson, pyGet, readJsonFile, sha256OfFiles } from '../../shared/index.js';
 import { defaultTaskRegistry, type TaskRegistry } from '../../tasks/registry.js';
-import type { Outcome, SolverDefinition, Task, TaskDefinition, TaskSample } from '../../tasks/task.js';
+import { createSolver, defineSolver, type SolverDefinition, solverNamed } from '../../tasks/solver.js';
+import type { Outcome, Task, TaskDefinition, TaskSample } from '../../tasks/task.js';
 import {
   disposeTools,
   embeddingsClientFromEnv,
   formatRecordingStats,
+  type GtaToolsConfig,
   gtaToolHandlers,
   gtaTools,
   ToolRecording,
@@ -26,12 +21,12 @@ import {
 import type { GtaEmbedder } from './answer-match.js';
 import { referenceKind } from './answer-match.js';
 import { type GtaRecord, loadGtaDataset } from './dataset.js';
-import { type GtaE2eProtocol, runGtaE2e } from './e2e-agent.js';
+import { type GtaE2eEnv, gtaE2eSolver } from './e2e-agent.js';
 import { type GtaE2eRecordScore, scoreGtaE2eRecord } from './e2e-metrics.js';
 import { gtaCacheDir } from './pull-gta.js';
 import { callStep, GTA_NO_ACTION } from './step-execute.js';
 import { type GtaStepCounts, scoreGtaSteps } from './step-metrics.js';
-import { runGtaStepMode } from './step-solver.js';
+import { type GtaStepModeEnv, gtaStepModeSolver } from './step-solver.js';
 import { formatGtaReport, type GtaTaskReport, gtaTaskMetrics, summarizeGtaTask } from './task-report.js';
 import { loadGtaToolMeta, recordTools } from './toolmeta.js';
 
@@ -81,24 +76,53 @@ export const GtaOptionsSchema = z.object({
     .describe('only these sample keys of dataset.json ("0", "17", …); null: all'),
 });
 
-export const GTA_SOLVERS: Record<string, SolverDefinition> = {
-  react: {
+type GtaMode = z.output<typeof GtaOptionsSchema>['mode'];
+
+/** What GTA's solvers are built from: the mode (`--mode`) and what each mode runs on. */
+export interface GtaSolverEnv extends GtaStepModeEnv, GtaE2eEnv {
+  mode: GtaMode;
+}
+
+/** A GTA solver: a registered solver plus the modes it refuses (checked before any data is read). */
+interface GtaSolverDefinition
+  extends SolverDefinition<Record<string, never>, GtaSolverEnv, GtaSample, GtaOutput> {
+  readonly refuses: Partial<Record<GtaMode, string>>;
+}
+
+/** A GTA solver (GTA's solvers take no arguments). */
+const gtaSolver = (
+  spec: Omit<GtaSolverDefinition, 'args' | 'options' | 'refuses'>,
+  refuses: GtaSolverDefinition['refuses'] = {},
+): GtaSolverDefinition => ({ ...defineSolver({ ...spec, args: z.object({}) }), refuses });
+
+export const GTA_SOLVERS = {
+  // ReAct in step mode is the step solver: the official step prompts are Lagent's ReAct prompts
+  react: gtaSolver({
+    name: 'react',
     description:
       "Lagent's ReAct protocol as GTA runs it (step mode: one turn per gold step; e2e: the loop over the real tools)",
-    options: z.object({}),
     needsModel: true,
-  },
-  'native-tools': {
-    description:
-      'end to end only: the same tools through the provider tool calling (not comparable with the leaderboard)',
-    options: z.object({}),
-    needsModel: true,
-  },
-  step: {
-    description: 'step mode only: the official step-by-step prompts (same as react with --mode step)',
-    options: z.object({}),
-    needsModel: true,
-  },
+    create: (_args, env) => (env.mode === 'step' ? gtaStepModeSolver(env) : gtaE2eSolver(env, 'react')),
+  }),
+  'native-tools': gtaSolver(
+    {
+      name: 'native-tools',
+      description:
+        'end to end only: the same tools through the provider tool calling (not comparable with the leaderboard)',
+      needsModel: true,
+      create: (_args, env) => gtaE2eSolver(env, 'native-tools'),
+    },
+    { step: 'gta: --mode step uses the official ReAct prompts; use --solver react (or step)' },
+  ),
+  step: gtaSolver(
+    {
+      name: 'step',
+      description: 'step mode only: the official step-by-step prompts (same as react with --mode step)',
+      needsModel: true,
+      create: (_args, env) => gtaStepModeSolver(env),
+    },
+    { e2e: 'gta: the step solver is for --mode step; end to end use react or native-tools' },
+  ),
 };
 
 /** The official generation settings (OpenCompass default temperature, max_out_len 512). */
@@ -135,16 +159,9 @@ export const gtaDefinition: TaskDefinition<GtaTaskReport, GtaScore> = {
   sampling: GTA_SAMPLING,
   async load(ctx) {
     const { mode, maxTurn, ids } = GtaOptionsSchema.parse(ctx.options);
-    if (mode === 'step' && ctx.solver === 'native-tools')
-      throw new ApiaryError(
-        'USAGE',
-        'gta: --mode step uses the official ReAct prompts; use --solver react (or step)',
-      );
-    if (mode === 'e2e' && ctx.solver === 'step')
-      throw new ApiaryError(
-        'USAGE',
-        'gta: the step solver is for --mode step; end to end use react or native-tools',
-      );
+    const solverDef = solverNamed('gta', GTA_SOLVERS, ctx.solver);
+    const refused = solverDef.refuses[mode];
+    if (refused) throw new ApiaryError('USAGE', refused);
     const pulled = existsSync(join(gtaCacheDir(), 'dataset.json')) ? gtaCacheDir() : undefined;
     const dir = ctx.dataDir ?? process.env.APIARY_GTA_DATA ?? pulled;
     if (!dir)
@@ -184,7 +201,9 @@ export const gtaDefinition: TaskDefinition<GtaTaskReport, GtaScore> = {
 
     // End to end: the tools every sample needs, built once (the OCR worker is shared), and a recording
     const needed = [...new Set(samples.flatMap((s) => s.record.tools))];
-    const tools = mode === 'e2e' ? gtaTools(ctx.tools?.config ?? {}, needed) : new Map();
+    // the CLI's tool flags build this config (src/cli/commands/tool-flags.ts); the core passes it through
+    const toolsConfig = (ctx.tools?.config ?? {}) as GtaToolsConfig;
+    const tools = mode === 'e2e' ? gtaTools(toolsConfig, needed) : new Map();
     const recording = ctx.tools?.recording
       ? new ToolRecording(resolve(ctx.tools.recording.dir), ctx.tools.recording.mode)
       : undefined;
@@ -195,25 +214,14 @@ export const gtaDefinition: TaskDefinition<GtaTaskReport, GtaScore> = {
       artefactsRoot ??= mkdtempSync(join(tmpdir(), 'apiary-gta-'));
       return artefactsRoot;
     };
-    const protocol: GtaE2eProtocol = ctx.solver === 'native-tools' ? 'native-tools' : 'react';
-
-    const task: Task<GtaSample, GtaOutput, GtaScore, GtaTaskReport> = {
-      name: 'gta',
-      version: GTA_TASK_VERSION,
-      dataset: samples,
-      async solve(sample, sctx) {
-        if (mode === 'step') {
-          const [run] = await runGtaStepMode(
-            { root: dataset.root, records: [sample.record] },
-            toolmeta,
-            turns,
-            { file: datasetFile, ...(sctx.signal ? { signal: sctx.signal } : {}) },
-          );
-          return {
-            output: { mode, predictionJson: pyJsonDumps(run!.predictions) },
-            modelCalls: run!.predictions.length,
-          };
-        }
+    const solver = createSolver(solverDef, ctx.solverOptions, {
+      mode,
+      root: dataset.root,
+      toolmeta,
+      turns,
+      file: datasetFile,
+      maxTurn,
+      toolsFor: (sample) => {
         const outputDir = join(artefacts(), `sample-${sample.id}`);
         mkdirSync(outputDir, { recursive: true });
         const handlers = gtaToolHandlers(
@@ -225,32 +233,20 @@ export const gtaDefinition: TaskDefinition<GtaTaskReport, GtaScore> = {
             ...(recording ? { recording } : {}),
           },
         );
-        const run = await runGtaE2e({
-          record: sample.record,
-          tools: toolsOf(sample.record),
-          turn: turns,
-          dispatch: { catalog, apps: appRegistry(handlers), timeoutMs: 120_000 },
-          protocol,
-          maxTurn,
-          ...(sctx.signal ? { signal: sctx.signal } : {}),
-        });
-        // an unreachable model is an infrastructure error of the sample, not a wrong prediction
-        if (run.result.stopReason === 'model-error') throw run.result.error;
-        if (run.result.stopReason === 'cancelled') throw sctx.signal?.reason ?? new Error('cancelled');
         return {
-          output: {
-            mode,
-            predictionJson: pyJsonDumps(run.predictions),
-            answer: run.result.answer,
-            stopReason: run.result.stopReason,
-            turns: run.result.steps,
-            artefacts: outputDir,
-          },
-          usage: { inputTokens: run.result.usage.inputTokens, outputTokens: run.result.usage.outputTokens },
-          modelCalls: run.result.steps,
+          tools: toolsOf(sample.record),
+          dispatch: { catalog, apps: appRegistry(handlers), timeoutMs: 120_000 },
+          outputDir,
         };
       },
-      async score(sample, outcome: Outcome<GtaOutput>) {
+    });
+
+    const task: Task<GtaSample, GtaOutput, GtaScore, GtaTaskReport> = {
+      name: 'gta',
+      version: GTA_TASK_VERSION,
+      dataset: samples,
+      solver,
+      async scorer(sample, outcome: Outcome<GtaOutput>) {
         const golds = sample.record.dialogs.filter((m) => pyGet(m, 'role') === 'assistant');
         if (mode === 'step') {
           const predictions = outcome.output

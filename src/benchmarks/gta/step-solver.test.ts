@@ -3,8 +3,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TurnRequest } from '../../agents/index.js';
+import { parsePyJson, pyJsonDumps } from '../../shared/index.js';
+import { createSolver, solveSample } from '../../tasks/solver.js';
+import type { Solved } from '../../tasks/task.js';
 import { loadGtaDataset } from './dataset.js';
 import { formatGtaStepPredictions, readGtaStepPredictions } from './predictions.js';
+import { GTA_SOLVERS, type GtaOutput, type GtaSample, type GtaSolverEnv } from './register.js';
+import type { gtaStepFromReply } from './step-execute.js';
 import { scoreGtaSteps } from './step-metrics.js';
 import { runGtaStepMode } from './step-solver.js';
 import { loadGtaToolMeta } from './toolmeta.js';
@@ -54,5 +59,91 @@ describe('GTA step mode through a TurnTaker, prediction file round trip', () => 
     });
     expect(s.instAcc).toBe(100);
     expect(s.summAcc).toBe(50);
+  });
+});
+
+describe('GTA step mode as a registered solver value', () => {
+  const full = loadGtaDataset(DATA);
+  const toolmeta = loadGtaToolMeta(join(DATA, 'toolmeta.json'));
+  const replies = [
+    `Thought: read\nAction: OCR\nAction Input: {"image": "${DATA}/image/image_1.png"}\n`,
+    'Action: Calculator\nAction Input: {"expression": "4+8"}',
+    'Final Answer: 12',
+    'Action: Calculator\nAction Input: {"expression": "3.5*60"}',
+    'Final Answer: 210 or 211', // blacklisted alias
+  ];
+  const scripted = () => {
+    let n = 0;
+    return async () => ({
+      text: replies[n++]!,
+      toolCalls: [],
+      usage: { inputTokens: 0, outputTokens: 0 },
+      latencyMs: 0,
+    });
+  };
+  const env = (turns: ReturnType<typeof scripted>): GtaSolverEnv => ({
+    mode: 'step',
+    root: full.root,
+    toolmeta,
+    turns,
+    file: join(DATA, 'dataset.json'),
+    maxTurn: 10,
+    toolsFor: () => {
+      throw new Error('step mode runs no tools');
+    },
+  });
+  const samples: GtaSample[] = full.records
+    .filter((r) => r.key === '0' || r.key === '1')
+    .map((record) => ({ id: record.key, category: 'objective', record }));
+
+  it('the step solver and react in step mode record what the hand-written step mode did, and score the same', async () => {
+    const direct = await runGtaStepMode(
+      { ...full, records: samples.map((s) => s.record) },
+      toolmeta,
+      scripted(),
+    );
+    for (const def of [GTA_SOLVERS.step, GTA_SOLVERS.react]) {
+      const task = { name: 'gta', solver: createSolver(def, {}, env(scripted())) };
+      const solved: Solved<GtaOutput>[] = [];
+      for (const s of samples) solved.push(await solveSample(task, s, { seed: 0 }));
+      expect(solved).toEqual(
+        direct.map((run) => ({
+          output: { mode: 'step', predictionJson: pyJsonDumps(run.predictions) },
+          modelCalls: run.predictions.length,
+        })),
+      );
+      expect(solved.map((s) => s.modelCalls)).toEqual([3, 2]);
+      const s = await scoreGtaSteps(
+        samples.map((sample, i) => ({
+          predictions: parsePyJson(solved[i]!.output.predictionJson) as ReturnType<typeof gtaStepFromReply>[],
+          golds: direct[i]!.golds,
+          reference: sample.record.gtAnswer,
+        })),
+      );
+      expect(s.counts).toEqual({
+        inst: 5,
+        tool: 3,
+        arg: 3,
+        summ: 1,
+        totalTool: 3,
+        totalAnswer: 2,
+        toolCall: 3,
+        toolCallError: 0,
+      });
+    }
+  });
+
+  it('each GTA solver names the mode it refuses; its arguments are validated by name', () => {
+    expect(Object.values(GTA_SOLVERS).map((d) => [d.name, d.refuses])).toEqual([
+      ['react', {}],
+      [
+        'native-tools',
+        { step: 'gta: --mode step uses the official ReAct prompts; use --solver react (or step)' },
+      ],
+      ['step', { e2e: 'gta: the step solver is for --mode step; end to end use react or native-tools' }],
+    ]);
+    expect(() => createSolver(GTA_SOLVERS.step, { shots: 1 }, env(scripted()))).toThrow(
+      'solver "step" has no option "shots" (options: none)',
+    );
   });
 });

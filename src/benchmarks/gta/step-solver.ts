@@ -1,6 +1,9 @@
 import type { TurnTaker } from '../../agents/index.js';
+import { pyJsonDumps } from '../../shared/index.js';
+import { type Solver, withOutput } from '../../tasks/solver.js';
 import type { GtaDataset } from './dataset.js';
 import type { GtaStepPredictionRecord } from './predictions.js';
+import type { GtaOutput, GtaSample } from './register.js';
 import { gtaStepFromReply } from './step-execute.js';
 import { gtaStepPrompts } from './step-prompt.js';
 import { type GtaToolMeta, recordTools } from './toolmeta.js';
@@ -38,4 +41,35 @@ export async function runGtaStepMode(
     });
   }
   return out;
+}
+
+/** What step mode needs from the loaded task: the data folder, its toolmeta, the model's turns. */
+export interface GtaStepModeEnv {
+  root: string;
+  toolmeta: ReadonlyMap<string, GtaToolMeta>;
+  turns: TurnTaker;
+  /** The dataset file, named in errors. */
+  file: string;
+}
+
+/**
+ * Step mode as a solver: one model turn per gold assistant message of the sample, recorded as the
+ * predicted steps (Python `json.dumps` text); one model call per step.
+ */
+export function gtaStepModeSolver(env: GtaStepModeEnv): Solver<GtaSample, GtaOutput> {
+  return async (state, ctx) => {
+    const [run] = await runGtaStepMode(
+      { root: env.root, records: [state.sample.record] },
+      env.toolmeta,
+      env.turns,
+      {
+        file: env.file,
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+      },
+    );
+    return withOutput(state, {
+      output: { mode: 'step', predictionJson: pyJsonDumps(run!.predictions) },
+      modelCalls: run!.predictions.length,
+    });
+  };
 }

@@ -1,9 +1,11 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { solveSample } from '../../tasks/solver.js';
 import { loadShortcutsApis } from './api-files.js';
 import { baselineParameters, baselineStepper } from './baseline.js';
 import { loadCategories, loadGoldShortcuts, loadQueries, loadSignificantParams } from './data-files.js';
 import { dumpsPythonJson, type Json, type JsonObject } from './json-value.js';
+import { SHORTCUTS_SOLVERS, shortcutsDefinition } from './register.js';
 import { parseResultRecords } from './result-records.js';
 import { scoreResultRecord } from './score-record.js';
 import { summarizeShortcuts } from './summary.js';
@@ -78,5 +80,37 @@ describe('baseline on the authored fixtures (run seed 0)', () => {
       ['16-20', 21, 0],
       ['>20', 16, 0],
     ]);
+  });
+});
+
+describe('the registered solvers of the shortcuts task', () => {
+  const load = (solver: string) =>
+    shortcutsDefinition.load({ options: {}, solver, solverOptions: {}, sampling: {}, dataDir: dir, seed: 0 });
+
+  it('baseline as a solver value: no model calls recorded, the same numbers as the loop above', async () => {
+    const { task } = await load('baseline');
+    const scores = [];
+    for (const sample of task.dataset) {
+      const solved = await solveSample(task, sample, { seed: 0 });
+      expect([solved.modelCalls, solved.usage]).toEqual([0, { inputTokens: 0, outputTokens: 0 }]);
+      scores.push(await task.scorer(sample, { output: solved.output }));
+    }
+    const official = summarizeShortcuts(scores, 'official');
+    expect(official.shortcuts).toBe(12);
+    expect([official.api.overall, official.primitive.overall, official.previousOutput.overall]).toEqual([
+      { num: 17, den: 60, accuracy: (100 * 17) / 60 },
+      { num: 3, den: 8, accuracy: 37.5 },
+      { num: 1, den: 4, accuracy: 25 },
+    ]);
+  });
+
+  it('teacher-forced refuses to be built without a model; an unknown solver lists the solvers', async () => {
+    expect(Object.keys(SHORTCUTS_SOLVERS)).toEqual(['teacher-forced', 'baseline']);
+    await expect(load('teacher-forced')).rejects.toThrow(
+      'the teacher-forced solver needs a model: pass --model and --base-url, or --solver baseline',
+    );
+    await expect(load('greedy')).rejects.toThrow(
+      'task "shortcuts" has no solver "greedy" (solvers: teacher-forced, baseline)',
+    );
   });
 });

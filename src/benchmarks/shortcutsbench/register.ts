@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { modelTurns } from '../../agents/index.js';
 import { ApiaryError, sha256OfFiles } from '../../shared/index.js';
 import { defaultTaskRegistry, type TaskRegistry } from '../../tasks/registry.js';
-import type { Outcome, SolverDefinition, Task, TaskDefinition, TaskSample } from '../../tasks/task.js';
+import { createSolver, defineSolver, solverNamed } from '../../tasks/solver.js';
+import type { Outcome, Task, TaskDefinition, TaskLoadContext, TaskSample } from '../../tasks/task.js';
 import { loadShortcutsApis } from './api-files.js';
 import { baselineStepper } from './baseline.js';
 import {
@@ -21,13 +22,7 @@ import { parseResultRecords } from './result-records.js';
 import { type ShortcutScore, scoreResultRecord } from './score-record.js';
 import { folderOfficialFiles, folderSignificantParams, readShortcutFolder } from './shortcut-folder.js';
 import { type ShortcutsReport, summarizeShortcuts } from './summary.js';
-import {
-  modelStepper,
-  type ShortcutRun,
-  type ShortcutStepper,
-  type ShortcutsApis,
-  solveShortcut,
-} from './teacher-forced.js';
+import { modelStepper, type ShortcutRun, type ShortcutsApis, teacherForcedSolver } from './teacher-forced.js';
 
 /** Bumped when prompting or scoring changes the meaning of a result. */
 export const SHORTCUTS_TASK_VERSION = '1';
@@ -63,17 +58,39 @@ export const ShortcutsOptionsSchema = z.object({
     ),
 });
 
-export const SHORTCUTS_SOLVERS: Record<string, SolverDefinition> = {
-  'teacher-forced': {
+/** What ShortcutsBench's solvers are built from: the run's settings and the API files. */
+export interface ShortcutsSolverEnv {
+  ctx: TaskLoadContext;
+  apis: ShortcutsApis;
+}
+
+export const SHORTCUTS_SOLVERS = {
+  'teacher-forced': defineSolver({
+    name: 'teacher-forced',
     description: 'the paper protocol: one model call per gold action, gold history, JSON action replies',
-    options: z.object({}),
+    args: z.object({}),
     needsModel: true,
-  },
-  baseline: {
+    create: (_args, { ctx, apis }: ShortcutsSolverEnv) => {
+      if (!ctx.model)
+        throw new ApiaryError(
+          'USAGE',
+          'the teacher-forced solver needs a model: pass --model and --base-url, or --solver baseline',
+        );
+      const turns = modelTurns(ctx.model, {
+        settings: ctx.sampling,
+        ...(ctx.modelCalls ? { retry: ctx.modelCalls } : {}),
+      });
+      return teacherForcedSolver(apis, modelStepper(turns), { countModelCalls: true });
+    },
+  }),
+  baseline: defineSolver({
+    name: 'baseline',
     description: 'no LLM: BM25 over the candidate descriptions picks the API, rules fill the parameters',
-    options: z.object({}),
+    args: z.object({}),
     needsModel: false,
-  },
+    create: (_args, { apis }: ShortcutsSolverEnv) =>
+      teacherForcedSolver(apis, baselineStepper(apis), { countModelCalls: false }),
+  }),
 };
 
 /** The files `apiary eval shortcuts --data DIR` reads. */
@@ -134,36 +151,16 @@ export const shortcutsDefinition: TaskDefinition<ShortcutsBothModes, ShortcutSco
       const category = categories.get(url);
       samples.push({ id: url, ...(category ? { category } : {}), query, actions, level });
     }
-    let stepper: ShortcutStepper;
-    if (ctx.solver === 'baseline') stepper = baselineStepper(apis);
-    else {
-      if (!ctx.model)
-        throw new ApiaryError(
-          'USAGE',
-          'the teacher-forced solver needs a model: pass --model and --base-url, or --solver baseline',
-        );
-      stepper = modelStepper(
-        modelTurns(ctx.model, {
-          settings: ctx.sampling,
-          ...(ctx.modelCalls ? { retry: ctx.modelCalls } : {}),
-        }),
-      );
-    }
+    const solver = createSolver(solverNamed('shortcuts', SHORTCUTS_SOLVERS, ctx.solver), ctx.solverOptions, {
+      ctx,
+      apis,
+    });
     const task: Task<ShortcutSample, ShortcutRun, ShortcutScore, ShortcutsBothModes> = {
       name: 'shortcuts',
       version: SHORTCUTS_TASK_VERSION,
       dataset: samples,
-      async solve(sample, sctx) {
-        const run = await solveShortcut(
-          { url: sample.id, query: sample.query, actions: sample.actions },
-          apis,
-          sctx.seed,
-          stepper,
-          sctx.signal,
-        );
-        return { output: run, usage: run.usage, modelCalls: ctx.solver === 'baseline' ? 0 : run.modelCalls };
-      },
-      score(sample, outcome: Outcome<ShortcutRun>) {
+      solver,
+      scorer(sample, outcome: Outcome<ShortcutRun>) {
         const line = outcome.output ? outcome.output.resultLine : failedRecordLine(sample);
         const [record] = parseResultRecords(line, sample.id);
         return scoreResultRecord(record!, significant, (u) => categories.get(u));

@@ -1,11 +1,13 @@
 import { jsonActionProtocol, runAgent, type TurnTaker } from '../../agents/index.js';
 import { addUsage, type TokenUsage, ZERO_USAGE } from '../../models/index.js';
+import { type Solver, withOutput } from '../../tasks/solver.js';
 import { actionClass } from './actions.js';
 import { type CandidateApis, candidateApis, candidateSeed } from './candidates.js';
 import { dumpsPythonJson, type Json, type JsonObject, LosslessNumber } from './json-value.js';
 import { actionParts } from './length.js';
 import { normaliseAction, renameControlFlow, returnValueNames } from './normalise.js';
 import { NO_DESCRIPTION, shortcutsSystemPrompt, shortcutsUserPrompt } from './prompts.js';
+import type { ShortcutSample } from './register.js';
 import { type AgentBSeq, parseShortcutsReply } from './reply.js';
 
 /** What every shortcut of a run shares: the API files (docs/shortcutsbench.md §4.1, §4.2). */
@@ -172,5 +174,31 @@ export function modelStepper(turn: TurnTaker): ShortcutStepper {
     }
     if (result.stopReason === 'cancelled') throw new DOMException('cancelled', 'AbortError');
     return { text: result.lastText, usage: result.usage };
+  };
+}
+
+/**
+ * The teacher-forced loop as a solver: `stepper` answers every evaluated gold action of the sample
+ * (seeded by the run seed). `countModelCalls: false` for a no-model stepper (the baseline records 0).
+ */
+export function teacherForcedSolver(
+  apis: ShortcutsApis,
+  stepper: ShortcutStepper,
+  opts: { countModelCalls: boolean },
+): Solver<ShortcutSample, ShortcutRun> {
+  return async (state, ctx) => {
+    const { sample } = state;
+    const run = await solveShortcut(
+      { url: sample.id, query: sample.query, actions: sample.actions },
+      apis,
+      ctx.seed,
+      stepper,
+      ctx.signal,
+    );
+    return withOutput(state, {
+      output: run,
+      usage: run.usage,
+      modelCalls: opts.countModelCalls ? run.modelCalls : 0,
+    });
   };
 }

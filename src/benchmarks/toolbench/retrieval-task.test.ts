@@ -4,10 +4,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildRetriever, ndcgAtK, recallAtK } from '../../retrieval/index.js';
 import { sha256OfFiles } from '../../shared/index.js';
+import { solveSample } from '../../tasks/solver.js';
 import { writeToolBenchFixtures } from './__fixtures__/data-root.js';
 import { evaluateRetriever } from './evaluate.js';
 import { ndcgFromSummary, recallFromSummary, summarizeRanking } from './ranking-summary.js';
-import { toolBenchRetrievalDefinition } from './retrieval-task.js';
+import { TOOLBENCH_RETRIEVAL_SOLVERS, toolBenchRetrievalDefinition } from './retrieval-task.js';
 import { loadToolBenchSuite, toolBenchCorpus } from './suite.js';
 
 describe('ranking summary', () => {
@@ -63,7 +64,7 @@ describe('toolbench-retrieval task', () => {
       ['G1_tool:21', 'G1_tool'],
     ]);
     const scores = [];
-    for (const s of task.dataset) scores.push(await task.score(s, await task.solve(s, { seed: 0 })));
+    for (const s of task.dataset) scores.push(await task.scorer(s, await solveSample(task, s, { seed: 0 })));
     const report = task.summarize(scores);
     // the same numbers as evaluateRetriever over each group (the `retrieve eval` path)
     const suite = loadToolBenchSuite(data);
@@ -125,7 +126,7 @@ describe('toolbench-retrieval task', () => {
       seed: 0,
     });
     const s = full.task.dataset[0]!;
-    expect(await full.task.score(s, { output: null, error: 'boom' })).toEqual({
+    expect(await full.task.scorer(s, { output: null, error: 'boom' })).toEqual({
       id: s.id,
       group: 'G1_tool',
       ndcg1: 0,
@@ -134,5 +135,23 @@ describe('toolbench-retrieval task', () => {
       recall5: 0,
       recall10: 0,
     });
+  });
+});
+
+describe('toolbench retrieval solvers as values', () => {
+  it('one registered solver per retriever kind; a model-file kind names its missing argument', async () => {
+    for (const [name, def] of Object.entries(TOOLBENCH_RETRIEVAL_SOLVERS)) expect(def.name).toBe(name);
+    await expect(
+      toolBenchRetrievalDefinition.load({
+        options: { groups: ['G1_tool'] },
+        solver: 'trained',
+        solverOptions: {},
+        sampling: {},
+        dataDir: writeToolBenchFixtures(),
+        seed: 0,
+      }),
+    ).rejects.toThrow(
+      'solver "trained" option "modelFile": Invalid input: expected string, received undefined',
+    );
   });
 });

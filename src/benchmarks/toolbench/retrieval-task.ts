@@ -12,7 +12,15 @@ import {
   type RetrieverKind,
 } from '../../retrieval/index.js';
 import { sha256OfFiles } from '../../shared/index.js';
-import type { SolverDefinition, Task, TaskDefinition, TaskSample } from '../../tasks/task.js';
+import {
+  createSolver,
+  defineSolver,
+  type Solver,
+  type SolverDefinition,
+  solverNamed,
+  withOutput,
+} from '../../tasks/solver.js';
+import type { Task, TaskDefinition, TaskSample } from '../../tasks/task.js';
 import { findCachedToolBenchIndex } from './index-file.js';
 import {
   ndcgFromSummary,
@@ -146,15 +154,48 @@ const ModelFileOptions = z.object({
     ),
 });
 
+/** What a retrieval solver is built from: the loaded suite and where its data lives. */
+export interface ToolBenchRetrievalEnv {
+  suite: ToolBenchSuite;
+  dataDir: string;
+}
+
+/** The retriever of `kind` over the suite's corpus (built on first use, once per run). */
+function retrieverOf(kind: RetrieverKind, modelFile: string | undefined, env: ToolBenchRetrievalEnv) {
+  let model: ReturnType<typeof loadTrainedModel> | undefined;
+  return () => {
+    // the lexical kinds and `ranked` use the cached index file when one is current (no build here)
+    const cached = LEXICAL_KINDS.has(kind) ? findCachedToolBenchIndex(env.dataDir) : undefined;
+    return buildRetriever(kind, toolBenchCorpus(env.suite), {
+      table: () => loadWordVectors().table,
+      ...(modelFile ? { model: () => (model ??= loadTrainedModel(modelFile)) } : {}),
+      // the dense kinds read a dense encoder file (`retrieve train --retriever dense`)
+      ...(modelFile ? { dense: () => ({ model: loadDenseModel(modelFile) }) } : {}),
+      ...(cached ? { indexes: cached.indexes, ...(cached.plain ? { plain: cached.plain } : {}) } : {}),
+    });
+  };
+}
+
 /** One solver per retriever kind of `apiary retrieve eval`. */
-export const TOOLBENCH_RETRIEVAL_SOLVERS: Record<string, SolverDefinition> = Object.fromEntries(
+export const TOOLBENCH_RETRIEVAL_SOLVERS: Record<
+  string,
+  SolverDefinition<
+    { modelFile?: string },
+    ToolBenchRetrievalEnv,
+    ToolBenchQuerySample,
+    ToolBenchRetrievalOutput
+  >
+> = Object.fromEntries(
   RETRIEVER_KINDS.map((kind) => [
     kind,
-    {
+    defineSolver({
+      name: kind,
       description: `the ${kind} retriever scores every API of the corpus`,
-      options: NEEDS_MODEL_FILE.has(kind) ? ModelFileOptions : z.object({}),
+      args: NEEDS_MODEL_FILE.has(kind) ? ModelFileOptions : z.object({}),
       needsModel: false,
-    } satisfies SolverDefinition,
+      create: ({ modelFile }: { modelFile?: string }, env: ToolBenchRetrievalEnv) =>
+        rankingSolver(env.suite, retrieverOf(kind, modelFile, env)),
+    }),
   ]),
 );
 
@@ -185,31 +226,39 @@ export function toolBenchQuerySamples(suite: ToolBenchSuite, limit?: number): To
 }
 
 /**
- * ToolBench retrieval as a harness task: each query is a sample; the solver ranks the whole
- * corpus with one retriever (built once, on first use) and records the top of the ranking.
+ * The retrieval solver: ranks the whole corpus for the sample's query with one retriever (built
+ * once, on first use) and records the top of the ranking.
  */
+export function rankingSolver(
+  suite: ToolBenchSuite,
+  retriever: () => Promise<Retriever>,
+): Solver<ToolBenchQuerySample, ToolBenchRetrievalOutput> {
+  let built: Promise<Retriever> | undefined;
+  return async (state) => {
+    const { sample } = state;
+    built ??= retriever();
+    const scores = await (await built).scoreAll(sample.text);
+    const summary = summarizeRanking(scores, sample.relevant);
+    const apis = summary.top.map((d) => {
+      const doc = suite.docs[d];
+      return doc ? `${doc.category}/${doc.tool}/${doc.api}` : String(d);
+    });
+    return withOutput(state, { output: { ...summary, apis }, modelCalls: 0 });
+  };
+}
+
+/** ToolBench retrieval as a harness task: each query is a sample, ranked by one retriever. */
 export function toolBenchRetrievalTask(opts: {
   suite: ToolBenchSuite;
   samples: readonly ToolBenchQuerySample[];
   retriever: () => Promise<Retriever>;
 }): ToolBenchRetrievalTask {
-  const { suite } = opts;
-  let built: Promise<Retriever> | undefined;
   return {
     name: 'toolbench-retrieval',
     version: TOOLBENCH_RETRIEVAL_TASK_VERSION,
     dataset: opts.samples,
-    async solve(sample) {
-      built ??= opts.retriever();
-      const scores = await (await built).scoreAll(sample.text);
-      const summary = summarizeRanking(scores, sample.relevant);
-      const apis = summary.top.map((d) => {
-        const doc = suite.docs[d];
-        return doc ? `${doc.category}/${doc.tool}/${doc.api}` : String(d);
-      });
-      return { output: { ...summary, apis }, modelCalls: 0 };
-    },
-    score: (sample, outcome) => scoreToolBenchQuery(sample, outcome.output),
+    solver: rankingSolver(opts.suite, opts.retriever),
+    scorer: (sample, outcome) => scoreToolBenchQuery(sample, outcome.output),
     summarize: summarizeToolBenchRetrieval,
     formatReport: formatToolBenchRetrievalReport,
   };
@@ -227,28 +276,23 @@ export const toolBenchRetrievalDefinition: TaskDefinition<ToolBenchRetrievalRepo
     const { groups } = ToolBenchRetrievalOptionsSchema.parse(ctx.options);
     const dataDir = resolveDataDir(ctx.dataDir);
     const suite = loadToolBenchEvalSuite(dataDir, groups);
-    const kind = ctx.solver as RetrieverKind;
-    const modelFile =
-      typeof ctx.solverOptions.modelFile === 'string' ? ctx.solverOptions.modelFile : undefined;
     const samples = toolBenchQuerySamples(suite, ctx.limit);
     const queryFiles = [...suite.sets.keys()].map((g) => join(dataDir, 'toolbench', 'queries', `${g}.json`));
     const files = [join(dataDir, 'toolbench', 'tools.jsonl'), ...queryFiles.filter((f) => existsSync(f))];
-    let model: ReturnType<typeof loadTrainedModel> | undefined;
-    const task = toolBenchRetrievalTask({
-      suite,
-      samples,
-      retriever: () => {
-        // the lexical kinds and `ranked` use the cached index file when one is current (no build here)
-        const cached = LEXICAL_KINDS.has(kind) ? findCachedToolBenchIndex(dataDir) : undefined;
-        return buildRetriever(kind, toolBenchCorpus(suite), {
-          table: () => loadWordVectors().table,
-          ...(modelFile ? { model: () => (model ??= loadTrainedModel(modelFile)) } : {}),
-          // the dense kinds read a dense encoder file (`retrieve train --retriever dense`)
-          ...(modelFile ? { dense: () => ({ model: loadDenseModel(modelFile) }) } : {}),
-          ...(cached ? { indexes: cached.indexes, ...(cached.plain ? { plain: cached.plain } : {}) } : {}),
-        });
-      },
-    });
+    const solver = createSolver(
+      solverNamed('toolbench-retrieval', TOOLBENCH_RETRIEVAL_SOLVERS, ctx.solver),
+      ctx.solverOptions,
+      { suite, dataDir },
+    );
+    const task: ToolBenchRetrievalTask = {
+      name: 'toolbench-retrieval',
+      version: TOOLBENCH_RETRIEVAL_TASK_VERSION,
+      dataset: samples,
+      solver,
+      scorer: (sample, outcome) => scoreToolBenchQuery(sample, outcome.output),
+      summarize: summarizeToolBenchRetrieval,
+      formatReport: formatToolBenchRetrievalReport,
+    };
     const dropped = [...suite.sets.values()].reduce((a, s) => a + s.dropped.length, 0);
     return {
       task,

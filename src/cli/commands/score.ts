@@ -110,7 +110,7 @@ async function scoreTaskPredictions(
       p.error !== null || p.output === null
         ? { output: null, error: p.error ?? 'no output' }
         : { output: p.output };
-    scored.push({ epoch: p.epoch, at: position.get(p.id)!, score: await task.score(sample, outcome) });
+    scored.push({ epoch: p.epoch, at: position.get(p.id)!, score: await task.scorer(sample, outcome) });
   }
   // dataset order (then epoch), whatever the order of the file
   const scores = scored.sort((a, b) => a.epoch - b.epoch || a.at - b.at).map((x) => x.score);
