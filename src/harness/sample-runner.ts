@@ -1,5 +1,6 @@
 import type { LanguageModel } from 'ai';
 import { z } from 'zod';
+import { type AgentTraceEvent, memoryAgentTrace } from '../agents/runtime/agent-trace.js';
 import {
   createResponseCache,
   isConnectionFailure,
@@ -95,6 +96,8 @@ export interface SampleRun<O = unknown, Sc = unknown> {
   usage: TaskUsage | null;
   modelCalls: number;
   score: Sc;
+  /** What the sample did (the solver's events, ending with a stop). */
+  events: AgentTraceEvent[];
   /** The model endpoint failed (counted apart from wrong answers). */
   infrastructureFailure: boolean;
   /** The endpoint could not be reached at all (counts toward the consecutive-failure stop). */
@@ -121,14 +124,27 @@ export async function solveAndScore<S extends TaskSample, O, Sc>(
   let error: string | null = null;
   let infrastructureFailure = false;
   let connectionFailure = false;
+  const events = memoryAgentTrace();
+  const given = ctx.events;
+  const sink = given
+    ? {
+        write(e: AgentTraceEvent) {
+          events.write(e);
+          given.write(e);
+        },
+      }
+    : events;
+  const t0 = performance.now();
   try {
-    solved = await task.solve(sample, ctx);
+    solved = await task.solve(sample, { ...ctx, events: sink });
   } catch (e) {
     if (ctx.signal?.aborted) return null;
     error = errorMessage(e);
     infrastructureFailure = isInfrastructureFailure(e);
     connectionFailure = isConnectionFailure(e);
   }
+  if (!events.events.some((e) => e.type === 'stop'))
+    sink.write(fallbackStop(events.events, solved, error, performance.now() - t0));
   const outcome: Outcome<O> = solved
     ? { output: solved.output }
     : { output: null, error: error ?? 'no output' };
@@ -145,8 +161,30 @@ export async function solveAndScore<S extends TaskSample, O, Sc>(
     usage: solved?.usage ?? null,
     modelCalls: solved?.modelCalls ?? 0,
     score,
+    events: events.events,
     infrastructureFailure,
     connectionFailure,
+  };
+}
+
+/**
+ * The stop of a sample whose solver wrote none (a solver that threw, a task written before events):
+ * every record ends with one. Its step is the number of model turns written.
+ */
+function fallbackStop(
+  events: readonly AgentTraceEvent[],
+  solved: Solved<unknown> | null,
+  error: string | null,
+  totalMs: number,
+): AgentTraceEvent {
+  return {
+    type: 'stop',
+    step: events.filter((e) => e.type === 'turn').length,
+    reason: solved ? 'final' : 'error',
+    answer: null,
+    ...(error !== null ? { detail: error } : {}),
+    usage: solved?.usage ?? { inputTokens: 0, outputTokens: 0 },
+    totalMs,
   };
 }
 
