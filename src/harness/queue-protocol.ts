@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { AgentTraceEventSchema } from '../agents/runtime/agent-trace.js';
+import { AgentTraceEventSchema } from '../agents/index.js';
 import { jsonDepthExceededAt, MAX_JSON_DEPTH } from '../shared/index.js';
 import { RECORD_MODES } from '../tasks/index.js';
 import type { MessageKind, QueueAuth } from './queue-auth.js';

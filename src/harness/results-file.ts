@@ -1,6 +1,6 @@
 import { closeSync, existsSync, fdatasync, fsyncSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { z } from 'zod';
-import { AgentTraceEventSchema } from '../agents/runtime/agent-trace.js';
+import { AgentTraceEventSchema } from '../agents/index.js';
 import {
   checkJsonDepth,
   InputInvalidError,

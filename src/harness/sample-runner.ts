@@ -1,6 +1,6 @@
 import type { LanguageModel } from 'ai';
 import { z } from 'zod';
-import { type AgentTraceEvent, memoryAgentTrace } from '../agents/runtime/agent-trace.js';
+import { type AgentTraceEvent, memoryAgentTrace } from '../agents/index.js';
 import {
   createResponseCache,
   isConnectionFailure,

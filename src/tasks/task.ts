@@ -10,7 +10,7 @@
 
 import type { LanguageModel } from 'ai';
 import type { z } from 'zod';
-import type { AgentTraceSink } from '../agents/runtime/agent-trace.js';
+import type { AgentTraceSink } from '../agents/index.js';
 import type { SamplingSettings } from '../models/index.js';
 import type { GtaToolsConfig, ModelEndpointFlags, RecordMode } from '../tools/index.js';
 
