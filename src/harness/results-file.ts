@@ -260,11 +260,11 @@ export function parseResultsText(
     } else {
       if (!out.header)
         throw new InputInvalidError({ file, record: `line ${lineNo}` }, 'sample record before the header');
+      // texts back in place first: an event's fields are checked with their texts
+      const raw = json as { output?: unknown; events?: unknown };
+      if (blobTexts.size && raw.events !== undefined) raw.events = internalize(raw.events, blobTexts);
       const line = parseWith(SampleLineSchema, json, { file, record: `line ${lineNo}` });
-      if (blobTexts.size) {
-        line.output = internalize(line.output, blobTexts);
-        if (line.events) line.events = internalize(line.events, blobTexts) as typeof line.events;
-      }
+      if (blobTexts.size) line.output = internalize(line.output, blobTexts);
       if (typed) parseWith(typed, line, { file, record: `line ${lineNo}` });
       if (line.events === undefined) out.recordedBeforeEvents++;
       out.samples.push(line);

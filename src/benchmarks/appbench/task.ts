@@ -69,6 +69,7 @@ export function appBenchTask(opts: AppBenchTaskOptions): AppBenchTask {
           catalog,
           ...(opts.model ? { model: opts.model } : {}),
           ...(ctx.signal ? { signal: ctx.signal } : {}),
+          ...(ctx.events ? { trace: ctx.events } : {}),
         },
       );
       const output: AppBenchOutput = { reply: r.reply };
