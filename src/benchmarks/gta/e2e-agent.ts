@@ -3,6 +3,7 @@ import {
   type AgentProtocol,
   type AgentResult,
   type AgentTool,
+  type AgentTraceSink,
   type Decision,
   nativeToolsProtocol,
   type Observation,
@@ -59,6 +60,8 @@ export interface GtaE2eOptions {
   protocol?: GtaE2eProtocol;
   maxTurn?: number;
   signal?: AbortSignal;
+  /** The sample's event sink: the agent loop's trace. */
+  trace?: AgentTraceSink;
 }
 
 export interface GtaE2eRun {
@@ -235,6 +238,7 @@ export async function runGtaE2e(opts: GtaE2eOptions): Promise<GtaE2eRun> {
       maxIdenticalCalls: Number.MAX_SAFE_INTEGER,
     },
     ...(opts.signal ? { signal: opts.signal } : {}),
+    ...(opts.trace ? { trace: opts.trace } : {}),
   });
   return { predictions: steps, golds: opts.record.dialogs.slice(1), result };
 }

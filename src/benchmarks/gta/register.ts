@@ -207,7 +207,11 @@ export const gtaDefinition: TaskDefinition<GtaTaskReport, GtaScore> = {
             { root: dataset.root, records: [sample.record] },
             toolmeta,
             turns,
-            { file: datasetFile, ...(sctx.signal ? { signal: sctx.signal } : {}) },
+            {
+              file: datasetFile,
+              ...(sctx.signal ? { signal: sctx.signal } : {}),
+              ...(sctx.events ? { events: sctx.events } : {}),
+            },
           );
           return {
             output: { mode, predictionJson: pyJsonDumps(run!.predictions) },
@@ -233,6 +237,7 @@ export const gtaDefinition: TaskDefinition<GtaTaskReport, GtaScore> = {
           protocol,
           maxTurn,
           ...(sctx.signal ? { signal: sctx.signal } : {}),
+          ...(sctx.events ? { trace: sctx.events } : {}),
         });
         // an unreachable model is an infrastructure error of the sample, not a wrong prediction
         if (run.result.stopReason === 'model-error') throw run.result.error;

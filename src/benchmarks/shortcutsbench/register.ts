@@ -160,6 +160,7 @@ export const shortcutsDefinition: TaskDefinition<ShortcutsBothModes, ShortcutSco
           sctx.seed,
           stepper,
           sctx.signal,
+          sctx.events,
         );
         return { output: run, usage: run.usage, modelCalls: ctx.solver === 'baseline' ? 0 : run.modelCalls };
       },

@@ -2,6 +2,7 @@ import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { memoryAgentTrace } from '../../agents/index.js';
 import { buildRetriever, ndcgAtK, recallAtK } from '../../retrieval/index.js';
 import { sha256OfFiles } from '../../shared/index.js';
 import { writeToolBenchFixtures } from './__fixtures__/data-root.js';
@@ -134,5 +135,31 @@ describe('toolbench-retrieval task', () => {
       recall5: 0,
       recall10: 0,
     });
+  });
+});
+
+describe('toolbench-retrieval events', () => {
+  it('a query solved gives one stop whose answer is its top APIs, no model turns', async () => {
+    const data = writeToolBenchFixtures();
+    const { task } = await toolBenchRetrievalDefinition.load({
+      options: { groups: ['G1_instruction'] },
+      solver: 'bm25',
+      solverOptions: {},
+      sampling: {},
+      dataDir: data,
+      seed: 0,
+    });
+    const events = memoryAgentTrace();
+    const solved = await task.solve(task.dataset[0]!, { seed: 0, events });
+    expect(events.events).toEqual([
+      {
+        type: 'stop',
+        step: 0,
+        reason: 'final',
+        answer: (solved.output as { apis: string[] }).apis.join('\n'),
+        usage: { inputTokens: 0, outputTokens: 0 },
+        totalMs: expect.any(Number),
+      },
+    ]);
   });
 });

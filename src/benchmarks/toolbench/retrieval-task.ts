@@ -199,13 +199,23 @@ export function toolBenchRetrievalTask(opts: {
     name: 'toolbench-retrieval',
     version: TOOLBENCH_RETRIEVAL_TASK_VERSION,
     dataset: opts.samples,
-    async solve(sample) {
+    async solve(sample, ctx) {
+      const t0 = performance.now();
       built ??= opts.retriever();
       const scores = await (await built).scoreAll(sample.text);
       const summary = summarizeRanking(scores, sample.relevant);
       const apis = summary.top.map((d) => {
         const doc = suite.docs[d];
         return doc ? `${doc.category}/${doc.tool}/${doc.api}` : String(d);
+      });
+      // no model and no calls: the ranking is the answer (its top APIs, one per line)
+      ctx.events?.write({
+        type: 'stop',
+        step: 0,
+        reason: 'final',
+        answer: apis.join('\n'),
+        usage: { inputTokens: 0, outputTokens: 0 },
+        totalMs: performance.now() - t0,
       });
       return { output: { ...summary, apis }, modelCalls: 0 };
     },
