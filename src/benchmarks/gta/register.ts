@@ -29,6 +29,7 @@ import { type GtaRecord, loadGtaDataset } from './dataset.js';
 import { type GtaE2eProtocol, runGtaE2e } from './e2e-agent.js';
 import { type GtaE2eRecordScore, scoreGtaE2eRecord } from './e2e-metrics.js';
 import { gtaCacheDir } from './pull-gta.js';
+import { GtaOutputSchema, GtaScoreSchema } from './record-schemas.js';
 import { callStep, GTA_NO_ACTION } from './step-execute.js';
 import { type GtaStepCounts, scoreGtaSteps } from './step-metrics.js';
 import { runGtaStepMode } from './step-solver.js';
@@ -124,7 +125,7 @@ function failedSteps(sample: GtaSample): ReturnType<typeof callStep>[] {
     );
 }
 
-export const gtaDefinition: TaskDefinition<GtaTaskReport, GtaScore> = {
+export const gtaDefinition: TaskDefinition<GtaTaskReport, GtaScore, GtaOutput> = {
   name: 'gta',
   description:
     'GTA: multimodal queries over 14 real tools; step-by-step (official prompts, InstAcc/ToolAcc/ArgAcc/SummAcc) or end to end (AnsAcc, tool F1)',
@@ -300,6 +301,8 @@ export const gtaDefinition: TaskDefinition<GtaTaskReport, GtaScore> = {
   summarize: (scores) => summarizeGtaTask(scores),
   formatReport: (r) => formatGtaReport(r),
   metrics: (r) => gtaTaskMetrics(r),
+  outputSchema: GtaOutputSchema,
+  scoreSchema: GtaScoreSchema,
 };
 
 function modelLabel(model: unknown): string | undefined {

@@ -151,6 +151,11 @@ describe('toolbench-retrieval events', () => {
     });
     const events = memoryAgentTrace();
     const solved = await task.solve(task.dataset[0]!, { seed: 0, events });
+    // the output and score fit the schemas the results reader checks records against
+    const def = toolBenchRetrievalDefinition;
+    expect(def.outputSchema!.parse(solved.output)).toEqual(solved.output);
+    const score = task.score(task.dataset[0]!, { output: solved.output });
+    expect(def.scoreSchema!.parse(score)).toEqual(score);
     expect(events.events).toEqual([
       {
         type: 'stop',

@@ -20,6 +20,7 @@ import {
   recallFromSummary,
   summarizeRanking,
 } from './ranking-summary.js';
+import { ToolBenchQueryScoreSchema, ToolBenchRetrievalOutputSchema } from './record-schemas.js';
 import { loadToolBenchEvalSuite, type ToolBenchSuite, toolBenchCorpus } from './suite.js';
 
 /** Bump when the corpus mapping or the metrics change what a recorded result means. */
@@ -225,7 +226,11 @@ export function toolBenchRetrievalTask(opts: {
   };
 }
 
-export const toolBenchRetrievalDefinition: TaskDefinition<ToolBenchRetrievalReport, ToolBenchQueryScore> = {
+export const toolBenchRetrievalDefinition: TaskDefinition<
+  ToolBenchRetrievalReport,
+  ToolBenchQueryScore,
+  ToolBenchRetrievalOutput
+> = {
   name: 'toolbench-retrieval',
   description:
     'ToolBench API retrieval: rank all 46,802 APIs per query; NDCG@1/3/5 (scikit-learn ties), Recall@5/10',
@@ -279,4 +284,6 @@ export const toolBenchRetrievalDefinition: TaskDefinition<ToolBenchRetrievalRepo
     recall5: r.all.recall5,
     recall10: r.all.recall10,
   }),
+  outputSchema: ToolBenchRetrievalOutputSchema,
+  scoreSchema: ToolBenchQueryScoreSchema,
 };
