@@ -109,16 +109,20 @@ describe('sample events on the results line', () => {
     );
   });
 
-  it('runEval records every sample with its events; a solver that writes none gets a stop', async () => {
+  it('runEval records every sample with its events; the harness ends them with a stop when the solver did not say why it ended', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'apiary-events-run-'));
     const outFile = join(dir, 'results.jsonl');
     await runEval({
       task: {
         name: 'toy',
         version: '1',
-        dataset: [{ id: 'quiet' }, { id: 'talks' }, { id: 'throws' }],
+        dataset: [{ id: 'quiet' }, { id: 'talks' }, { id: 'throws' }, { id: 'stops-then-throws' }],
         async solve(sample, ctx) {
           if (sample.id === 'throws') throw new Error('no luck');
+          if (sample.id === 'stops-then-throws') {
+            ctx.events?.write(stop); // an agent run ended, then the solver found nothing to answer
+            throw new Error('nothing selected');
+          }
           if (sample.id === 'talks') ctx.events?.write({ ...stop, answer: 'said' });
           return { output: sample.id, usage };
         },
@@ -147,6 +151,18 @@ describe('sample events on the results line', () => {
           reason: 'error',
           answer: null,
           detail: 'no luck',
+          usage: { inputTokens: 0, outputTokens: 0 },
+          totalMs: 0,
+        },
+      ],
+      'stops-then-throws': [
+        { ...stop, totalMs: 0 },
+        {
+          type: 'stop',
+          step: 0,
+          reason: 'error',
+          answer: null,
+          detail: 'nothing selected',
           usage: { inputTokens: 0, outputTokens: 0 },
           totalMs: 0,
         },

@@ -143,7 +143,7 @@ export async function solveAndScore<S extends TaskSample, O, Sc>(
     infrastructureFailure = isInfrastructureFailure(e);
     connectionFailure = isConnectionFailure(e);
   }
-  if (!events.events.some((e) => e.type === 'stop'))
+  if (needsStop(events.events, solved !== null))
     sink.write(fallbackStop(events.events, solved, error, performance.now() - t0));
   const outcome: Outcome<O> = solved
     ? { output: solved.output }
@@ -165,6 +165,17 @@ export async function solveAndScore<S extends TaskSample, O, Sc>(
     infrastructureFailure,
     connectionFailure,
   };
+}
+
+/**
+ * Whether the harness must end a sample's events with its own stop: a solved sample whose solver
+ * wrote no stop, or a failed one whose events do not end with a stop that says why (a solver that
+ * ran an agent to its end and then threw, like the hierarchical agent after its selection runs).
+ */
+function needsStop(events: readonly AgentTraceEvent[], solved: boolean): boolean {
+  if (solved) return !events.some((e) => e.type === 'stop');
+  const last = events.at(-1);
+  return !(last?.type === 'stop' && last.reason !== 'final');
 }
 
 /**
