@@ -2,7 +2,7 @@ import { agentTurns, demoTurns, type LlmAgentOptions, runSingleTurn } from './ll
 import { planPrompt } from './prompts.js';
 import { planLinesProtocol } from './protocols/plan-lines.js';
 import { renderAppApiList } from './render-catalog.js';
-import { memoryAgentTrace } from './runtime/agent-trace.js';
+import { outputAgentTrace } from './runtime/agent-trace.js';
 import type { PlanningAgent } from './types.js';
 
 /**
@@ -15,7 +15,7 @@ export function flatAgent(opts: LlmAgentOptions = {}): PlanningAgent {
     async plan(request, ctx) {
       const system = planPrompt(renderAppApiList(ctx.catalog), request.currentDate);
       const demos = opts.demos ? await opts.demos(request.instruction) : [];
-      const trace = memoryAgentTrace();
+      const trace = outputAgentTrace(ctx.trace);
       const r = await runSingleTurn(agentTurns(opts, ctx), planLinesProtocol({ system }), {
         instruction: request.instruction,
         history: demoTurns(demos),

@@ -6,7 +6,7 @@ import { appSelectionPrompt, planPrompt } from './prompts.js';
 import { freeTextProtocol } from './protocols/free-text.js';
 import { planLinesProtocol } from './protocols/plan-lines.js';
 import { renderAppApiList, renderAppList } from './render-catalog.js';
-import { memoryAgentTrace } from './runtime/agent-trace.js';
+import { outputAgentTrace } from './runtime/agent-trace.js';
 import type { PlanningAgent, PlanResult, Usage } from './types.js';
 
 export interface HierarchicalAgentOptions extends LlmAgentOptions {
@@ -48,7 +48,7 @@ export function hierarchicalAgent(opts: HierarchicalAgentOptions = {}): Planning
       const appNames = catalog.apps.map((a) => a.name);
       const selectionSystem = appSelectionPrompt(renderAppList(catalog));
       const turn = agentTurns(opts, ctx);
-      const trace = memoryAgentTrace();
+      const trace = outputAgentTrace(ctx.trace);
       const signal = { ...(ctx.signal ? { signal: ctx.signal } : {}), trace };
       let usage: Usage = { inputTokens: 0, outputTokens: 0 };
       let calls = 0;

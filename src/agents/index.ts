@@ -40,12 +40,15 @@ export {
 } from './protocols/react.js';
 // The AppBench rendering of apps and APIs in prompts
 export { renderAppApiList } from './render-catalog.js';
-// The trace: one record per turn, per call and the stop
+// The trace: the sample events (turn, call, proposal, observation, repair, ask-user, stop)
 export {
   type AgentTraceEvent,
+  AgentTraceEventSchema,
   type AgentTraceSink,
   jsonlAgentTrace,
   memoryAgentTrace,
+  outputAgentTrace,
+  withoutStops,
 } from './runtime/agent-trace.js';
 // Catalog APIs as tools, every call through dispatchCall
 export { apiAsTool, catalogToolset } from './runtime/catalog-toolset.js';

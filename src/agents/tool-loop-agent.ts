@@ -1,7 +1,7 @@
 import type { Catalog } from '../catalog/index.js';
 import { agentTurns, demoTurns, type LlmAgentOptions } from './llm-agent-options.js';
 import { nativeToolsProtocol } from './protocols/native-tools.js';
-import { memoryAgentTrace } from './runtime/agent-trace.js';
+import { outputAgentTrace } from './runtime/agent-trace.js';
 import { type AgentBudget, runAgent } from './runtime/run-agent.js';
 import type { AgentResult, CallRecord, Toolset } from './runtime/types.js';
 import type { PlanningAgent } from './types.js';
@@ -76,7 +76,7 @@ export function toolLoopAgent(opts: ToolLoopAgentOptions): PlanningAgent {
   return {
     name: 'tool-loop',
     async plan(request, ctx) {
-      const trace = memoryAgentTrace();
+      const trace = outputAgentTrace(ctx.trace);
       const demos = opts.demos ? await opts.demos(request.instruction) : [];
       const context = [`Today is ${request.currentDate}.`, opts.context].filter(Boolean).join(' ');
       const r = await runAgent({

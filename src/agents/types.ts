@@ -1,7 +1,7 @@
 import type { LanguageModel } from 'ai';
 import type { Catalog } from '../catalog/index.js';
 import type { TokenUsage } from '../models/index.js';
-import type { AgentTraceEvent } from './runtime/agent-trace.js';
+import type { AgentTraceEvent, AgentTraceSink } from './runtime/agent-trace.js';
 import type { AgentRunSummary } from './tool-loop-agent.js';
 
 /** Token usage of one sample (summed over all model calls made for it). */
@@ -39,6 +39,8 @@ export interface PlanContext {
   catalog: Catalog;
   model?: LanguageModel;
   signal?: AbortSignal;
+  /** The sample's event sink (SolveContext.events): every event of the agent's runs goes there. */
+  trace?: AgentTraceSink;
 }
 
 /** Turns one instruction into a plan reply. Flat, hierarchical and the no-LLM baseline implement it. */

@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { AgentTraceEventSchema } from '../agents/index.js';
 import { jsonDepthExceededAt, MAX_JSON_DEPTH } from '../shared/index.js';
 import { RECORD_MODES } from '../tasks/index.js';
 import type { MessageKind, QueueAuth } from './queue-auth.js';
@@ -91,6 +92,8 @@ export const QueueResultSchema = z.object({
         .nullable(),
       modelCalls: z.number().int().nonnegative(),
       score: z.unknown().refine((v) => v !== undefined, 'a score is required'),
+      /** Absent from workers of a version before sample events (the record then has none). */
+      events: z.array(AgentTraceEventSchema).optional(),
       infrastructureFailure: z.boolean(),
       connectionFailure: z.boolean(),
     })

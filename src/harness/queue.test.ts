@@ -151,7 +151,11 @@ async function doneFor(w: WorkerProcess, runId: string): Promise<number> {
 const sorted = (lines: SampleLine[]) =>
   [...lines]
     .sort((a, b) => a.id.localeCompare(b.id))
-    .map((l) => ({ ...l, output: withoutTimings(l.output) }));
+    .map((l) => ({
+      ...l,
+      output: withoutTimings(l.output),
+      events: withoutTimings(l.events) as SampleLine['events'],
+    }));
 /** Each (id, epoch) of the file, counted: every value 1 means recorded exactly once. */
 const pairCounts = (lines: SampleLine[]) => {
   const counts = new Map<string, number>();

@@ -1,5 +1,6 @@
 import { closeSync, existsSync, fdatasync, fsyncSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { z } from 'zod';
+import { AgentTraceEventSchema } from '../agents/index.js';
 import {
   checkJsonDepth,
   InputInvalidError,
@@ -38,8 +39,25 @@ export const SampleLineSchema = z.object({
   startedAt: z.string(),
   durationMs: z.number().min(0),
   score: z.unknown(),
+  /**
+   * What the sample did (docs/harness.md, "Sample events"), ending with a stop. Absent only in
+   * files recorded before events existed (`recordedBeforeEvents`).
+   */
+  events: z.array(AgentTraceEventSchema).optional(),
 });
 export type SampleLine = z.infer<typeof SampleLineSchema>;
+
+/** A record written before sample events existed: reports say so instead of showing no events. */
+export const recordedBeforeEvents = (line: Pick<SampleLine, 'events'>): boolean => line.events === undefined;
+
+/** What a results reader checks a task's records against (a `TaskDefinition` is one). */
+export interface RecordSchemas {
+  outputSchema?: z.ZodType;
+  scoreSchema?: z.ZodType;
+}
+
+/** The schemas of the task a file's header names, when that task is known (else nothing is checked). */
+export type RecordSchemasFor = (taskName: string) => RecordSchemas | undefined;
 
 /**
  * A long text that several samples share (a system prompt listing a whole catalog), written once:
@@ -138,7 +156,9 @@ export function sampleLineText(
   onBlob: (blob: BlobLine) => void,
 ): string {
   const output = externalize(record.output, known, onBlob);
-  return `${JSON.stringify({ ...record, output })}\n`;
+  if (record.events === undefined) return `${JSON.stringify({ ...record, output })}\n`;
+  const events = externalize(record.events, known, onBlob);
+  return `${JSON.stringify({ ...record, output, events })}\n`;
 }
 
 /** A sample line serialised by `sampleLineText`, with the hashes of every blob it refers to. */
@@ -159,13 +179,19 @@ export interface ResultsFileContents {
   truncatedTail: boolean;
   /** Hashes of the blobs the file holds (a resumed writer does not write them again). */
   blobs: Set<string>;
+  /** Sample records without `events` (recorded before events existed). */
+  recordedBeforeEvents: number;
 }
 
 /**
  * Reads a results file. A torn last line (the process was killed mid-write) is tolerated and
  * reported through `truncatedTail`/`validBytes`; a bad line anywhere else is an input error.
  */
-export function parseResultsText(text: string, file: string): ResultsFileContents {
+export function parseResultsText(
+  text: string,
+  file: string,
+  schemasFor?: RecordSchemasFor,
+): ResultsFileContents {
   const out: ResultsFileContents = {
     header: null,
     specVersion: null,
@@ -173,7 +199,9 @@ export function parseResultsText(text: string, file: string): ResultsFileContent
     validBytes: 0,
     truncatedTail: false,
     blobs: new Set(),
+    recordedBeforeEvents: 0,
   };
+  let typed: z.ZodType | null = null;
   const blobTexts = new Map<string, string>();
   let pos = 0;
   let bytes = 0; // counted line by line: re-measuring the prefix each time would be quadratic
@@ -224,6 +252,7 @@ export function parseResultsText(text: string, file: string): ResultsFileContent
         out.header = { type: 'header', spec: upgradeRunSpecV1(v1.spec) };
       } else out.header = parseWith(HeaderLineSchema, json, loc);
       out.specVersion = typeof version === 'number' ? version : null;
+      typed = typedRecordSchema(schemasFor?.(out.header.spec.task.name));
     } else if (type === 'blob') {
       const blob = parseWith(BlobLineSchema, json, { file, record: `line ${lineNo}` });
       blobTexts.set(blob.sha256, blob.text);
@@ -231,8 +260,13 @@ export function parseResultsText(text: string, file: string): ResultsFileContent
     } else {
       if (!out.header)
         throw new InputInvalidError({ file, record: `line ${lineNo}` }, 'sample record before the header');
+      // texts back in place first: an event's fields are checked with their texts
+      const raw = json as { output?: unknown; events?: unknown };
+      if (blobTexts.size && raw.events !== undefined) raw.events = internalize(raw.events, blobTexts);
       const line = parseWith(SampleLineSchema, json, { file, record: `line ${lineNo}` });
       if (blobTexts.size) line.output = internalize(line.output, blobTexts);
+      if (typed) parseWith(typed, line, { file, record: `line ${lineNo}` });
+      if (line.events === undefined) out.recordedBeforeEvents++;
       out.samples.push(line);
     }
     out.validBytes = bytes;
@@ -240,7 +274,24 @@ export function parseResultsText(text: string, file: string): ResultsFileContent
   return out;
 }
 
-export function readResultsFile(file: string): ResultsFileContents {
+/**
+ * A record's output and score against its task's schemas: an issue's path starts with `output` or
+ * `score`, so the error names the field. A failed sample's output is null whatever the task.
+ */
+function typedRecordSchema(schemas: RecordSchemas | undefined): z.ZodType | null {
+  if (!schemas?.outputSchema && !schemas?.scoreSchema) return null;
+  return z.object({
+    ...(schemas.outputSchema ? { output: schemas.outputSchema.nullable() } : {}),
+    ...(schemas.scoreSchema ? { score: schemas.scoreSchema } : {}),
+  });
+}
+
+/**
+ * Reads a results file; with `schemasFor` (e.g. the task registry's lookup) every record's output
+ * and score are checked against its task's schemas too: a mismatch is INPUT_INVALID naming the
+ * file, line and field (`output.reply`, `score.official`).
+ */
+export function readResultsFile(file: string, schemasFor?: RecordSchemasFor): ResultsFileContents {
   if (!existsSync(file))
     return {
       header: null,
@@ -249,8 +300,9 @@ export function readResultsFile(file: string): ResultsFileContents {
       validBytes: 0,
       truncatedTail: false,
       blobs: new Set(),
+      recordedBeforeEvents: 0,
     };
-  return parseResultsText(readTextFile(file), file);
+  return parseResultsText(readTextFile(file), file, schemasFor);
 }
 
 /**

@@ -255,8 +255,8 @@ async function runLocked<S extends TaskSample, O, Sc, R>(
   let workerFailure: unknown = null;
   /** After a finished sample's line is in the file: the counts, the budget and the progress. */
   const recordedLine = (line: SampleLine): void => {
-    // the summary reads no outputs: dropping them here lets traces die young (less GC)
-    recorded.push(line.output === null ? line : { ...line, output: null });
+    // the summary reads no outputs nor events: dropping them here lets traces die young (less GC)
+    recorded.push({ ...line, output: null, ...(line.events ? { events: [] } : {}) });
     tokens.inputTokens += line.usage?.inputTokens ?? 0;
     tokens.outputTokens += line.usage?.outputTokens ?? 0;
     if (overBudget()) budgetReached = true;
@@ -369,6 +369,8 @@ async function runLocked<S extends TaskSample, O, Sc, R>(
         startedAt,
         durationMs: Math.round(durationMs * 1000) / 1000,
         score: run.score,
+        // a queue worker of a version before events sends none
+        ...(run.events ? { events: run.events } : {}),
       };
       await writer.appendBatched(line);
       recordedLine(line);
@@ -392,6 +394,7 @@ async function runLocked<S extends TaskSample, O, Sc, R>(
       validBytes: 0,
       truncatedTail: false,
       blobs: new Set(),
+      recordedBeforeEvents: 0,
     },
     outFile,
     { ...(opts.metrics ? { metrics: opts.metrics } : {}), ...(opts.passed ? { passed: opts.passed } : {}) },

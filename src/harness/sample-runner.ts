@@ -1,5 +1,6 @@
 import type { LanguageModel } from 'ai';
 import { z } from 'zod';
+import { type AgentTraceEvent, memoryAgentTrace } from '../agents/index.js';
 import {
   createResponseCache,
   isConnectionFailure,
@@ -138,6 +139,8 @@ export interface SampleRun<O = unknown, Sc = unknown> {
   usage: TaskUsage | null;
   modelCalls: number;
   score: Sc;
+  /** What the sample did (the solver's events, ending with a stop). */
+  events: AgentTraceEvent[];
   /** The model endpoint failed (counted apart from wrong answers). */
   infrastructureFailure: boolean;
   /** The endpoint could not be reached at all (counts toward the consecutive-failure stop). */
@@ -164,14 +167,27 @@ export async function solveAndScore<S extends TaskSample, O, Sc>(
   let error: string | null = null;
   let infrastructureFailure = false;
   let connectionFailure = false;
+  const events = memoryAgentTrace();
+  const given = ctx.events;
+  const sink = given
+    ? {
+        write(e: AgentTraceEvent) {
+          events.write(e);
+          given.write(e);
+        },
+      }
+    : events;
+  const t0 = performance.now();
   try {
-    solved = await solveSample(task, sample, ctx);
+    solved = await solveSample(task, sample, { ...ctx, events: sink });
   } catch (e) {
     if (ctx.signal?.aborted) return null;
     error = errorMessage(e);
     infrastructureFailure = isInfrastructureFailure(e);
     connectionFailure = isConnectionFailure(e);
   }
+  if (needsStop(events.events, solved !== null))
+    sink.write(fallbackStop(events.events, solved, error, performance.now() - t0));
   const outcome: Outcome<O> = solved
     ? { output: solved.output }
     : { output: null, error: error ?? 'no output' };
@@ -188,8 +204,41 @@ export async function solveAndScore<S extends TaskSample, O, Sc>(
     usage: solved?.usage ?? null,
     modelCalls: solved?.modelCalls ?? 0,
     score,
+    events: events.events,
     infrastructureFailure,
     connectionFailure,
+  };
+}
+
+/**
+ * Whether the harness must end a sample's events with its own stop: a solved sample whose solver
+ * wrote no stop, or a failed one whose events do not end with a stop that says why (a solver that
+ * ran an agent to its end and then threw, like the hierarchical agent after its selection runs).
+ */
+function needsStop(events: readonly AgentTraceEvent[], solved: boolean): boolean {
+  if (solved) return !events.some((e) => e.type === 'stop');
+  const last = events.at(-1);
+  return !(last?.type === 'stop' && last.reason !== 'final');
+}
+
+/**
+ * The stop of a sample whose solver wrote none (a solver that threw, a task written before events):
+ * every record ends with one. Its step is the number of model turns written.
+ */
+function fallbackStop(
+  events: readonly AgentTraceEvent[],
+  solved: Solved<unknown> | null,
+  error: string | null,
+  totalMs: number,
+): AgentTraceEvent {
+  return {
+    type: 'stop',
+    step: events.filter((e) => e.type === 'turn').length,
+    reason: solved ? 'final' : 'error',
+    answer: null,
+    ...(error !== null ? { detail: error } : {}),
+    usage: solved?.usage ?? { inputTokens: 0, outputTokens: 0 },
+    totalMs,
   };
 }
 

@@ -62,7 +62,10 @@ function run(job: WorkerJob): void {
     (run) => {
       // the catalog-long system prompt of every sample is copied between threads once, not per sample
       const blobs: BlobLine[] = [];
-      if (run) run.output = externalize(run.output, sentBlobs, (b) => blobs.push(b));
+      if (run) {
+        run.output = externalize(run.output, sentBlobs, (b) => blobs.push(b));
+        run.events = externalize(run.events, sentBlobs, (b) => blobs.push(b)) as typeof run.events;
+      }
       finish({ job: job.job, run, blobs });
     },
     (error) => post({ type: 'job-failed', job: job.job, message: errorMessage(error) }),
@@ -128,6 +131,7 @@ function streamedLine(
     startedAt,
     durationMs: Math.round(durationMs * 1000) / 1000,
     score: run.score,
+    events: run.events,
   };
   const blobRefs: string[] = [];
   const text = sampleLineText(record, new Set(), (b) => {
@@ -141,7 +145,7 @@ function streamedLine(
   return {
     text,
     blobRefs,
-    record: { ...record, output: null },
+    record: { ...record, output: null, events: [] },
     infrastructureFailure: run.infrastructureFailure,
     connectionFailure: run.connectionFailure,
   };

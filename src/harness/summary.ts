@@ -43,6 +43,8 @@ export interface RunSummary {
   pass: PassRates | null;
   /** The task's own report (`task.summarize` over every record, all epochs pooled). */
   report: unknown;
+  /** Records without events (written before sample events existed); absent when there are none. */
+  recordedBeforeEvents?: number;
 }
 
 /** What the summary needs from a task definition beyond the task itself. */
@@ -132,6 +134,7 @@ export function summarizeResults(
   let errors = 0;
   let infrastructureErrors = 0;
   let modelCalls = 0;
+  let recordedBeforeEvents = 0;
   const usage = { inputTokens: 0, outputTokens: 0 };
   for (const l of lines) {
     const cat = l.category ?? '-';
@@ -144,6 +147,7 @@ export function summarizeResults(
       if (isInfrastructureError(l.error)) infrastructureErrors++;
     }
     modelCalls += l.modelCalls;
+    if (l.events === undefined) recordedBeforeEvents++;
     usage.inputTokens += l.usage?.inputTokens ?? 0;
     usage.outputTokens += l.usage?.outputTokens ?? 0;
   }
@@ -192,6 +196,7 @@ export function summarizeResults(
     epochsUsed,
     pass,
     report: task.summarize(lines.map((l) => l.score)),
+    ...(recordedBeforeEvents ? { recordedBeforeEvents } : {}),
   };
 }
 
@@ -244,6 +249,9 @@ export function formatRunSummary(summary: RunSummary, formatReport?: (report: un
       ? [{ 'infrastructure errors': `${summary.infrastructureErrors} (the model endpoint failed)` }]
       : []),
     { 'model calls': String(summary.modelCalls) },
+    ...(summary.recordedBeforeEvents
+      ? [{ events: `none on ${summary.recordedBeforeEvents} records (recorded before events)` }]
+      : []),
     { tokens: `${summary.usage.inputTokens} in / ${summary.usage.outputTokens} out` },
   );
   if (summary.cost)

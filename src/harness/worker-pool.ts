@@ -197,7 +197,10 @@ export async function startSampleWorkers(recipe: TaskRecipe, size: number): Prom
               slot.inFlight.delete(r.job);
               for (const b of r.blobs) if (!blobTexts.has(b.sha256)) blobTexts.set(b.sha256, b.text);
               // one string instance per blob: the results writer hashes it once, not per sample
-              if (r.run && blobTexts.size) r.run.output = internalize(r.run.output, blobTexts);
+              if (r.run && blobTexts.size) {
+                r.run.output = internalize(r.run.output, blobTexts);
+                r.run.events = internalize(r.run.events, blobTexts) as typeof r.run.events;
+              }
               job?.resolve(r.run);
             }
             return;

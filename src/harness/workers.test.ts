@@ -100,7 +100,7 @@ const byId = (lines: SampleLine[]) =>
     .map(({ startedAt, durationMs, ...l }) => {
       expect(new Date(startedAt).toISOString()).toBe(startedAt);
       expect(durationMs).toBeGreaterThanOrEqual(0);
-      return { ...l, output: withoutTimings(l.output) };
+      return { ...l, output: withoutTimings(l.output), events: withoutTimings(l.events) };
     });
 
 describe('runEval with worker threads', { timeout: 60_000 }, () => {

@@ -10,6 +10,7 @@
 
 import type { LanguageModel } from 'ai';
 import type { z } from 'zod';
+import type { AgentTraceSink } from '../agents/index.js';
 import type { SamplingSettings } from '../models/index.js';
 import type { ModelEndpointFlags, RecordMode } from '../tools/index.js';
 import type { SolverDefinition, SolverState } from './solver.js';
@@ -36,6 +37,12 @@ export interface SolveContext {
   epoch?: number;
   /** Aborted when the run is cancelled (Ctrl-C); a solver should stop promptly. */
   signal?: AbortSignal;
+  /**
+   * Where the solver writes what the sample did (docs/harness.md, "Sample events"): an agent loop
+   * takes it as its trace; a solver without one writes its model turns, the calls it proposes or
+   * runs, and one stop. The harness always gives one and records the events on the sample's line.
+   */
+  events?: AgentTraceSink;
 }
 
 /** What a solver returns: the output (recorded and scored) plus cost accounting. */
@@ -141,8 +148,8 @@ export interface LoadedTask {
 }
 
 /** A registered task: everything `apiary eval <name>` needs. */
-// biome-ignore lint/suspicious/noExplicitAny: each task has its own report and score types
-export interface TaskDefinition<Report = any, Score = any> {
+// biome-ignore lint/suspicious/noExplicitAny: each task has its own report, score and output types
+export interface TaskDefinition<Report = any, Score = any, Output = any> {
   name: string;
   description: string;
   version: string;
@@ -162,4 +169,11 @@ export interface TaskDefinition<Report = any, Score = any> {
   metrics(report: Report): Record<string, number>;
   /** For pass/fail tasks: whether one sample passed (gives pass^k and pass@k over epochs). */
   passed?(score: Score): boolean;
+  /**
+   * The shape of a recorded `output` (null, the failed-sample value, is always accepted): the
+   * results reader checks every record of this task against it and names the file, line and field.
+   */
+  outputSchema?: z.ZodType<Output>;
+  /** The shape of a recorded `score`, checked the same way. */
+  scoreSchema?: z.ZodType<Score>;
 }

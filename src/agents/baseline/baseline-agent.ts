@@ -92,6 +92,7 @@ export function baselineAgent(opts: BaselineAgentOptions = {}): PlanningAgent {
       const r = await runSingleTurn(policy, planLinesProtocol({ system: '' }), {
         instruction: request.instruction,
         ...(ctx.signal ? { signal: ctx.signal } : {}),
+        ...(ctx.trace ? { trace: ctx.trace } : {}),
       });
       return { reply: r.answer ?? '', usage: r.usage, modelCalls: 0 };
     },

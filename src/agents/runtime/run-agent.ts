@@ -188,13 +188,18 @@ export async function runAgent(opts: RunAgentOptions): Promise<AgentResult> {
       });
 
     if (decision.kind === 'ask-user') {
-      if (!opts.askUser) return finish('ask-user', null, { question: decision.question });
+      const unanswered = () => {
+        trace?.write({ type: 'ask-user', step: steps, question: decision.question, answer: null });
+        return finish('ask-user', null, { question: decision.question });
+      };
+      if (!opts.askUser) return unanswered();
       let answer: string;
       try {
         answer = await opts.askUser(decision.question);
       } catch {
-        return finish('ask-user', null, { question: decision.question });
+        return unanswered();
       }
+      trace?.write({ type: 'ask-user', step: steps, question: decision.question, answer });
       messages.push(...protocol.continueWith(reply, decision, []), { role: 'user', content: answer });
       continue;
     }
@@ -204,10 +209,20 @@ export async function runAgent(opts: RunAgentOptions): Promise<AgentResult> {
       decodeStreak++;
       if (decodeStreak > budget.maxDecodeFailures)
         return finish('decode-limit', null, { detail: decision.message });
+      trace?.write({
+        type: 'repair',
+        step: steps,
+        kind: 'decode',
+        status: 'requested',
+        message: decision.message,
+      });
       messages.push(...protocol.continueWith(reply, decision, []));
       continue;
     }
-    if (decodeStreak > 0) repairs++; // a parseable reply after unparseable ones
+    if (decodeStreak > 0) {
+      repairs++; // a parseable reply after unparseable ones
+      trace?.write({ type: 'repair', step: steps, kind: 'decode', status: 'succeeded' });
+    }
     decodeStreak = 0;
 
     // Repeated identical calls: the model is stuck; stop before running one more time.
@@ -266,7 +281,10 @@ export async function runAgent(opts: RunAgentOptions): Promise<AgentResult> {
 
     for (const { call, outcome } of observations) {
       if (outcome.ok) {
-        if (pendingRepair.delete(call.tool)) repairs++;
+        if (pendingRepair.delete(call.tool)) {
+          repairs++;
+          trace?.write({ type: 'repair', step: steps, kind: 'call', status: 'succeeded', tool: call.tool });
+        }
         continue;
       }
       callErrors++;
@@ -280,6 +298,14 @@ export async function runAgent(opts: RunAgentOptions): Promise<AgentResult> {
           detail: `${n} invalid calls of ${call.tool}: ${outcome.error.message}`,
         });
       }
+      trace?.write({
+        type: 'repair',
+        step: steps,
+        kind: 'call',
+        status: 'requested',
+        tool: call.tool,
+        message: `[${outcome.error.code}] ${outcome.error.message}`,
+      });
     }
     messages.push(...protocol.continueWith(reply, decision, observations));
     if (signal?.aborted) return finish('cancelled', null, { detail: 'cancelled while tools ran' });

@@ -280,7 +280,16 @@ describe('agent runtime over HTTP with a text protocol (ReAct)', () => {
         'You are a assistant who can utilize external tools.',
       ),
     ).toBe(true);
-    expect(trace.events.map((e) => e.type)).toEqual(['turn', 'turn', 'call', 'turn', 'stop']);
+    // the format error fed back (requested) and the parseable reply after it (succeeded) are repair events
+    expect(trace.events.map((e) => e.type)).toEqual([
+      'turn',
+      'repair',
+      'turn',
+      'repair',
+      'call',
+      'turn',
+      'stop',
+    ]);
   });
 });
 

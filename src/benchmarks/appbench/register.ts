@@ -18,6 +18,7 @@ import { chain, createSolver, defineSolver, type SolverDefinition, solverNamed }
 import type { TaskDefinition, TaskLoadContext } from '../../tasks/task.js';
 import { resolveAppBenchData } from './data-folder.js';
 import { APPBENCH_CATEGORIES } from './record.js';
+import { AppBenchOutputSchema, AppBenchScoreSchema } from './record-schemas.js';
 import { formatAppBenchReport } from './report-format.js';
 import type { AppBenchSample } from './sample.js';
 import { APPBENCH_SAMPLING } from './sampling.js';
@@ -164,7 +165,7 @@ export const AppBenchOptionsSchema = z.object({
     .describe('subset of ss, sm, ms, mm; null: every category file present'),
 });
 
-export const appBenchDefinition: TaskDefinition<AppBenchReport, AppBenchSampleScore> = {
+export const appBenchDefinition: TaskDefinition<AppBenchReport, AppBenchSampleScore, AppBenchOutput> = {
   name: 'appbench',
   description:
     'AppBench / MetaBench planning: one plan of App API calls per instruction, scored official + corrected',
@@ -211,6 +212,8 @@ export const appBenchDefinition: TaskDefinition<AppBenchReport, AppBenchSampleSc
   }),
   // A sample passes when its plan is fully right in corrected mode (a failed generation fails).
   passed: (score) => score.corrected.success === 1,
+  outputSchema: AppBenchOutputSchema,
+  scoreSchema: AppBenchScoreSchema,
 };
 
 export function registerAppBenchTask(registry: TaskRegistry = defaultTaskRegistry): void {

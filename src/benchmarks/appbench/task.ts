@@ -88,6 +88,7 @@ export function appBenchPlanner(
         catalog,
         ...(opts.model ? { model: opts.model } : {}),
         ...(ctx.signal ? { signal: ctx.signal } : {}),
+        ...(ctx.events ? { trace: ctx.events } : {}),
       },
     );
     const output: AppBenchOutput = { reply: r.reply };

@@ -2,7 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { REACT_FORCE_STOP, type TurnReply, type TurnRequest, type TurnTaker } from '../../agents/index.js';
+import {
+  memoryAgentTrace,
+  REACT_FORCE_STOP,
+  type TurnReply,
+  type TurnRequest,
+  type TurnTaker,
+} from '../../agents/index.js';
 import { bundledDataDir, gtaCatalog, indexCatalog } from '../../catalog/index.js';
 import { appRegistry } from '../../exec/index.js';
 import { ZERO_USAGE } from '../../models/index.js';
@@ -186,5 +192,21 @@ describe('runGtaE2e (native tool calling)', () => {
     expect(turn.requests[0]!.messages.at(-1)).toEqual({ role: 'user', content: 'What is 17 times 23?' });
     expect(turn.requests[0]!.system).toBe(GTA_NATIVE_SYSTEM);
     expect(Object.keys(turn.requests[0]!.tools ?? {})).toEqual(['Calculator']); // no ask_user
+  });
+});
+
+describe('runGtaE2e events', () => {
+  it('the agent loop writes its turns, calls and stop to the given sink', async () => {
+    const trace = memoryAgentTrace();
+    await runGtaE2e({
+      record,
+      tools: recordTools(record.tools, toolmeta, { file: 'dataset.json', record: '2' }),
+      turn: scripted(['Action:Calculator\nAction Input:{"expression": "17*23"}', 'Final Answer: 391']),
+      dispatch,
+      trace,
+    });
+    expect(
+      trace.events.map((e) => (e.type === 'call' ? [e.type, e.tool, e.ok, e.result] : [e.type])),
+    ).toEqual([['turn'], ['call', 'Calculator', true, '391'], ['turn'], ['stop']]);
   });
 });

@@ -3,6 +3,7 @@ import {
   type AgentProtocol,
   type AgentResult,
   type AgentTool,
+  type AgentTraceSink,
   type Decision,
   nativeToolsProtocol,
   type Observation,
@@ -61,6 +62,8 @@ export interface GtaE2eOptions {
   protocol?: GtaE2eProtocol;
   maxTurn?: number;
   signal?: AbortSignal;
+  /** The sample's event sink: the agent loop's trace. */
+  trace?: AgentTraceSink;
 }
 
 export interface GtaE2eRun {
@@ -237,6 +240,7 @@ export async function runGtaE2e(opts: GtaE2eOptions): Promise<GtaE2eRun> {
       maxIdenticalCalls: Number.MAX_SAFE_INTEGER,
     },
     ...(opts.signal ? { signal: opts.signal } : {}),
+    ...(opts.trace ? { trace: opts.trace } : {}),
   });
   return { predictions: steps, golds: opts.record.dialogs.slice(1), result };
 }
@@ -268,6 +272,7 @@ export function gtaE2eSolver(env: GtaE2eEnv, protocol: GtaE2eProtocol): Solver<G
       protocol,
       maxTurn: env.maxTurn,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
+      ...(ctx.events ? { trace: ctx.events } : {}),
     });
     // an unreachable model is an infrastructure error of the sample, not a wrong prediction
     if (run.result.stopReason === 'model-error') throw run.result.error;

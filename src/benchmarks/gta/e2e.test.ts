@@ -139,6 +139,14 @@ describe('GTA end to end: a scripted model drives the ReAct loop over the real t
     expect(results.get('0')!.score.e2e).toMatchObject({ answerCorrect: true, answerScore: 1 });
   });
 
+  it('every end-to-end output and score fits the schemas the results reader checks', () => {
+    expect(results.size).toBeGreaterThan(0);
+    for (const { output, score } of results.values()) {
+      expect(gtaDefinition.outputSchema!.parse(output)).toEqual(output);
+      expect(gtaDefinition.scoreSchema!.parse(score)).toEqual(score);
+    }
+  });
+
   it.skipIf(sandboxMissing !== undefined)(
     sandboxMissing
       ? `Solver and Plot queries (skipped: ${sandboxMissing})`

@@ -47,6 +47,9 @@ describe('gta task, --mode step', () => {
       for (const sample of loaded.task.dataset as GtaSample[]) {
         const solved = await solveSample(loaded.task, sample, { seed: 0 });
         scores.push(await loaded.task.scorer(sample, { output: solved.output }));
+        // what the results reader checks a record of this task against
+        expect(gtaDefinition.outputSchema!.parse(solved.output)).toEqual(solved.output);
+        expect(gtaDefinition.scoreSchema!.parse(scores.at(-1))).toEqual(scores.at(-1));
       }
       expect(server.requests).toHaveLength(5);
       expect(scores).toEqual([

@@ -24,6 +24,7 @@ import { type GtaRecord, loadGtaDataset } from './dataset.js';
 import { type GtaE2eEnv, gtaE2eSolver } from './e2e-agent.js';
 import { type GtaE2eRecordScore, scoreGtaE2eRecord } from './e2e-metrics.js';
 import { gtaCacheDir } from './pull-gta.js';
+import { GtaOutputSchema, GtaScoreSchema } from './record-schemas.js';
 import { callStep, GTA_NO_ACTION } from './step-execute.js';
 import { type GtaStepCounts, scoreGtaSteps } from './step-metrics.js';
 import { type GtaStepModeEnv, gtaStepModeSolver } from './step-solver.js';
@@ -148,7 +149,7 @@ function failedSteps(sample: GtaSample): ReturnType<typeof callStep>[] {
     );
 }
 
-export const gtaDefinition: TaskDefinition<GtaTaskReport, GtaScore> = {
+export const gtaDefinition: TaskDefinition<GtaTaskReport, GtaScore, GtaOutput> = {
   name: 'gta',
   description:
     'GTA: multimodal queries over 14 real tools; step-by-step (official prompts, InstAcc/ToolAcc/ArgAcc/SummAcc) or end to end (AnsAcc, tool F1)',
@@ -291,6 +292,8 @@ export const gtaDefinition: TaskDefinition<GtaTaskReport, GtaScore> = {
   summarize: (scores) => summarizeGtaTask(scores),
   formatReport: (r) => formatGtaReport(r),
   metrics: (r) => gtaTaskMetrics(r),
+  outputSchema: GtaOutputSchema,
+  scoreSchema: GtaScoreSchema,
 };
 
 function modelLabel(model: unknown): string | undefined {

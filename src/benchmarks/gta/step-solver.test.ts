@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { TurnRequest } from '../../agents/index.js';
+import { memoryAgentTrace, type TurnRequest } from '../../agents/index.js';
 import { parsePyJson, pyJsonDumps } from '../../shared/index.js';
 import { createSolver, solveSample } from '../../tasks/solver.js';
 import type { Solved } from '../../tasks/task.js';
@@ -145,5 +145,44 @@ describe('GTA step mode as a registered solver value', () => {
     expect(() => createSolver(GTA_SOLVERS.step, { shots: 1 }, env(scripted()))).toThrow(
       'solver "step" has no option "shots" (options: none)',
     );
+  });
+});
+
+describe('GTA step mode events', () => {
+  it('one turn per gold step with its usage, a proposal per action (never run), one stop with the summed usage', async () => {
+    const full = loadGtaDataset(DATA);
+    const ds = { ...full, records: full.records.filter((r) => r.key === '0') };
+    const replies = [
+      `Thought: read\nAction: OCR\nAction Input: {"image": "${DATA}/image/image_1.png"}\n`,
+      'Action: Calculator\nAction Input: {"expression": "4+8"}',
+      'Final Answer: 12',
+    ];
+    let n = 0;
+    const turns = async () => ({
+      text: replies[n++]!,
+      toolCalls: [],
+      usage: { inputTokens: 100, outputTokens: n },
+      latencyMs: 0,
+    });
+    const events = memoryAgentTrace();
+    await runGtaStepMode(ds, loadGtaToolMeta(join(DATA, 'toolmeta.json')), turns, { events });
+    expect(
+      events.events.map((e) =>
+        e.type === 'turn'
+          ? [e.type, e.step, e.decision, e.usage.outputTokens]
+          : e.type === 'proposal'
+            ? [e.type, e.step, e.tool, e.args]
+            : e.type === 'stop'
+              ? [e.type, e.step, e.reason, e.usage]
+              : [e.type],
+      ),
+    ).toEqual([
+      ['turn', 1, 'calls', 1],
+      ['proposal', 1, 'OCR', `{"image": "${DATA}/image/image_1.png"}`],
+      ['turn', 2, 'calls', 2],
+      ['proposal', 2, 'Calculator', '{"expression": "4+8"}'],
+      ['turn', 3, 'final', 3],
+      ['stop', 3, 'final', { inputTokens: 300, outputTokens: 6 }],
+    ]);
   });
 });

@@ -1,4 +1,5 @@
-import type { TurnTaker } from '../../agents/index.js';
+import { type AgentTraceSink, parseReactReply, type TurnTaker } from '../../agents/index.js';
+import { addUsage, type TokenUsage, ZERO_USAGE } from '../../models/index.js';
 import { pyJsonDumps } from '../../shared/index.js';
 import { type Solver, withOutput } from '../../tasks/solver.js';
 import type { GtaDataset } from './dataset.js';
@@ -19,7 +20,7 @@ export async function runGtaStepMode(
   dataset: GtaDataset,
   toolmeta: ReadonlyMap<string, GtaToolMeta>,
   turns: TurnTaker,
-  options: { file?: string; signal?: AbortSignal } = {},
+  options: { file?: string; signal?: AbortSignal; events?: AgentTraceSink } = {},
 ): Promise<GtaStepPredictionRecord[]> {
   const out: GtaStepPredictionRecord[] = [];
   for (const record of dataset.records) {
@@ -29,10 +30,42 @@ export async function runGtaStepMode(
     });
     const prompts = gtaStepPrompts(record, tools);
     const predictions = [];
+    const { events } = options;
+    const t0 = performance.now();
+    let usage: TokenUsage = ZERO_USAGE;
+    let step = 0;
     for (const prompt of prompts) {
       const reply = await turns({ system: prompt.system, messages: prompt.messages }, options.signal);
       predictions.push(gtaStepFromReply(reply.text, tools));
+      step++;
+      usage = addUsage(usage, reply.usage);
+      // each step sees its own gold prefix: the whole prompt is sent again, proposals are never run
+      if (events) {
+        const parsed = parseReactReply(reply.text);
+        events.write({
+          type: 'turn',
+          step,
+          sent: { system: prompt.system, messages: prompt.messages },
+          reply: { text: reply.text, toolCalls: [] },
+          decision:
+            parsed.kind === 'finish' ? 'final' : parsed.kind === 'action' ? 'calls' : 'decode-failure',
+          usage: reply.usage,
+          latencyMs: reply.latencyMs,
+          ...(reply.attempts !== undefined ? { attempts: reply.attempts } : {}),
+          ...(reply.faults?.length ? { faults: reply.faults } : {}),
+        });
+        if (parsed.kind === 'action')
+          events.write({ type: 'proposal', step, id: `step-${step}`, tool: parsed.name, args: parsed.input });
+      }
     }
+    events?.write({
+      type: 'stop',
+      step,
+      reason: 'final',
+      answer: null,
+      usage,
+      totalMs: performance.now() - t0,
+    });
     out.push({
       key: record.key,
       predictions,
@@ -65,6 +98,7 @@ export function gtaStepModeSolver(env: GtaStepModeEnv): Solver<GtaSample, GtaOut
       {
         file: env.file,
         ...(ctx.signal ? { signal: ctx.signal } : {}),
+        ...(ctx.events ? { events: ctx.events } : {}),
       },
     );
     return withOutput(state, {

@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ROOT } from '../../cli/__fixtures__/run-cli.js';
 import { runCliInProcess } from '../../cli/__fixtures__/run-cli-in-process.js';
+import { readResultsFile } from '../../harness/index.js';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../../test/index.js';
+import { shortcutsDefinition } from './register.js';
 
 const FIXTURES = join(ROOT, 'src/benchmarks/shortcutsbench/__fixtures__/authored');
 
@@ -36,6 +38,13 @@ describe('apiary eval shortcuts (authored fixtures)', { timeout: 60_000 }, () =>
     expect(summary.records).toBe(7);
     expect(summary.report.official.api.overall).toEqual({ num: 8, den: 14, accuracy: (100 * 8) / 14 });
     expect(summary.report.corrected.primitive.overall).toEqual({ num: 3, den: 5, accuracy: 60 });
+    // every record fits the task's output and score schemas and carries its events, ending with a stop
+    const { samples } = readResultsFile(join(out, 'results.jsonl'), () => shortcutsDefinition);
+    expect(samples).toHaveLength(7);
+    for (const s of samples) {
+      expect(s.events!.at(-1)).toMatchObject({ type: 'stop', reason: 'final' });
+      expect(s.events!.filter((e) => e.type === 'turn')).toEqual([]); // the baseline calls no model
+    }
   });
 
   it('runs the teacher-forced solver against a scripted model: one call per evaluated L1 action', async () => {

@@ -17,6 +17,7 @@ import {
 import { streamGoldShortcuts } from './gold-stream.js';
 import { dumpsPythonJson, type Json, type JsonObject } from './json-value.js';
 import { type Level, levelOf, shortcutLength } from './length.js';
+import { ShortcutRunSchema, ShortcutScoreSchema } from './record-schemas.js';
 import { formatShortcutsReport } from './report-format.js';
 import { parseResultRecords } from './result-records.js';
 import { type ShortcutScore, scoreResultRecord } from './score-record.js';
@@ -113,7 +114,7 @@ function failedRecordLine(sample: ShortcutSample): string {
   });
 }
 
-export const shortcutsDefinition: TaskDefinition<ShortcutsBothModes, ShortcutScore> = {
+export const shortcutsDefinition: TaskDefinition<ShortcutsBothModes, ShortcutScore, ShortcutRun> = {
   name: 'shortcuts',
   description:
     'ShortcutsBench: teacher-forced API calls per gold action, scored official + corrected (API, parameters, inputs)',
@@ -191,6 +192,8 @@ export const shortcutsDefinition: TaskDefinition<ShortcutsBothModes, ShortcutSco
       }
     return out;
   },
+  outputSchema: ShortcutRunSchema,
+  scoreSchema: ShortcutScoreSchema,
 };
 
 interface ShortcutsData {

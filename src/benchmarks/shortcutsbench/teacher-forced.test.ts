@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { TurnTaker } from '../../agents/index.js';
+import { memoryAgentTrace, type TurnTaker } from '../../agents/index.js';
 import { loadShortcutsApis } from './api-files.js';
 import { loadCategories, loadGoldShortcuts, loadQueries, loadSignificantParams } from './data-files.js';
 import { dumpsPythonJson, type Json, type JsonObject } from './json-value.js';
@@ -200,5 +200,70 @@ describe('parseShortcutsReply (official reply parsing)', () => {
       aseq: '{"a": 1} {"b": 2}',
     });
     expect(dumpsPythonJson(parseShortcutsReply('[1, 2]').aseq as Json)).toBe('[1, 2]');
+  });
+});
+
+describe('teacher-forced solver events', () => {
+  it('per evaluated step the model turn, the proposed action and the gold shown next; one stop with the usage', async () => {
+    const replies = [
+      URLENCODE_REPLY,
+      'not json',
+      '{"WFWorkflowActionIdentifier": "is.workflow.actions.openurl", "WFWorkflowActionParameters": {}}',
+    ];
+    let n = 0;
+    const turn: TurnTaker = async () => ({ text: replies[n++]!, toolCalls: [], usage, latencyMs: 1 });
+    const events = memoryAgentTrace();
+    await solveShortcut(shortcut6, apis, 0, modelStepper(turn), undefined, events);
+    expect(
+      events.events.map((e) =>
+        e.type === 'turn'
+          ? [e.type, e.step, e.usage.inputTokens]
+          : e.type === 'proposal'
+            ? [e.type, e.step, e.tool, e.args]
+            : e.type === 'observation'
+              ? [e.type, e.step, JSON.parse(e.text).WFWorkflowActionIdentifier]
+              : e.type === 'stop'
+                ? [e.type, e.step, e.reason, e.usage]
+                : [e.type],
+      ),
+    ).toEqual([
+      ['turn', 1, 100],
+      [
+        'proposal',
+        1,
+        'is.workflow.actions.urlencode',
+        '{"WFEncodeMode": "Encode", "WFInput": {"Value": {"VariableName": "word", "Type": "Variable"}}, "Rate": 1.0}',
+      ],
+      ['observation', 1, 'is.workflow.actions.urlencode'],
+      ['turn', 2, 100],
+      ['observation', 2, 'is.workflow.actions.url'],
+      ['turn', 3, 100],
+      ['proposal', 3, 'is.workflow.actions.openurl', '{}'],
+      ['observation', 3, 'is.workflow.actions.openurl'],
+      ['stop', 3, 'final', { inputTokens: 300, outputTokens: 21 }],
+    ]);
+  });
+
+  it('a shortcut ended by the provider stops with model-error and the reason', async () => {
+    const events = memoryAgentTrace();
+    await solveShortcut(
+      shortcut6,
+      apis,
+      0,
+      async () => ({ endShortcut: 'context length exceeded', usage }),
+      undefined,
+      events,
+    );
+    expect(events.events).toEqual([
+      {
+        type: 'stop',
+        step: 1,
+        reason: 'model-error',
+        answer: null,
+        detail: 'context length exceeded',
+        usage,
+        totalMs: expect.any(Number),
+      },
+    ]);
   });
 });

@@ -1,4 +1,4 @@
-import { jsonActionProtocol, runAgent, type TurnTaker } from '../../agents/index.js';
+import { type AgentTraceSink, jsonActionProtocol, runAgent, type TurnTaker } from '../../agents/index.js';
 import { addUsage, type TokenUsage, ZERO_USAGE } from '../../models/index.js';
 import { type Solver, withOutput } from '../../tasks/solver.js';
 import { actionClass } from './actions.js';
@@ -42,8 +42,15 @@ export interface ShortcutStep {
 /** A step's reply; `endShortcut` when the provider refused (context length, safety): upstream stops there. */
 export type StepReply = { text: string; usage: TokenUsage } | { endShortcut: string; usage: TokenUsage };
 
-/** Who answers a step: a model (`modelStepper`) or a no-model policy (the baseline). */
-export type ShortcutStepper = (step: ShortcutStep, signal?: AbortSignal) => Promise<StepReply>;
+/**
+ * Who answers a step: a model (`modelStepper`) or a no-model policy (the baseline). A model
+ * stepper writes its turn to `events` (numbered as the step).
+ */
+export type ShortcutStepper = (
+  step: ShortcutStep,
+  signal?: AbortSignal,
+  events?: AgentTraceSink,
+) => Promise<StepReply>;
 
 export interface ShortcutTraceStep {
   position: number;
@@ -78,6 +85,7 @@ export async function solveShortcut(
   runSeed: number,
   step: ShortcutStepper,
   signal?: AbortSignal,
+  events?: AgentTraceSink,
 ): Promise<ShortcutRun> {
   const { actions } = shortcut;
   const allIds = [...apis.info.keys()];
@@ -94,6 +102,8 @@ export async function solveShortcut(
   let usage: TokenUsage = ZERO_USAGE;
   let modelCalls = 0;
   let endedEarly: string | null = null;
+  const t0 = performance.now();
+  let stepNo = 0;
   for (let position = 0; position < actions.length; position++) {
     const gold = actions[position]!;
     const { id } = actionParts(gold);
@@ -109,9 +119,11 @@ export async function solveShortcut(
       continue;
     }
     const user = shortcutsUserPrompt(shortcut.query, history);
+    const n = ++stepNo;
     const reply = await step(
       { position, query: shortcut.query, system, user, history: [...history], candidates },
       signal,
+      events && { write: (e) => events.write({ ...e, step: n }) },
     );
     usage = addUsage(usage, reply.usage);
     if ('endShortcut' in reply) {
@@ -123,7 +135,17 @@ export async function solveShortcut(
     bseqs.push(parsed);
     trace.push({ position, state: parsed.state, reply: reply.text });
     history.push(shown);
+    if (events) writeStepEvents(events, n, parsed, shown);
   }
+  events?.write({
+    type: 'stop',
+    step: stepNo,
+    reason: endedEarly === null ? 'final' : 'model-error',
+    answer: null,
+    ...(endedEarly !== null ? { detail: endedEarly } : {}),
+    usage,
+    totalMs: performance.now() - t0,
+  });
 
   const record: JsonObject = {
     URL: shortcut.url,
@@ -137,6 +159,25 @@ export async function solveShortcut(
     output_tokens: num(usage.outputTokens),
   };
   return { resultLine: dumpsPythonJson(record), modelCalls, usage, endedEarly, trace };
+}
+
+/**
+ * A step's events beyond the model turn: the action it proposes (never run: scored against the
+ * gold) and, teacher-forced, the gold action the next step sees in its history.
+ */
+function writeStepEvents(events: AgentTraceSink, step: number, parsed: AgentBSeq, gold: JsonObject): void {
+  if (parsed.state === 'generated_by_agent' && parsed.aseq !== null && typeof parsed.aseq === 'object') {
+    const action = parsed.aseq as JsonObject;
+    const id = action.WFWorkflowActionIdentifier;
+    events.write({
+      type: 'proposal',
+      step,
+      id: `step-${step}`,
+      tool: typeof id === 'string' ? id : '',
+      args: dumpsPythonJson(action.WFWorkflowActionParameters ?? null),
+    });
+  }
+  events.write({ type: 'observation', step, text: dumpsPythonJson(gold) });
 }
 
 const REFUSAL =
@@ -159,13 +200,15 @@ export function isContextOrSafetyError(error: unknown): boolean {
  * Context-length and safety errors end the shortcut; any other model error is rethrown.
  */
 export function modelStepper(turn: TurnTaker): ShortcutStepper {
-  return async (step, signal) => {
+  return async (step, signal, events) => {
     const result = await runAgent({
       turn,
       protocol: jsonActionProtocol({ system: step.system }),
       instruction: step.user,
       budget: { maxSteps: 1, maxDecodeFailures: 0 },
       ...(signal ? { signal } : {}),
+      // only the turn: the loop's refusal of the (never run) action and its stop are not the step's
+      ...(events ? { trace: { write: (e) => void (e.type === 'turn' ? events.write(e) : undefined) } } : {}),
     });
     if (result.stopReason === 'model-error') {
       if (isContextOrSafetyError(result.error))
@@ -194,6 +237,7 @@ export function teacherForcedSolver(
       ctx.seed,
       stepper,
       ctx.signal,
+      ctx.events,
     );
     return withOutput(state, {
       output: run,

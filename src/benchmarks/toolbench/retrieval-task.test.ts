@@ -2,6 +2,7 @@ import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { memoryAgentTrace } from '../../agents/index.js';
 import { buildRetriever, ndcgAtK, recallAtK } from '../../retrieval/index.js';
 import { sha256OfFiles } from '../../shared/index.js';
 import { solveSample } from '../../tasks/solver.js';
@@ -153,5 +154,36 @@ describe('toolbench retrieval solvers as values', () => {
     ).rejects.toThrow(
       'solver "trained" option "modelFile": Invalid input: expected string, received undefined',
     );
+  });
+});
+
+describe('toolbench-retrieval events', () => {
+  it('a query solved gives one stop whose answer is its top APIs, no model turns', async () => {
+    const data = writeToolBenchFixtures();
+    const { task } = await toolBenchRetrievalDefinition.load({
+      options: { groups: ['G1_instruction'] },
+      solver: 'bm25',
+      solverOptions: {},
+      sampling: {},
+      dataDir: data,
+      seed: 0,
+    });
+    const events = memoryAgentTrace();
+    const solved = await solveSample(task, task.dataset[0]!, { seed: 0, events });
+    // the output and score fit the schemas the results reader checks records against
+    const def = toolBenchRetrievalDefinition;
+    expect(def.outputSchema!.parse(solved.output)).toEqual(solved.output);
+    const score = await task.scorer(task.dataset[0]!, { output: solved.output });
+    expect(def.scoreSchema!.parse(score)).toEqual(score);
+    expect(events.events).toEqual([
+      {
+        type: 'stop',
+        step: 0,
+        reason: 'final',
+        answer: (solved.output as { apis: string[] }).apis.join('\n'),
+        usage: { inputTokens: 0, outputTokens: 0 },
+        totalMs: expect.any(Number),
+      },
+    ]);
   });
 });

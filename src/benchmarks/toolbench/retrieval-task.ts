@@ -28,6 +28,7 @@ import {
   recallFromSummary,
   summarizeRanking,
 } from './ranking-summary.js';
+import { ToolBenchQueryScoreSchema, ToolBenchRetrievalOutputSchema } from './record-schemas.js';
 import { loadToolBenchEvalSuite, type ToolBenchSuite, toolBenchCorpus } from './suite.js';
 
 /** Bump when the corpus mapping or the metrics change what a recorded result means. */
@@ -234,14 +235,24 @@ export function rankingSolver(
   retriever: () => Promise<Retriever>,
 ): Solver<ToolBenchQuerySample, ToolBenchRetrievalOutput> {
   let built: Promise<Retriever> | undefined;
-  return async (state) => {
+  return async (state, ctx) => {
     const { sample } = state;
+    const t0 = performance.now();
     built ??= retriever();
     const scores = await (await built).scoreAll(sample.text);
     const summary = summarizeRanking(scores, sample.relevant);
     const apis = summary.top.map((d) => {
       const doc = suite.docs[d];
       return doc ? `${doc.category}/${doc.tool}/${doc.api}` : String(d);
+    });
+    // no model and no calls: the ranking is the answer (its top APIs, one per line)
+    ctx.events?.write({
+      type: 'stop',
+      step: 0,
+      reason: 'final',
+      answer: apis.join('\n'),
+      usage: { inputTokens: 0, outputTokens: 0 },
+      totalMs: performance.now() - t0,
     });
     return withOutput(state, { output: { ...summary, apis }, modelCalls: 0 });
   };
@@ -264,7 +275,11 @@ export function toolBenchRetrievalTask(opts: {
   };
 }
 
-export const toolBenchRetrievalDefinition: TaskDefinition<ToolBenchRetrievalReport, ToolBenchQueryScore> = {
+export const toolBenchRetrievalDefinition: TaskDefinition<
+  ToolBenchRetrievalReport,
+  ToolBenchQueryScore,
+  ToolBenchRetrievalOutput
+> = {
   name: 'toolbench-retrieval',
   description:
     'ToolBench API retrieval: rank all 46,802 APIs per query; NDCG@1/3/5 (scikit-learn ties), Recall@5/10',
@@ -313,4 +328,6 @@ export const toolBenchRetrievalDefinition: TaskDefinition<ToolBenchRetrievalRepo
     recall5: r.all.recall5,
     recall10: r.all.recall10,
   }),
+  outputSchema: ToolBenchRetrievalOutputSchema,
+  scoreSchema: ToolBenchQueryScoreSchema,
 };

@@ -5,7 +5,7 @@ import { formatRunSummary, readResultsFile, summarizeResults } from '../../harne
 import { defaultPluginRegistry } from '../../plugins/index.js';
 import { buildHtmlReportFromFolders } from '../../reports/index.js';
 import { ApiaryError, NotFoundError, redactSecrets } from '../../shared/index.js';
-import { type AnyTask, getTask } from '../../tasks/index.js';
+import { type AnyTask, defaultTaskRegistry, getTask } from '../../tasks/index.js';
 import { printJson, terminalText } from '../output.js';
 
 /**
@@ -20,7 +20,10 @@ export async function reportRun(run: string, opts: { json?: boolean }): Promise<
     throw new NotFoundError('file', file, [
       'pass a run folder written by `apiary eval` (it holds results.jsonl) or its results file',
     ]);
-  const contents = readResultsFile(file);
+  // a known task's records are checked against its output and score schemas
+  const contents = readResultsFile(file, (name) =>
+    defaultTaskRegistry.has(name) ? defaultTaskRegistry.get(name) : undefined,
+  );
   const spec = contents.header?.spec;
   if (!spec) throw new ApiaryError('INPUT_INVALID', `${file}: no header record`);
   const def = getTask(spec.task.name);
