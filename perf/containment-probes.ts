@@ -63,6 +63,9 @@ function gtaCall(tool: string, args: Record<string, unknown>): Promise<string> {
 
 async function gtaSession(tool: string) {
   const catalogMod = await load('catalog/index.ts');
+  // since issue 25 the built-in catalogs are known once their plugins are registered
+  if (existsSync(join(root!, 'src/benchmarks/builtin.ts')))
+    (await load('benchmarks/builtin.ts')).registerBuiltinPlugins();
   const exec = await load('exec/index.ts');
   const toolMod = await load('tools/tool.ts');
   const outputDir = join(scratch, 'out');

@@ -15,6 +15,7 @@ import {
   reactProtocol,
 } from '../src/agents/index.js';
 import { parseAppBenchFile, readAppBenchPredictions } from '../src/benchmarks/appbench/index.js';
+import { registerBuiltinPlugins } from '../src/benchmarks/builtin.js';
 import { loadGtaDataset, loadGtaToolMeta, readGtaStepPredictions } from '../src/benchmarks/gta/index.js';
 import {
   loadGoldShortcuts,
@@ -28,6 +29,8 @@ import { parseToolBenchQueries } from '../src/benchmarks/toolbench/index.js';
 import { loadCatalog } from '../src/catalog/index.js';
 import { parseMetabenchPlan, parsePlanJson, printPlanJson } from '../src/plan/index.js';
 import { ApiaryError } from '../src/shared/index.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 const ROOT = resolve(import.meta.dirname, '..');
 const read = (rel: string) => readFileSync(join(ROOT, rel), 'utf8');

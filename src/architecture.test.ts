@@ -67,19 +67,22 @@ const ALLOWED: Record<string, readonly string[]> = {
   ],
 };
 
-
 /**
  * Issue 25 in progress: core files that still import a benchmark, or name one in code. Each entry
  * is a debt: the list only shrinks, and is empty when the redesign is done.
  */
 const CORE_TO_BENCHMARKS_TODO = new Set<string>([
-  'apps/index.ts',
-  'catalog/index.ts',
-  'catalog/load-catalog.ts',
+  // cli/commands/{mcp,run,tool-flags,tools}.ts and tasks/task.ts reached GTA's tools and the SGD apps
+  // through the apps/, tools/ and catalog/ entries until those stopped re-exporting them: the same
+  // debt (they are in NAMES_BENCHMARK_TODO too), now visible here
   'cli/command-list.ts',
   'cli/commands/data.ts',
+  'cli/commands/mcp.ts',
   'cli/commands/retrieve.ts',
+  'cli/commands/run.ts',
   'cli/commands/score.ts',
+  'cli/commands/tool-flags.ts',
+  'cli/commands/tools.ts',
   'plan/index.ts',
   'plan/plan-json.ts',
   'reports/build.ts',
@@ -88,15 +91,12 @@ const CORE_TO_BENCHMARKS_TODO = new Set<string>([
   'sft/index.ts',
   'tasks/builtin.ts',
   'tasks/index.ts',
-  'tools/index.ts',
+  'tasks/task.ts',
 ]);
 /** Issue 25 in progress: false until benchmarks import the core only through its public entries. */
 const BENCHMARKS_IMPORT_THROUGH_INDEX = false;
 const NAMES_BENCHMARK_TODO = new Set<string>([
   'agents/render-catalog.ts',
-  'apps/index.ts',
-  'catalog/index.ts',
-  'catalog/load-catalog.ts',
   'cli/command-list.ts',
   'cli/commands/ask.ts',
   'cli/commands/catalog.ts',
@@ -125,7 +125,6 @@ const NAMES_BENCHMARK_TODO = new Set<string>([
   'tasks/builtin.ts',
   'tasks/index.ts',
   'tasks/task.ts',
-  'tools/index.ts',
 ]);
 
 const root = import.meta.dirname;

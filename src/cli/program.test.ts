@@ -88,10 +88,23 @@ describe('apiary starts light', () => {
     expect(loaded.filter((m) => !m.startsWith('src/')).sort()).toEqual(['commander', 'picocolors']);
   });
 
-  it('catalog list loads the catalog domain, not the model, viewer, MCP, tool or report stacks', () => {
+  it('catalog list loads the catalog domain and the plugin manifests, not the model, viewer, MCP, tool or report stacks', () => {
     const loaded = new Set(modulesLoadedBy(['catalog', 'list']));
     const domains = new Set([...loaded].filter((m) => m.startsWith('src/')).map((m) => m.split('/')[1]));
-    expect([...domains].sort()).toEqual(['catalog', 'cli', 'shared']);
+    expect([...domains].sort()).toEqual(['benchmarks', 'catalog', 'cli', 'plugins', 'shared']);
+    // of the benchmarks, only their manifests and the small catalog loaders they declare
+    expect([...loaded].filter((m) => m.startsWith('src/benchmarks/')).sort()).toEqual([
+      'src/benchmarks/appbench/catalog.ts',
+      'src/benchmarks/appbench/plugin.ts',
+      'src/benchmarks/appbench/sgd-catalog.ts',
+      'src/benchmarks/builtin.ts',
+      'src/benchmarks/gta/catalog.ts',
+      'src/benchmarks/gta/plugin.ts',
+      'src/benchmarks/shortcutsbench/catalog.ts',
+      'src/benchmarks/shortcutsbench/plugin.ts',
+      'src/benchmarks/toolbench/catalog.ts',
+      'src/benchmarks/toolbench/plugin.ts',
+    ]);
     for (const heavy of [
       'vega',
       'hono',

@@ -1,11 +1,14 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseMetabenchPlan } from '../benchmarks/appbench/metabench-format.js';
+import { registerBuiltinPlugins } from '../benchmarks/builtin.js';
 import { loadCatalog } from '../catalog/index.js';
 import { InputInvalidError } from '../shared/index.js';
 import { parsePlanJson } from './plan-json.js';
 import type { Plan } from './schema.js';
 import { validatePlan } from './validate-plan.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 const catalog = loadCatalog('appbench', { dataDir: join(import.meta.dirname, '../../data') });
 const issuesOf = (text: string) =>

@@ -3,5 +3,5 @@
  * commands to the core without the core importing it. Subpath `apiary/plugins`.
  * @module
  */
-export type { BenchmarkPlugin, PluginCatalog, PluginCommand, PluginTask } from './plugin.js';
+export type { BenchmarkPlugin, PluginCommand, PluginTask } from './plugin.js';
 export { defaultPluginRegistry, listPlugins, PluginRegistry, registerPlugin } from './registry.js';

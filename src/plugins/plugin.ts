@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Catalog } from '../catalog/index.js';
+import type { CatalogSource } from '../catalog/index.js';
 import type { TaskDefinition } from '../tasks/index.js';
 
 /**
@@ -18,8 +18,11 @@ export interface BenchmarkPlugin {
   readonly description: string;
   /** The tasks `apiary eval <task>` runs. */
   readonly tasks?: readonly PluginTask[];
-  /** Catalogs `loadCatalog(name)` knows without a file. */
-  readonly catalogs?: readonly PluginCatalog[];
+  /**
+   * Catalogs `loadCatalog(name)` knows without a file; registering the plugin registers them. A
+   * source loads synchronously, so a manifest may import its (small) catalog module statically.
+   */
+  readonly catalogs?: readonly CatalogSource[];
   /** Top-level CLI commands the benchmark adds (`apiary shortcuts …`). */
   readonly commands?: readonly PluginCommand[];
 }
@@ -29,18 +32,6 @@ export interface PluginTask {
   readonly name: string;
   readonly description: string;
   load(): Promise<TaskDefinition>;
-}
-
-/**
- * One catalog of a plugin: `loadCatalog(name)` calls `load` with the data folder it resolved.
- * (To be moved into catalog/ as its source registry; see docs/architecture.md.)
- */
-export interface PluginCatalog {
-  readonly name: string;
-  /** Other names that load the same catalog (`shortcutsbench` for `shortcuts`). */
-  readonly aliases?: readonly string[];
-  readonly description: string;
-  load(options: { dataDir?: string }): Catalog;
 }
 
 /** One top-level CLI command of a plugin, registered only when it runs (see src/cli/program.ts). */

@@ -1,5 +1,6 @@
+import { type CatalogSourceRegistry, defaultCatalogSources } from '../catalog/index.js';
 import { ApiaryError } from '../shared/index.js';
-import { defaultTaskRegistry, type TaskRegistry } from '../tasks/index.js';
+import type { TaskRegistry } from '../tasks/index.js';
 import type { BenchmarkPlugin } from './plugin.js';
 
 const PLUGIN_NAME = /^[a-z0-9][a-z0-9-]*$/;
@@ -8,7 +9,13 @@ const PLUGIN_NAME = /^[a-z0-9][a-z0-9-]*$/;
 export class PluginRegistry {
   private readonly plugins = new Map<string, BenchmarkPlugin>();
 
-  /** Adds a plugin; registering the same value again does nothing, another one of that name is refused. */
+  /** `catalogs`: where the plugins' catalog sources go (default: the ones `loadCatalog` consults). */
+  constructor(private readonly catalogs: CatalogSourceRegistry = defaultCatalogSources) {}
+
+  /**
+   * Adds a plugin and registers its catalog sources; registering the same value again does nothing,
+   * another one of that name is refused.
+   */
   register(plugin: BenchmarkPlugin): void {
     if (!PLUGIN_NAME.test(plugin.name))
       throw new ApiaryError(
@@ -18,6 +25,7 @@ export class PluginRegistry {
     const known = this.plugins.get(plugin.name);
     if (known === plugin) return;
     if (known) throw new ApiaryError('USAGE', `plugin "${plugin.name}" is already registered`);
+    this.catalogs.registerAll(plugin.catalogs ?? []);
     this.plugins.set(plugin.name, plugin);
   }
 
@@ -26,7 +34,9 @@ export class PluginRegistry {
   }
 
   /** Loads the definition of every plugin task not yet in `registry` and registers it there. */
-  async loadTasks(registry: TaskRegistry = defaultTaskRegistry): Promise<TaskRegistry> {
+  async loadTasks(registry?: TaskRegistry): Promise<TaskRegistry> {
+    // imported here: registering plugins (`catalog list`) must not load the task domain
+    registry ??= (await import('../tasks/index.js')).defaultTaskRegistry;
     for (const plugin of this.plugins.values())
       for (const task of plugin.tasks ?? [])
         if (!registry.has(task.name)) registry.register(await task.load());

@@ -2,10 +2,13 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { planPrompt } from '../agents/index.js';
 import { loadAppBenchGoldTasks } from '../benchmarks/appbench/sft-source.js';
+import { registerBuiltinPlugins } from '../benchmarks/builtin.js';
 import { loadCatalog } from '../catalog/index.js';
 import { buildSftSamples } from './build-sft.js';
 import { formatSftJsonl, formatSftLine, type SftChat } from './sft-format.js';
 import { renderSftSystemPrompt, SFT_PLANNER_RULES } from './system-prompt.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 const FIXTURES = resolve(import.meta.dirname, '__fixtures__');
 const catalog = loadCatalog(resolve(FIXTURES, 'mini-catalog.json'));

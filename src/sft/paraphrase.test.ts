@@ -1,9 +1,12 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { registerBuiltinPlugins } from '../benchmarks/builtin.js';
 import { loadCatalog } from '../catalog/index.js';
 import { scriptedLanguageModel } from '../test/index.js';
 import { buildSftSamples, loadAppBenchGoldTasks } from './index.js';
 import { cleanParaphrase, lostValue, PARAPHRASE_SYSTEM_PROMPT, paraphraseInstruction } from './paraphrase.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 const FIXTURES = resolve(import.meta.dirname, '__fixtures__');
 const catalog = loadCatalog(resolve(FIXTURES, 'mini-catalog.json'));

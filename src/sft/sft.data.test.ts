@@ -1,11 +1,14 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { appBenchDemoKnowledgeBase, loadAppBenchGoldTasks } from '../benchmarks/appbench/sft-source.js';
+import { registerBuiltinPlugins } from '../benchmarks/builtin.js';
 import { indexCatalog, loadCatalog } from '../catalog/index.js';
 import { parseMetabenchPlan, printMetabenchPlan, validatePlan } from '../plan/index.js';
 import { printAppPrefixedPlan } from '../retrieval/index.js';
 import { buildSftSamples } from './build-sft.js';
 import { formatSftJsonl, OpenAiChatLineSchema, ShareGptLineSchema } from './sft-format.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 const DATA = resolve(process.cwd(), '../shared/data');
 const catalog = loadCatalog('appbench', { dataDir: DATA });

@@ -10,8 +10,9 @@
 
 import type { LanguageModel } from 'ai';
 import type { z } from 'zod';
+import type { GtaToolsConfig } from '../benchmarks/gta/tools/registry.js';
 import type { SamplingSettings } from '../models/index.js';
-import type { GtaToolsConfig, ModelEndpointFlags, RecordMode } from '../tools/index.js';
+import type { ModelEndpointFlags, RecordMode } from '../tools/index.js';
 
 /** How a task's tool calls are recorded or replayed (`--record-tools`); tasks own the tool settings. */
 export { RECORD_MODES } from '../tools/index.js';

@@ -1,9 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { registerBuiltinPlugins } from '../../benchmarks/builtin.js';
 import { loadCatalog } from '../../catalog/index.js';
 import { parseMetabenchPlan, validatePlan } from '../../plan/index.js';
 import { baselineAgent } from './baseline-agent.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 /**
  * The baseline over the 200 AppBench dev records (../shared/data): every reply parses and

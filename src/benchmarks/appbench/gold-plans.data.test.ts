@@ -3,8 +3,11 @@ import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../catalog/index.js';
 import { analyzePlan, parseMetabenchPlan, printMetabenchPlan, validatePlan } from '../../plan/index.js';
+import { registerBuiltinPlugins } from '../builtin.js';
 import { appBenchGoldPlan } from './gold-plan.js';
 import { loadAppBenchSamples } from './sample.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 const dir = resolve(process.cwd(), '../shared/data/appbench');
 const catalog = loadCatalog('appbench', { dataDir: resolve(process.cwd(), '../shared/data') });

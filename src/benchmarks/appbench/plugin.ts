@@ -1,4 +1,6 @@
 import type { BenchmarkPlugin } from '../../plugins/index.js';
+import { appBenchCatalogSource } from './catalog.js';
+import { sgdCatalogSource } from './sgd-catalog.js';
 
 /** AppBench / MetaBench: plans of API calls over many apps, scored as the official code does */
 export const appBenchPlugin: BenchmarkPlugin = {
@@ -12,4 +14,6 @@ export const appBenchPlugin: BenchmarkPlugin = {
       load: async () => (await import('./register.js')).appBenchDefinition,
     },
   ],
+  // small synchronous loaders, imported with the manifest: `loadCatalog` stays synchronous
+  catalogs: [appBenchCatalogSource, sgdCatalogSource],
 };

@@ -9,11 +9,12 @@ import {
   sameAppDemos,
   toolLoopAgent,
 } from '../../agents/index.js';
-import { openSgdDatabase } from '../../apps/index.js';
-import { type Catalog, loadCatalog } from '../../catalog/index.js';
+import type { Catalog } from '../../catalog/index.js';
 import { NotFoundError, sha256OfFiles } from '../../shared/index.js';
 import { defaultTaskRegistry, type TaskRegistry } from '../../tasks/registry.js';
 import type { SolverDefinition, TaskDefinition, TaskLoadContext } from '../../tasks/task.js';
+import { openSgdDatabase } from './apps/sgd-database.js';
+import { appBenchCatalogSource } from './catalog.js';
 import { resolveAppBenchData } from './data-folder.js';
 import { APPBENCH_CATEGORIES } from './record.js';
 import { formatAppBenchReport } from './report-format.js';
@@ -163,7 +164,7 @@ export const appBenchDefinition: TaskDefinition<AppBenchReport, AppBenchSampleSc
       ...(categories ? { categories: [...new Set(categories)] } : {}),
       ...(ctx.limit !== undefined ? { limit: ctx.limit } : {}),
     });
-    const catalog = loadCatalog('appbench');
+    const catalog = appBenchCatalogSource.load({});
     const solver = APPBENCH_SOLVERS[ctx.solver];
     if (!solver) throw new NotFoundError('appbench solver', ctx.solver, Object.keys(APPBENCH_SOLVERS));
     const { agent, goldState } = solver.build(ctx, dataset.samples, catalog);

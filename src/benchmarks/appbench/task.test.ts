@@ -6,6 +6,7 @@ import type { PlanningAgent } from '../../agents/index.js';
 import { loadCatalog } from '../../catalog/index.js';
 import { expectScenarioReport, WRONG_SS1 } from '../../harness/__fixtures__/appbench-mini-scenario.js';
 import { validatePlan } from '../../plan/index.js';
+import { registerBuiltinPlugins } from '../builtin.js';
 import { appBenchGoldPlan } from './gold-plan.js';
 import {
   appBenchGoldReply,
@@ -14,6 +15,8 @@ import {
   loadAppBenchDataset,
   seededDemoPicker,
 } from './task.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 // The bundled hand-written records (our own text in the AppBench format, see its README).
 const MINI = resolve(__dirname, '../../../examples/appbench-mini');

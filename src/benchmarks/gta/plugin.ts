@@ -1,4 +1,5 @@
 import type { BenchmarkPlugin } from '../../plugins/index.js';
+import { gtaCatalogSource } from './catalog.js';
 
 /** GTA: a ReAct agent over 14 executable tools, step-by-step and end-to-end metrics */
 export const gtaPlugin: BenchmarkPlugin = {
@@ -11,4 +12,5 @@ export const gtaPlugin: BenchmarkPlugin = {
       load: async () => (await import('./register.js')).gtaDefinition,
     },
   ],
+  catalogs: [gtaCatalogSource],
 };

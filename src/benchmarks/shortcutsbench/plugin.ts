@@ -1,4 +1,5 @@
 import type { BenchmarkPlugin } from '../../plugins/index.js';
+import { shortcutsCatalogSource } from './catalog.js';
 
 /** ShortcutsBench: real Apple Shortcuts APIs, API selection, parameter filling and input recognition */
 export const shortcutsBenchPlugin: BenchmarkPlugin = {
@@ -12,4 +13,5 @@ export const shortcutsBenchPlugin: BenchmarkPlugin = {
       load: async () => (await import('./register.js')).shortcutsDefinition,
     },
   ],
+  catalogs: [shortcutsCatalogSource],
 };

@@ -1,4 +1,5 @@
 import type { BenchmarkPlugin } from '../../plugins/index.js';
+import { toolBenchCatalogSource } from './catalog.js';
 
 /** ToolBench: API retrieval over 46,802 APIs (NDCG, recall) */
 export const toolBenchPlugin: BenchmarkPlugin = {
@@ -11,4 +12,5 @@ export const toolBenchPlugin: BenchmarkPlugin = {
       load: async () => (await import('./retrieval-task.js')).toolBenchRetrievalDefinition,
     },
   ],
+  catalogs: [toolBenchCatalogSource],
 };

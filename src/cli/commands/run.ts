@@ -2,7 +2,8 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { createSgdApps, openSgdDatabase } from '../../apps/index.js';
+import { createSgdApps } from '../../benchmarks/appbench/apps/sgd-apps.js';
+import { openSgdDatabase } from '../../benchmarks/appbench/apps/sgd-database.js';
 import { type Catalog, loadCatalog } from '../../catalog/index.js';
 import {
   type AskProvider,

@@ -1,8 +1,9 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import type { GtaToolsConfig } from '../../benchmarks/gta/tools/registry.js';
 import { ApiaryError } from '../../shared/index.js';
 import type { TaskToolSettings } from '../../tasks/index.js';
-import type { GtaToolsConfig, ModelEndpointFlags, RecordMode } from '../../tools/index.js';
+import type { ModelEndpointFlags, RecordMode } from '../../tools/index.js';
 
 /**
  * The flags that configure GTA's executable tools, in one place for `apiary eval gta` and

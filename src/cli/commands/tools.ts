@@ -2,19 +2,19 @@ import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { type Api, GTA_TOOL_CATEGORIES, indexCatalog, loadCatalog } from '../../catalog/index.js';
-import { appRegistry, dispatchCall } from '../../exec/index.js';
-import { ApiaryError } from '../../shared/index.js';
+import { GTA_TOOL_CATEGORIES } from '../../benchmarks/gta/catalog.js';
 import {
   disposeTools,
-  formatRecordingStats,
   GTA_TOOL_NAMES,
   gtaTool,
   gtaToolHandlers,
   gtaTools,
-  ToolRecording,
   toolStatus,
-} from '../../tools/index.js';
+} from '../../benchmarks/gta/tools/registry.js';
+import { type Api, indexCatalog, loadCatalog } from '../../catalog/index.js';
+import { appRegistry, dispatchCall } from '../../exec/index.js';
+import { ApiaryError } from '../../shared/index.js';
+import { formatRecordingStats, ToolRecording } from '../../tools/index.js';
 import { usageError } from '../options.js';
 import { printJson, terminalText } from '../output.js';
 import { addToolFlags, type ToolFlags, toolSettingsFrom } from './tool-flags.js';
