@@ -47,13 +47,13 @@ import {
   ApiaryError,
   type Catalog,
   loadCatalog,
-  parseMetabenchPlan,
+  parsePlanText,
   type Plan,
   type PlanIssue,
   validatePlan,
 } from 'apiary';
 import { type Api, toAiSdkTools, toOpenAiTools } from 'apiary/catalog';
-import { printMetabenchPlan } from 'apiary/plan';
+import { printPlanText } from 'apiary/plan';
 import { createSgdApps, openSgdDatabase, type SqliteDatabase } from 'apiary/apps';
 import { type ApprovalHandler, autoApprove, type ExecutionResult, executePlan } from 'apiary/exec';
 import { createResponseCache, resolveModel } from 'apiary/models';
@@ -74,10 +74,10 @@ import { type RunningViewer, startViewer, viewerApp } from 'apiary/viewer';
 
 export async function tour(): Promise<ExecutionResult> {
   const catalog: Catalog = loadCatalog('appbench');
-  const { plan } = parseMetabenchPlan("Weather: [temperature = getweather(#city='Paris', #date='2019-03-01')]");
+  const { plan } = parsePlanText("Weather: [temperature = getweather(#city='Paris', #date='2019-03-01')]");
   const typed: Plan = plan;
   const issues: PlanIssue[] = validatePlan(typed, catalog);
-  if (issues.length) throw new ApiaryError('PLAN_INVALID', printMetabenchPlan(plan));
+  if (issues.length) throw new ApiaryError('PLAN_INVALID', printPlanText(plan));
   const levels: number = analyzePlan(plan).parallelScale;
   const apis: readonly Api[] = catalog.apis.slice(0, levels);
   const tools = toOpenAiTools(apis).map((t) => t.function.name);

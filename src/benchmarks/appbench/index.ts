@@ -126,6 +126,15 @@ export {
   scoreState,
   summarizeState,
 } from './score-state.js';
+// AppBench as a source of fine-tuning data: gold tasks, demonstrations, the prompt styles
+export {
+  APPBENCH_SFT_STYLES,
+  appBenchDemoKnowledgeBase,
+  appBenchSftStyle,
+  type DemoKnowledgeBase,
+  type LoadAppBenchTasksOptions,
+  loadAppBenchGoldTasks,
+} from './sft-source.js';
 export {
   loadSgdServices,
   type SgdService,

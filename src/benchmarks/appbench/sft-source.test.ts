@@ -7,12 +7,10 @@ import { loadCatalog } from '../../catalog/index.js';
 import { bagOfWordsEmbedder } from '../../retrieval/__fixtures__/demo-selector-bow-embedder.js';
 import { asAgentDemos, createDemoSelector } from '../../retrieval/index.js';
 import { scriptedLanguageModel } from '../../test/index.js';
-import { registerBuiltinPlugins } from '../builtin.js';
 import { appBenchDemoKnowledgeBase, loadAppBenchGoldTasks, locateAppBench } from './sft-source.js';
 
-registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
-
-const FIXTURES = resolve(import.meta.dirname, '__fixtures__');
+// the SFT fixtures (a mini catalog and AppBench folder) are shared with src/sft's tests
+const FIXTURES = resolve(import.meta.dirname, '../../sft/__fixtures__');
 const catalog = loadCatalog(resolve(FIXTURES, 'mini-catalog.json'));
 const tasks = () => loadAppBenchGoldTasks(resolve(FIXTURES, 'mini-appbench'), catalog);
 

@@ -8,6 +8,7 @@ import {
   jsonlAgentTrace,
   modelTurns,
 } from '../../agents/index.js';
+import { appBenchDemoKnowledgeBase, loadAppBenchGoldTasks } from '../../benchmarks/appbench/sft-source.js';
 import { indexCatalog, type loadCatalog } from '../../catalog/index.js';
 import { appRegistry } from '../../exec/index.js';
 import { resolveModelSetup } from '../../models/index.js';
@@ -22,7 +23,6 @@ import {
   RETRIEVER_KINDS,
   WordVectorEmbedder,
 } from '../../retrieval/index.js';
-import { appBenchDemoKnowledgeBase, loadAppBenchGoldTasks } from '../../sft/index.js';
 import { ApiaryError } from '../../shared/index.js';
 import { parseApprover } from '../approve-option.js';
 import { parseChoice, parseInteger, parseNumber } from '../options.js';

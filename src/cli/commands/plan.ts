@@ -1,12 +1,6 @@
 import type { Command } from 'commander';
 import { loadCatalog } from '../../catalog/index.js';
-import {
-  analyzePlan,
-  printMetabenchPlan,
-  printPlanJson,
-  renderPlanDag,
-  validatePlan,
-} from '../../plan/index.js';
+import { analyzePlan, printPlanJson, printPlanText, renderPlanDag, validatePlan } from '../../plan/index.js';
 import { parseChoice } from '../options.js';
 import { EXIT, printJson } from '../output.js';
 import { readNonEmptyPlanFile } from '../plan-file.js';
@@ -57,7 +51,7 @@ export function registerPlanCommands(program: Command): void {
         return;
       }
       if (format === 'dag') process.stdout.write(`${renderPlanDag(p)}\n`);
-      else if (format === 'text') process.stdout.write(`${printMetabenchPlan(p)}\n`);
+      else if (format === 'text') process.stdout.write(`${printPlanText(p)}\n`);
       else process.stdout.write(printPlanJson(p));
     });
 }

@@ -1,14 +1,13 @@
 import type { Command } from 'commander';
+import { APPBENCH_SFT_STYLES, loadAppBenchGoldTasks } from '../../benchmarks/appbench/sft-source.js';
 import { loadCatalog } from '../../catalog/index.js';
 import { resolveModelSetup } from '../../models/index.js';
 import {
   buildSftSamples,
   formatSftJsonl,
-  loadAppBenchGoldTasks,
   type ParaphraseOptions,
   SFT_BALANCES,
   SFT_FORMATS,
-  SFT_PROMPT_STYLES,
   type SftStats,
 } from '../../sft/index.js';
 import { ApiaryError } from '../../shared/index.js';
@@ -106,7 +105,8 @@ export function registerSftCommands(program: Command): void {
         throw new ApiaryError('USAGE', '--data <dir> is required (folder with the AppBench files)');
       const format = parseChoice('--format', flags.format, SFT_FORMATS);
       const balance = parseChoice('--balance', flags.balance, SFT_BALANCES);
-      const style = parseChoice('--style', flags.style, SFT_PROMPT_STYLES);
+      const style =
+        APPBENCH_SFT_STYLES[parseChoice('--style', flags.style, ['appbench', 'compact'] as const)];
       const seed = parseInteger('--seed', flags.seed, { min: 0 });
       const distractors = parseInteger('--distractors', flags.distractors, { min: 0 });
       const limit = parseInteger('--limit', flags.limit, { min: 0 });
