@@ -54,7 +54,9 @@ import {
 } from 'apiary';
 import { type Api, toAiSdkTools, toOpenAiTools } from 'apiary/catalog';
 import { printPlanText } from 'apiary/plan';
-import { createSgdApps, openSgdDatabase, type SqliteDatabase } from 'apiary/apps';
+// the SGD apps are AppBench's (its plugin); until apiary/appbench exists the root carries them
+import { createSgdApps, openSgdDatabase, type SqliteDatabase } from 'apiary';
+import type { AppHandler } from 'apiary/apps';
 import { type ApprovalHandler, autoApprove, type ExecutionResult, executePlan } from 'apiary/exec';
 import { createResponseCache, resolveModel } from 'apiary/models';
 import { Bm25Index, buildRetriever, catalogCorpus, type Retriever, type RetrieverKind, tokenize } from 'apiary/retrieval';
@@ -84,7 +86,8 @@ export async function tour(): Promise<ExecutionResult> {
   const sdkTools = Object.keys(toAiSdkTools(apis));
   const db: SqliteDatabase = openSgdDatabase().db;
   const approve: ApprovalHandler = autoApprove;
-  const result = await executePlan(plan, { catalog, handlers: createSgdApps({ db, catalog }), approve });
+  const handlers: AppHandler[] = createSgdApps({ db, catalog });
+  const result = await executePlan(plan, { catalog, handlers, approve });
   db.close();
   console.log(tools.length + sdkTools.length, result.status);
   return result;
