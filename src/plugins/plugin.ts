@@ -5,8 +5,9 @@ import type { TaskDefinition } from '../tasks/index.js';
 /**
  * A benchmark plugs into the core through one value: a `BenchmarkPlugin`. It is a light manifest:
  * names and descriptions are plain data, and everything heavy (a task's data loading and scoring,
- * a catalog loader, a CLI command, a report section) sits behind a `load()` that imports its module
- * only when it is used, so `apiary --help` does not load every benchmark the CLI knows.
+ * a CLI command, a report section) sits behind a `load()` that imports its module only when it is
+ * used, so `apiary --help` does not load every benchmark the CLI knows. (Catalog sources are the
+ * exception: small synchronous loaders, so `loadCatalog` stays synchronous.)
  *
  * Built-in benchmarks live in src/benchmarks/<name>/ and are listed once, in src/benchmarks/builtin.ts;
  * a user's own benchmark is one module exporting a plugin, registered with `registerPlugin` or
