@@ -2,11 +2,11 @@
 // (Inside the repo we import the sources; an installed package imports from 'apiary'.)
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { catalogToolset, modelTurns, nativeToolsProtocol, runAgent } from '../src/agents/index.js';
-import { createSgdApps, openSgdDatabase } from '../src/apps/index.js';
-import { indexCatalog, loadCatalog } from '../src/catalog/index.js';
+import { appBenchCatalogSource, createSgdApps, openSgdDatabase } from '../src/benchmarks/appbench/index.js';
+import { indexCatalog } from '../src/catalog/index.js';
 import { appRegistry, autoApprove } from '../src/exec/index.js';
 
-const catalog = loadCatalog('appbench'); // 15 apps, 33 APIs; simulated apps run on SGD data
+const catalog = appBenchCatalogSource.load({}); // 15 apps, 33 APIs; simulated apps run on SGD data
 const apps = appRegistry(createSgdApps({ db: openSgdDatabase().db, catalog }));
 const toolset = catalogToolset(catalog.apis, { catalog: indexCatalog(catalog), apps, approve: autoApprove });
 const endpoint = createOpenAICompatible({ name: 'llm', baseURL: process.env.APIARY_BASE_URL ?? 'http://localhost:8000/v1' });

@@ -9,7 +9,7 @@ import {
   executePlan,
   loadCatalog,
   openSgdDatabase,
-  parseMetabenchPlan,
+  parsePlanText,
   renderCatalogText,
   validatePlan,
 } from '../src/index.js';
@@ -17,7 +17,7 @@ import {
 const catalog = loadCatalog('appbench');
 console.log(renderCatalogText(catalog, { apps: ['Weather'] }));
 
-const { plan } = parseMetabenchPlan(
+const { plan } = parsePlanText(
   [
     "Rents: [car_type, pickup_location, start_date, pickup_time, end_date = getcarsavailable(#city='Las Vegas', #start_date='2019-03-21', #pickup_time='10:00', #end_date='2019-03-25')]",
     "Rents: [car_name = reservecar(#pickup_location=pickup_location, #start_date=start_date, #pickup_time=pickup_time, #end_date=end_date, #car_type=car_type, #add_insurance='False')]",

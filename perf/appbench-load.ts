@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { registerBuiltinPlugins } from '../src/benchmarks/builtin.js';
 import { loadCatalog } from '../src/catalog/index.js';
 import {
   buildRunSpec,
@@ -24,6 +25,8 @@ import {
   loadAppBenchDataset,
 } from '../src/tasks/index.js';
 import { startScriptedOpenAiServer } from '../src/test/index.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 export const catalog = loadCatalog('appbench');
 const mini = loadAppBenchDataset(resolve(import.meta.dirname, '../examples/appbench-mini')).samples;

@@ -63,6 +63,9 @@ function gtaCall(tool: string, args: Record<string, unknown>): Promise<string> {
 
 async function gtaSession(tool: string) {
   const catalogMod = await load('catalog/index.ts');
+  // since issue 25 the built-in catalogs are known once their plugins are registered
+  if (existsSync(join(root!, 'src/benchmarks/builtin.ts')))
+    (await load('benchmarks/builtin.ts')).registerBuiltinPlugins();
   const exec = await load('exec/index.ts');
   const toolMod = await load('tools/tool.ts');
   const outputDir = join(scratch, 'out');
@@ -200,10 +203,12 @@ return 'deep'`),
     return `extracted ${JSON.stringify(lines).length} chars`;
   },
   'plan line with 50,000 arguments': async () => {
-    const { parseMetabenchPlan } = await load('plan/index.ts');
+    const plan = await load('plan/index.ts');
+    // renamed from parseMetabenchPlan in issue 25; the "before" checkout has the old name
+    const parsePlanText = plan.parsePlanText ?? plan.parseMetabenchPlan;
     const args = Array.from({ length: 50_000 }, (_, i) => `a${i}='v'`).join(', ');
     try {
-      const parsed = parseMetabenchPlan(`Restaurants: [find(${args})]`);
+      const parsed = parsePlanText(`Restaurants: [find(${args})]`);
       return `parsed ${parsed.plan?.steps?.length ?? 0} step(s)`;
     } catch (error) {
       return `refused ${(error as Error).message.slice(0, 120)}`;

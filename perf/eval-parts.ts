@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { flatAgent, planPrompt, renderAppApiList } from '../src/agents/index.js';
 import { scoreAppBenchSample } from '../src/benchmarks/appbench/score-appbench.js';
+import { registerBuiltinPlugins } from '../src/benchmarks/builtin.js';
 import { loadCatalog } from '../src/catalog/index.js';
 import { buildRunSpec, runEval } from '../src/harness/index.js';
 import { generate } from '../src/models/index.js';
@@ -32,6 +33,8 @@ import {
   summarizeAppBench,
 } from '../src/tasks/index.js';
 import { createModel } from './scale-model.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 const at = process.argv.indexOf('--samples');
 const N = at > 0 ? Number(process.argv[at + 1]) : 16_000;

@@ -10,9 +10,12 @@
  */
 import { join, resolve } from 'node:path';
 import { appBenchGoldPlan, readAppBenchFile } from '../src/benchmarks/appbench/index.js';
+import { registerBuiltinPlugins } from '../src/benchmarks/builtin.js';
 import { indexCatalog, loadCatalog } from '../src/catalog/index.js';
 import { autoApprove, executePlan, fakeHandlers, sleepFor } from '../src/exec/index.js';
 import { analyzePlan, type Plan, validatePlan } from '../src/plan/index.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 const dataDir = resolve(process.argv[2] ?? join(process.cwd(), '../shared/data'));
 const latency = Number(process.argv[3] ?? 50);

@@ -25,8 +25,8 @@ async function child(mode: string): Promise<void> {
       if (line.trim()) n += (JSON.parse(line) as { api_list: unknown[] }).api_list.length;
     if (n !== 46802) throw new Error(`expected 46802 APIs, got ${n}`);
   } else {
-    const { loadCatalog } = await import('../src/catalog/index.js');
-    const c = loadCatalog('toolbench', { dataDir });
+    const { toolBenchCatalogSource } = await import('../src/benchmarks/toolbench/catalog.js');
+    const c = toolBenchCatalogSource.load({ dataDir });
     if (c.apis.length !== 46802) throw new Error(`expected 46802 APIs, got ${c.apis.length}`);
   }
   const ms = performance.now() - t0;
@@ -56,10 +56,11 @@ async function main(): Promise<void> {
     `  loadCatalog('toolbench') : ${cat.ms.toFixed(0)} ms (${(cat.ms / raw.ms).toFixed(2)}× baseline), peak RSS ${cat.maxRssMb.toFixed(0)} MB (${(cat.maxRssMb / raw.maxRssMb).toFixed(2)}× baseline)  [targets < 3000 ms, < 500 MB]`,
   );
 
-  const { loadCatalog, indexCatalog } = await import('../src/catalog/index.js');
+  const { indexCatalog } = await import('../src/catalog/index.js');
+  const { appBenchCatalogSource } = await import('../src/benchmarks/appbench/catalog.js');
   const { validatePlan } = await import('../src/plan/index.js');
   const { appBenchGoldPlan, parseAppBenchFile } = await import('../src/benchmarks/appbench/index.js');
-  const catalog = loadCatalog('appbench', { dataDir });
+  const catalog = appBenchCatalogSource.load({ dataDir });
   const index = indexCatalog(catalog);
   const texts = ['ss', 'sm', 'ms', 'mm'].map((c) => {
     const file = join(dataDir, `appbench/dev_${c}.json`);

@@ -15,6 +15,7 @@ import {
   reactProtocol,
 } from '../src/agents/index.js';
 import { parseAppBenchFile, readAppBenchPredictions } from '../src/benchmarks/appbench/index.js';
+import { registerBuiltinPlugins } from '../src/benchmarks/builtin.js';
 import { loadGtaDataset, loadGtaToolMeta, readGtaStepPredictions } from '../src/benchmarks/gta/index.js';
 import {
   loadGoldShortcuts,
@@ -26,8 +27,10 @@ import {
 } from '../src/benchmarks/shortcutsbench/index.js';
 import { parseToolBenchQueries } from '../src/benchmarks/toolbench/index.js';
 import { loadCatalog } from '../src/catalog/index.js';
-import { parseMetabenchPlan, parsePlanJson, printPlanJson } from '../src/plan/index.js';
+import { parsePlanJson, parsePlanText, printPlanJson } from '../src/plan/index.js';
 import { ApiaryError } from '../src/shared/index.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 const ROOT = resolve(import.meta.dirname, '..');
 const read = (rel: string) => readFileSync(join(ROOT, rel), 'utf8');
@@ -107,11 +110,11 @@ export function fuzzTargets(): FuzzTarget[] {
     {
       name: 'plan text',
       seeds: PLAN_SEEDS,
-      parse: (t) => parseMetabenchPlan(t, { source: 'fuzz.plan.txt' }),
+      parse: (t) => parsePlanText(t, { source: 'fuzz.plan.txt' }),
     },
     {
       name: 'plan JSON',
-      seeds: [printPlanJson(parseMetabenchPlan(PLAN_SEEDS[0]!).plan)],
+      seeds: [printPlanJson(parsePlanText(PLAN_SEEDS[0]!).plan)],
       parse: (t) => parsePlanJson(t, 'fuzz.plan.json'),
     },
     protocolTarget(

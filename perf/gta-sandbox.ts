@@ -17,9 +17,14 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { registerBuiltinPlugins } from '../src/benchmarks/builtin.js';
+import { plotTool } from '../src/benchmarks/gta/tools/plot.js';
+import { solverTool } from '../src/benchmarks/gta/tools/solver.js';
 import { indexCatalog, loadCatalog } from '../src/catalog/index.js';
 import { appRegistry, dispatchCall } from '../src/exec/index.js';
-import { PythonSandbox, plotTool, solverTool, toolHandler } from '../src/tools/index.js';
+import { PythonSandbox, toolHandler } from '../src/tools/index.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 const arg = (name: string) => Number(process.argv[process.argv.indexOf(name) + 1]);
 const RUNS = process.argv.includes('--runs') ? arg('--runs') : 20;

@@ -7,8 +7,9 @@
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { googleSearchTool } from '../src/benchmarks/gta/tools/search.js';
 import { mulberry32 } from '../src/shared/index.js';
-import { googleSearchTool, offlineSearchProvider } from '../src/tools/index.js';
+import { offlineSearchProvider } from '../src/tools/index.js';
 
 const n = Number(process.argv[2] ?? 100_000);
 const rand = mulberry32(7);

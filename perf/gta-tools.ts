@@ -16,7 +16,8 @@ import { join } from 'node:path';
 import { Jimp, loadFont } from 'jimp';
 import { SANS_32_BLACK } from 'jimp/fonts';
 import type { AppHandler } from '../src/apps/index.js';
-import { disposeTools, gtaToolHandlers, gtaTools, ToolRecording } from '../src/tools/index.js';
+import { disposeTools, gtaToolHandlers, gtaTools } from '../src/benchmarks/gta/tools/registry.js';
+import { ToolRecording } from '../src/tools/index.js';
 
 const RUNS = process.argv.includes('--runs') ? Number(process.argv[process.argv.indexOf('--runs') + 1]) : 20;
 const dir = mkdtempSync(join(tmpdir(), 'apiary-perf-gta-tools-'));

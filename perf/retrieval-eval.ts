@@ -12,6 +12,7 @@ import {
   appBenchRetrievalQueries,
   loadAppBenchSamples,
 } from '../src/benchmarks/appbench/index.js';
+import { registerBuiltinPlugins } from '../src/benchmarks/builtin.js';
 import {
   evaluateRetriever,
   loadToolBenchSuite,
@@ -33,6 +34,8 @@ import {
   type TrainedModel,
   trainLinearRanker,
 } from '../src/retrieval/index.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 const dataDir = process.argv[2] ?? process.env.APIARY_DATA ?? resolve(process.cwd(), '../shared/data');
 const out = (s: string) => process.stdout.write(`${s}\n`);

@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { flatAgent } from '../src/agents/index.js';
+import { registerBuiltinPlugins } from '../src/benchmarks/builtin.js';
 import { loadCatalog } from '../src/catalog/index.js';
 import {
   APPBENCH_SAMPLING,
@@ -20,6 +21,8 @@ import {
   summarizeAppBench,
   type TaskLoadContext,
 } from '../src/tasks/index.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 const catalog = loadCatalog('appbench');
 const mini = loadAppBenchDataset(resolve(import.meta.dirname, '../examples/appbench-mini')).samples;

@@ -5,7 +5,7 @@
  *   git archive <old commit> | tar -x -C /tmp/old && ln -s $PWD/node_modules /tmp/old/node_modules
  *   npx tsx perf/solver-overhead.ts /tmp/old .
  */
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -13,7 +13,14 @@ const outputDirs: string[] = [];
 const load = async (root: string) => {
   const { indexCatalog, loadCatalog } = await import(`${root}/src/catalog/index.ts`);
   const { appRegistry, dispatchCall } = await import(`${root}/src/exec/index.ts`);
-  const { PythonSandbox, solverTool, toolHandler } = await import(`${root}/src/tools/index.ts`);
+  const { PythonSandbox, toolHandler } = await import(`${root}/src/tools/index.ts`);
+  // since issue 25 GTA's tools live in its plugin, and the built-in catalogs are registered by it
+  const moved = existsSync(`${root}/src/benchmarks/gta/tools/solver.ts`);
+  const { solverTool } = await import(
+    moved ? `${root}/src/benchmarks/gta/tools/solver.ts` : `${root}/src/tools/index.ts`
+  );
+  if (existsSync(`${root}/src/benchmarks/builtin.ts`))
+    (await import(`${root}/src/benchmarks/builtin.ts`)).registerBuiltinPlugins();
   const outputDir = mkdtempSync(join(tmpdir(), 'apiary-perf-solver-'));
   outputDirs.push(outputDir);
   chmodSync(outputDir, 0o755);

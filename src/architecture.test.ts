@@ -74,33 +74,13 @@ const READS_BUILTIN_LIST = new Set<string>(['cli/program.ts']);
  * Issue 25 in progress: core files that still import a benchmark, or name one in code. Each entry
  * is a debt: the list only shrinks, and is empty when the redesign is done.
  */
-const CORE_TO_BENCHMARKS_TODO = new Set<string>([
-  'apps/index.ts',
-  'catalog/index.ts',
-  'catalog/load-catalog.ts',
-  'plan/index.ts',
-  'plan/plan-json.ts',
-  'sft/index.ts',
-  'tasks/index.ts',
-  'tools/index.ts',
-]);
+const CORE_TO_BENCHMARKS_TODO = new Set<string>(['tasks/index.ts']);
 /** Issue 25 in progress: false until benchmarks import the core only through its public entries. */
 const BENCHMARKS_IMPORT_THROUGH_INDEX = false;
 const NAMES_BENCHMARK_TODO = new Set<string>([
-  'agents/render-catalog.ts',
-  'apps/index.ts',
-  'catalog/index.ts',
-  'catalog/load-catalog.ts',
   'cli/commands/catalog.ts',
   'cli/commands/tool-flags.ts',
-  'plan/index.ts',
-  'plan/plan-json.ts',
-  'retrieval/demo-selector-kb.ts',
-  'sft/build-sft.ts',
-  'sft/index.ts',
-  'sft/system-prompt.ts',
   'tasks/index.ts',
-  'tools/index.ts',
 ]);
 
 const root = import.meta.dirname;

@@ -7,6 +7,8 @@
  */
 
 // Each domain entry is a curated list (see its index.ts); here they are gathered as they are.
+import { registerBuiltinPlugins } from './benchmarks/builtin.js';
+
 export * from './agents/index.js';
 export * from './apps/index.js';
 export * from './catalog/index.js';
@@ -36,3 +38,7 @@ export {
 export * from './tasks/index.js';
 export * from './tools/index.js';
 export * from './viewer/index.js';
+
+// The root entry is the batteries-included one: importing it registers the built-in benchmarks,
+// so `loadCatalog('appbench')` and their tasks work as they did before plugins.
+registerBuiltinPlugins();

@@ -47,14 +47,17 @@ import {
   ApiaryError,
   type Catalog,
   loadCatalog,
-  parseMetabenchPlan,
+  parsePlanText,
   type Plan,
   type PlanIssue,
   validatePlan,
 } from 'apiary';
-import { type Api, toAiSdkTools, toOpenAiTools } from 'apiary/catalog';
-import { printMetabenchPlan } from 'apiary/plan';
-import { createSgdApps, openSgdDatabase, type SqliteDatabase } from 'apiary/apps';
+import { toAiSdkTools } from 'apiary/agents';
+import { type Api, toOpenAiTools } from 'apiary/catalog';
+import { printPlanText } from 'apiary/plan';
+// the SGD apps are AppBench's (its plugin); until apiary/appbench exists the root carries them
+import { createSgdApps, openSgdDatabase, type SqliteDatabase } from 'apiary';
+import type { AppHandler } from 'apiary/apps';
 import { type ApprovalHandler, autoApprove, type ExecutionResult, executePlan } from 'apiary/exec';
 import { createResponseCache, resolveModel } from 'apiary/models';
 import { Bm25Index, buildRetriever, catalogCorpus, type Retriever, type RetrieverKind, tokenize } from 'apiary/retrieval';
@@ -74,17 +77,18 @@ import { type RunningViewer, startViewer, viewerApp } from 'apiary/viewer';
 
 export async function tour(): Promise<ExecutionResult> {
   const catalog: Catalog = loadCatalog('appbench');
-  const { plan } = parseMetabenchPlan("Weather: [temperature = getweather(#city='Paris', #date='2019-03-01')]");
+  const { plan } = parsePlanText("Weather: [temperature = getweather(#city='Paris', #date='2019-03-01')]");
   const typed: Plan = plan;
   const issues: PlanIssue[] = validatePlan(typed, catalog);
-  if (issues.length) throw new ApiaryError('PLAN_INVALID', printMetabenchPlan(plan));
+  if (issues.length) throw new ApiaryError('PLAN_INVALID', printPlanText(plan));
   const levels: number = analyzePlan(plan).parallelScale;
   const apis: readonly Api[] = catalog.apis.slice(0, levels);
   const tools = toOpenAiTools(apis).map((t) => t.function.name);
   const sdkTools = Object.keys(toAiSdkTools(apis));
   const db: SqliteDatabase = openSgdDatabase().db;
   const approve: ApprovalHandler = autoApprove;
-  const result = await executePlan(plan, { catalog, handlers: createSgdApps({ db, catalog }), approve });
+  const handlers: AppHandler[] = createSgdApps({ db, catalog });
+  const result = await executePlan(plan, { catalog, handlers, approve });
   db.close();
   console.log(tools.length + sdkTools.length, result.status);
   return result;

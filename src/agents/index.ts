@@ -6,6 +6,8 @@
  */
 
 // TPTU-v2 end to end: retrieve APIs, select demos, run the loop
+// The catalog's APIs as AI SDK tools (no `execute`: calls go through dispatchCall)
+export { toAiSdkTools } from './ai-sdk-tools.js';
 export { type AskOptions, type AskResult, askAgent } from './ask.js';
 export * from './baseline/index.js';
 // LLM agents: flat prompting (all apps and APIs at once)

@@ -1,5 +1,6 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { registerBuiltinPlugins } from '../benchmarks/builtin.js';
 import { type Catalog, loadCatalog } from '../catalog/index.js';
 import { ApiaryError } from '../shared/index.js';
 import { APPBENCH_SAMPLING } from '../tasks/index.js';
@@ -11,6 +12,8 @@ import {
 } from '../test/index.js';
 import { flatAgent } from './flat-agent.js';
 import { hierarchicalAgent, selectAppsFromReply } from './hierarchical-agent.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 let catalog: Catalog;
 beforeAll(() => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Catalog } from '../catalog/index.js';
 import { pyRepr } from '../shared/index.js';
-import { appBenchTypeName, renderAppApiList, renderAppList } from './render-catalog.js';
+import { pythonTypeWord, renderAppApiList, renderAppList } from './render-catalog.js';
 
 const catalog: Catalog = {
   name: 'mini',
@@ -66,14 +66,14 @@ describe('pyRepr', () => {
   });
 });
 
-describe('appBenchTypeName', () => {
+describe('pythonTypeWord', () => {
   it('maps catalog types to the AppBench type words', () => {
-    expect(appBenchTypeName({ kind: 'primitive', name: 'integer' })).toBe('int');
-    expect(appBenchTypeName({ kind: 'primitive', name: 'number' })).toBe('float');
-    expect(appBenchTypeName({ kind: 'primitive', name: 'boolean' })).toBe('bool');
-    expect(appBenchTypeName({ kind: 'enum', values: [{ value: '1' }, { value: '2' }] })).toBe('int');
-    expect(appBenchTypeName({ kind: 'enum', values: [{ value: 'Pool' }] })).toBe('str');
-    expect(appBenchTypeName({ kind: 'primitive', name: 'url' })).toBe('str');
+    expect(pythonTypeWord({ kind: 'primitive', name: 'integer' })).toBe('int');
+    expect(pythonTypeWord({ kind: 'primitive', name: 'number' })).toBe('float');
+    expect(pythonTypeWord({ kind: 'primitive', name: 'boolean' })).toBe('bool');
+    expect(pythonTypeWord({ kind: 'enum', values: [{ value: '1' }, { value: '2' }] })).toBe('int');
+    expect(pythonTypeWord({ kind: 'enum', values: [{ value: 'Pool' }] })).toBe('str');
+    expect(pythonTypeWord({ kind: 'primitive', name: 'url' })).toBe('str');
   });
 });
 

@@ -1,8 +1,11 @@
 import type { Api, App, Catalog, ParamType } from '../catalog/index.js';
 import { pyRepr } from '../shared/index.js';
 
-/** The AppBench type word of a parameter: str, int, float, bool, date, time. */
-export function appBenchTypeName(type: ParamType): string {
+/**
+ * The Python-style type word the planning prompt lists a parameter with (as AppBench's App
+ * classes do): str, int, float, bool, date, time.
+ */
+export function pythonTypeWord(type: ParamType): string {
   if (type.kind === 'enum' && type.values.every((v) => /^\d+$/.test(v.value))) return 'int';
   if (type.kind !== 'primitive') return 'str';
   switch (type.name) {
@@ -33,7 +36,7 @@ export function apiDescDict(api: Api): Record<string, unknown> {
     Object.fromEntries(
       api.parameters
         .filter((p) => p.required === required)
-        .map((p) => [`${p.name} (${appBenchTypeName(p.type)})`, describe(p.description, p.type)]),
+        .map((p) => [`${p.name} (${pythonTypeWord(p.type)})`, describe(p.description, p.type)]),
     );
   return {
     desc: api.description,
@@ -42,7 +45,7 @@ export function apiDescDict(api: Api): Record<string, unknown> {
     optional_arguments: args(false),
     // results: descriptions only (the possible values are listed once, with the arguments)
     result_arguments: Object.fromEntries(
-      api.outputs.map((o) => [`${o.name} (${appBenchTypeName(o.type)})`, o.description ?? '']),
+      api.outputs.map((o) => [`${o.name} (${pythonTypeWord(o.type)})`, o.description ?? '']),
     ),
   };
 }

@@ -1,7 +1,10 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { registerBuiltinPlugins } from '../benchmarks/builtin.js';
 import { indexCatalog } from './catalog-index.js';
 import { loadCatalog } from './load-catalog.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 const dataDir = resolve(process.cwd(), '../shared/data');
 

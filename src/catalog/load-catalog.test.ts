@@ -2,10 +2,13 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { registerBuiltinPlugins } from '../benchmarks/builtin.js';
 import { InputInvalidError, NotFoundError } from '../shared/index.js';
 import { indexCatalog } from './catalog-index.js';
 import { loadCatalog } from './load-catalog.js';
 import { acceptedParameters } from './schema.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 // These read only the bundled data/ folder (SGD schemas, GTA toolmeta, ShortcutsBench definitions).
 const bundled = { dataDir: join(import.meta.dirname, '../../data') };

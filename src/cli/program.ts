@@ -59,6 +59,8 @@ export async function runProgram(argv: string[]): Promise<number> {
  */
 export async function buildProgram(argv: readonly string[]): Promise<Command> {
   const wanted = commandNameIn(argv);
+  // a command may name a plugin's catalog or task (`--catalog gta`); the root help needs no plugin
+  if (wanted !== undefined) (await import('../benchmarks/builtin.js')).registerBuiltinPlugins();
   return buildWith((entry) => entry.name === wanted);
 }
 

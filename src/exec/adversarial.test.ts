@@ -1,11 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { type AppHandler, countSideEffects, createSgdApps, openBundledSgdDatabase } from '../apps/index.js';
+import type { AppHandler } from '../apps/index.js';
+import { countSideEffects, createSgdApps } from '../benchmarks/appbench/apps/sgd-apps.js';
+import { openBundledSgdDatabase } from '../benchmarks/appbench/apps/sgd-database.js';
+import { registerBuiltinPlugins } from '../benchmarks/builtin.js';
 import { loadCatalog } from '../catalog/index.js';
 import { literal, type Plan, ref, type Step } from '../plan/index.js';
 import { autoApprove, denyAll } from './approval.js';
 import { executePlan } from './execute-plan.js';
 import { fakeHandlers, type RecordedCall } from './fake-handlers.js';
 import { memoryTrace } from './trace.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 /**
  * Each attack must be refused with a clear reason and cause ZERO side effects: no

@@ -1,9 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { createSgdApps, listSideEffects, openBundledSgdDatabase } from '../apps/index.js';
+import { createSgdApps, listSideEffects } from '../benchmarks/appbench/apps/sgd-apps.js';
+import { openBundledSgdDatabase } from '../benchmarks/appbench/apps/sgd-database.js';
+import { registerBuiltinPlugins } from '../benchmarks/builtin.js';
 import { loadCatalog } from '../catalog/index.js';
 import { literal, type Plan, ref, validatePlan } from '../plan/index.js';
 import { autoApprove } from './approval.js';
 import { executePlan } from './execute-plan.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 // The AppBench catalog accepts the slots of every SGD version of a service and a search's result
 // slots (docs/catalogs.md "AppBench arguments"); the simulated apps run on the bundled SGD subset.

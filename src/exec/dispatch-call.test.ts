@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AppCallContext, AppCallResult, AppHandler, ContentPart } from '../apps/index.js';
+import { registerBuiltinPlugins } from '../benchmarks/builtin.js';
 import { indexCatalog, loadCatalog } from '../catalog/index.js';
 import { ApiaryError } from '../shared/index.js';
 import { type ApprovalRequest, approveWith, autoApprove } from './approval.js';
@@ -15,6 +16,8 @@ import {
   type DispatchContext,
   dispatchCall,
 } from './dispatch-call.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 const catalog = indexCatalog(loadCatalog('appbench'));
 

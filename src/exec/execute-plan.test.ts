@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import type { AppCallContext, AppHandler } from '../apps/index.js';
+import { registerBuiltinPlugins } from '../benchmarks/builtin.js';
 import { loadCatalog } from '../catalog/index.js';
 import { ask, literal, type Plan, ref, type Step, system } from '../plan/index.js';
 import { ApiaryError } from '../shared/index.js';
@@ -10,6 +11,8 @@ import { executePlan } from './execute-plan.js';
 import { fakeHandlers } from './fake-handlers.js';
 import { scriptedAnswers, systemInputs } from './inputs.js';
 import { memoryTrace } from './trace.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 const catalog = loadCatalog('appbench');
 

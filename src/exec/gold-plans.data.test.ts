@@ -1,18 +1,20 @@
 import { resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createSgdApps, listSideEffects } from '../benchmarks/appbench/apps/sgd-apps.js';
 import {
   buildSgdDatabase,
-  createSgdApps,
   findSgdDialogueFiles,
-  listSideEffects,
   readSgdDialogueFiles,
   type SqliteDatabase,
-} from '../apps/index.js';
+} from '../benchmarks/appbench/apps/sgd-database.js';
 import { appBenchGoldPlan, readAppBenchFile } from '../benchmarks/appbench/index.js';
+import { registerBuiltinPlugins } from '../benchmarks/builtin.js';
 import { indexCatalog, loadCatalog } from '../catalog/index.js';
 import { autoApprove } from './approval.js';
 import { type ExecutionResult, executePlan } from './execute-plan.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 /**
  * Executes every gold plan of the AppBench dev files against the simulated SGD apps (a database

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { registerBuiltinPlugins } from '../benchmarks/builtin.js';
 import { loadCatalog } from '../catalog/index.js';
 import { literal } from '../plan/index.js';
 import { askOnTerminal, describeCall } from './approval.js';
@@ -6,6 +7,8 @@ import { formatLocalDate } from './clock.js';
 import { executePlan } from './execute-plan.js';
 import { fakeHandlers } from './fake-handlers.js';
 import { askUserOnTerminal, currentDeviceDetails, scriptedAnswers, systemInputs } from './inputs.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 const q = { step: 's2', app: 'Weather', api: 'getweather', arg: 'city', prompt: 'Which city?' };
 

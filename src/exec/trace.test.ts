@@ -4,12 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { registerBuiltinPlugins } from '../benchmarks/builtin.js';
 import { loadCatalog } from '../catalog/index.js';
 import { literal, ref } from '../plan/index.js';
 import { slowPlan } from './__fixtures__/slow-plan.js';
 import { executePlan } from './execute-plan.js';
 import { fakeHandlers } from './fake-handlers.js';
 import { jsonlTrace, readTrace, repairTrace, type TraceEvent } from './trace.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'apiary-trace-'));
 const catalog = loadCatalog('appbench');

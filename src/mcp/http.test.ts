@@ -3,7 +3,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { countSideEffects, type SqliteDatabase } from '../apps/index.js';
+import { countSideEffects } from '../benchmarks/appbench/apps/sgd-apps.js';
+import type { SqliteDatabase } from '../benchmarks/appbench/apps/sgd-database.js';
 import { indexCatalog } from '../catalog/index.js';
 import { appRegistry, autoApprove, dispatchCall } from '../exec/index.js';
 import {

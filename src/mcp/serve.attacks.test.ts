@@ -9,12 +9,15 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Jimp } from 'jimp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { registerBuiltinPlugins } from '../benchmarks/builtin.js';
+import { disposeTools, gtaToolHandlers, gtaTools } from '../benchmarks/gta/tools/registry.js';
 import { loadCatalog } from '../catalog/index.js';
 import { appRegistry } from '../exec/index.js';
-import { disposeTools, gtaToolHandlers, gtaTools } from '../tools/index.js';
 import { toyApps, toyCatalog } from './__fixtures__/fixtures.js';
 import { type McpHttpServer, startMcpHttpServer } from './http.js';
 import { mcpServerFactory } from './serve.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 const gta = loadCatalog('gta', { dataDir: join(import.meta.dirname, '../../data') });
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'apiary-mcp-attacks-')));

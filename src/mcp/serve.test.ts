@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { countSideEffects, listSideEffects, type SqliteDatabase } from '../apps/index.js';
+import { countSideEffects, listSideEffects } from '../benchmarks/appbench/apps/sgd-apps.js';
+import type { SqliteDatabase } from '../benchmarks/appbench/apps/sgd-database.js';
 import { appRegistry } from '../exec/index.js';
 import {
   appbench,

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { parseMetabenchPlan } from '../benchmarks/appbench/metabench-format.js';
 import { analyzePlan, findCycle, topologicalLevels } from './graph.js';
+import { parsePlanText } from './plan-text.js';
 import type { Plan } from './schema.js';
 
-const plan = (text: string): Plan => parseMetabenchPlan(text).plan;
+const plan = (text: string): Plan => parsePlanText(text).plan;
 
 // Hand-computed parallel scale (= weakly connected components) and sequential scale
 // (= calls on the longest dependency chain) for six plans.

@@ -1,26 +1,25 @@
 /**
  * Plan graphs: the model (steps whose arguments are literals, references, questions or system
- * inputs), the MetaBench text format, JSON files, validation against a catalog and dependency
+ * inputs), its text form (one call per line), JSON files, validation against a catalog and dependency
  * analysis. Subpath `apiary/plan`.
  * @module
  */
 
-// MetaBench call-list text: parse and print
-export {
-  type ParsedPlanText,
-  type ParsePlanOptions,
-  parseMetabenchPlan,
-  printMetabenchPlan,
-  type SkippedLine,
-} from '../benchmarks/appbench/metabench-format.js';
 // Dependency analysis: levels, parallel and sequential scale
 export { analyzePlan, type PlanAnalysis } from './graph.js';
 
 // Plan JSON: parse, print, read a plan file (JSON or text)
 export { parsePlanJson, printPlanJson, readPlanFile } from './plan-json.js';
-
 // The error of unparsable plan text (source, line, column)
 export { PlanParseError } from './plan-parse-error.js';
+// Plan text (one call per line, `App: [outs = api(#k='v')]`): parse and print
+export {
+  type ParsedPlanText,
+  type ParsePlanOptions,
+  parsePlanText,
+  printPlanText,
+  type SkippedLine,
+} from './plan-text.js';
 
 // Drawing a plan as a dependency graph
 export { renderPlanDag } from './render-dag.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { parseMetabenchPlan } from '../benchmarks/appbench/metabench-format.js';
 import { parseJsonText, parseWith, readTextFile } from '../shared/index.js';
+import { parsePlanText } from './plan-text.js';
 import { type Plan, PlanSchema, StepSchema } from './schema.js';
 
 /** Parses the JSON form of a plan; errors name the file, the step index and the field. */
@@ -16,9 +16,9 @@ export function printPlanJson(plan: Plan): string {
   return `${JSON.stringify(PlanSchema.parse(plan), null, 2)}\n`;
 }
 
-/** Reads a plan file: JSON when it starts with `{`, else MetaBench call-list text. */
+/** Reads a plan file: JSON when it starts with `{`, else plan text (one call per line). */
 export function readPlanFile(path: string): Plan {
   const text = readTextFile(path);
   if (text.trimStart().startsWith('{')) return parsePlanJson(text, path);
-  return parseMetabenchPlan(text, { source: path }).plan;
+  return parsePlanText(text, { source: path }).plan;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseMetabenchPlan, printMetabenchPlan } from '../benchmarks/appbench/metabench-format.js';
 import { analyzePlan, findCycle, topologicalLevels } from './graph.js';
+import { parsePlanText, printPlanText } from './plan-text.js';
 import { renderPlanDag } from './render-dag.js';
 
 /** Issue 13 item 9: long plans are handled in linear time (timings: perf/plan-show.ts). */
@@ -10,7 +10,7 @@ const NEXT = `Weather: [temperature = getweather(#city=temperature, #date='2019-
 const chainText = (n: number) => [FIRST, ...Array.from({ length: n - 1 }, () => NEXT)].join('\n');
 
 describe('a 2,000-step chain', () => {
-  const plan = parseMetabenchPlan(chainText(2000)).plan;
+  const plan = parsePlanText(chainText(2000)).plan;
 
   it('binds each bare name to the previous step', () => {
     expect(plan.steps).toHaveLength(2000);
@@ -31,7 +31,7 @@ describe('a 2,000-step chain', () => {
   });
 
   it('prints back to the same text', () => {
-    expect(printMetabenchPlan(plan)).toBe(chainText(2000));
+    expect(printPlanText(plan)).toBe(chainText(2000));
   });
 
   it('analyses the chain: 2,000 levels, critical path s1 … s2000', () => {
@@ -43,7 +43,7 @@ describe('a 2,000-step chain', () => {
 });
 
 describe('a 40,000-step chain', () => {
-  const plan = parseMetabenchPlan(chainText(40_000)).plan;
+  const plan = parsePlanText(chainText(40_000)).plan;
 
   it('has no cycle and 40,000 levels (no call-stack overflow)', () => {
     expect(findCycle(plan)).toBeUndefined();

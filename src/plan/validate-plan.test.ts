@@ -1,15 +1,18 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseMetabenchPlan } from '../benchmarks/appbench/metabench-format.js';
+import { registerBuiltinPlugins } from '../benchmarks/builtin.js';
 import { loadCatalog } from '../catalog/index.js';
 import { InputInvalidError } from '../shared/index.js';
 import { parsePlanJson } from './plan-json.js';
+import { parsePlanText } from './plan-text.js';
 import type { Plan } from './schema.js';
 import { validatePlan } from './validate-plan.js';
 
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
+
 const catalog = loadCatalog('appbench', { dataDir: join(import.meta.dirname, '../../data') });
 const issuesOf = (text: string) =>
-  validatePlan(parseMetabenchPlan(text).plan, catalog).map((i) => [i.code, i.step, i.field]);
+  validatePlan(parsePlanText(text).plan, catalog).map((i) => [i.code, i.step, i.field]);
 
 describe('validatePlan', () => {
   it('accepts a correct search-then-book plan', () => {
@@ -42,9 +45,9 @@ describe('validatePlan', () => {
   });
 
   it('reports missing required arguments and the owning app', () => {
-    const issues = validatePlan(parseMetabenchPlan("Rents: [x = findbus(#from_city='LA')]").plan, catalog);
+    const issues = validatePlan(parsePlanText("Rents: [x = findbus(#from_city='LA')]").plan, catalog);
     expect(issues[0]!.message).toBe('app "Rents" does not own "findbus" (owned by Buses)');
-    const missing = validatePlan(parseMetabenchPlan("Buses: [x = findbus(#from_city='LA')]").plan, catalog);
+    const missing = validatePlan(parsePlanText("Buses: [x = findbus(#from_city='LA')]").plan, catalog);
     expect(missing.map((i) => [i.code, i.field])).toEqual([
       ['missing-argument', 'to_city'],
       ['missing-argument', 'departure_date'],
@@ -111,7 +114,7 @@ describe('validatePlan', () => {
       ],
     };
     const issues = validatePlan(
-      parseMetabenchPlan('Cal: [date = today()]\nCal: [repeat(#times=date)]').plan,
+      parsePlanText('Cal: [date = today()]\nCal: [repeat(#times=date)]').plan,
       mini,
     );
     expect(issues.map((i) => [i.code, i.step, i.field, i.message])).toEqual([

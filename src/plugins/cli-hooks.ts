@@ -12,7 +12,7 @@ import type {
   Retriever,
   TaskDemo,
 } from '../retrieval/index.js';
-import type { SftSource } from '../sft/index.js';
+import type { SftPromptStyle, SftSource } from '../sft/index.js';
 import type { ToolRecording } from '../tools/index.js';
 
 /**
@@ -228,12 +228,16 @@ export interface PluginGoldPlans {
   readonly catalog: string;
   /** What a data folder holds, in help: `test_*.json or dev_*.json`. */
   readonly files: string;
+  /** Its prompt styles for `sft build --style`, the default first (the agents' prompt). */
+  readonly styles: readonly string[];
   load(): Promise<GoldPlanSource>;
 }
 
 export interface GoldPlanSource {
   /** The date the benchmark's prompts give as today. */
   readonly currentDate: string;
+  /** The prompt styles `PluginGoldPlans.styles` names. */
+  readonly styles: Readonly<Record<string, SftPromptStyle>>;
   /** The gold tasks of the data folder `dir`, checked against `catalog`. */
   tasks(dir: string, catalog: Catalog): SftSource[];
   /** The demo selector's knowledge base (task demos, API demos) made of `tasks`. */

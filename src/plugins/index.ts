@@ -28,7 +28,6 @@ export type {
 export type {
   BenchmarkPlugin,
   CoreHelpSlot,
-  PluginCatalog,
   PluginTask,
   TaskEvalFlag,
   TaskEvalFlags,

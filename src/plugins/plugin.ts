@@ -1,4 +1,4 @@
-import type { Catalog } from '../catalog/index.js';
+import type { CatalogSource } from '../catalog/index.js';
 import type { TaskDefinition, TaskLoadContext } from '../tasks/index.js';
 import type {
   PluginApps,
@@ -15,8 +15,9 @@ import type { PluginReport } from './report.js';
 /**
  * A benchmark plugs into the core through one value: a `BenchmarkPlugin`. It is a light manifest:
  * names and descriptions are plain data, and everything heavy (a task's data loading and scoring,
- * a catalog loader, a CLI command, a report section) sits behind a `load()` that imports its module
- * only when it is used, so `apiary --help` does not load every benchmark the CLI knows.
+ * a CLI command, a report section) sits behind a `load()` that imports its module only when it is
+ * used, so `apiary --help` does not load every benchmark the CLI knows. (Catalog sources are the
+ * exception: small synchronous loaders, so `loadCatalog` stays synchronous.)
  *
  * Built-in benchmarks live in src/benchmarks/<name>/ and are listed once, in src/benchmarks/builtin.ts;
  * a user's own benchmark is one module exporting a plugin, registered with `registerPlugin` or
@@ -28,8 +29,11 @@ export interface BenchmarkPlugin {
   readonly description: string;
   /** The tasks `apiary eval <task>` runs. */
   readonly tasks?: readonly PluginTask[];
-  /** Catalogs `loadCatalog(name)` knows without a file. */
-  readonly catalogs?: readonly PluginCatalog[];
+  /**
+   * Catalogs `loadCatalog(name)` knows without a file; registering the plugin registers them. A
+   * source loads synchronously, so a manifest may import its (small) catalog module statically.
+   */
+  readonly catalogs?: readonly CatalogSource[];
   /** Top-level CLI commands the benchmark adds (`apiary shortcuts …`). */
   readonly commands?: readonly PluginCommand[];
   /** Scorers of saved predictions, per task: `apiary score <task>`. */
@@ -107,16 +111,4 @@ export interface TaskEvalFlags {
    * flags, only those given). Bad values are USAGE errors naming the flag.
    */
   settings(given: Readonly<Record<string, unknown>>): TaskFlagSettings;
-}
-
-/**
- * One catalog of a plugin: `loadCatalog(name)` calls `load` with the data folder it resolved.
- * (To be moved into catalog/ as its source registry; see docs/architecture.md.)
- */
-export interface PluginCatalog {
-  readonly name: string;
-  /** Other names that load the same catalog (`shortcutsbench` for `shortcuts`). */
-  readonly aliases?: readonly string[];
-  readonly description: string;
-  load(options: { dataDir?: string }): Catalog;
 }

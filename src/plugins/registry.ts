@@ -1,3 +1,4 @@
+import { type CatalogSourceRegistry, defaultCatalogSources } from '../catalog/index.js';
 import { ApiaryError } from '../shared/index.js';
 import type { TaskRegistry } from '../tasks/index.js';
 import type { BenchmarkPlugin } from './plugin.js';
@@ -10,9 +11,13 @@ export class PluginRegistry {
   /** The module each plugin was imported from, when known: a worker thread imports it again. */
   private readonly modules = new Map<string, string>();
 
+  /** `catalogs`: where the plugins' catalog sources go (default: the ones `loadCatalog` consults). */
+  constructor(private readonly catalogs: CatalogSourceRegistry = defaultCatalogSources) {}
+
   /**
-   * Adds a plugin; registering the same value again does nothing, another one of that name is refused.
-   * `module`: the ES module (file URL or path) that exports it, so a worker thread can import it.
+   * Adds a plugin and registers its catalog sources; registering the same value again does nothing,
+   * another one of that name is refused. `module`: the ES module (file URL or path) that exports it,
+   * so a worker thread can import it.
    */
   register(plugin: BenchmarkPlugin, options: { module?: string } = {}): void {
     if (!PLUGIN_NAME.test(plugin.name))
@@ -23,6 +28,7 @@ export class PluginRegistry {
     const known = this.plugins.get(plugin.name);
     if (known && known !== plugin)
       throw new ApiaryError('USAGE', `plugin "${plugin.name}" is already registered`);
+    if (!known) this.catalogs.registerAll(plugin.catalogs ?? []);
     this.plugins.set(plugin.name, plugin);
     if (options.module !== undefined && !this.modules.has(plugin.name))
       this.modules.set(plugin.name, options.module);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { literal, type Plan, parseMetabenchPlan, ref } from '../plan/index.js';
+import { literal, type Plan, parsePlanText, ref } from '../plan/index.js';
 import { printAppPrefixedPlan } from './demo-selector-kb.js';
 
 describe('printAppPrefixedPlan', () => {
@@ -25,6 +25,6 @@ describe('printAppPrefixedPlan', () => {
         'Pay: [ok = Pay_Pay_send()]',
       ].join('\n'),
     );
-    expect(parseMetabenchPlan(text).plan).toEqual(plan);
+    expect(parsePlanText(text).plan).toEqual(plan);
   });
 });

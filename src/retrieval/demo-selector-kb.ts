@@ -1,5 +1,5 @@
 import { type Api, type Catalog, indexCatalog } from '../catalog/index.js';
-import { type ArgValue, literal, type Plan, printMetabenchPlan, type Step } from '../plan/index.js';
+import { type ArgValue, literal, type Plan, printPlanText, type Step } from '../plan/index.js';
 import type { ApiDemo, ApiDemoExample, TaskDemo } from './demo-selector.js';
 import { normalizeInstruction } from './demo-selector.js';
 
@@ -13,7 +13,7 @@ export interface GoldTask {
 export interface TaskDemoOptions {
   /** Instructions left out of the knowledge base (e.g. the sample being solved). */
   exclude?: readonly string[];
-  /** Reply text of a plan (default `printMetabenchPlan`: `App: [outs = api(#k='v')]` lines). */
+  /** Reply text of a plan (default `printPlanText`: `App: [outs = api(#k='v')]` lines). */
   printReply?: (plan: Plan) => string;
 }
 
@@ -34,7 +34,7 @@ export function buildTaskDemos(
 ): TaskDemo[] {
   const index = indexCatalog(catalog);
   const excluded = excluder(opts.exclude);
-  const print = opts.printReply ?? printMetabenchPlan;
+  const print = opts.printReply ?? printPlanText;
   return tasks
     .filter((t) => !excluded(t.instruction))
     .map((t) => ({
@@ -47,17 +47,17 @@ export function buildTaskDemos(
 }
 
 /**
- * Prints a plan like `printMetabenchPlan` but with API names written `App_api`, the form the
+ * Prints a plan like `printPlanText` but with API names written `App_api`, the form the
  * AppBench agents' prompt asks for: `Rents: [car_name = Rents_getcarsavailable(#city='Oslo')]`.
- * `parseMetabenchPlan` strips the prefix again.
+ * `parsePlanText` strips the prefix again.
  */
 export function printAppPrefixedPlan(plan: Plan): string {
-  const lines = printMetabenchPlan(plan).split('\n');
+  const lines = printPlanText(plan).split('\n');
   if (lines.length !== plan.steps.length) return lines.join('\n'); // a literal holding a line break
   return plan.steps
     .map((step, i) => {
       const line = lines[i]!;
-      // printMetabenchPlan already writes an API whose own name starts with `App_` prefixed
+      // printPlanText already writes an API whose own name starts with `App_` prefixed
       if (step.api.startsWith(`${step.app}_`)) return line;
       const head = `${step.app}: [${step.outputs.length ? `${step.outputs.join(', ')} = ` : ''}`;
       return `${head}${step.app}_${line.slice(head.length)}`;
@@ -68,7 +68,7 @@ export function printAppPrefixedPlan(plan: Plan): string {
 export interface ApiDemoOptions {
   /** Instructions whose gold steps are not used as examples. */
   exclude?: readonly string[];
-  /** Reply text of a one-step plan (default `printMetabenchPlan`). */
+  /** Reply text of a one-step plan (default `printPlanText`). */
   printReply?: (plan: Plan) => string;
   /** Gold examples kept per API (default 3); a synthetic example always follows them. */
   maxGoldExamples?: number;
@@ -89,7 +89,7 @@ export function apiDemoText(api: Api): string {
  * A call of `api` with a placeholder literal `'<name>'` for every required parameter and the
  * API's declared outputs, e.g. `Weather: [temperature, city = getweather(#city='<city>')]`.
  */
-export function syntheticApiCall(api: Api, print: (plan: Plan) => string = printMetabenchPlan): string {
+export function syntheticApiCall(api: Api, print: (plan: Plan) => string = printPlanText): string {
   const args: Record<string, ArgValue> = {};
   for (const p of api.parameters) if (p.required) args[p.name] = literal(`<${p.name}>`);
   const step: Step = { id: 's1', app: api.app, api: api.name, args, outputs: api.outputs.map((o) => o.name) };
@@ -123,7 +123,7 @@ export function buildApiDemos(
   const index = indexCatalog(catalog);
   const excluded = excluder(opts.exclude);
   const max = opts.maxGoldExamples ?? 3;
-  const print = opts.printReply ?? printMetabenchPlan;
+  const print = opts.printReply ?? printPlanText;
   const gold = new Map<string, Array<ApiDemoExample & { literalOnly: boolean }>>();
   for (const t of tasks) {
     if (excluded(t.instruction)) continue;

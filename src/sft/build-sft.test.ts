@@ -1,11 +1,14 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { planPrompt } from '../agents/index.js';
-import { loadAppBenchGoldTasks } from '../benchmarks/appbench/sft-source.js';
+import { appBenchSftStyle, loadAppBenchGoldTasks } from '../benchmarks/appbench/sft-source.js';
+import { registerBuiltinPlugins } from '../benchmarks/builtin.js';
 import { loadCatalog } from '../catalog/index.js';
 import { buildSftSamples } from './build-sft.js';
 import { formatSftJsonl, formatSftLine, type SftChat } from './sft-format.js';
 import { renderSftSystemPrompt, SFT_PLANNER_RULES } from './system-prompt.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 const FIXTURES = resolve(import.meta.dirname, '__fixtures__');
 const catalog = loadCatalog(resolve(FIXTURES, 'mini-catalog.json'));
@@ -161,7 +164,12 @@ describe('buildSftSamples', () => {
   });
 
   it("uses the agents' AppBench prompt and App_api call names by default", async () => {
-    const { samples, stats } = await buildSftSamples(tasks(), catalog, { seed: 7, distractors: 0, limit: 2 });
+    const { samples, stats } = await buildSftSamples(tasks(), catalog, {
+      seed: 7,
+      distractors: 0,
+      limit: 2,
+      style: appBenchSftStyle,
+    });
     expect(stats.style).toBe('appbench');
     // ss-1 lists only Food.findrestaurants; the official listing is the Python repr of the app's dict
     const food =
@@ -179,26 +187,41 @@ describe('buildSftSamples', () => {
   });
 
   it('is deterministic for a seed and changes with it', async () => {
-    const a = await buildSftSamples(tasks(), catalog, { seed: 123, distractors: 2 });
-    const b = await buildSftSamples(tasks(), catalog, { seed: 123, distractors: 2 });
-    const c = await buildSftSamples(tasks(), catalog, { seed: 124, distractors: 2 });
+    const a = await buildSftSamples(tasks(), catalog, { seed: 123, distractors: 2, style: appBenchSftStyle });
+    const b = await buildSftSamples(tasks(), catalog, { seed: 123, distractors: 2, style: appBenchSftStyle });
+    const c = await buildSftSamples(tasks(), catalog, { seed: 124, distractors: 2, style: appBenchSftStyle });
     expect(formatSftJsonl(a.samples, 'openai')).toBe(formatSftJsonl(b.samples, 'openai'));
     expect(formatSftJsonl(a.samples, 'openai')).not.toBe(formatSftJsonl(c.samples, 'openai'));
   });
 
   it('balances by downsampling, or not at all, and honours limit', async () => {
-    const down = await buildSftSamples(tasks(), catalog, { seed: 7, distractors: 0, balance: 'downsample' });
+    const down = await buildSftSamples(tasks(), catalog, {
+      seed: 7,
+      distractors: 0,
+      balance: 'downsample',
+      style: appBenchSftStyle,
+    });
     // two of the three shuffled singles (ss-1, ss-2), then alternating with sm-0, sm-1
     expect(down.samples.map((s) => s.id)).toEqual(['ss-1', 'sm-0', 'ss-2', 'sm-1']);
     expect(down.stats).toMatchObject({ samples: 4, single: 2, multi: 2, repeats: 0 });
-    const none = await buildSftSamples(tasks(), catalog, { seed: 7, distractors: 0, balance: 'none' });
+    const none = await buildSftSamples(tasks(), catalog, {
+      seed: 7,
+      distractors: 0,
+      balance: 'none',
+      style: appBenchSftStyle,
+    });
     expect(none.samples.map((s) => s.id)).toEqual(['ss-1', 'sm-0', 'ss-2', 'sm-1', 'ss-0']);
-    const limited = await buildSftSamples(tasks(), catalog, { seed: 7, distractors: 1, limit: 3 });
+    const limited = await buildSftSamples(tasks(), catalog, {
+      seed: 7,
+      distractors: 1,
+      limit: 3,
+      style: appBenchSftStyle,
+    });
     expect(limited.samples.map((s) => s.id)).toEqual(['ss-1', 'sm-0', 'ss-2']);
     const onlySingles = await buildSftSamples(
       tasks().filter((t) => t.category === 'ss'),
       catalog,
-      { seed: 7, distractors: 0 },
+      { seed: 7, distractors: 0, style: appBenchSftStyle },
     );
     expect(onlySingles.stats).toMatchObject({ samples: 3, balanced: false, repeats: 0 });
   });
@@ -210,6 +233,7 @@ describe('buildSftSamples', () => {
       shuffleApis: false,
       balance: 'none',
       limit: 1,
+      style: appBenchSftStyle,
     });
     expect(samples[0]!.listedApis).toEqual(catalog.apis.map((a) => a.id));
     expect(samples[0]!.distractors).toHaveLength(4);

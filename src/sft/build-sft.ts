@@ -1,14 +1,18 @@
 import pLimit from 'p-limit';
 import { type Catalog, indexCatalog } from '../catalog/index.js';
-import { type Plan, printMetabenchPlan, validatePlan } from '../plan/index.js';
-import { type GoldTask, printAppPrefixedPlan } from '../retrieval/index.js';
+import { type Plan, validatePlan } from '../plan/index.js';
+import type { GoldTask } from '../retrieval/index.js';
 import { ApiaryError, mulberry32, sampleWithoutReplacement, shuffled } from '../shared/index.js';
-import { APPBENCH_CURRENT_DATE } from '../tasks/index.js';
 import { type ParaphraseOptions, paraphraseInstruction } from './paraphrase.js';
 import type { SftChat } from './sft-format.js';
-import { renderAppBenchSystemPrompt, renderSftSystemPrompt, type SftPromptStyle } from './system-prompt.js';
+import {
+  agentSftStyle,
+  SFT_PROMPT_STYLES,
+  type SftPromptStyle,
+  type SftPromptStyleName,
+} from './system-prompt.js';
 
-/** A gold task with where it came from (e.g. the AppBench category). */
+/** A gold task with where it came from (e.g. the benchmark's category). */
 export interface SftSource extends GoldTask {
   category?: string;
 }
@@ -35,9 +39,12 @@ export interface BuildSftOptions {
   balance?: SftBalance;
   /** At most this many samples (taken from the balanced, interleaved order). */
   limit?: number;
-  /** Prompt and reply style (default `appbench`: the agents' prompt, `App_api` call names). */
-  style?: SftPromptStyle;
-  /** Current date in the system prompt (default 2019-03-01 for `appbench`; none for `compact`). */
+  /**
+   * Prompt and reply style, or the name of a core one (default `agentSftStyle`: the agents'
+   * prompt, `App_api` call names; it needs a current date).
+   */
+  style?: SftPromptStyle | SftPromptStyleName;
+  /** Current date in the system prompt (default: the style's; none for `compact`). */
   currentDate?: string;
   /** `compact` style: rules text above the API listing (default SFT_PLANNER_RULES). */
   rules?: string;
@@ -82,7 +89,8 @@ export interface SftStats {
   /** Samples per source category, sorted by category. */
   perCategory: Record<string, number>;
   balance: SftBalance;
-  style: SftPromptStyle;
+  /** The style's name. */
+  style: string;
   /** False when one of the two groups was empty (nothing to balance). */
   balanced: boolean;
   paraphrase?: { ok: number; rejected: number; failed: number };
@@ -147,14 +155,11 @@ export async function buildSftSamples(
   if (opts.limit !== undefined && (!Number.isInteger(opts.limit) || opts.limit < 0))
     throw new ApiaryError('USAGE', `limit must be a non-negative integer (got ${opts.limit})`);
   const rand = mulberry32(opts.seed ?? 0);
-  const style = opts.style ?? 'appbench';
-  if (style !== 'appbench' && style !== 'compact')
-    throw new ApiaryError('USAGE', `unknown prompt style "${String(style)}" (appbench | compact)`);
+  const style = sftPromptStyle(opts.style);
+  const currentDate = opts.currentDate ?? style.currentDate;
   const systemPrompt = (apiIds: readonly string[]) =>
-    style === 'appbench'
-      ? renderAppBenchSystemPrompt(catalog, apiIds, opts.currentDate ?? APPBENCH_CURRENT_DATE)
-      : renderSftSystemPrompt(catalog, apiIds, { currentDate: opts.currentDate, rules: opts.rules });
-  const printReply = style === 'appbench' ? printAppPrefixedPlan : printMetabenchPlan;
+    style.system(catalog, apiIds, { currentDate, rules: opts.rules });
+  const printReply = (plan: Plan) => style.printReply(plan);
 
   const skipped: SftStats['skipped'] = [];
   const single: SftSource[] = [];
@@ -258,10 +263,27 @@ export async function buildSftSamples(
     perApp: sortedRecord(perApp),
     perCategory: sortedRecord(perCategory),
     balance,
-    style,
+    style: style.name,
     balanced,
   };
   if (paraphraseStats) stats.paraphrase = paraphraseStats;
   if (interrupted) stats.interrupted = interrupted;
   return { samples, stats };
+}
+
+/** The style a build's `style` option names (a core one by name, or a style value). */
+function sftPromptStyle(style: BuildSftOptions['style']): SftPromptStyle {
+  if (style === undefined) return agentSftStyle;
+  if (typeof style === 'string' && Object.hasOwn(SFT_PROMPT_STYLES, style))
+    return SFT_PROMPT_STYLES[style as SftPromptStyleName];
+  if (
+    typeof style === 'object' &&
+    typeof style.system === 'function' &&
+    typeof style.printReply === 'function'
+  )
+    return style;
+  throw new ApiaryError(
+    'USAGE',
+    `unknown prompt style "${String(style)}" (${Object.keys(SFT_PROMPT_STYLES).join(' | ')} | a plugin's SftPromptStyle)`,
+  );
 }

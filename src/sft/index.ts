@@ -4,14 +4,6 @@
  * @module
  */
 
-// AppBench as the source of gold tasks and demonstrations
-export {
-  appBenchDemoKnowledgeBase,
-  type DemoKnowledgeBase,
-  type LoadAppBenchTasksOptions,
-  loadAppBenchGoldTasks,
-} from '../benchmarks/appbench/sft-source.js';
-
 // Building SFT samples from gold plans, with augmentations
 export {
   type BuildSftOptions,
@@ -30,5 +22,12 @@ export { PARAPHRASE_SYSTEM_PROMPT, type ParaphraseOptions } from './paraphrase.j
 // Output formats (OpenAI chat, ShareGPT)
 export { formatSftJsonl, SFT_FORMATS, type SftChat, type SftFormat } from './sft-format.js';
 
-// System prompt styles
-export { SFT_PLANNER_RULES, SFT_PROMPT_STYLES, type SftPromptStyle } from './system-prompt.js';
+// System prompt and reply styles
+export {
+  agentSftStyle,
+  compactSftStyle,
+  SFT_PLANNER_RULES,
+  SFT_PROMPT_STYLES,
+  type SftPromptStyle,
+  type SftPromptStyleName,
+} from './system-prompt.js';

@@ -1,9 +1,13 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { appBenchSftStyle, loadAppBenchGoldTasks } from '../benchmarks/appbench/sft-source.js';
+import { registerBuiltinPlugins } from '../benchmarks/builtin.js';
 import { loadCatalog } from '../catalog/index.js';
 import { scriptedLanguageModel } from '../test/index.js';
-import { buildSftSamples, loadAppBenchGoldTasks } from './index.js';
+import { buildSftSamples } from './index.js';
 import { cleanParaphrase, lostValue, PARAPHRASE_SYSTEM_PROMPT, paraphraseInstruction } from './paraphrase.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 const FIXTURES = resolve(import.meta.dirname, '__fixtures__');
 const catalog = loadCatalog(resolve(FIXTURES, 'mini-catalog.json'));
@@ -35,7 +39,7 @@ describe('paraphrase augmentation', () => {
         return '"Book 2 seats on a train from Oslo to Bergen on March 5th."';
       return { fault: 'http500' };
     });
-    const opts = { seed: 7, distractors: 1, limit: 3 };
+    const opts = { seed: 7, distractors: 1, limit: 3, style: appBenchSftStyle };
     const plain = await buildSftSamples(tasks(), catalog, opts);
     const { samples, stats } = await buildSftSamples(tasks(), catalog, {
       ...opts,
@@ -78,6 +82,7 @@ describe('paraphrase augmentation', () => {
     });
     const { samples, stats } = await buildSftSamples(tasks(), catalog, {
       seed: 7,
+      style: appBenchSftStyle,
       paraphrase: { model },
       concurrency: 3,
     });

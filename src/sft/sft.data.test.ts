@@ -1,11 +1,19 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { appBenchDemoKnowledgeBase, loadAppBenchGoldTasks } from '../benchmarks/appbench/sft-source.js';
+import {
+  APPBENCH_SFT_STYLES,
+  appBenchDemoKnowledgeBase,
+  appBenchSftStyle,
+  loadAppBenchGoldTasks,
+} from '../benchmarks/appbench/sft-source.js';
+import { registerBuiltinPlugins } from '../benchmarks/builtin.js';
 import { indexCatalog, loadCatalog } from '../catalog/index.js';
-import { parseMetabenchPlan, printMetabenchPlan, validatePlan } from '../plan/index.js';
+import { parsePlanText, printPlanText, validatePlan } from '../plan/index.js';
 import { printAppPrefixedPlan } from '../retrieval/index.js';
 import { buildSftSamples } from './build-sft.js';
 import { formatSftJsonl, OpenAiChatLineSchema, ShareGptLineSchema } from './sft-format.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 const DATA = resolve(process.cwd(), '../shared/data');
 const catalog = loadCatalog('appbench', { dataDir: DATA });
@@ -15,7 +23,11 @@ const tasks = loadAppBenchGoldTasks(DATA, catalog);
 describe('SFT data from the AppBench dev files', () => {
   it('uses every dev record (all 200 gold plans validate since arguments come from every SGD version)', async () => {
     expect(tasks).toHaveLength(200);
-    const { samples, stats } = await buildSftSamples(tasks, catalog, { seed: 1, balance: 'none' });
+    const { samples, stats } = await buildSftSamples(tasks, catalog, {
+      seed: 1,
+      balance: 'none',
+      style: appBenchSftStyle,
+    });
     expect(stats.skipped.map((s) => s.id)).toEqual([]);
     expect(stats).toMatchObject({ samples: 200, single: 50, multi: 150, repeats: 0 });
     expect(stats.perCategory).toEqual({ mm: 50, ms: 50, sm: 50, ss: 50 });
@@ -24,14 +36,18 @@ describe('SFT data from the AppBench dev files', () => {
 
   it.each([
     ['appbench', printAppPrefixedPlan],
-    ['compact', printMetabenchPlan],
+    ['compact', printPlanText],
   ] as const)(
     'balances single/multi 1:1 by upsampling; every %s reply parses back into a valid plan',
     async (style, print) => {
-      const { samples, stats } = await buildSftSamples(tasks, catalog, { seed: 1, distractors: 5, style });
+      const { samples, stats } = await buildSftSamples(tasks, catalog, {
+        seed: 1,
+        distractors: 5,
+        style: APPBENCH_SFT_STYLES[style],
+      });
       expect(stats).toMatchObject({ samples: 300, single: 150, multi: 150, repeats: 100, balanced: true });
       for (const s of samples) {
-        const { plan, skipped } = parseMetabenchPlan(s.assistant, { source: s.id });
+        const { plan, skipped } = parsePlanText(s.assistant, { source: s.id });
         expect(skipped).toEqual([]);
         expect(plan.steps).toHaveLength(s.steps);
         expect(validatePlan(plan, index)).toEqual([]);
@@ -71,7 +87,7 @@ describe('SFT data from the AppBench dev files', () => {
     ]);
     for (const d of kb.apiDemos)
       for (const e of d.examples) {
-        const { plan } = parseMetabenchPlan(e.reply);
+        const { plan } = parsePlanText(e.reply);
         expect(plan.steps.map((s) => `${s.app}.${s.api}`)).toEqual([d.api]);
       }
   });

@@ -1,18 +1,25 @@
 import { planPrompt, renderAppApiList } from '../agents/index.js';
 import { type Api, type Catalog, indexCatalog, renderCatalogText } from '../catalog/index.js';
-import { NotFoundError } from '../shared/index.js';
+import { type Plan, printPlanText } from '../plan/index.js';
+import { printAppPrefixedPlan } from '../retrieval/index.js';
+import { ApiaryError, NotFoundError } from '../shared/index.js';
 
 /**
- * The prompt a sample is trained with:
- * - `appbench`: exactly the flat/hierarchical agents' plan prompt (`planPrompt`) over the
- *   official App+API listing (`renderAppApiList`, Python dict repr) of the listed APIs; replies
- *   name calls `App_api` as that prompt asks;
- * - `compact`: `SFT_PLANNER_RULES` over `renderCatalogText`'s listing; replies name calls `api`.
+ * How a sample's system prompt and reply are written. The core has two (`agentSftStyle`,
+ * `compactSftStyle`); a benchmark plugin may add its own (e.g. one with its default date).
  */
-export const SFT_PROMPT_STYLES = ['appbench', 'compact'] as const;
-export type SftPromptStyle = (typeof SFT_PROMPT_STYLES)[number];
+export interface SftPromptStyle {
+  /** What the build's stats record as its `style`. */
+  readonly name: string;
+  /** The date prompts plan from when the build's options give none. */
+  readonly currentDate?: string;
+  /** The system prompt over the APIs `apiIds` (apps in order of their first API). */
+  system(catalog: Catalog, apiIds: readonly string[], opts: SftSystemPromptOptions): string;
+  /** The reply text of a gold plan. */
+  printReply(plan: Plan): string;
+}
 
-/** Rules above the API listing: the reply format the planning agents ask for (AppBench line format). */
+/** Rules above the API listing: the reply format the planning agents ask for (one call per line). */
 export const SFT_PLANNER_RULES = [
   'You plan the API calls that fulfil a user request. Use only the apps and APIs listed below.',
   'Reply with one call per line, in dependency order, each line written as',
@@ -22,7 +29,7 @@ export const SFT_PLANNER_RULES = [
 ].join('\n');
 
 export interface SftSystemPromptOptions {
-  /** Date the model plans from (AppBench: 2019-03-01); omitted when undefined. */
+  /** Date the model plans from; omitted when undefined. */
   currentDate?: string;
   /** Text before the listing (default SFT_PLANNER_RULES). */
   rules?: string;
@@ -58,14 +65,31 @@ export function subCatalog(catalog: Catalog, apiIds: readonly string[]): { sub: 
   return { sub, apps };
 }
 
-/** The agents' plan prompt (`planPrompt`) over the official listing of `apiIds`' apps and APIs. */
-export function renderAppBenchSystemPrompt(
-  catalog: Catalog,
-  apiIds: readonly string[],
-  currentDate: string,
-): string {
-  return planPrompt(renderAppApiList(subCatalog(catalog, apiIds).sub), currentDate);
-}
+/**
+ * Exactly the flat/hierarchical planning agents' prompt (`planPrompt`) over the App+API listing
+ * (`renderAppApiList`, Python dict repr) of the listed APIs; replies name calls `App_api` as that
+ * prompt asks. The prompt states a current date, so one is required.
+ */
+export const agentSftStyle: SftPromptStyle = {
+  name: 'agent',
+  system(catalog, apiIds, opts) {
+    if (!opts.currentDate)
+      throw new ApiaryError('USAGE', "the agents' plan prompt states a current date: pass currentDate");
+    return planPrompt(renderAppApiList(subCatalog(catalog, apiIds).sub), opts.currentDate);
+  },
+  printReply: printAppPrefixedPlan,
+};
+
+/** `SFT_PLANNER_RULES` (or the build's `rules`) over `renderCatalogText`'s listing; replies name calls `api`. */
+export const compactSftStyle: SftPromptStyle = {
+  name: 'compact',
+  system: (catalog, apiIds, opts) => renderSftSystemPrompt(catalog, apiIds, opts),
+  printReply: printPlanText,
+};
+
+/** The core styles by name (`style: 'compact'`). */
+export const SFT_PROMPT_STYLES = { agent: agentSftStyle, compact: compactSftStyle } as const;
+export type SftPromptStyleName = keyof typeof SFT_PROMPT_STYLES;
 
 /** System prompt of one SFT sample: rules, current date, then the API listing. */
 export function renderSftSystemPrompt(

@@ -1,83 +1,12 @@
 /**
- * Executable tools: GTA's 14 tools (OCR, Calculator, sandboxed Python Solver/Plot, image drawing,
- * search, vision and image-generation endpoints), each runnable through `dispatchCall` as an app.
+ * Executable tools and what they are built from: the tool contract (runnable through
+ * `dispatchCall` as an app), the Python sandbox and its `solution()` runner, search providers,
+ * model endpoints, embeddings, file access and record/replay. A benchmark's own tools live in
+ * its plugin. Subpath `apiary/tools`.
  * @module
  */
 
-// GTA's tools: OCR (tesseract.js), Calculator (mathjs), DrawBox and AddText (jimp)
-export { addTextTool, placeText, type TextPlacement } from '../benchmarks/gta/tools/add-text.js';
-export { calculate, calculatorTool } from '../benchmarks/gta/tools/calculator.js';
-export { boxLineWidth, drawBoxTool } from '../benchmarks/gta/tools/draw-box.js';
-export { parseBbox } from '../benchmarks/gta/tools/image-args.js';
-// GTA's image-generation tools on an OpenAI-compatible images endpoint
-export {
-  type ImageGenToolOptions,
-  imageGenTools,
-  imageGenToolsFromEnv,
-  imageStylizationTool,
-  TEXT_TO_IMAGE_SUFFIX,
-  textToImageTool,
-} from '../benchmarks/gta/tools/image-gen.js';
-export {
-  bundledEnglishLangPath,
-  formatOcrLines,
-  type OcrLine,
-  type OcrTool,
-  type OcrToolOptions,
-  ocrTool,
-} from '../benchmarks/gta/tools/ocr.js';
-export { plotTool } from '../benchmarks/gta/tools/plot.js';
-export { type SolutionKind, stripMarkdownCode } from '../benchmarks/gta/tools/python-solution.js';
-// The registry: every GTA tool by name, its status, its app handlers for dispatchCall
-export {
-  disposeTools,
-  GTA_TOOL_NAMES,
-  type GtaToolHandlersOptions,
-  type GtaToolsConfig,
-  gtaTool,
-  gtaToolHandlers,
-  gtaTools,
-  toolStatus,
-  unavailableTool,
-} from '../benchmarks/gta/tools/registry.js';
-// GTA's GoogleSearch: pluggable providers (Serper.dev web search, an offline BM25 corpus)
-export {
-  type GoogleSearchToolOptions,
-  googleSearchTool,
-  type SearchProviderFlags,
-  searchProviderFromEnv,
-} from '../benchmarks/gta/tools/search.js';
-export { GTA_PYTHON_TIMEOUT_MS, type PythonToolOptions, solverTool } from '../benchmarks/gta/tools/solver.js';
-// GTA's vision tools on a vision-language model (OpenAI-compatible chat, image content parts)
-export {
-  countGivenObjectTool,
-  imageDescriptionTool,
-  mathOcrTool,
-  regionAttributeDescriptionTool,
-  textToBboxTool,
-  VISION_PROMPTS,
-  type VisionToolOptions,
-  visionTools,
-  visionToolsFromEnv,
-} from '../benchmarks/gta/tools/vision.js';
-export {
-  createVisionClient,
-  type ImageBytes,
-  readImageArg,
-  sniffImageType,
-  type VisionClient,
-  type VisionClientOptions,
-} from '../benchmarks/gta/tools/vision-client.js';
-export {
-  type DetectedBox,
-  formatBoxes,
-  parseBboxArg,
-  parseBoxes,
-  parseCount,
-  parseLatex,
-  pyFormat0f,
-} from '../benchmarks/gta/tools/vision-parse.js';
-// Sentence embeddings for GTA's simscore / ImgGen similarity (OpenAI-compatible /v1/embeddings)
+// Sentence embeddings (OpenAI-compatible /v1/embeddings), e.g. for answer similarity
 export {
   createEmbeddingsClient,
   type EmbeddingsClient,
@@ -122,6 +51,14 @@ export {
   SandboxOptionsSchema,
 } from './sandbox/config.js';
 export { describeRunFailure } from './sandbox/describe.js';
+// Running Python code's `solution()` in the sandbox: its value as text, or its figure as a PNG
+export {
+  type PythonSolutionOptions,
+  pythonSolutionProgram,
+  runPythonSolution,
+  type SolutionKind,
+  type SolutionOutcome,
+} from './sandbox/python-solution.js';
 export {
   type PythonRunRequest,
   type PythonRunResult,

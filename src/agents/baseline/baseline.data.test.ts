@@ -1,9 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { registerBuiltinPlugins } from '../../benchmarks/builtin.js';
 import { loadCatalog } from '../../catalog/index.js';
-import { parseMetabenchPlan, validatePlan } from '../../plan/index.js';
+import { parsePlanText, validatePlan } from '../../plan/index.js';
 import { baselineAgent } from './baseline-agent.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 /**
  * The baseline over the 200 AppBench dev records (../shared/data): every reply parses and
@@ -38,7 +41,7 @@ describe('baseline agent on AppBench dev', () => {
           { instruction: record.input, currentDate: '2019-03-01' },
           { catalog },
         );
-        const { plan } = parseMetabenchPlan(reply, { source: `${cat}` });
+        const { plan } = parsePlanText(reply, { source: `${cat}` });
         // the baseline leaves out what it cannot find (missing-argument); nothing else may be wrong
         const issues = validatePlan(plan, catalog).filter((i) => i.code !== 'missing-argument');
         expect(issues, `${cat}: ${record.input}\n${reply}`).toEqual([]);

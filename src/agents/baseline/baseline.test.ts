@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { registerBuiltinPlugins } from '../../benchmarks/builtin.js';
 import { type Catalog, loadCatalog } from '../../catalog/index.js';
 import { stemInflections as stem } from '../../retrieval/index.js';
 import { baselineAgent } from './baseline-agent.js';
@@ -12,6 +13,8 @@ import {
   findQuoted,
   findTimes,
 } from './slot-patterns.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 const TODAY = '2019-03-01'; // a Friday
 const PEOPLE = ['people', 'persons?', 'passengers?', 'tickets?', 'seats?'];

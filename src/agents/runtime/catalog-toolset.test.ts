@@ -1,7 +1,10 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { registerBuiltinPlugins } from '../../benchmarks/builtin.js';
 import { indexCatalog, loadCatalog } from '../../catalog/index.js';
 import { apiAsTool } from './catalog-toolset.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 // Issue 11 item 8: ShortcutsBench's typed parameters reach the model as tool schemas.
 describe('ShortcutsBench APIs as agent tools', () => {

@@ -3,12 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  countSideEffects,
-  createSgdApps,
-  openBundledSgdDatabase,
-  type SqliteDatabase,
-} from '../../apps/index.js';
+import { countSideEffects, createSgdApps } from '../../benchmarks/appbench/apps/sgd-apps.js';
+import { openBundledSgdDatabase, type SqliteDatabase } from '../../benchmarks/appbench/apps/sgd-database.js';
+import { registerBuiltinPlugins } from '../../benchmarks/builtin.js';
 import { indexCatalog, loadCatalog } from '../../catalog/index.js';
 import { type ApprovalHandler, appRegistry, autoApprove, denyAll } from '../../exec/index.js';
 import {
@@ -23,6 +20,8 @@ import { jsonlAgentTrace, memoryAgentTrace } from './agent-trace.js';
 import { catalogToolset } from './catalog-toolset.js';
 import { modelTurns } from './model-turns.js';
 import { runAgent } from './run-agent.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 /**
  * The loop end to end: a scripted model behind a real OpenAI-compatible HTTP server, the AI SDK

@@ -1,6 +1,14 @@
+import type { CatalogSource } from '../../catalog/index.js';
 import type { Api, App, Catalog, Parameter } from '../../catalog/schema.js';
 import { ApiaryError } from '../../shared/index.js';
-import { type SgdIntent, type SgdService, sgdIntentToApi, sgdSlot, slotParameter } from './sgd-catalog.js';
+import {
+  loadSgdServices,
+  type SgdIntent,
+  type SgdService,
+  sgdIntentToApi,
+  sgdSlot,
+  slotParameter,
+} from './sgd-catalog.js';
 
 /** `Mobile.app_list` of the official code: the order used in every flat listing. */
 export const APPBENCH_APPS = [
@@ -158,3 +166,10 @@ export function appBenchCatalog(services: readonly SgdService[]): Catalog {
   });
   return { name: 'appbench', apps, apis };
 }
+
+/** `--catalog appbench`: the 15 apps and 33 APIs, built from the SGD schemas. */
+export const appBenchCatalogSource: CatalogSource = {
+  name: 'appbench',
+  description: 'AppBench (MetaBench): 15 apps, 33 APIs built from the SGD schemas',
+  load: (opts) => appBenchCatalog(loadSgdServices(opts)),
+};

@@ -1,15 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import {
-  buildSgdDatabaseFile,
-  createSgdApps,
-  defaultSgdDatabasePath,
-  openSgdDatabase,
-  sgdDatabaseCounts,
-  sgdDatabaseMeta,
-} from '../../apps/index.js';
-import { loadCatalog, resolveDataDir } from '../../catalog/index.js';
+import { resolveDataDir } from '../../catalog/index.js';
 import { EXIT_INTERRUPTED, trapSigint } from '../../cli/interrupt.js';
 import { parseChoice, parseOutputPath, usageError } from '../../cli/options.js';
 import { EXIT, printJson } from '../../cli/output.js';
@@ -22,6 +14,16 @@ import {
   readAppBenchFile,
   resolveAppBenchData,
 } from '../../tasks/index.js';
+import { buildSgdDatabaseFile } from './apps/build-sgd-database-file.js';
+import { createSgdApps } from './apps/sgd-apps.js';
+import {
+  defaultSgdDatabasePath,
+  openSgdDatabase,
+  sgdDatabaseCounts,
+  sgdDatabaseMeta,
+} from './apps/sgd-database.js';
+import { appBenchCatalogSource } from './catalog.js';
+import { sgdCatalogSource } from './sgd-catalog.js';
 
 interface BuildFlags {
   data?: string;
@@ -123,7 +125,9 @@ export function registerAppsCommands(program: Command): void {
       const args = parseJsonText(flags.args, '--args');
       if (args === null || typeof args !== 'object' || Array.isArray(args))
         throw usageError('--args', 'a JSON object', flags.args);
-      const catalog = loadCatalog(kind, { dataDir: flags.data });
+      const catalog = (kind === 'sgd' ? sgdCatalogSource : appBenchCatalogSource).load({
+        dataDir: flags.data,
+      });
       const handle = openSgdDatabase(flags.db);
       try {
         const handler = createSgdApps({ db: handle.db, catalog, kind }).find((h) => h.appId === appId);
@@ -156,7 +160,7 @@ export function registerAppsCommands(program: Command): void {
     .action(async (flags: DbFlags & { data?: string }) => {
       const { dir } = resolveAppBenchData(flags.data);
       const records = goldRecordsIn(dir);
-      const catalog = loadCatalog('appbench');
+      const catalog = appBenchCatalogSource.load({});
       const handle = openSgdDatabase(flags.db);
       let report: GoldCheckReport;
       try {

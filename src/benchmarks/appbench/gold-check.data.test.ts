@@ -1,16 +1,19 @@
 import { resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { loadCatalog } from '../../catalog/index.js';
+import { registerBuiltinPlugins } from '../builtin.js';
+import { createSgdApps } from './apps/sgd-apps.js';
 import {
   buildSgdDatabase,
-  createSgdApps,
   findSgdDialogueFiles,
   readSgdDialogueFiles,
   type SqliteDatabase,
-} from '../../apps/index.js';
-import { loadCatalog } from '../../catalog/index.js';
+} from './apps/sgd-database.js';
 import { checkAppBenchGold, type GoldRecord } from './gold-check.js';
 import { readAppBenchFile } from './record.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 /** `apiary apps check --data ../shared/data/appbench` with a database built from all SGD dialogues. */
 const data = resolve(process.cwd(), '../shared/data');

@@ -1,6 +1,6 @@
 import type { Catalog } from '../../catalog/index.js';
 import { indexCatalog } from '../../catalog/index.js';
-import { type Plan, parseMetabenchPlan } from '../../plan/index.js';
+import { type Plan, parsePlanText } from '../../plan/index.js';
 import type { AppBenchRecord } from './record.js';
 
 /** A change the loader made to turn noisy gold data into a valid plan (reported, never silent). */
@@ -35,7 +35,7 @@ export function appBenchGoldPlan(record: AppBenchRecord, catalog: Catalog, sourc
     repairs.push({ step: `s${i + 1}`, kind: 'app-inferred', detail: `app of ${api} inferred as ${app}` });
     return app;
   };
-  const { plan } = parseMetabenchPlan(out.api_results.join('\n'), { source, appOf });
+  const { plan } = parsePlanText(out.api_results.join('\n'), { source, appOf });
   plan.steps.forEach((step, i) => {
     for (const [name, value] of Object.entries(step.args)) {
       if (value.kind !== 'ref' || value.step !== null) continue;

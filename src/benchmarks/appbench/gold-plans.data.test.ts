@@ -2,9 +2,12 @@ import { resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../catalog/index.js';
-import { analyzePlan, parseMetabenchPlan, printMetabenchPlan, validatePlan } from '../../plan/index.js';
+import { analyzePlan, parsePlanText, printPlanText, validatePlan } from '../../plan/index.js';
+import { registerBuiltinPlugins } from '../builtin.js';
 import { appBenchGoldPlan } from './gold-plan.js';
 import { loadAppBenchSamples } from './sample.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 const dir = resolve(process.cwd(), '../shared/data/appbench');
 const catalog = loadCatalog('appbench', { dataDir: resolve(process.cwd(), '../shared/data') });
@@ -40,7 +43,7 @@ describe('AppBench dev gold plans', () => {
     let equal = 0;
     for (const s of samples) {
       const { plan } = appBenchGoldPlan(s.record, catalog);
-      if (isDeepStrictEqual(parseMetabenchPlan(printMetabenchPlan(plan)).plan, plan)) equal++;
+      if (isDeepStrictEqual(parsePlanText(printPlanText(plan)).plan, plan)) equal++;
     }
     expect(equal).toBe(200);
   });

@@ -4,6 +4,48 @@
  * @module
  */
 
+// Building the database file from an SGD release (`apiary apps build-db`)
+export {
+  buildSgdDatabaseFile,
+  type SgdDatabaseBuildInterrupted,
+  type SgdDatabaseFileReport,
+} from './apps/build-sgd-database-file.js';
+// Slot value normalisation shared by the database and the apps
+export { normalizeSlotValue } from './apps/normalize-slot-value.js';
+// Simulated apps answering from the SGD database, with recorded side effects
+export {
+  type CreateSgdAppsOptions,
+  countSideEffects,
+  createSgdApps,
+  listSideEffects,
+  type SgdApiBinding,
+  SgdAppHandler,
+  type SideEffect,
+} from './apps/sgd-apps.js';
+// The SGD results database: open (built file or bundled subset), build, inspect
+export {
+  buildSgdDatabase,
+  defaultSgdDatabasePath,
+  findSgdDialogueFiles,
+  type OpenSgdDatabaseOptions,
+  openBundledSgdDatabase,
+  openSgdDatabase,
+  readSgdDialogueFiles,
+  type SgdBuildCounts,
+  type SgdDatabaseHandle,
+  type SgdDialogueFile,
+  type SgdIntentCounts,
+  type SqliteDatabase,
+  type SqliteStatement,
+  sgdDatabaseCounts,
+  sgdDatabaseMeta,
+} from './apps/sgd-database.js';
+// The AppBench and SGD catalogs (`--catalog appbench | sgd`), built from the SGD service schemas
+export {
+  appBenchCatalogSource,
+  appBenchSgdSource,
+  deriveAppBenchParameters,
+} from './catalog.js';
 // where the data comes from: --data, pulled official data, else the bundled mini set
 export { bundledAppBenchMini, resolveAppBenchData } from './data-folder.js';
 // argument error counts in the report
@@ -84,6 +126,21 @@ export {
   scoreState,
   summarizeState,
 } from './score-state.js';
+// AppBench as a source of fine-tuning data: gold tasks, demonstrations, the prompt styles
+export {
+  APPBENCH_SFT_STYLES,
+  appBenchDemoKnowledgeBase,
+  appBenchSftStyle,
+  type DemoKnowledgeBase,
+  type LoadAppBenchTasksOptions,
+  loadAppBenchGoldTasks,
+} from './sft-source.js';
+export {
+  loadSgdServices,
+  type SgdService,
+  SgdServiceSchema,
+  sgdCatalogSource,
+} from './sgd-catalog.js';
 // the task (dataset, solver, scoring) and its demonstrations
 export {
   APPBENCH_CURRENT_DATE,

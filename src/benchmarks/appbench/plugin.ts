@@ -1,5 +1,7 @@
 import type { BenchmarkPlugin } from '../../plugins/index.js';
+import { appBenchCatalogSource } from './catalog.js';
 import { appBenchEvalFlags } from './eval-flags.js';
+import { sgdCatalogSource } from './sgd-catalog.js';
 
 /** AppBench / MetaBench: plans of API calls over many apps, scored as the official code does */
 export const appBenchPlugin: BenchmarkPlugin = {
@@ -54,7 +56,7 @@ export const appBenchPlugin: BenchmarkPlugin = {
     {
       name: 'MetaBench call-list text',
       example: 'MetaBench text lines "App: [out = api(#k=\'v\')]"',
-      load: async () => ({ print: (await import('./metabench-format.js')).printMetabenchPlan }),
+      load: async () => ({ print: (await import('../../plan/index.js')).printPlanText }),
     },
   ],
   goldPlans: {
@@ -62,6 +64,8 @@ export const appBenchPlugin: BenchmarkPlugin = {
     label: 'AppBench',
     catalog: 'appbench',
     files: 'test_{ss,sm,ms,mm}.json or dev_*.json (or its parent with appbench/)',
+    // the keys of APPBENCH_SFT_STYLES (sft-source.ts), the agents' prompt first
+    styles: ['appbench', 'compact'],
     load: async () => (await import('./cli-gold-plans.js')).appBenchGoldPlans,
   },
   retrieval: [
@@ -74,4 +78,6 @@ export const appBenchPlugin: BenchmarkPlugin = {
     },
   ],
   report: async () => (await import('./report.js')).appBenchReport,
+  // small synchronous loaders, imported with the manifest: `loadCatalog` stays synchronous
+  catalogs: [appBenchCatalogSource, sgdCatalogSource],
 };

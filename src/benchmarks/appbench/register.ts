@@ -9,13 +9,14 @@ import {
   sameAppDemos,
   toolLoopAgent,
 } from '../../agents/index.js';
-import { openSgdDatabase } from '../../apps/index.js';
-import { type Catalog, loadCatalog } from '../../catalog/index.js';
+import type { Catalog } from '../../catalog/index.js';
 import type { AgentDemo } from '../../retrieval/index.js';
 import { sha256OfFiles } from '../../shared/index.js';
 import { defaultTaskRegistry, type TaskRegistry } from '../../tasks/registry.js';
 import { chain, createSolver, defineSolver, type SolverDefinition, solverNamed } from '../../tasks/solver.js';
 import type { TaskDefinition, TaskLoadContext } from '../../tasks/task.js';
+import { openSgdDatabase } from './apps/sgd-database.js';
+import { appBenchCatalogSource } from './catalog.js';
 import { resolveAppBenchData } from './data-folder.js';
 import { APPBENCH_CATEGORIES } from './record.js';
 import { AppBenchOutputSchema, AppBenchScoreSchema } from './record-schemas.js';
@@ -182,7 +183,7 @@ export const appBenchDefinition: TaskDefinition<AppBenchReport, AppBenchSampleSc
       ...(categories ? { categories: [...new Set(categories)] } : {}),
       ...(ctx.limit !== undefined ? { limit: ctx.limit } : {}),
     });
-    const catalog = loadCatalog('appbench');
+    const catalog = appBenchCatalogSource.load({});
     let world: AppBenchWorld | undefined;
     const solver = createSolver(solverNamed('appbench', APPBENCH_SOLVERS, ctx.solver), ctx.solverOptions, {
       ctx,

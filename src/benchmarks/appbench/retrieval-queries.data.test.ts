@@ -1,8 +1,11 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../catalog/index.js';
+import { registerBuiltinPlugins } from '../builtin.js';
 import { appBenchRetrievalQueries } from './retrieval-queries.js';
 import { loadAppBenchSamples } from './sample.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 const data = resolve(process.cwd(), '../shared/data');
 

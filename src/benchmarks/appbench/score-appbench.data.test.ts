@@ -2,12 +2,15 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../catalog/index.js';
+import { registerBuiltinPlugins } from '../builtin.js';
 import { appBenchGoldPlan } from './gold-plan.js';
 import { APPBENCH_CATEGORIES } from './record.js';
 import { formatAppBenchReport } from './report-format.js';
 import { loadAppBenchSamples } from './sample.js';
 import { scoreAppBenchSample, summarizeAppBench } from './score-appbench.js';
 import { f1 } from './score-official.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 const dataDir = resolve(process.cwd(), '../shared/data');
 const appbenchDir = resolve(dataDir, 'appbench');

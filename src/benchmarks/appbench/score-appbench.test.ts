@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../catalog/index.js';
+import { registerBuiltinPlugins } from '../builtin.js';
 import {
   carEventWeather,
   carRental,
@@ -17,6 +18,8 @@ import {
   scoreAppBenchSample,
   summarizeAppBench,
 } from './score-appbench.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 const catalog = loadCatalog('appbench');
 

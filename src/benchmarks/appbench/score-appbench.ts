@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { type Catalog, indexCatalog } from '../../catalog/index.js';
-import { analyzePlan, type Plan, parseMetabenchPlan } from '../../plan/index.js';
+import { analyzePlan, type Plan, parsePlanText } from '../../plan/index.js';
 import { zeroCounts } from '../../shared/index.js';
 import {
   argumentErrors,
@@ -84,7 +84,7 @@ function readGoldPlan(
     // Gold the strict loader rejects: read what can be read, and say how much was lost.
     const out = sample.record.output;
     const index = indexCatalog(catalog);
-    const { plan, skipped } = parseMetabenchPlan(out.api_results.join('\n'), {
+    const { plan, skipped } = parsePlanText(out.api_results.join('\n'), {
       lenient: true,
       source: sample.id,
       appOf: (api, i) => out.used_app[i] ?? index.appsWithApi(api)[0],

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type Plan, parseMetabenchPlan, type Step } from '../../plan/index.js';
+import { type Plan, parsePlanText, type Step } from '../../plan/index.js';
 import {
   type Alignment,
   alignCalls,
@@ -12,7 +12,7 @@ import { f1 } from './score-official.js';
 
 /**
  * The corrected AppBench scorer: what the metrics are meant to measure. The reply is parsed
- * by `parseMetabenchPlan` (lenient), the gold by `appBenchGoldPlan`; calls are aligned by
+ * by `parsePlanText` (lenient), the gold by `appBenchGoldPlan`; calls are aligned by
  * App+API (order of independent calls is free), values compare after normalisation (see
  * score-corrected-align.ts), never by substring.
  *
@@ -71,7 +71,7 @@ export function parsePredictedPlan(
     const m = /^([A-Za-z]\w*?)[_.]/.exec(api);
     return m ? appIds.find((a) => a.toLowerCase() === m[1]!.toLowerCase()) : undefined;
   };
-  const { plan, skipped } = parseMetabenchPlan(reply, { lenient: true, source: '<prediction>', appOf });
+  const { plan, skipped } = parsePlanText(reply, { lenient: true, source: '<prediction>', appOf });
   return { plan, unparseableCalls: skipped.filter((s) => looksLikeCall(s.text)).length };
 }
 

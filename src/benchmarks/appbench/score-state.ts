@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ExecutedCall } from '../../agents/index.js';
-import { normalizeSlotValue } from '../../apps/index.js';
 import type { ExecutionResult } from '../../exec/index.js';
+import { normalizeSlotValue } from './apps/normalize-slot-value.js';
 
 /**
  * The state-based score of a tool-loop run (no AppBench release has one): were the right calls made

@@ -9,6 +9,7 @@ import { asAgentDemos, createDemoSelector } from '../../retrieval/index.js';
 import { scriptedLanguageModel } from '../../test/index.js';
 import { appBenchDemoKnowledgeBase, loadAppBenchGoldTasks, locateAppBench } from './sft-source.js';
 
+// the SFT fixtures (a mini catalog and AppBench folder) are shared with src/sft's tests
 const FIXTURES = resolve(import.meta.dirname, '../../sft/__fixtures__');
 const catalog = loadCatalog(resolve(FIXTURES, 'mini-catalog.json'));
 const tasks = () => loadAppBenchGoldTasks(resolve(FIXTURES, 'mini-appbench'), catalog);

@@ -10,14 +10,25 @@ import {
   type TaskDemo,
   type TaskDemoOptions,
 } from '../../retrieval/index.js';
-import type { SftSource } from '../../sft/build-sft.js';
+import { agentSftStyle, compactSftStyle, type SftPromptStyle, type SftSource } from '../../sft/index.js';
 import { NotFoundError } from '../../shared/index.js';
 import {
+  APPBENCH_CURRENT_DATE,
   type AppBenchCategory,
   type AppBenchSample,
   appBenchGoldPlan,
   loadAppBenchSamples,
 } from './index.js';
+
+/** The agents' prompt as AppBench's agents see it: they plan from 2019-03-01 (`--style appbench`). */
+export const appBenchSftStyle: SftPromptStyle = {
+  ...agentSftStyle,
+  name: 'appbench',
+  currentDate: APPBENCH_CURRENT_DATE,
+};
+
+/** The prompt styles `apiary sft build --style` offers. */
+export const APPBENCH_SFT_STYLES = { appbench: appBenchSftStyle, compact: compactSftStyle } as const;
 
 /** Gold tasks of AppBench samples: id `<category>-<index>`, the instruction and its repaired gold plan. */
 export function appBenchGoldTasks(samples: readonly AppBenchSample[], catalog: Catalog): SftSource[] {

@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { type CatalogSource, type CatalogSourceOptions, requireDataFile } from '../../catalog/index.js';
 import type { Api, App, Catalog, Parameter, ParamType } from '../../catalog/schema.js';
 import { primitive } from '../../catalog/schema.js';
-import { parseWith } from '../../shared/index.js';
+import { parseWith, readJsonFile } from '../../shared/index.js';
 
 /** Schema-Guided Dialogue `schema.json`: an array of services (Rastogi et al., CC BY-SA 4.0). */
 export const SgdSlotSchema = z.object({
@@ -121,3 +122,23 @@ export function sgdCatalog(services: readonly SgdService[]): Catalog {
   const apis = services.flatMap((s) => s.intents.map((i) => sgdIntentToApi(s, i, s.service_name, i.name)));
   return { name: 'sgd', apps, apis };
 }
+
+/** Reads and merges SGD `schema.json` of train, dev and test. */
+export function loadSgdServices(opts: CatalogSourceOptions = {}): SgdService[] {
+  const splits = ['train', 'dev', 'test'].map((split) => {
+    const path = requireDataFile(
+      `sgd/${split}/schema.json`,
+      opts,
+      'pass --data DIR with sgd/<split>/schema.json',
+    );
+    return parseSgdSchema(readJsonFile(path), path);
+  });
+  return mergeSgdServices(splits);
+}
+
+/** `--catalog sgd`: every service and intent of the Schema-Guided Dialogue schemas. */
+export const sgdCatalogSource: CatalogSource = {
+  name: 'sgd',
+  description: 'Schema-Guided Dialogue: every service and intent of train, dev and test',
+  load: (opts) => sgdCatalog(loadSgdServices(opts)),
+};

@@ -7,6 +7,7 @@ import { loadCatalog } from '../../catalog/index.js';
 import { expectScenarioReport, WRONG_SS1 } from '../../harness/__fixtures__/appbench-mini-scenario.js';
 import { validatePlan } from '../../plan/index.js';
 import { solveSample } from '../../tasks/solver.js';
+import { registerBuiltinPlugins } from '../builtin.js';
 import { appBenchGoldPlan } from './gold-plan.js';
 import {
   appBenchGoldReply,
@@ -15,6 +16,8 @@ import {
   loadAppBenchDataset,
   seededDemoPicker,
 } from './task.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 // The bundled hand-written records (our own text in the AppBench format, see its README).
 const MINI = resolve(__dirname, '../../../examples/appbench-mini');

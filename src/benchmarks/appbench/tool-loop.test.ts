@@ -1,14 +1,17 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { type TurnTaker, toolLoopAgent } from '../../agents/index.js';
-import { openBundledSgdDatabase } from '../../apps/index.js';
 import { loadCatalog } from '../../catalog/index.js';
 import { denyAll } from '../../exec/index.js';
 import { solveSample } from '../../tasks/solver.js';
+import { registerBuiltinPlugins } from '../builtin.js';
+import { openBundledSgdDatabase } from './apps/sgd-database.js';
 import { type AppBenchSample, loadAppBenchSamples } from './sample.js';
 import { type AppBenchSampleScore, summarizeAppBench } from './score-appbench.js';
 import { appBenchTask } from './task.js';
 import { appBenchWorld } from './tool-loop.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 const catalog = loadCatalog('appbench');
 // mm-1 of examples/appbench-mini: "Find a comedy playing in San Jose, buy 3 tickets for it on March 9th at

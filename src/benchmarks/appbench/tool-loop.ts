@@ -1,7 +1,9 @@
 import { catalogToolset, type Toolset } from '../../agents/index.js';
-import { type AppHandler, createSgdApps, type SqliteDatabase } from '../../apps/index.js';
+import type { AppHandler } from '../../apps/index.js';
 import { type Catalog, indexCatalog } from '../../catalog/index.js';
 import { type ApprovalHandler, appRegistry, autoApprove, executePlan } from '../../exec/index.js';
+import { createSgdApps } from './apps/sgd-apps.js';
+import type { SqliteDatabase } from './apps/sgd-database.js';
 import { appBenchGoldPlan } from './gold-plan.js';
 import type { AppBenchSample } from './sample.js';
 import { type GoldState, goldStateOf } from './score-state.js';

@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { type CatalogSource, requireDataFile } from '../../catalog/index.js';
 import type { Api, App, Catalog, ParamType } from '../../catalog/schema.js';
 import { primitive } from '../../catalog/schema.js';
-import { parseWith } from '../../shared/index.js';
+import { parseWith, readJsonFile } from '../../shared/index.js';
 
 /** GTA's tool categories, used by its per-category tool-selection F1 (docs/gta.md, "Official format: toolmeta.json and tool categories"). */
 export const GTA_TOOL_CATEGORIES: Readonly<
@@ -86,3 +87,13 @@ export function gtaCatalog(json: unknown, file: string): Catalog {
   }
   return { name: 'gta', apps, apis };
 }
+
+/** `--catalog gta`: GTA's 14 tools, from gta/toolmeta.json. */
+export const gtaCatalogSource: CatalogSource = {
+  name: 'gta',
+  description: "GTA: the 14 tools of the benchmark's toolmeta.json",
+  load: (opts) => {
+    const path = requireDataFile('gta/toolmeta.json', opts, 'gta/toolmeta.json');
+    return gtaCatalog(readJsonFile(path), path);
+  },
+};

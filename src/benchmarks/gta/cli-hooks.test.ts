@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { GTA_TOOL_NAMES } from '../../tools/index.js';
 import { gtaPlugin } from './plugin.js';
 import { GTA_ARCHIVE, GTA_DATASET_RELEASE } from './pull-gta.js';
+import { GTA_TOOL_NAMES } from './tools/registry.js';
 
 describe("GTA's plugin manifest (light: it repeats what the heavy modules define)", () => {
   it('pins the release archive and names its release', () => {

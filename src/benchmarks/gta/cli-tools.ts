@@ -1,5 +1,5 @@
-import { GTA_TOOL_CATEGORIES } from '../../catalog/index.js';
 import type { OpenedToolset, ToolsetRuntime } from '../../plugins/index.js';
+import { GTA_TOOL_CATEGORIES } from './catalog.js';
 import {
   disposeTools,
   GTA_TOOL_NAMES,
@@ -8,7 +8,7 @@ import {
   gtaToolHandlers,
   gtaTools,
   toolStatus,
-} from '../../tools/index.js';
+} from './tools/registry.js';
 
 /** GTA's 14 tools for `apiary tools`, `apiary ask --catalog gta` and `apiary mcp serve --catalog gta`. */
 export const gtaToolset: ToolsetRuntime = {

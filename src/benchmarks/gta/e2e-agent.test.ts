@@ -9,14 +9,16 @@ import {
   type TurnRequest,
   type TurnTaker,
 } from '../../agents/index.js';
-import { bundledDataDir, gtaCatalog, indexCatalog } from '../../catalog/index.js';
+import { bundledDataDir, indexCatalog } from '../../catalog/index.js';
 import { appRegistry } from '../../exec/index.js';
 import { ZERO_USAGE } from '../../models/index.js';
 import { pyJsonDumps, readJsonFile } from '../../shared/index.js';
-import { calculatorTool, toolHandler } from '../../tools/index.js';
+import { toolHandler } from '../../tools/index.js';
+import { gtaCatalog } from './catalog.js';
 import { loadGtaDataset } from './dataset.js';
 import { GTA_NATIVE_SYSTEM, runGtaE2e } from './e2e-agent.js';
 import { loadGtaToolMeta, recordTools } from './toolmeta.js';
+import { calculatorTool } from './tools/calculator.js';
 
 /** runGtaE2e's step records on malformed replies, failed calls, max_turn and native tool calls. */
 

@@ -6,11 +6,11 @@ import { resolveModelSetup } from '../../models/index.js';
 import { solveSample } from '../../tasks/solver.js';
 import type { AnyTask, LoadedTask } from '../../tasks/task.js';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../../test/index.js';
-import { gtaTools, toolStatus } from '../../tools/index.js';
 import { respond } from './__fixtures__/e2e-script.js';
 import { type GtaOutput, type GtaSample, type GtaScore, gtaDefinition } from './register.js';
 import { summarizeGtaScores } from './report-scores.js';
 import { summarizeGtaTask } from './task-report.js';
+import { gtaTools, toolStatus } from './tools/registry.js';
 
 /**
  * GTA end to end over a real local HTTP server and the REAL tools (tesseract OCR, mathjs

@@ -13,6 +13,8 @@ export {
   simScore,
   whitelistOf,
 } from './answer-match.js';
+// GTA's tools in the catalog (`--catalog gta`) and their categories (per-category F1)
+export { GTA_TOOL_CATEGORIES, gtaCatalog, gtaCatalogSource } from './catalog.js';
 export {
   type GtaDataset,
   type GtaFile,
@@ -111,3 +113,76 @@ export {
   loadGtaToolMeta,
   recordTools,
 } from './toolmeta.js';
+// GTA's tools: OCR (tesseract.js), Calculator (mathjs), DrawBox and AddText (jimp)
+export { addTextTool, placeText, type TextPlacement } from './tools/add-text.js';
+export { calculate, calculatorTool } from './tools/calculator.js';
+export { boxLineWidth, drawBoxTool } from './tools/draw-box.js';
+export { parseBbox } from './tools/image-args.js';
+// GTA's image-generation tools on an OpenAI-compatible images endpoint
+export {
+  type ImageGenToolOptions,
+  imageGenTools,
+  imageGenToolsFromEnv,
+  imageStylizationTool,
+  TEXT_TO_IMAGE_SUFFIX,
+  textToImageTool,
+} from './tools/image-gen.js';
+export {
+  bundledEnglishLangPath,
+  formatOcrLines,
+  type OcrLine,
+  type OcrTool,
+  type OcrToolOptions,
+  ocrTool,
+} from './tools/ocr.js';
+export { plotTool } from './tools/plot.js';
+export { stripMarkdownCode } from './tools/python-solution.js';
+// The registry: every GTA tool by name, its status, its app handlers for dispatchCall
+export {
+  disposeTools,
+  GTA_TOOL_NAMES,
+  type GtaToolHandlersOptions,
+  type GtaToolsConfig,
+  gtaTool,
+  gtaToolHandlers,
+  gtaTools,
+  toolStatus,
+  unavailableTool,
+} from './tools/registry.js';
+// GTA's GoogleSearch: pluggable providers (Serper.dev web search, an offline BM25 corpus)
+export {
+  type GoogleSearchToolOptions,
+  googleSearchTool,
+  type SearchProviderFlags,
+  searchProviderFromEnv,
+} from './tools/search.js';
+export { GTA_PYTHON_TIMEOUT_MS, type PythonToolOptions, solverTool } from './tools/solver.js';
+// GTA's vision tools on a vision-language model (OpenAI-compatible chat, image content parts)
+export {
+  countGivenObjectTool,
+  imageDescriptionTool,
+  mathOcrTool,
+  regionAttributeDescriptionTool,
+  textToBboxTool,
+  VISION_PROMPTS,
+  type VisionToolOptions,
+  visionTools,
+  visionToolsFromEnv,
+} from './tools/vision.js';
+export {
+  createVisionClient,
+  type ImageBytes,
+  readImageArg,
+  sniffImageType,
+  type VisionClient,
+  type VisionClientOptions,
+} from './tools/vision-client.js';
+export {
+  type DetectedBox,
+  formatBoxes,
+  parseBboxArg,
+  parseBoxes,
+  parseCount,
+  parseLatex,
+  pyFormat0f,
+} from './tools/vision-parse.js';

@@ -1,4 +1,5 @@
 import type { BenchmarkPlugin } from '../../plugins/index.js';
+import { gtaCatalogSource } from './catalog.js';
 import { gtaEvalFlags } from './eval-flags.js';
 
 /** GTA: a ReAct agent over 14 executable tools, step-by-step and end-to-end metrics */
@@ -60,4 +61,5 @@ export const gtaPlugin: BenchmarkPlugin = {
     },
   ],
   report: async () => (await import('./report.js')).gtaReport,
+  catalogs: [gtaCatalogSource],
 };

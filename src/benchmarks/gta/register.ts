@@ -3,23 +3,16 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { modelTurns, type TurnTaker } from '../../agents/index.js';
-import { bundledDataDir, gtaCatalog, indexCatalog } from '../../catalog/index.js';
+import { bundledDataDir, indexCatalog } from '../../catalog/index.js';
 import { appRegistry } from '../../exec/index.js';
 import { ApiaryError, parsePyJson, pyGet, readJsonFile, sha256OfFiles } from '../../shared/index.js';
 import { defaultTaskRegistry, type TaskRegistry } from '../../tasks/registry.js';
 import { createSolver, defineSolver, type SolverDefinition, solverNamed } from '../../tasks/solver.js';
 import type { Outcome, Task, TaskDefinition, TaskSample } from '../../tasks/task.js';
-import {
-  disposeTools,
-  embeddingsClientFromEnv,
-  formatRecordingStats,
-  type GtaToolsConfig,
-  gtaToolHandlers,
-  gtaTools,
-  ToolRecording,
-} from '../../tools/index.js';
+import { embeddingsClientFromEnv, formatRecordingStats, ToolRecording } from '../../tools/index.js';
 import type { GtaEmbedder } from './answer-match.js';
 import { referenceKind } from './answer-match.js';
+import { gtaCatalog } from './catalog.js';
 import { type GtaRecord, loadGtaDataset } from './dataset.js';
 import { type GtaE2eEnv, gtaE2eSolver } from './e2e-agent.js';
 import { type GtaE2eRecordScore, scoreGtaE2eRecord } from './e2e-metrics.js';
@@ -30,6 +23,7 @@ import { type GtaStepCounts, scoreGtaSteps } from './step-metrics.js';
 import { type GtaStepModeEnv, gtaStepModeSolver } from './step-solver.js';
 import { formatGtaReport, type GtaTaskReport, gtaTaskMetrics, summarizeGtaTask } from './task-report.js';
 import { loadGtaToolMeta, recordTools } from './toolmeta.js';
+import { disposeTools, type GtaToolsConfig, gtaToolHandlers, gtaTools } from './tools/registry.js';
 
 /** Bumped when prompting or scoring changes the meaning of a result. */
 export const GTA_TASK_VERSION = '1';

@@ -1,5 +1,5 @@
-import { GTA_TOOL_CATEGORIES } from '../../catalog/index.js';
 import { type PyJson, pyGet } from '../../shared/index.js';
+import { GTA_TOOL_CATEGORIES } from './catalog.js';
 
 /**
  * End-to-end tool-selection F1 per category (docs/gta.md, "Official scoring:

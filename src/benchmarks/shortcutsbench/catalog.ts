@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { type CatalogSource, findDataFile, requireDataFile } from '../../catalog/index.js';
 import type { Api, App, Catalog, EnumValue, Parameter, ParamType } from '../../catalog/schema.js';
 import { primitive } from '../../catalog/schema.js';
-import { parseWith } from '../../shared/index.js';
+import { parseWith, readJsonFile } from '../../shared/index.js';
 
 /** The ShortcutsBench definition files (EachSheep/ShortcutsBench, Apache-2.0). */
 export interface ShortcutsBenchFiles {
@@ -170,4 +171,23 @@ const defaultFileNames = {
   api2info: 'all_api2info.json',
   api2paratype: 'all_api2paraname2paratype.json',
   identifiers: '2_all_detailed_identifiers.json',
+};
+
+/** `--catalog shortcuts` (or `shortcutsbench`): the Apple Shortcuts actions, from the API definition files. */
+export const shortcutsCatalogSource: CatalogSource = {
+  name: 'shortcuts',
+  aliases: ['shortcutsbench'],
+  description: 'ShortcutsBench: the Apple Shortcuts actions of its API definition files',
+  load: (opts) => {
+    const f = (name: string) => requireDataFile(`shortcutsbench/${name}`, opts, `shortcutsbench/${name}`);
+    const optional = (name: string) => {
+      const p = findDataFile(`shortcutsbench/${name}`, opts.dataDir);
+      return p ? readJsonFile(p) : undefined;
+    };
+    return shortcutsBenchCatalog({
+      api2info: readJsonFile(f('all_api2info.json')),
+      api2paratype: readJsonFile(f('all_api2paraname2paratype.json')),
+      identifiers: optional('2_all_detailed_identifiers.json'),
+    });
+  },
 };

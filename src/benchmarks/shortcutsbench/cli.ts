@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { printJson, terminalText } from '../../cli/output.js';
 import { readResultsFile } from '../../harness/index.js';
-import { printMetabenchPlan } from '../../plan/index.js';
+import { printPlanText } from '../../plan/index.js';
 import { ApiaryError } from '../../shared/index.js';
 import {
   describeShortcut,
@@ -65,9 +65,7 @@ export function registerShortcutsCommands(program: Command): void {
         return;
       }
       process.stdout.write(
-        plan.steps.length
-          ? `${terminalText(printMetabenchPlan(plan))}\n`
-          : '(no action maps to a plan step)\n',
+        plan.steps.length ? `${terminalText(printPlanText(plan))}\n` : '(no action maps to a plan step)\n',
       );
       if (gaps.length) {
         process.stdout.write(`\nnot mapped (${gaps.length}):\n`);

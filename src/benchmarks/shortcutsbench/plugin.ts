@@ -1,4 +1,5 @@
 import type { BenchmarkPlugin } from '../../plugins/index.js';
+import { shortcutsCatalogSource } from './catalog.js';
 import { shortcutsEvalFlags } from './eval-flags.js';
 
 /** ShortcutsBench: real Apple Shortcuts APIs, API selection, parameter filling and input recognition */
@@ -36,4 +37,5 @@ export const shortcutsBenchPlugin: BenchmarkPlugin = {
     },
   ],
   report: async () => (await import('./report.js')).shortcutsBenchReport,
+  catalogs: [shortcutsCatalogSource],
 };

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseMetabenchPlan, printMetabenchPlan } from '../../plan/index.js';
+import { parsePlanText, printPlanText } from '../../plan/index.js';
 import { parseJson } from './json-value.js';
 import { readShortcutFile } from './shortcut-file.js';
 import { planAppAndApi, shortcutToPlan } from './shortcut-plan.js';
@@ -16,7 +16,7 @@ const out = (uuid: string, name: string) =>
 describe('shortcutToPlan', () => {
   it('turns the top-level calls of the weather shortcut into plan lines with references', () => {
     const { plan, stepOf, gaps } = shortcutToPlan(readShortcutFile(WEATHER).actions);
-    expect(printMetabenchPlan(plan)).toBe(
+    expect(printPlanText(plan)).toBe(
       [
         "Shortcuts: [Provided_Input = ask(#WFAskActionPrompt='Which city?', #WFInputType='Text')]",
         'Shortcuts: [URL = url()]',
@@ -49,7 +49,7 @@ describe('shortcutToPlan', () => {
 
   it('prints text that parses back to the same plan', () => {
     const { plan } = shortcutToPlan(readShortcutFile(WEATHER).actions);
-    const back = parseMetabenchPlan(printMetabenchPlan(plan)).plan;
+    const back = parsePlanText(printPlanText(plan)).plan;
     expect(back).toEqual(plan);
   });
 
@@ -67,7 +67,7 @@ describe('shortcutToPlan', () => {
       action('setvariable', `{"WFVariableName": "Twice", "WFInput": ${out('A', 'Clipboard')}}`),
       action('showresult', `{"Text": ${out('Z', 'Nothing')}}`),
     ]);
-    expect(printMetabenchPlan(plan)).toBe(
+    expect(printPlanText(plan)).toBe(
       [
         'Shortcuts: [Clipboard = getclipboard()]',
         "Shortcuts: [sendemail(#WFSendEmailActionToRecipients=?'To?', #WFSendEmailActionSubject=Clipboard, #Body='plain', #WFInput=$shared_input, #Count=2)]",
@@ -102,7 +102,7 @@ describe('shortcutToPlan', () => {
       action('repeat.count', '{"GroupingIdentifier": "R", "WFControlFlowMode": 2, "UUID": "E"}'),
       action('showresult', `{"Text": ${out('C', 'Clipboard')}}`),
     ]);
-    expect(printMetabenchPlan(plan)).toBe(
+    expect(printPlanText(plan)).toBe(
       [
         'Shortcuts: [Battery_Level = getbatterylevel()]',
         'Shortcuts: [showresult(#Text=Battery_Level)]',

@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { type CatalogSource, requireDataFile } from '../../catalog/index.js';
 import type { Api, App, Catalog, Parameter, ParamType } from '../../catalog/schema.js';
 import { primitive } from '../../catalog/schema.js';
-import { checkJsonDepth, InputInvalidError, parseWith } from '../../shared/index.js';
+import { checkJsonDepth, InputInvalidError, parseWith, readTextFile } from '../../shared/index.js';
 
 /** A ToolBench parameter as RapidAPI describes it; `type` strings are free-form upper-case words. */
 export const ToolBenchParamSchema = z.looseObject({
@@ -102,3 +103,17 @@ export function toolBenchCatalog(text: string, file: string): Catalog {
   }
   return { name: 'toolbench', apps, apis };
 }
+
+/** `--catalog toolbench`: ToolBench's RapidAPI tools, from toolbench/tools.jsonl (not bundled). */
+export const toolBenchCatalogSource: CatalogSource = {
+  name: 'toolbench',
+  description: 'ToolBench: the RapidAPI tools of toolbench/tools.jsonl (not bundled; pass --data)',
+  load: (opts) => {
+    const path = requireDataFile(
+      'toolbench/tools.jsonl',
+      opts,
+      'ToolBench tools are not bundled (no upstream licence): pass --data DIR containing toolbench/tools.jsonl',
+    );
+    return toolBenchCatalog(readTextFile(path), path);
+  },
+};

@@ -1,4 +1,5 @@
 import type { BenchmarkPlugin } from '../../plugins/index.js';
+import { toolBenchCatalogSource } from './catalog.js';
 
 /** ToolBench: API retrieval over 46,802 APIs (NDCG, recall) */
 export const toolBenchPlugin: BenchmarkPlugin = {
@@ -27,4 +28,5 @@ export const toolBenchPlugin: BenchmarkPlugin = {
     },
   ],
   report: async () => (await import('./report.js')).toolBenchReport,
+  catalogs: [toolBenchCatalogSource],
 };

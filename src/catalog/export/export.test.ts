@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { toAiSdkTools } from '../../agents/ai-sdk-tools.js';
 import type { Api, Catalog } from '../schema.js';
 import { apiInputJsonSchema } from './json-schema.js';
 import { renderCatalogText } from './render-text.js';
-import { toAiSdkTools, toOpenAiTools, toolNameOf } from './tool-definitions.js';
+import { toOpenAiTools, toolNameOf } from './tool-definitions.js';
 
 const reserve: Api = {
   id: 'Rents.reservecar',

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { jsonSchema, type Tool, tool } from 'ai';
 import type { Api } from '../schema.js';
 import { apiInputJsonSchema, type JsonSchema } from './json-schema.js';
 
@@ -27,19 +26,4 @@ export function toOpenAiTools(apis: readonly Api[]): OpenAiToolDefinition[] {
     type: 'function',
     function: { name: toolNameOf(api), description: api.description, parameters: apiInputJsonSchema(api) },
   }));
-}
-
-/**
- * AI SDK tools keyed by tool name. Without `execute`: the caller decides how calls run
- * (plan first, execute under permission checks), so the model only proposes calls.
- */
-export function toAiSdkTools(apis: readonly Api[]): Record<string, Tool> {
-  const tools: Record<string, Tool> = {};
-  for (const api of apis) {
-    tools[toolNameOf(api)] = tool({
-      description: api.description,
-      inputSchema: jsonSchema(apiInputJsonSchema(api) as Parameters<typeof jsonSchema>[0]),
-    });
-  }
-  return tools;
 }

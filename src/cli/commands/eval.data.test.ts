@@ -2,11 +2,14 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerBuiltinPlugins } from '../../benchmarks/builtin.js';
 import { loadCatalog } from '../../catalog/index.js';
 import { readResultsFile } from '../../harness/index.js';
 import { appBenchGoldReply, loadAppBenchDataset, scoreAppBench } from '../../tasks/index.js';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../../test/index.js';
 import { runCli } from '../__fixtures__/run-cli.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 /* `apiary eval appbench --data ../shared/data/appbench` (dev_*.json, 4 × 50 records). */
 

@@ -4,12 +4,16 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { countSideEffects, openSgdDatabase } from '../../apps/index.js';
+import { countSideEffects } from '../../benchmarks/appbench/apps/sgd-apps.js';
+import { openSgdDatabase } from '../../benchmarks/appbench/apps/sgd-database.js';
+import { registerBuiltinPlugins } from '../../benchmarks/builtin.js';
 import { loadCatalog } from '../../catalog/index.js';
 import { fixtureDb, lotusLeaf, reservation } from '../../mcp/__fixtures__/fixtures.js';
 import { buildRetriever, catalogCorpus } from '../../retrieval/index.js';
 import { cliCommand, ROOT, runCli } from '../__fixtures__/run-cli.js';
 import { writeTestEncoder } from '../__fixtures__/test-encoder.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 const misbehaving = join(ROOT, 'src/mcp/__fixtures__/misbehaving-server.mjs');
 const dir = mkdtempSync(join(tmpdir(), 'apiary-mcp-cli-'));

@@ -7,7 +7,6 @@ import {
   type ParaphraseOptions,
   SFT_BALANCES,
   SFT_FORMATS,
-  SFT_PROMPT_STYLES,
   type SftStats,
 } from '../../sft/index.js';
 import { ApiaryError } from '../../shared/index.js';
@@ -66,7 +65,7 @@ function summary(stats: SftStats, format: string, out: string | undefined): stri
 export function registerSftCommands(program: Command): void {
   const sources = cliPlugins().flatMap((p) => (p.goldPlans ? [p.goldPlans] : []));
   const [first] = sources;
-  const [agentsStyle, ...otherStyles] = SFT_PROMPT_STYLES;
+  const [agentsStyle, ...otherStyles] = first?.styles ?? [];
   const sft = program.command('sft').description('fine-tuning (SFT) data from gold plans');
 
   sft
@@ -121,7 +120,7 @@ export function registerSftCommands(program: Command): void {
         throw new ApiaryError('USAGE', `--data <dir> is required (folder with the ${source.label} files)`);
       const format = parseChoice('--format', flags.format, SFT_FORMATS);
       const balance = parseChoice('--balance', flags.balance, SFT_BALANCES);
-      const style = parseChoice('--style', flags.style, SFT_PROMPT_STYLES);
+      const styleName = parseChoice('--style', flags.style, source.styles);
       const seed = parseInteger('--seed', flags.seed, { min: 0 });
       const distractors = parseInteger('--distractors', flags.distractors, { min: 0 });
       const limit = parseInteger('--limit', flags.limit, { min: 0 });
@@ -143,6 +142,7 @@ export function registerSftCommands(program: Command): void {
       }
 
       const gold = await source.load();
+      const style = gold.styles[styleName]!;
       const catalog = loadCatalog(flags.catalog, { dataDir: flags.data });
       const tasks = gold.tasks(flags.data, catalog);
       // Ctrl-C while paraphrasing: the samples finished so far are written, whole, and the exit is 130

@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { ApiaryError } from '../../shared/index.js';
-import type { TaskToolSettings } from '../../tasks/index.js';
-import type { GtaToolsConfig, ModelEndpointFlags, RecordMode } from '../../tools/index.js';
+import type { TaskToolSettings, ToolsConfig } from '../../tasks/index.js';
+import type { ModelEndpointFlags, RecordMode } from '../../tools/index.js';
 
 /**
  * The flags that configure GTA's executable tools, in one place for `apiary eval gta` and
@@ -70,7 +70,8 @@ export function toolSettingsFrom(flags: ToolFlags): TaskToolSettings {
   const vision = endpoint(flags.visionBaseUrl, flags.visionModel);
   const image = endpoint(flags.imageBaseUrl, flags.imageModel);
   const embeddings = endpoint(flags.embeddingsBaseUrl, flags.embeddingsModel);
-  const config: GtaToolsConfig = {
+  // the search provider is read by the task that builds the tools (GTA's GoogleSearch)
+  const config: ToolsConfig & { search?: { corpus?: string; provider?: string } } = {
     ...(flags.searchCorpus || flags.searchProvider
       ? {
           search: {

@@ -5,6 +5,9 @@ import { executePlan } from '../execute-plan.js';
 import { fakeHandlers } from '../fake-handlers.js';
 import { jsonlTrace } from '../trace.js';
 import { slowPlan } from './slow-plan.js';
+import { registerBuiltinPlugins } from '../../benchmarks/builtin.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 const catalog = loadCatalog('appbench');
 const { handlers } = fakeHandlers(catalog, {

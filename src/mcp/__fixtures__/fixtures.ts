@@ -8,9 +8,13 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { type ElicitResult, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import Database from 'better-sqlite3';
 import type { AppHandler } from '../../apps/index.js';
-import { buildSgdDatabase, createSgdApps, type SqliteDatabase } from '../../apps/index.js';
+import { buildSgdDatabase, type SqliteDatabase } from '../../benchmarks/appbench/apps/sgd-database.js';
+import { createSgdApps } from '../../benchmarks/appbench/apps/sgd-apps.js';
 import { type Catalog, loadCatalog, primitive } from '../../catalog/index.js';
 import { type McpServeOptions, mcpServerFactory } from '../serve.js';
+import { registerBuiltinPlugins } from '../../benchmarks/builtin.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 const appsFixtures = join(import.meta.dirname, '../../benchmarks/appbench/apps/__fixtures__');
 export const appbench = loadCatalog('appbench', { dataDir: join(import.meta.dirname, '../../../data') });

@@ -13,6 +13,7 @@ import { createServer, type Server } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerBuiltinPlugins } from '../../benchmarks/builtin.js';
 import { plotTool } from '../../benchmarks/gta/tools/plot.js';
 import { solverTool } from '../../benchmarks/gta/tools/solver.js';
 import { indexCatalog, loadCatalog } from '../../catalog/index.js';
@@ -21,6 +22,8 @@ import { toolHandler } from '../tool.js';
 import { ETC_READ_ONLY } from './bwrap-args.js';
 import { sandboxSkipNotice } from './requirements.js';
 import { type PythonRunResult, PythonSandbox } from './sandbox.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 /**
  * The sandbox attack suite: code a model could send to Solver or Plot tries to reach the network,

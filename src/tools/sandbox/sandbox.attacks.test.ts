@@ -11,6 +11,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { registerBuiltinPlugins } from '../../benchmarks/builtin.js';
 import { plotTool } from '../../benchmarks/gta/tools/plot.js';
 import { solverTool } from '../../benchmarks/gta/tools/solver.js';
 import { indexCatalog, loadCatalog } from '../../catalog/index.js';
@@ -19,6 +20,8 @@ import { toolHandler } from '../tool.js';
 import { sandboxSkipNotice } from './requirements.js';
 import { PythonSandbox } from './sandbox.js';
 import { removeTree } from './work-folder.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 /**
  * Attacks on the sandbox as a whole (issue 24, rows 5–7 and 10): inherited file descriptors,

@@ -10,9 +10,9 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runSolution } from '../../benchmarks/gta/tools/python-solution.js';
 import { ApiaryError } from '../../shared/index.js';
 import { SANDBOX_DEBIAN_PACKAGES } from './config.js';
+import { runPythonSolution } from './python-solution.js';
 import { PythonSandbox } from './sandbox.js';
 
 const missing = new PythonSandbox().unavailable(['sympy', 'matplotlib']);
@@ -131,22 +131,25 @@ describe.skipIf(missing !== undefined)(
 
     it('in the single-process fallback (no cgroup) Solver and Plot still work: sympy and matplotlib need no thread', async () => {
       const fallback = new PythonSandbox({ tempRoot, cgroup: 'off' });
-      const text = await runSolution(
+      const text = await runPythonSolution(
         fallback,
         'def solution():\n    x = symbols("x")\n    return solve(Eq(x**2, 4), x)',
         'text',
         {
           toolName: 'Solver',
           timeoutMs: 20_000,
+          header: 'from sympy import symbols, Eq, solve',
+          modules: ['sympy'],
         },
       );
-      const figure = await runSolution(
+      const figure = await runPythonSolution(
         fallback,
         'def solution():\n    fig = plt.figure()\n    plt.plot([1, 2], [3, 4])\n    return fig',
         'figure',
         {
           toolName: 'Plot',
           timeoutMs: 20_000,
+          header: 'import matplotlib.pyplot as plt',
         },
       );
       expect(text).toEqual({ text: '[-2, 2]' });

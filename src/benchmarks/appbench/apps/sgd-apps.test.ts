@@ -4,9 +4,12 @@ import Database from 'better-sqlite3';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../../catalog/index.js';
 import { ApiaryError } from '../../../shared/index.js';
+import { registerBuiltinPlugins } from '../../builtin.js';
 import { normalizeSlotValue } from './normalize-slot-value.js';
 import { countSideEffects, createSgdApps, listSideEffects, type SgdAppHandler } from './sgd-apps.js';
 import { buildSgdDatabase, openBundledSgdDatabase, type SqliteDatabase } from './sgd-database.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 const fixtures = join(import.meta.dirname, '__fixtures__');
 const bundled = { dataDir: join(import.meta.dirname, '../../../../data') };
@@ -522,7 +525,7 @@ describe('on the bundled subset', () => {
 describe('searches for a date/time no recorded row has', () => {
   it('answer with the rows matching the other arguments, echoing the asked date and time', async () => {
     const { loadCatalog } = await import('../../../catalog/index.js');
-    const { createSgdApps, openBundledSgdDatabase } = await import('../../../apps/index.js');
+    const { createSgdApps, openBundledSgdDatabase } = await import('../index.js');
     const catalog = loadCatalog('appbench');
     const { db } = openBundledSgdDatabase();
     const rents = createSgdApps({ db, catalog }).find((a) => a.appId === 'Rents')!;
@@ -547,7 +550,7 @@ describe('searches for a date/time no recorded row has', () => {
 
 describe('searches for a count or rating no recorded row has', () => {
   it('echo the asked number for request slots; a filter on a pure result slot must match', async () => {
-    const { createSgdApps, openBundledSgdDatabase } = await import('../../../apps/index.js');
+    const { createSgdApps, openBundledSgdDatabase } = await import('../index.js');
     const { db } = openBundledSgdDatabase();
     const buses = createSgdApps({ db, catalog: loadCatalog('appbench') }).find((a) => a.appId === 'Buses')!;
     const ask = {

@@ -3,14 +3,14 @@ import {
   type Api,
   type App,
   acceptedParameters,
-  appBenchSgdSource,
   type Catalog,
   indexCatalog,
-  loadSgdServices,
   type Parameter,
   type ParamType,
 } from '../../../catalog/index.js';
 import { ApiaryError, NotFoundError } from '../../../shared/index.js';
+import { appBenchSgdSource } from '../catalog.js';
+import { loadSgdServices } from '../sgd-catalog.js';
 import { normalizeSlotValue } from './normalize-slot-value.js';
 import { normalizedParamsKey, type SqliteDatabase, type SqliteStatement } from './sgd-database.js';
 

@@ -2,11 +2,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appBenchSgdSource, loadCatalog } from '../../../catalog/index.js';
+import { loadCatalog } from '../../../catalog/index.js';
+import { registerBuiltinPlugins } from '../../builtin.js';
+import { appBenchSgdSource } from '../catalog.js';
 import { buildSgdDatabaseFile, type SgdDatabaseFileReport } from './build-sgd-database-file.js';
 import { normalizeSlotValue } from './normalize-slot-value.js';
 import { countSideEffects, createSgdApps } from './sgd-apps.js';
 import { openSgdDatabase, type SgdDatabaseHandle } from './sgd-database.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 // Builds the full database from the SGD dev/test dialogues in ../shared/data (41 files).
 const data = resolve(process.cwd(), '../shared/data');

@@ -6,7 +6,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { indexCatalog, loadCatalog } from '../../../catalog/index.js';
 import { appRegistry, dispatchCall } from '../../../exec/index.js';
 import { toolHandler } from '../../../tools/tool.js';
+import { registerBuiltinPlugins } from '../../builtin.js';
 import { calculate, calculatorTool, MAX_EXPRESSION_CHARS, MAX_INT_DIGITS } from './calculator.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 /**
  * Issue 24, row 8: Calculator expressions whose cost grew without bound (`perm(10**3000, 5000)`

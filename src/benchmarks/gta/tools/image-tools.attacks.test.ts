@@ -7,11 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { indexCatalog, loadCatalog } from '../../../catalog/index.js';
 import { appRegistry, dispatchCall } from '../../../exec/index.js';
 import { toolHandler } from '../../../tools/tool.js';
+import { registerBuiltinPlugins } from '../../builtin.js';
 import { blackPng, greyPng } from './__fixtures__/png.js';
 import { addTextTool } from './add-text.js';
 import { drawBoxTool } from './draw-box.js';
 import { checkImageHeader, MAX_IMAGE_BYTES, MAX_IMAGE_PIXELS, MAX_TEXT_CHARS } from './image-limits.js';
 import { ocrTool } from './ocr.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 /**
  * Issue 24, row 9: DrawBox on a 64×64 image with a box of 10^12 pixels ran for over 60 s; on a

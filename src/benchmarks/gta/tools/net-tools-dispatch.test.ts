@@ -7,9 +7,12 @@ import { indexCatalog, loadCatalog } from '../../../catalog/index.js';
 import { appRegistry, dispatchCall } from '../../../exec/index.js';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../../../test/index.js';
 import { toolHandler } from '../../../tools/tool.js';
+import { registerBuiltinPlugins } from '../../builtin.js';
 import { imageGenTools } from './image-gen.js';
 import { googleSearchTool, searchProviderFromEnv } from './search.js';
 import { visionToolsFromEnv } from './vision.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 // Three tool definitions in toolmeta.json's shape (docs/gta.md, "Official format: toolmeta.json and tool categories")
 const io = (type: string, name: string | null, optional = false, def: unknown = null) => ({

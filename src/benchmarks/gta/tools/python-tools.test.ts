@@ -7,9 +7,12 @@ import { appRegistry, dispatchCall } from '../../../exec/index.js';
 import { SANDBOX_DEBIAN_PACKAGES } from '../../../tools/sandbox/config.js';
 import { PythonSandbox } from '../../../tools/sandbox/sandbox.js';
 import { toolHandler } from '../../../tools/tool.js';
+import { registerBuiltinPlugins } from '../../builtin.js';
 import { plotTool } from './plot.js';
 import { solutionProgram, stripMarkdownCode } from './python-solution.js';
 import { solverTool } from './solver.js';
+
+registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name
 
 describe('stripMarkdownCode (as AgentLego splits the command)', () => {
   it('takes the code between ```python and the next fence', () => {

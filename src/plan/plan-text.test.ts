@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { PlanParseError } from '../../plan/plan-parse-error.js';
-import type { Plan } from '../../plan/schema.js';
-import { parseMetabenchPlan, printMetabenchPlan, withPositionalIds } from './metabench-format.js';
+import { PlanParseError } from './plan-parse-error.js';
+import { parsePlanText, printPlanText, withPositionalIds } from './plan-text.js';
+import type { Plan } from './schema.js';
 
 describe('MetaBench call-list text', () => {
   it('parses app lines, App_api names, literals, references and apostrophes', () => {
@@ -9,7 +9,7 @@ describe('MetaBench call-list text', () => {
       "Rents: [car_type, city = Rents_getcarsavailable(#city='Warsaw', #start_date='2019-03-07')]",
       "Restaurants: [restaurant_name = findrestaurants(#location=city, #restaurant_name='Mcdonald's', #seats=2, #ok=True)]",
     ].join('\n');
-    const { plan, skipped } = parseMetabenchPlan(text);
+    const { plan, skipped } = parsePlanText(text);
     expect(skipped).toEqual([]);
     expect(plan).toEqual({
       steps: [
@@ -41,7 +41,7 @@ describe('MetaBench call-list text', () => {
 
   it('references resolve to the latest earlier producer; sK.name picks another', () => {
     const text = ['A: [x = f(#a=1)]', 'A: [x = g(#a=1)]', 'A: [y = h(#p=x, #q=s1.x)]'].join('\n');
-    const step = parseMetabenchPlan(text).plan.steps[2]!;
+    const step = parsePlanText(text).plan.steps[2]!;
     expect(step.args).toEqual({
       p: { kind: 'ref', step: 's2', output: 'x' },
       q: { kind: 'ref', step: 's1', output: 'x' },
@@ -49,7 +49,7 @@ describe('MetaBench call-list text', () => {
   });
 
   it('ask and system inputs', () => {
-    const { plan } = parseMetabenchPlan(
+    const { plan } = parsePlanText(
       "Notes: [n = save(#text=$clipboard, #title=?'Which title?', #when=$current_date, #x=?)]",
     );
     expect(plan.steps[0]!.args).toEqual({
@@ -61,7 +61,7 @@ describe('MetaBench call-list text', () => {
   });
 
   it('gold strings without an app use appOf; a dangling name stays null', () => {
-    const { plan } = parseMetabenchPlan("a, b = findbus(#from_city=from_city, #to_city='LA')", {
+    const { plan } = parsePlanText("a, b = findbus(#from_city=from_city, #to_city='LA')", {
       appOf: () => 'Buses',
     });
     expect(plan.steps[0]).toMatchObject({
@@ -92,31 +92,31 @@ describe('MetaBench call-list text', () => {
         },
       ],
     };
-    const text = printMetabenchPlan(plan);
+    const text = printPlanText(plan);
     expect(text).toBe(
       "Rents: [car_type = getcarsavailable(#city='O\\'Hare \\\\ T1')]\nRents: [reservecar(#car_type=car_type, #n=None)]",
     );
-    expect(parseMetabenchPlan(text).plan).toEqual(withPositionalIds(plan));
+    expect(parsePlanText(text).plan).toEqual(withPositionalIds(plan));
   });
 
   it('errors carry source, line and column', () => {
     const bad = "A: [x = f(#a='1')]\nA: [y = g(#a='unterminated)]";
     try {
-      parseMetabenchPlan(bad, { source: 'p.txt' });
+      parsePlanText(bad, { source: 'p.txt' });
       expect.unreachable();
     } catch (e) {
       expect(e).toBeInstanceOf(PlanParseError);
       expect((e as PlanParseError).line).toBe(2);
       expect((e as Error).message).toMatch(/^p\.txt:2:\d+: unterminated quoted value/);
     }
-    expect(() => parseMetabenchPlan("A: [x = f(#a='1', #a='2')]")).toThrowError(/given twice/);
-    expect(() => parseMetabenchPlan('just chatter')).toThrowError(/expected a call/);
-    expect(() => parseMetabenchPlan("x = f(#a='1')")).toThrowError(/no app for call "f"/);
-    expect(() => parseMetabenchPlan('A: [x = f(#a=$nope)]')).toThrowError(/unknown system input/);
+    expect(() => parsePlanText("A: [x = f(#a='1', #a='2')]")).toThrowError(/given twice/);
+    expect(() => parsePlanText('just chatter')).toThrowError(/expected a call/);
+    expect(() => parsePlanText("x = f(#a='1')")).toThrowError(/no app for call "f"/);
+    expect(() => parsePlanText('A: [x = f(#a=$nope)]')).toThrowError(/unknown system input/);
   });
 
   it('lenient mode keeps good lines and reports skipped ones', () => {
-    const { plan, skipped } = parseMetabenchPlan("Sure! Here is the plan:\nA: [x = f(#a='1')]\nDone.", {
+    const { plan, skipped } = parsePlanText("Sure! Here is the plan:\nA: [x = f(#a='1')]\nDone.", {
       lenient: true,
     });
     expect(plan.steps).toHaveLength(1);

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PlanParseError } from '../../plan/plan-parse-error.js';
-import { type ArgValue, type Plan, type Step, SYSTEM_INPUTS } from '../../plan/schema.js';
-import { parseMetabenchPlan, printMetabenchPlan, withPositionalIds } from './metabench-format.js';
+import { PlanParseError } from './plan-parse-error.js';
+import { parsePlanText, printPlanText, withPositionalIds } from './plan-text.js';
+import { type ArgValue, type Plan, type Step, SYSTEM_INPUTS } from './schema.js';
 
 const ident = fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,7}$/);
 const text = fc.string({ unit: 'grapheme', maxLength: 20 });
@@ -62,7 +62,7 @@ const planArb: fc.Arbitrary<Plan> = fc
 
 const onlyTypedErrors = (input: string, lenient: boolean) => {
   try {
-    parseMetabenchPlan(input, { lenient });
+    parsePlanText(input, { lenient });
   } catch (e) {
     if (!(e instanceof PlanParseError)) throw e;
   }
@@ -72,7 +72,7 @@ describe('MetaBench text format properties', () => {
   it('print then parse gives back an equal plan', () => {
     fc.assert(
       fc.property(planArb, (plan) => {
-        expect(parseMetabenchPlan(printMetabenchPlan(plan)).plan).toEqual(withPositionalIds(plan));
+        expect(parsePlanText(printPlanText(plan)).plan).toEqual(withPositionalIds(plan));
       }),
       { numRuns: 500 },
     );
@@ -101,7 +101,7 @@ describe('MetaBench text format properties', () => {
         ),
       )
       .map(([plan, edits]) => {
-        let s = printMetabenchPlan(plan);
+        let s = printPlanText(plan);
         for (const [pos, op, ch] of edits) {
           const at = s.length ? pos % s.length : 0;
           if (op === 0) s = s.slice(0, at) + ch + s.slice(at);

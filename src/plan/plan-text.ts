@@ -1,8 +1,9 @@
-import { PlanParseError } from '../../plan/plan-parse-error.js';
-import { type ArgValue, type Plan, type Step, SYSTEM_INPUTS, type SystemInput } from '../../plan/schema.js';
+import { PlanParseError } from './plan-parse-error.js';
+import { type ArgValue, type Plan, type Step, SYSTEM_INPUTS, type SystemInput } from './schema.js';
 
 /**
- * MetaBench's call-list text format, one call per line (docs/plan-format.md):
+ * The text form of a plan, one call per line (docs/plan-format.md; the call-list format of
+ * MetaBench, AppBench's paper, which the agents' replies and the gold plans are written in):
  *
  *   Rents: [car_type, car_name = getcarsavailable(#city='Warsaw', #start_date='2019-03-07')]
  *   Rents: [ok = reservecar(#car_type=car_type, #add_insurance='True')]
@@ -17,7 +18,7 @@ import { type ArgValue, type Plan, type Step, SYSTEM_INPUTS, type SystemInput } 
 export interface ParsePlanOptions {
   /** Name used in error messages (file name). */
   source?: string;
-  /** App of a call written without `App:` (e.g. AppBench gold strings); default: error. */
+  /** App of a call written without `App:` (e.g. a benchmark's gold strings); default: error. */
   appOf?: (api: string, index: number) => string | undefined;
   /** Skip unparseable lines instead of throwing (model output). */
   lenient?: boolean;
@@ -179,8 +180,8 @@ function parseCallLine(text: string, fail: (col: number, msg: string) => never):
   return { app, api, outputs, args };
 }
 
-/** Parses MetaBench call-list text into a plan; throws PlanParseError unless `lenient`. */
-export function parseMetabenchPlan(text: string, opts: ParsePlanOptions = {}): ParsedPlanText {
+/** Parses call-list text into a plan; throws PlanParseError unless `lenient`. */
+export function parsePlanText(text: string, opts: ParsePlanOptions = {}): ParsedPlanText {
   const source = opts.source ?? '<plan>';
   const steps: Step[] = [];
   const skipped: SkippedLine[] = [];
@@ -255,8 +256,8 @@ function printValue(
   }
 }
 
-/** Prints a plan in MetaBench call-list text; `parseMetabenchPlan(print(p))` equals `p` up to step ids. */
-export function printMetabenchPlan(plan: Plan): string {
+/** Prints a plan as call-list text; `parsePlanText(printPlanText(p))` equals `p` up to step ids. */
+export function printPlanText(plan: Plan): string {
   const positional = new Map(plan.steps.map((s, i) => [s.id, `s${i + 1}`]));
   // Output name → id of the latest step before the current one returning it (linear in the plan).
   const latestBefore = new Map<string, string>();

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PlanParseError } from '../../plan/plan-parse-error.js';
-import { parseMetabenchPlan } from './metabench-format.js';
+import { PlanParseError } from './plan-parse-error.js';
+import { parsePlanText } from './plan-text.js';
 
 /** Milliseconds `f` takes (the attacks are synchronous: a vitest timeout could not stop them). */
 function timed(f: () => void): number {
@@ -13,14 +13,14 @@ function timed(f: () => void): number {
 const manyArgs = (n: number, value = (i: number) => String(i)) =>
   Array.from({ length: n }, (_, i) => `#a${i}=${value(i)}`).join(', ');
 
-describe('parseMetabenchPlan attacks (plan text comes from the model)', () => {
+describe('parsePlanText attacks (plan text comes from the model)', () => {
   it('a call with 50,000 arguments is read in linear time (the duplicate check was quadratic: 25 s)', () => {
     // 20,000 first: over a second before, so that the old code fails here quickly
     const smaller = `Rents: [x = f(${manyArgs(20_000)})]`;
-    expect(timed(() => parseMetabenchPlan(smaller))).toBeLessThan(400);
+    expect(timed(() => parsePlanText(smaller))).toBeLessThan(400);
     const line = `Rents: [x = f(${manyArgs(50_000)})]`;
-    let steps: ReturnType<typeof parseMetabenchPlan>['plan']['steps'] = [];
-    expect(timed(() => (steps = parseMetabenchPlan(line).plan.steps))).toBeLessThan(1500);
+    let steps: ReturnType<typeof parsePlanText>['plan']['steps'] = [];
+    expect(timed(() => (steps = parsePlanText(line).plan.steps))).toBeLessThan(1500);
     expect(Object.keys(steps[0]!.args)).toHaveLength(50_000);
     expect(steps[0]!.args.a49999).toEqual({ kind: 'literal', value: 49_999 });
   });
@@ -32,7 +32,7 @@ describe('parseMetabenchPlan attacks (plan text comes from the model)', () => {
     expect(
       timed(() => {
         try {
-          parseMetabenchPlan(line, { source: 'reply.txt' });
+          parsePlanText(line, { source: 'reply.txt' });
         } catch (e) {
           error = e;
         }
@@ -61,7 +61,7 @@ describe('parseMetabenchPlan attacks (plan text comes from the model)', () => {
       expect(
         timed(() => {
           try {
-            parseMetabenchPlan(text, { lenient: true });
+            parsePlanText(text, { lenient: true });
           } catch (e) {
             expect(e).toBeInstanceOf(PlanParseError);
           }
@@ -101,7 +101,7 @@ describe('parseMetabenchPlan attacks (plan text comes from the model)', () => {
             .slice(0, 1 << 20);
           const ms = timed(() => {
             try {
-              parseMetabenchPlan(text, { lenient });
+              parsePlanText(text, { lenient });
             } catch (e) {
               expect(e).toBeInstanceOf(PlanParseError);
             }

@@ -1,0 +1,18 @@
+import { jsonSchema, type Tool, tool } from 'ai';
+import { type Api, apiInputJsonSchema, toolNameOf } from '../catalog/index.js';
+
+// Here, not in catalog/: the catalog domain stays free of the AI SDK (it loads with every CLI start).
+/**
+ * AI SDK tools keyed by tool name. Without `execute`: the caller decides how calls run
+ * (plan first, execute under permission checks), so the model only proposes calls.
+ */
+export function toAiSdkTools(apis: readonly Api[]): Record<string, Tool> {
+  const tools: Record<string, Tool> = {};
+  for (const api of apis) {
+    tools[toolNameOf(api)] = tool({
+      description: api.description,
+      inputSchema: jsonSchema(apiInputJsonSchema(api) as Parameters<typeof jsonSchema>[0]),
+    });
+  }
+  return tools;
+}
