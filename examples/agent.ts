@@ -1,10 +1,9 @@
 // An agent over a catalog in 15 lines of code: `APIARY_BASE_URL=… APIARY_MODEL=… npx tsx examples/agent.ts`.
-// (Inside the repo we import the sources; an installed package imports from 'apiary'.)
+// (Inside the repo we import the sources; an installed package imports 'apiary' and 'apiary/appbench'.)
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { catalogToolset, modelTurns, nativeToolsProtocol, runAgent } from '../src/agents/index.js';
-import { createSgdApps, openSgdDatabase } from '../src/apps/index.js';
-import { indexCatalog, loadCatalog } from '../src/catalog/index.js';
-import { appRegistry, autoApprove } from '../src/exec/index.js';
+import { createSgdApps, openSgdDatabase } from '../src/benchmarks/appbench/index.js';
+import { appRegistry, autoApprove, catalogToolset, indexCatalog, loadCatalog, modelTurns, nativeToolsProtocol,
+  runAgent } from '../src/index.js';
 
 const catalog = loadCatalog('appbench'); // 15 apps, 33 APIs; simulated apps run on SGD data
 const apps = appRegistry(createSgdApps({ db: openSgdDatabase().db, catalog }));

@@ -8,6 +8,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  type AppBenchSample,
+  type AppBenchTask,
+  appBenchGoldReply,
+  appBenchTask,
+  loadAppBenchDataset,
+} from '../src/benchmarks/appbench/index.js';
 import { loadCatalog } from '../src/catalog/index.js';
 import {
   buildRunSpec,
@@ -16,13 +23,6 @@ import {
   type SampleWorkerPool,
   type TaskRecipe,
 } from '../src/harness/index.js';
-import {
-  type AppBenchSample,
-  type AppBenchTask,
-  appBenchGoldReply,
-  appBenchTask,
-  loadAppBenchDataset,
-} from '../src/tasks/index.js';
 import { startScriptedOpenAiServer } from '../src/test/index.js';
 
 export const catalog = loadCatalog('appbench');

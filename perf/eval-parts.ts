@@ -17,10 +17,6 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { flatAgent, planPrompt, renderAppApiList } from '../src/agents/index.js';
-import { scoreAppBenchSample } from '../src/benchmarks/appbench/score-appbench.js';
-import { loadCatalog } from '../src/catalog/index.js';
-import { buildRunSpec, runEval } from '../src/harness/index.js';
-import { generate } from '../src/models/index.js';
 import {
   APPBENCH_SAMPLING,
   type AppBenchSample,
@@ -28,7 +24,11 @@ import {
   appBenchTask,
   loadAppBenchDataset,
   summarizeAppBench,
-} from '../src/tasks/index.js';
+} from '../src/benchmarks/appbench/index.js';
+import { scoreAppBenchSample } from '../src/benchmarks/appbench/score-appbench.js';
+import { loadCatalog } from '../src/catalog/index.js';
+import { buildRunSpec, runEval } from '../src/harness/index.js';
+import { generate } from '../src/models/index.js';
 import { createModel } from './scale-model.js';
 
 const at = process.argv.indexOf('--samples');

@@ -6,15 +6,15 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { flatAgent } from '../src/agents/index.js';
-import { loadCatalog } from '../src/catalog/index.js';
 import {
   APPBENCH_SAMPLING,
   type AppBenchSample,
   appBenchTask,
-  defaultTaskRegistry,
   loadAppBenchDataset,
   summarizeAppBench,
-} from '../src/tasks/index.js';
+} from '../src/benchmarks/appbench/index.js';
+import { loadCatalog } from '../src/catalog/index.js';
+import { defaultTaskRegistry } from '../src/tasks/index.js';
 
 const catalog = loadCatalog('appbench');
 const mini = loadAppBenchDataset(resolve(import.meta.dirname, '../examples/appbench-mini')).samples;

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { read } from 'vega';
+import { type GtaLeaderboardRow, parseGtaLeaderboard } from '../benchmarks/gta/index.js';
 import { bundledDataDir } from '../catalog/index.js';
 import { InputInvalidError } from '../shared/index.js';
-import { type GtaLeaderboardRow, parseGtaLeaderboard } from '../tasks/index.js';
 
 /**
  * The papers' published numbers, vendored under data/published/ (see data/ATTRIBUTION.md). All

@@ -1,9 +1,9 @@
 import pLimit from 'p-limit';
+import { APPBENCH_CURRENT_DATE } from '../benchmarks/appbench/index.js';
 import { type Catalog, indexCatalog } from '../catalog/index.js';
 import { type Plan, printMetabenchPlan, validatePlan } from '../plan/index.js';
 import { type GoldTask, printAppPrefixedPlan } from '../retrieval/index.js';
 import { ApiaryError, mulberry32, sampleWithoutReplacement, shuffled } from '../shared/index.js';
-import { APPBENCH_CURRENT_DATE } from '../tasks/index.js';
 import { type ParaphraseOptions, paraphraseInstruction } from './paraphrase.js';
 import type { SftChat } from './sft-format.js';
 import { renderAppBenchSystemPrompt, renderSftSystemPrompt, type SftPromptStyle } from './system-prompt.js';

@@ -14,14 +14,9 @@ import { EXIT_INTERRUPTED, trapSigint } from '../../cli/interrupt.js';
 import { parseChoice, parseOutputPath, usageError } from '../../cli/options.js';
 import { EXIT, printJson } from '../../cli/output.js';
 import { NotFoundError, parseJsonText } from '../../shared/index.js';
-import {
-  APPBENCH_CATEGORIES,
-  checkAppBenchGold,
-  type GoldCheckReport,
-  type GoldRecord,
-  readAppBenchFile,
-  resolveAppBenchData,
-} from '../../tasks/index.js';
+import { resolveAppBenchData } from './data-folder.js';
+import { checkAppBenchGold, type GoldCheckReport, type GoldRecord } from './gold-check.js';
+import { APPBENCH_CATEGORIES, readAppBenchFile } from './record.js';
 
 interface BuildFlags {
   data?: string;

@@ -1,9 +1,47 @@
 /**
  * AppBench (MetaBench): records, data download, gold plans, official and corrected scoring,
- * and the task the harness runs. Re-exported by `apiary/tasks`.
+ * and the task the harness runs. Subpath `apiary/appbench`.
  * @module
  */
 
+// also re-exported by apiary/apps until the core stops naming benchmarks (issue 25 item 1)
+export {
+  buildSgdDatabaseFile,
+  type SgdDatabaseBuildInterrupted,
+  type SgdDatabaseFileReport,
+} from './apps/build-sgd-database-file.js';
+// also re-exported by apiary/apps until the core stops naming benchmarks (issue 25 item 1)
+export { normalizeSlotValue } from './apps/normalize-slot-value.js';
+// also re-exported by apiary/apps until the core stops naming benchmarks (issue 25 item 1)
+export {
+  type CreateSgdAppsOptions,
+  countSideEffects,
+  createSgdApps,
+  listSideEffects,
+  type SgdApiBinding,
+  SgdAppHandler,
+  type SideEffect,
+} from './apps/sgd-apps.js';
+// also re-exported by apiary/apps until the core stops naming benchmarks (issue 25 item 1)
+export {
+  buildSgdDatabase,
+  defaultSgdDatabasePath,
+  findSgdDialogueFiles,
+  type OpenSgdDatabaseOptions,
+  openBundledSgdDatabase,
+  openSgdDatabase,
+  readSgdDialogueFiles,
+  type SgdBuildCounts,
+  type SgdDatabaseHandle,
+  type SgdDialogueFile,
+  type SgdIntentCounts,
+  type SqliteDatabase,
+  type SqliteStatement,
+  sgdDatabaseCounts,
+  sgdDatabaseMeta,
+} from './apps/sgd-database.js';
+// also re-exported by apiary/catalog until the core stops naming benchmarks (issue 25 item 1)
+export { appBenchSgdSource, deriveAppBenchParameters } from './catalog.js';
 // where the data comes from: --data, pulled official data, else the bundled mini set
 export { bundledAppBenchMini, resolveAppBenchData } from './data-folder.js';
 // argument error counts in the report
@@ -19,6 +57,16 @@ export {
   literalSource,
 } from './gold-check.js';
 export { appBenchGoldPlan, type GoldPlan, type GoldRepair } from './gold-plan.js';
+// also re-exported by apiary/plan until the core stops naming benchmarks (issue 25 item 1)
+export {
+  type ParsedPlanText,
+  type ParsePlanOptions,
+  parseMetabenchPlan,
+  printMetabenchPlan,
+  type SkippedLine,
+} from './metabench-format.js';
+// the plugin: what `registerPlugin` takes (listed in src/benchmarks/builtin.ts)
+export { appBenchPlugin } from './plugin.js';
 // fetching the data (`apiary data pull appbench`)
 export {
   appBenchFileName,
@@ -84,6 +132,15 @@ export {
   scoreState,
   summarizeState,
 } from './score-state.js';
+// also re-exported by apiary/sft until the core stops naming benchmarks (issue 25 item 1)
+export {
+  appBenchDemoKnowledgeBase,
+  type DemoKnowledgeBase,
+  type LoadAppBenchTasksOptions,
+  loadAppBenchGoldTasks,
+} from './sft-source.js';
+// also re-exported by apiary/catalog until the core stops naming benchmarks (issue 25 item 1)
+export { type SgdService, SgdServiceSchema } from './sgd-catalog.js';
 // the task (dataset, solver, scoring) and its demonstrations
 export {
   APPBENCH_CURRENT_DATE,

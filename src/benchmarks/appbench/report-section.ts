@@ -3,7 +3,7 @@ import type { Block, Cell } from '../../reports/html.js';
 import { APPBENCH_PUBLISHED_CATEGORIES, type PublishedResults } from '../../reports/published.js';
 import type { ReportRun } from '../../reports/run.js';
 import { chart, commonBlocks, comparisonBlocks, f2, publishedLabel } from '../../reports/sections/common.js';
-import type { AppBenchGroupReport, AppBenchReport } from '../../tasks/index.js';
+import type { AppBenchGroupReport, AppBenchReport } from './score-appbench.js';
 
 const pct = (x: number) => x * 100;
 

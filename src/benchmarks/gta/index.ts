@@ -1,6 +1,6 @@
 /**
- * GTA (General Tool Agents): loading, step-by-step mode and scoring (docs/gta.md). Sub-entry of
- * `apiary/tasks`.
+ * GTA (General Tool Agents): loading, step-by-step mode and scoring (docs/gta.md). Subpath
+ * `apiary/gta`.
  * @module
  */
 export {
@@ -13,6 +13,8 @@ export {
   simScore,
   whitelistOf,
 } from './answer-match.js';
+// also re-exported by apiary/catalog until the core stops naming benchmarks (issue 25 item 1)
+export { GTA_TOOL_CATEGORIES, gtaCatalog } from './catalog.js';
 export {
   type GtaDataset,
   type GtaFile,
@@ -41,6 +43,8 @@ export {
   summarizeGtaE2e,
 } from './e2e-metrics.js';
 export { type GtaLeaderboardRow, parseGtaLeaderboard } from './leaderboard.js';
+// the plugin: what `registerPlugin` takes (listed in src/benchmarks/builtin.ts)
+export { gtaPlugin } from './plugin.js';
 export {
   formatGtaE2ePredictions,
   formatGtaStepPredictions,
@@ -69,6 +73,15 @@ export {
   gtaDefinition,
   registerGtaTask,
 } from './register.js';
+// also re-exported by apiary/reports until the core stops naming benchmarks (issue 25 item 1)
+export {
+  type GtaRunReport,
+  type GtaSampleScore,
+  GtaSampleScoreSchema,
+  type GtaToolRow,
+  gtaMetrics,
+  summarizeGtaScores,
+} from './report-scores.js';
 export {
   GTA_DUMMY_RESULT,
   GTA_FINISH_ACTION,
@@ -111,3 +124,85 @@ export {
   loadGtaToolMeta,
   recordTools,
 } from './toolmeta.js';
+// also re-exported by apiary/tools until the core stops naming benchmarks (issue 25 item 1)
+export { addTextTool, placeText, type TextPlacement } from './tools/add-text.js';
+// also re-exported by apiary/tools until the core stops naming benchmarks (issue 25 item 1)
+export { calculate, calculatorTool } from './tools/calculator.js';
+// also re-exported by apiary/tools until the core stops naming benchmarks (issue 25 item 1)
+export { boxLineWidth, drawBoxTool } from './tools/draw-box.js';
+// also re-exported by apiary/tools until the core stops naming benchmarks (issue 25 item 1)
+export { parseBbox } from './tools/image-args.js';
+// also re-exported by apiary/tools until the core stops naming benchmarks (issue 25 item 1)
+export {
+  type ImageGenToolOptions,
+  imageGenTools,
+  imageGenToolsFromEnv,
+  imageStylizationTool,
+  TEXT_TO_IMAGE_SUFFIX,
+  textToImageTool,
+} from './tools/image-gen.js';
+// also re-exported by apiary/tools until the core stops naming benchmarks (issue 25 item 1)
+export {
+  bundledEnglishLangPath,
+  formatOcrLines,
+  type OcrLine,
+  type OcrTool,
+  type OcrToolOptions,
+  ocrTool,
+} from './tools/ocr.js';
+// also re-exported by apiary/tools until the core stops naming benchmarks (issue 25 item 1)
+export { plotTool } from './tools/plot.js';
+// also re-exported by apiary/tools until the core stops naming benchmarks (issue 25 item 1)
+export { type SolutionKind, stripMarkdownCode } from './tools/python-solution.js';
+// also re-exported by apiary/tools until the core stops naming benchmarks (issue 25 item 1)
+export {
+  disposeTools,
+  GTA_TOOL_NAMES,
+  type GtaToolHandlersOptions,
+  type GtaToolsConfig,
+  gtaTool,
+  gtaToolHandlers,
+  gtaTools,
+  toolStatus,
+  unavailableTool,
+} from './tools/registry.js';
+// also re-exported by apiary/tools until the core stops naming benchmarks (issue 25 item 1)
+export {
+  type GoogleSearchToolOptions,
+  googleSearchTool,
+  type SearchProviderFlags,
+  searchProviderFromEnv,
+} from './tools/search.js';
+// also re-exported by apiary/tools until the core stops naming benchmarks (issue 25 item 1)
+export { GTA_PYTHON_TIMEOUT_MS, type PythonToolOptions, solverTool } from './tools/solver.js';
+// also re-exported by apiary/tools until the core stops naming benchmarks (issue 25 item 1)
+export {
+  countGivenObjectTool,
+  imageDescriptionTool,
+  mathOcrTool,
+  regionAttributeDescriptionTool,
+  textToBboxTool,
+  VISION_PROMPTS,
+  type VisionToolOptions,
+  visionTools,
+  visionToolsFromEnv,
+} from './tools/vision.js';
+// also re-exported by apiary/tools until the core stops naming benchmarks (issue 25 item 1)
+export {
+  createVisionClient,
+  type ImageBytes,
+  readImageArg,
+  sniffImageType,
+  type VisionClient,
+  type VisionClientOptions,
+} from './tools/vision-client.js';
+// also re-exported by apiary/tools until the core stops naming benchmarks (issue 25 item 1)
+export {
+  type DetectedBox,
+  formatBoxes,
+  parseBboxArg,
+  parseBoxes,
+  parseCount,
+  parseLatex,
+  pyFormat0f,
+} from './tools/vision-parse.js';

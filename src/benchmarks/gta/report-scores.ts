@@ -1,15 +1,7 @@
 import { z } from 'zod';
 import { toPyJson } from '../../shared/index.js';
-import {
-  GTA_CATEGORIES,
-  type GtaCategory,
-  type GtaCategoryF1,
-  type GtaStepCounts,
-  gtaCategory,
-  gtaStepPercentages,
-  gtaToolF1,
-  sumGtaStepCounts,
-} from '../../tasks/index.js';
+import { type GtaStepCounts, gtaStepPercentages, sumGtaStepCounts } from './step-metrics.js';
+import { GTA_CATEGORIES, type GtaCategory, type GtaCategoryF1, gtaCategory, gtaToolF1 } from './tool-f1.js';
 
 /**
  * What the report reads from a GTA run's per-sample scores (the `gta` task records them; see

@@ -1,7 +1,7 @@
 /**
  * ShortcutsBench (docs/shortcutsbench.md): the official files, the action model
  * (classes, longest-branch length, levels, candidate APIs, history normalisation) and the scorer
- * in official and corrected modes. Re-exported by `apiary/tasks`.
+ * in official and corrected modes. Subpath `apiary/shortcutsbench`.
  * @module
  */
 
@@ -64,6 +64,8 @@ export {
   renameControlFlow,
   returnValueNames,
 } from './normalise.js';
+// the plugin: what `registerPlugin` takes (listed in src/benchmarks/builtin.ts)
+export { shortcutsBenchPlugin } from './plugin.js';
 export {
   NO_DESCRIPTION as SHORTCUTS_NO_DESCRIPTION,
   type PromptCandidate,

@@ -3,11 +3,8 @@ import type { Block, Cell } from '../../reports/html.js';
 import type { PublishedResults } from '../../reports/published.js';
 import type { ReportRun } from '../../reports/run.js';
 import { chart, commonBlocks, comparisonBlocks, f2, publishedLabel } from '../../reports/sections/common.js';
-import type {
-  ShortcutsAccuracy as Accuracy,
-  ShortcutsBothModes,
-  ShortcutsReport,
-} from '../../tasks/index.js';
+import type { ShortcutsBothModes } from './register.js';
+import type { Accuracy, ShortcutsReport } from './summary.js';
 
 const LEVELS = ['L1', 'L2', 'L3', 'L4'] as const;
 const METRICS = [

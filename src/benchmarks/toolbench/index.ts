@@ -1,6 +1,6 @@
 /**
  * ToolBench API retrieval (G1 queries over 46,802 APIs): the suite, training the retrievers on
- * it and evaluation. Re-exported by `apiary/tasks`.
+ * it and evaluation. Subpath `apiary/toolbench`.
  * @module
  */
 
@@ -41,6 +41,8 @@ export {
   toolBenchLabels,
   toolBenchSourceStamp,
 } from './index-file.js';
+// the plugin: what `registerPlugin` takes (listed in src/benchmarks/builtin.ts)
+export { toolBenchPlugin } from './plugin.js';
 // queries and corpus text
 export { parseToolBenchQueries, readToolBenchQueries, type ToolBenchQuery } from './queries.js';
 export {

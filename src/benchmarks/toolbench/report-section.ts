@@ -1,7 +1,7 @@
 import type { Block } from '../../reports/html.js';
 import type { ReportRun } from '../../reports/run.js';
 import { chart, commonBlocks, comparisonBlocks, f2 } from '../../reports/sections/common.js';
-import type { ToolBenchRetrievalReport } from '../../tasks/index.js';
+import type { ToolBenchRetrievalReport } from './retrieval-task.js';
 
 const CUTS = [
   ['ndcg1', 'NDCG@1'],

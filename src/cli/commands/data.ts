@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { APPBENCH_CATEGORIES, appBenchFileName, pullAppBench } from '../../benchmarks/appbench/index.js';
+import { GTA_ARCHIVE, pullGta } from '../../benchmarks/gta/index.js';
 import { ApiaryError } from '../../shared/index.js';
-import { GTA_ARCHIVE, pullGta } from '../../tasks/index.js';
 import { parseChoice, parseKeyValues } from '../options.js';
 import { printJson } from '../output.js';
 

@@ -3,9 +3,10 @@
  * options, solver choice, and the sampling settings layered over the task's defaults.
  */
 
+import { APPBENCH_CATEGORIES } from '../../benchmarks/appbench/index.js';
 import type { Price } from '../../harness/index.js';
 import { ApiaryError } from '../../shared/index.js';
-import { APPBENCH_CATEGORIES, type TaskDefinition } from '../../tasks/index.js';
+import type { TaskDefinition } from '../../tasks/index.js';
 import { parseChoice, parseInteger, parseList, parseNumber } from '../options.js';
 
 /** `--price-input` and `--price-output` (dollars per million tokens) go together. */

@@ -12,6 +12,12 @@ import {
   readAppBenchPredictions,
   scoreAppBench,
 } from '../../benchmarks/appbench/index.js';
+import {
+  loadGtaDataset,
+  readGtaStepPredictions,
+  scoreGtaE2e,
+  scoreGtaSteps,
+} from '../../benchmarks/gta/index.js';
 import { formatShortcutsReport, scoreShortcutsResults } from '../../benchmarks/shortcutsbench/index.js';
 import { loadCatalog } from '../../catalog/index.js';
 import { parseResultsText } from '../../harness/index.js';
@@ -26,13 +32,9 @@ import {
 import {
   type AnyTask,
   getTask,
-  loadGtaDataset,
   parseOptionAssignments,
-  readGtaStepPredictions,
   registerBuiltinTasks,
   routeOptions,
-  scoreGtaE2e,
-  scoreGtaSteps,
   type TaskDefinition,
   validateOptions,
 } from '../../tasks/index.js';

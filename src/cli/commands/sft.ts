@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { APPBENCH_CURRENT_DATE } from '../../benchmarks/appbench/index.js';
 import { loadCatalog } from '../../catalog/index.js';
 import { resolveModelSetup } from '../../models/index.js';
 import {
@@ -12,7 +13,6 @@ import {
   type SftStats,
 } from '../../sft/index.js';
 import { ApiaryError } from '../../shared/index.js';
-import { APPBENCH_CURRENT_DATE } from '../../tasks/index.js';
 import { EXIT_INTERRUPTED, trapSigint } from '../interrupt.js';
 import { parseChoice, parseInteger, parseOutputPath, writeOutputFile } from '../options.js';
 import { printJson } from '../output.js';
