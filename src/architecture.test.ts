@@ -93,8 +93,20 @@ const CORE_TO_BENCHMARKS_TODO = new Set<string>([
   'tasks/builtin.ts',
   'tools/index.ts',
 ]);
-/** Issue 25 in progress: false until benchmarks import the core only through its public entries. */
-const BENCHMARKS_IMPORT_THROUGH_INDEX = false;
+/** Benchmarks import the core only through its public entries, as a user's plugin would. */
+const BENCHMARKS_IMPORT_THROUGH_INDEX = true;
+/**
+ * Issue 25 in progress: benchmark files that still take `primitive` from catalog/schema.ts. The
+ * core's catalog/load-catalog.ts imports them statically, so going through catalog/index.js would be
+ * an import cycle that runs them before catalog/schema.ts (`primitive` not yet initialised). Empty
+ * once loadCatalog asks the plugin registry (a lazy import) instead of importing the benchmarks.
+ */
+const BENCHMARK_PRIVATE_IMPORT_TODO = new Set<string>([
+  'benchmarks/appbench/sgd-catalog.ts → catalog/schema.js',
+  'benchmarks/gta/catalog.ts → catalog/schema.js',
+  'benchmarks/shortcutsbench/catalog.ts → catalog/schema.js',
+  'benchmarks/toolbench/catalog.ts → catalog/schema.js',
+]);
 const NAMES_BENCHMARK_TODO = new Set<string>([
   'agents/render-catalog.ts',
   'apps/index.ts',
@@ -189,7 +201,8 @@ describe('architecture', () => {
           violations.push(`${rel.join('/')} → ${target.join('/')} (${from} may not import ${to})`);
         else if (
           !(target.length === 2 && target[1] === 'index.js') &&
-          !(to === 'benchmarks' && target.length === 3 && target[2] === 'index.js')
+          !(to === 'benchmarks' && target.length === 3 && target[2] === 'index.js') &&
+          !BENCHMARK_PRIVATE_IMPORT_TODO.has(`${rel.join('/')} → ${target.join('/')}`)
         )
           violations.push(`${rel.join('/')} → ${target.join('/')} (import through ${to}/index.js)`);
       }

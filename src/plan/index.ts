@@ -37,6 +37,7 @@ export {
   ref,
   type Step,
   StepSchema,
+  SYSTEM_INPUTS,
   type SystemInput,
   SystemInputSchema,
   system,

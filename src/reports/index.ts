@@ -40,3 +40,5 @@ export {
   type ShortcutsPublishedRow,
 } from './published.js';
 export { loadReportRun, type ReportRun, type ReportTaskDefinition, uniqueLabels } from './run.js';
+// the blocks every report section shares (headline, run facts, comparisons, charts)
+export { chart, commonBlocks, comparisonBlocks, f2, publishedLabel } from './sections/common.js';

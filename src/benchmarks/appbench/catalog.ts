@@ -1,4 +1,4 @@
-import type { Api, App, Catalog, Parameter } from '../../catalog/schema.js';
+import type { Api, App, Catalog, Parameter } from '../../catalog/index.js';
 import { ApiaryError } from '../../shared/index.js';
 import { type SgdIntent, type SgdService, sgdIntentToApi, sgdSlot, slotParameter } from './sgd-catalog.js';
 

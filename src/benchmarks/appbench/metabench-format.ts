@@ -1,5 +1,11 @@
-import { PlanParseError } from '../../plan/plan-parse-error.js';
-import { type ArgValue, type Plan, type Step, SYSTEM_INPUTS, type SystemInput } from '../../plan/schema.js';
+import {
+  type ArgValue,
+  type Plan,
+  PlanParseError,
+  type Step,
+  SYSTEM_INPUTS,
+  type SystemInput,
+} from '../../plan/index.js';
 
 /**
  * MetaBench's call-list text format, one call per line (docs/plan-format.md):

@@ -12,8 +12,8 @@ import {
 import { openSgdDatabase } from '../../apps/index.js';
 import { type Catalog, loadCatalog } from '../../catalog/index.js';
 import { NotFoundError, sha256OfFiles } from '../../shared/index.js';
-import { defaultTaskRegistry, type TaskRegistry } from '../../tasks/registry.js';
-import type { SolverDefinition, TaskDefinition, TaskLoadContext } from '../../tasks/task.js';
+import type { SolverDefinition, TaskDefinition, TaskLoadContext } from '../../tasks/index.js';
+import { defaultTaskRegistry, type TaskRegistry } from '../../tasks/index.js';
 import { resolveAppBenchData } from './data-folder.js';
 import { APPBENCH_CATEGORIES } from './record.js';
 import { formatAppBenchReport } from './report-format.js';

@@ -1,8 +1,13 @@
-import type { ChartDatum } from '../../reports/charts.js';
-import type { Block, Cell } from '../../reports/html.js';
-import { APPBENCH_PUBLISHED_CATEGORIES, type PublishedResults } from '../../reports/published.js';
-import type { ReportRun } from '../../reports/run.js';
-import { chart, commonBlocks, comparisonBlocks, f2, publishedLabel } from '../../reports/sections/common.js';
+import type { Block, Cell, ChartDatum, ReportRun } from '../../reports/index.js';
+import {
+  APPBENCH_PUBLISHED_CATEGORIES,
+  chart,
+  commonBlocks,
+  comparisonBlocks,
+  f2,
+  type PublishedResults,
+  publishedLabel,
+} from '../../reports/index.js';
 import type { AppBenchGroupReport, AppBenchReport } from './score-appbench.js';
 
 const pct = (x: number) => x * 100;

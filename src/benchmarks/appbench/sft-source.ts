@@ -10,7 +10,7 @@ import {
   type TaskDemo,
   type TaskDemoOptions,
 } from '../../retrieval/index.js';
-import type { SftSource } from '../../sft/build-sft.js';
+import type { SftSource } from '../../sft/index.js';
 import { NotFoundError } from '../../shared/index.js';
 import {
   type AppBenchCategory,

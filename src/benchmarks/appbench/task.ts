@@ -4,7 +4,7 @@ import type { LanguageModel } from 'ai';
 import type { AgentRunSummary, AgentTraceEvent, PlanningAgent } from '../../agents/index.js';
 import type { Catalog } from '../../catalog/index.js';
 import { fnv1a32, NotFoundError } from '../../shared/index.js';
-import type { Task } from '../../tasks/task.js';
+import type { Task } from '../../tasks/index.js';
 import { APPBENCH_CATEGORIES, type AppBenchCategory } from './record.js';
 import { formatAppBenchReport } from './report-format.js';
 import { type AppBenchSample, type LoadSamplesOptions, loadAppBenchSamples } from './sample.js';

@@ -13,8 +13,8 @@ import {
   readJsonFile,
   sha256OfFiles,
 } from '../../shared/index.js';
-import { defaultTaskRegistry, type TaskRegistry } from '../../tasks/registry.js';
-import type { Outcome, SolverDefinition, Task, TaskDefinition, TaskSample } from '../../tasks/task.js';
+import type { Outcome, SolverDefinition, Task, TaskDefinition, TaskSample } from '../../tasks/index.js';
+import { defaultTaskRegistry, type TaskRegistry } from '../../tasks/index.js';
 import {
   disposeTools,
   embeddingsClientFromEnv,

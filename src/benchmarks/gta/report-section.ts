@@ -1,7 +1,5 @@
-import type { Block, Cell } from '../../reports/html.js';
-import type { PublishedResults } from '../../reports/published.js';
-import type { ReportRun } from '../../reports/run.js';
-import { chart, commonBlocks, comparisonBlocks, f2, publishedLabel } from '../../reports/sections/common.js';
+import type { Block, Cell, PublishedResults, ReportRun } from '../../reports/index.js';
+import { chart, commonBlocks, comparisonBlocks, f2, publishedLabel } from '../../reports/index.js';
 import type { GtaRunReport, GtaSampleScore } from './report-scores.js';
 import { GTA_CATEGORIES } from './tool-f1.js';
 

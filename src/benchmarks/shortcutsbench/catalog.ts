@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Api, App, Catalog, EnumValue, Parameter, ParamType } from '../../catalog/schema.js';
+import type { Api, App, Catalog, EnumValue, Parameter, ParamType } from '../../catalog/index.js';
 import { primitive } from '../../catalog/schema.js';
 import { parseWith } from '../../shared/index.js';
 

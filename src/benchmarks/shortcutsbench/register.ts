@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { modelTurns } from '../../agents/index.js';
 import { ApiaryError, sha256OfFiles } from '../../shared/index.js';
-import { defaultTaskRegistry, type TaskRegistry } from '../../tasks/registry.js';
-import type { Outcome, SolverDefinition, Task, TaskDefinition, TaskSample } from '../../tasks/task.js';
+import type { Outcome, SolverDefinition, Task, TaskDefinition, TaskSample } from '../../tasks/index.js';
+import { defaultTaskRegistry, type TaskRegistry } from '../../tasks/index.js';
 import { loadShortcutsApis } from './api-files.js';
 import { baselineStepper } from './baseline.js';
 import {

@@ -1,8 +1,5 @@
-import type { ChartDatum } from '../../reports/charts.js';
-import type { Block, Cell } from '../../reports/html.js';
-import type { PublishedResults } from '../../reports/published.js';
-import type { ReportRun } from '../../reports/run.js';
-import { chart, commonBlocks, comparisonBlocks, f2, publishedLabel } from '../../reports/sections/common.js';
+import type { Block, Cell, ChartDatum, PublishedResults, ReportRun } from '../../reports/index.js';
+import { chart, commonBlocks, comparisonBlocks, f2, publishedLabel } from '../../reports/index.js';
 import type { ShortcutsBothModes } from './register.js';
 import type { Accuracy, ShortcutsReport } from './summary.js';
 

@@ -1,4 +1,4 @@
-import { defaultTaskRegistry, type TaskRegistry } from '../../tasks/registry.js';
+import { defaultTaskRegistry, type TaskRegistry } from '../../tasks/index.js';
 import { toolBenchRetrievalDefinition } from './retrieval-task.js';
 
 export function registerToolBenchRetrievalTask(registry: TaskRegistry = defaultTaskRegistry): void {

@@ -1,6 +1,5 @@
-import type { Block } from '../../reports/html.js';
-import type { ReportRun } from '../../reports/run.js';
-import { chart, commonBlocks, comparisonBlocks, f2 } from '../../reports/sections/common.js';
+import type { Block, ReportRun } from '../../reports/index.js';
+import { chart, commonBlocks, comparisonBlocks, f2 } from '../../reports/index.js';
 import type { ToolBenchRetrievalReport } from './retrieval-task.js';
 
 const CUTS = [

@@ -12,7 +12,7 @@ import {
   type RetrieverKind,
 } from '../../retrieval/index.js';
 import { sha256OfFiles } from '../../shared/index.js';
-import type { SolverDefinition, Task, TaskDefinition, TaskSample } from '../../tasks/task.js';
+import type { SolverDefinition, Task, TaskDefinition, TaskSample } from '../../tasks/index.js';
 import { findCachedToolBenchIndex } from './index-file.js';
 import {
   ndcgFromSummary,

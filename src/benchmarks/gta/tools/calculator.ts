@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type { FactoryFunctionMap, MathJsInstance, MathNode } from 'mathjs';
 import type { ContentPart } from '../../../apps/index.js';
 import { ApiaryError, pyFloatRepr } from '../../../shared/index.js';
-import type { ExecutableTool } from '../../../tools/tool.js';
+import type { ExecutableTool } from '../../../tools/index.js';
 import { toolThreads } from './tool-threads.js';
 
 /**

@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { ApiaryError } from '../../../shared/index.js';
-import { grantedPath, type ReadablePaths } from '../../../tools/file-access.js';
+import { grantedPath, type ReadablePaths } from '../../../tools/index.js';
 
 /** Arguments of GTA's image tools (DrawBox, AddText): files and boxes. No jimp here: it loads on a tool's first run. */
 export function toolError(tool: string, message: string, cause?: unknown): ApiaryError {

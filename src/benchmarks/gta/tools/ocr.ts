@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Worker } from 'tesseract.js';
 import type { ContentPart } from '../../../apps/index.js';
-import type { ExecutableTool } from '../../../tools/tool.js';
+import type { ExecutableTool } from '../../../tools/index.js';
 import { imagePathArg, toolError } from './image-args.js';
 import { readCheckedImage } from './image-limits.js';
 

@@ -1,8 +1,7 @@
 import { imageSize } from 'image-size';
 import { ApiaryError } from '../../../shared/index.js';
-import { SandboxLimitsSchema } from '../../../tools/sandbox/config.js';
-import { describeRunFailure } from '../../../tools/sandbox/describe.js';
-import type { PythonSandbox } from '../../../tools/sandbox/sandbox.js';
+import type { PythonSandbox } from '../../../tools/index.js';
+import { describeRunFailure, SandboxLimitsSchema } from '../../../tools/index.js';
 
 /**
  * The code inside a GTA `command`, as AgentLego's Solver and Plot take it: the text between

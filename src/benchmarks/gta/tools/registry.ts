@@ -1,9 +1,14 @@
 import type { AppHandler } from '../../../apps/index.js';
 import { GTA_TOOL_CATEGORIES } from '../../../catalog/index.js';
 import { ApiaryError, NotFoundError } from '../../../shared/index.js';
-import type { ModelEndpointFlags } from '../../../tools/model-endpoint.js';
-import { recordedHandler, type ToolRecording } from '../../../tools/record/index.js';
-import { type ExecutableTool, ToolUnavailableError, toolHandler } from '../../../tools/tool.js';
+import type { ModelEndpointFlags } from '../../../tools/index.js';
+import {
+  type ExecutableTool,
+  recordedHandler,
+  type ToolRecording,
+  ToolUnavailableError,
+  toolHandler,
+} from '../../../tools/index.js';
 import { addTextTool } from './add-text.js';
 import { calculatorTool } from './calculator.js';
 import { drawBoxTool } from './draw-box.js';
