@@ -26,6 +26,10 @@ interface ModuleFacts {
   imports: Array<[string, string]>;
   /** modules read whole: `import * as`, `import()`, `typeof import()` */
   whole: string[];
+  /** exported name → the text of its signature (parameter, return, member and field types) */
+  shape: Map<string, string>;
+  /** exported names that are types (interfaces and type aliases) */
+  types: Set<string>;
   text: string;
 }
 
@@ -48,10 +52,46 @@ function bindingNames(name: ts.BindingName): string[] {
   return name.elements.flatMap((e) => (ts.isOmittedExpression(e) ? [] : bindingNames(e.name)));
 }
 
+/** The types a declaration shows its users: signatures and declared types, not bodies. */
+function shapeOf(node: ts.Node, sf: ts.SourceFile): string {
+  const text = (n: ts.Node | undefined) => (n ? n.getText(sf) : '');
+  const signature = (f: ts.SignatureDeclarationBase) =>
+    [...(f.typeParameters ?? []), ...f.parameters, f.type].map(text).join(' ');
+  if (ts.isInterfaceDeclaration(node) || ts.isTypeAliasDeclaration(node)) return text(node);
+  if (ts.isFunctionDeclaration(node)) return signature(node);
+  if (ts.isVariableDeclaration(node)) {
+    const init = node.initializer;
+    const fn = init && (ts.isArrowFunction(init) || ts.isFunctionExpression(init)) ? signature(init) : '';
+    return `${text(node.type)} ${fn}`;
+  }
+  if (ts.isClassDeclaration(node))
+    return [
+      ...(node.typeParameters ?? []).map(text),
+      ...(node.heritageClauses ?? []).map(text),
+      ...node.members.map((m) =>
+        ts.isPropertyDeclaration(m) || ts.isPropertySignature(m)
+          ? text(m.type)
+          : ts.isMethodDeclaration(m) || ts.isConstructorDeclaration(m) || ts.isAccessor(m)
+            ? signature(m)
+            : '',
+      ),
+    ].join(' ');
+  return '';
+}
+
 function factsOf(path: string): ModuleFacts {
   const text = readFileSync(path, 'utf8');
   const sf = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
-  const facts: ModuleFacts = { local: new Map(), named: new Map(), star: [], imports: [], whole: [], text };
+  const facts: ModuleFacts = {
+    local: new Map(),
+    named: new Map(),
+    star: [],
+    imports: [],
+    whole: [],
+    shape: new Map(),
+    types: new Set(),
+    text,
+  };
   for (const st of sf.statements) {
     if (ts.isImportDeclaration(st) && ts.isStringLiteral(st.moduleSpecifier)) {
       const from = st.moduleSpecifier.text;
@@ -79,13 +119,18 @@ function factsOf(path: string): ModuleFacts {
     else if (hasExport(st)) {
       if (ts.isVariableStatement(st))
         for (const d of st.declarationList.declarations)
-          for (const n of bindingNames(d.name)) facts.local.set(n, n);
+          for (const n of bindingNames(d.name)) {
+            facts.local.set(n, n);
+            facts.shape.set(n, shapeOf(d, sf));
+          }
       else if ('name' in st && st.name && ts.isIdentifier(st.name as ts.Node)) {
         const isDefault = (ts.getModifiers(st as ts.HasModifiers) ?? []).some(
           (m) => m.kind === ts.SyntaxKind.DefaultKeyword,
         );
         const n = (st.name as ts.Identifier).text;
         facts.local.set(isDefault ? 'default' : n, n);
+        facts.shape.set(n, shapeOf(st, sf));
+        if (ts.isInterfaceDeclaration(st) || ts.isTypeAliasDeclaration(st)) facts.types.add(n);
       }
     }
   }
@@ -149,6 +194,25 @@ export class ExportUsage {
         }
       }
     }
+    this.usedThroughSignatures();
+  }
+
+  /**
+   * A type in the signature of a used export is used too: every caller of `runAgent` passes a
+   * `RunAgentOptions`, so the type stays exported for them to name.
+   */
+  private usedThroughSignatures(): void {
+    for (const [file, facts] of this.facts) {
+      const pending = [...facts.local.keys()].filter((n) => this.used.has(`${file}\0${n}`));
+      while (pending.length) {
+        const shape = facts.shape.get(pending.pop()!) ?? '';
+        for (const t of facts.types)
+          if (!this.used.has(`${file}\0${t}`) && new RegExp(`\\b${t}\\b`).test(shape)) {
+            this.used.add(`${file}\0${t}`);
+            pending.push(t);
+          }
+      }
+    }
   }
 
   /** The repository file a specifier names (relative, or a package entry), if it is one of ours. */
@@ -198,7 +262,7 @@ export class ExportUsage {
   unused(): ExportOrigin[] {
     const out: ExportOrigin[] = [];
     for (const [file, facts] of this.facts) {
-      if (!file.startsWith('src/') || file.endsWith('.test.ts')) continue;
+      if (!file.startsWith('src/') || file.endsWith('.test.ts') || file.includes('/__fixtures__/')) continue;
       for (const name of facts.local.keys()) if (!this.used.has(`${file}\0${name}`)) out.push({ file, name });
     }
     return out.sort((a, b) => a.file.localeCompare(b.file) || a.name.localeCompare(b.name));
