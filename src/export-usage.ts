@@ -81,7 +81,7 @@ function shapeOf(node: ts.Node, sf: ts.SourceFile): string {
 
 function factsOf(path: string): ModuleFacts {
   const text = readFileSync(path, 'utf8');
-  const sf = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  const sf = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   const facts: ModuleFacts = {
     local: new Map(),
     named: new Map(),
@@ -144,6 +144,15 @@ function factsOf(path: string): ModuleFacts {
     )
       facts.whole.push(node.arguments[0].text);
     else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] &&
+      ts.isTemplateExpression(node.arguments[0])
+    ) {
+      // `import(\`${root}/src/catalog/index.ts\`)` (perf scripts): a file of the repository by its path
+      const path = /\/((?:src|perf|examples|scripts)\/[\w./-]+\.ts)$/.exec(node.arguments[0].getText(sf).slice(0, -1));
+      if (path) facts.whole.push(`/${path[1]}`);
+    } else if (
       ts.isImportTypeNode(node) &&
       ts.isLiteralTypeNode(node.argument) &&
       ts.isStringLiteral(node.argument.literal)
@@ -217,6 +226,7 @@ export class ExportUsage {
 
   /** The repository file a specifier names (relative, or a package entry), if it is one of ours. */
   resolveModule(fromFile: string, specifier: string): string | undefined {
+    if (specifier.startsWith('/')) return this.facts.has(specifier.slice(1)) ? specifier.slice(1) : undefined;
     if (!specifier.startsWith('.')) return this.packageEntries.get(specifier);
     const base = join(dirname(fromFile), specifier);
     for (const candidate of [base.replace(/\.js$/, '.ts'), `${base}.ts`, join(base, 'index.ts')])

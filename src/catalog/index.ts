@@ -6,9 +6,9 @@
  */
 
 // The SGD services behind the AppBench apps
-export { appBenchSgdSource, deriveAppBenchParameters } from '../benchmarks/appbench/catalog.js';
+export { appBenchSgdSource } from '../benchmarks/appbench/catalog.js';
 // SGD service schemas
-export { type SgdService, SgdServiceSchema } from '../benchmarks/appbench/sgd-catalog.js';
+export type { SgdService } from '../benchmarks/appbench/sgd-catalog.js';
 // GTA's tool categories (the catalog's app categories and GTA's per-category F1)
 export { GTA_TOOL_CATEGORIES, gtaCatalog } from '../benchmarks/gta/catalog.js';
 // Lookups by app and API id
@@ -32,9 +32,7 @@ export { type LoadCatalogOptions, loadCatalog, loadSgdServices } from './load-ca
 // The catalog model (zod schemas are the source of the types)
 export {
   type Api,
-  ApiSchema,
   type App,
-  AppSchema,
   type ArrayType,
   acceptedParameters,
   type Catalog,
@@ -42,13 +40,9 @@ export {
   type EntityType,
   type EnumType,
   type EnumValue,
-  EnumValueSchema,
-  type Output,
-  OutputSchema,
   type Parameter,
   type ParamType,
   type PrimitiveType,
   type PrimitiveTypeName,
-  PrimitiveTypeNameSchema,
   primitive,
 } from './schema.js';

@@ -13,9 +13,6 @@ import { NotFoundError, parseJsonText, parseWith, readJsonFile, readTextFile } f
 import { findDataFile } from './data-paths.js';
 import { type Catalog, CatalogSchema } from './schema.js';
 
-export const BUILTIN_CATALOGS = ['appbench', 'sgd', 'shortcuts', 'gta', 'toolbench'] as const;
-export type BuiltinCatalogName = (typeof BUILTIN_CATALOGS)[number];
-
 export interface LoadCatalogOptions {
   /** Folder laid out like the official releases; defaults to $APIARY_DATA, then the bundled data. */
   dataDir?: string;

@@ -5,7 +5,7 @@
  */
 
 // Package and git facts for the run spec
-export { gitRevision, packageRoot, packageVersion } from './environment.js';
+export { gitRevision, packageVersion } from './environment.js';
 // Epochs: mean ± 95% confidence interval (Student t) and pass^k / pass@k
 export { type MetricEstimate, meanWithCi, type PassRates, passRates } from './epoch-stats.js';
 // Progress display
@@ -19,7 +19,6 @@ export {
 export {
   createQueueAuth,
   INSECURE_QUEUE_AUTH,
-  QUEUE_SECRET_ENV,
   type QueueAuth,
   resolveQueueAuth,
 } from './queue-auth.js';
@@ -46,7 +45,6 @@ export { connectRedis, createBullConnection } from './redis-connection.js';
 export {
   BlobLineSchema,
   type HeaderLine,
-  HeaderLineSchema,
   headerLine,
   internalize as restoreBlobRefs,
   parseResultsText,
@@ -55,7 +53,6 @@ export {
   readResultsFile,
   type SampleLine,
   SampleLineSchema,
-  UsageSchema,
 } from './results-file.js';
 // Running a task: concurrency, resumable JSONL results, progress
 export {
@@ -87,8 +84,6 @@ export {
   buildRunSpec,
   formatSpecConflicts,
   type Price,
-  PriceSchema,
-  RUN_SPEC_VERSION,
   type RunSpec,
   type RunSpecDeps,
   type RunSpecInput,
@@ -96,15 +91,11 @@ export {
   type RunSpecV1,
   RunSpecV1Schema,
   runSpecConflicts,
-  type SamplingSpec,
-  SamplingSpecSchema,
   type SpecConflict,
   upgradeRunSpecV1,
 } from './run-spec.js';
 // Solving and scoring one sample, and rebuilding a task from a serialisable recipe (worker threads)
 export {
-  type ModelRecipe,
-  ModelRecipeSchema,
   type RebuiltTask,
   rebuildTask,
   runSampleById,
@@ -115,13 +106,12 @@ export {
 } from './sample-runner.js';
 // The seeded order samples run in
 export { seededShuffle } from './seeded-random.js';
-export { regularizedIncompleteBeta, studentTCdf, studentTQuantile } from './student-t.js';
+export { studentTCdf, studentTQuantile } from './student-t.js';
 // Summaries of a run
 export {
   type CategoryCounts,
   distinctSamples,
   formatDollars,
-  formatOptions,
   formatRunSummary,
   isInfrastructureError,
   type RunSummary,

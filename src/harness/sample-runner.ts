@@ -28,7 +28,7 @@ import {
  * a module whose export (default `createModel`) is called with `options` and returns the model —
  * for scripted test and benchmark models, which are closures and cannot cross a thread.
  */
-export const ModelRecipeSchema = z.discriminatedUnion('kind', [
+const ModelRecipeSchema = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('endpoint'),
     baseURL: z.string().min(1),
@@ -46,7 +46,7 @@ export const ModelRecipeSchema = z.discriminatedUnion('kind', [
     options: z.unknown().optional(),
   }),
 ]);
-export type ModelRecipe = z.infer<typeof ModelRecipeSchema>;
+type ModelRecipe = z.infer<typeof ModelRecipeSchema>;
 
 /**
  * Everything needed to rebuild a registered task in another thread: the task and solver by name

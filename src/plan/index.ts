@@ -28,7 +28,6 @@ export { renderPlanDag } from './render-dag.js';
 // The plan graph model and builders for argument values
 export {
   type ArgValue,
-  ArgValueSchema,
   ask,
   dependenciesOf,
   literal,
@@ -39,7 +38,6 @@ export {
   StepSchema,
   SYSTEM_INPUTS,
   type SystemInput,
-  SystemInputSchema,
   system,
 } from './schema.js';
 

@@ -11,7 +11,6 @@ export {
   type GtaSampleScore,
   GtaSampleScoreSchema,
   type GtaToolRow,
-  gtaMetrics,
   summarizeGtaScores,
 } from '../benchmarks/gta/report-scores.js';
 export { buildHtmlReport, buildHtmlReportFromFolders, type HtmlReportOptions } from './build.js';
@@ -26,11 +25,9 @@ export {
 export {
   type Block,
   type Cell,
-  escapeHtml,
   type HtmlTable,
   type ReportSection,
   renderPage,
-  renderTable,
 } from './html.js';
 export {
   APPBENCH_PUBLISHED_CATEGORIES,
@@ -39,6 +36,6 @@ export {
   type PublishedResults,
   type ShortcutsPublishedRow,
 } from './published.js';
-export { loadReportRun, type ReportRun, type ReportTaskDefinition, uniqueLabels } from './run.js';
+export { loadReportRun, type ReportRun, uniqueLabels } from './run.js';
 // the blocks every report section shares (headline, run facts, comparisons, charts)
 export { chart, commonBlocks, comparisonBlocks, f2, publishedLabel } from './sections/common.js';

@@ -24,7 +24,7 @@ export interface ReportRun {
 }
 
 /** What a report needs of a task: how to summarise its scores and its headline metrics. */
-export interface ReportTaskDefinition {
+interface ReportTaskDefinition {
   summarize(scores: readonly unknown[]): unknown;
   metrics(report: never): Record<string, number>;
   passed?(score: never): boolean;

@@ -15,11 +15,9 @@ export {
   imageGenTools,
   imageGenToolsFromEnv,
   imageStylizationTool,
-  TEXT_TO_IMAGE_SUFFIX,
   textToImageTool,
 } from '../benchmarks/gta/tools/image-gen.js';
 export {
-  bundledEnglishLangPath,
   formatOcrLines,
   type OcrLine,
   type OcrTool,
@@ -38,7 +36,6 @@ export {
   gtaToolHandlers,
   gtaTools,
   toolStatus,
-  unavailableTool,
 } from '../benchmarks/gta/tools/registry.js';
 // GTA's GoogleSearch: pluggable providers (Serper.dev web search, an offline BM25 corpus)
 export {
@@ -101,12 +98,10 @@ export {
   callKey,
   formatRecordingStats,
   RECORD_MODES,
-  RECORDING_FILES,
   RECORDING_INDEX,
   type RecordedFile,
   type RecordedHandlerOptions,
   type RecordedToolCall,
-  RecordedToolCallSchema,
   type RecordingStats,
   type RecordMode,
   recordedHandler,
@@ -128,21 +123,14 @@ export {
   PythonSandbox,
   type SandboxBounds,
   type SandboxDeps,
-  type SandboxFile,
-  type SandboxLimitHit,
 } from './sandbox/sandbox.js';
 export {
-  type CorpusDoc,
-  CorpusDocSchema,
-  loadSearchCorpus,
   type OfflineSearchOptions,
   offlineSearchProvider,
 } from './search/offline.js';
 export {
   type FormatSearchOptions,
   formatSearchResults,
-  NO_SEARCH_RESULT,
-  type SearchHit,
   type SearchProvider,
   type SearchResults,
   SearchResultsSchema,

@@ -8,16 +8,12 @@
 export { type JsonlLine, jsonlLines } from './jsonl-lines.js';
 // Files a trace names, served only from inside the run folder
 export {
-  IMAGE_MEDIA_TYPES,
   type RunFileAccess,
-  type RunFileLookup,
-  resolveRunFile,
   runFileAccess,
 } from './run-files.js';
 // The index of a results file: one small entry per record, the rest read on demand
 export {
   indexRun,
-  locateRun,
   type RunIndex,
   readSampleRecord,
   refreshIndex,
@@ -37,13 +33,11 @@ export {
   type SamplePage,
   type SampleQuery,
   SampleQuerySchema,
-  sampleMatches,
 } from './sample-filter.js';
 // The HTTP server
 export {
   newViewerToken,
   type RunningViewer,
-  runOverview,
   scoringForTask,
   startViewer,
   VIEWER_TOKEN_BYTES,

@@ -36,7 +36,7 @@ export interface ViewerAppOptions {
 const publicEntry = ({ offset: _o, length: _l, ...rest }: SampleEntry) => rest;
 
 /** What the run page shows: the spec, counts for the filters, and the saved summary when there is one. */
-export function runOverview(index: RunIndex) {
+function runOverview(index: RunIndex) {
   const counts = {
     passed: 0,
     failed: 0,

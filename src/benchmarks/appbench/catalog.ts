@@ -3,7 +3,7 @@ import { ApiaryError } from '../../shared/index.js';
 import { type SgdIntent, type SgdService, sgdIntentToApi, sgdSlot, slotParameter } from './sgd-catalog.js';
 
 /** `Mobile.app_list` of the official code: the order used in every flat listing. */
-export const APPBENCH_APPS = [
+const APPBENCH_APPS = [
   'Hotels',
   'Rents',
   'Buses',
@@ -20,7 +20,7 @@ export const APPBENCH_APPS = [
   'Travel',
   'Weather',
 ] as const;
-export type AppBenchApp = (typeof APPBENCH_APPS)[number];
+type AppBenchApp = (typeof APPBENCH_APPS)[number];
 
 /** [app, api name, SGD service, SGD intent], in the official per-app order (docs/appbench.md, "Apps and APIs"). */
 const APPBENCH_APIS: ReadonlyArray<readonly [AppBenchApp, string, string, string]> = [
@@ -80,7 +80,7 @@ const serviceFamily = (name: string) => name.replace(/_\d+$/, '');
  *    apps filter the rows on them, and gold plans use them so (`event_name` in `findevents`).
  * A slot keeps the type and description of the first service that declares it.
  */
-export function deriveAppBenchParameters(
+function deriveAppBenchParameters(
   services: readonly SgdService[],
   service: SgdService,
   intent: SgdIntent,

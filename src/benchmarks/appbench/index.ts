@@ -41,9 +41,9 @@ export {
   sgdDatabaseMeta,
 } from './apps/sgd-database.js';
 // also re-exported by apiary/catalog until the core stops naming benchmarks (issue 25 item 1)
-export { appBenchSgdSource, deriveAppBenchParameters } from './catalog.js';
+export { appBenchSgdSource } from './catalog.js';
 // where the data comes from: --data, pulled official data, else the bundled mini set
-export { bundledAppBenchMini, resolveAppBenchData } from './data-folder.js';
+export { resolveAppBenchData } from './data-folder.js';
 // argument error counts in the report
 export { type ErrorCounts, ErrorCountsSchema, type ErrorSummary } from './error-analysis.js';
 // gold plans from records (with repairs of noisy data)
@@ -81,14 +81,12 @@ export {
   APPBENCH_CATEGORIES,
   type AppBenchCategory,
   type AppBenchRecord,
-  AppBenchRecordSchema,
   parseAppBenchFile,
   readAppBenchFile,
 } from './record.js';
 // AppBench in the task registry: solvers, options, the definition
 export {
   APPBENCH_SOLVERS,
-  AppBenchOptionsSchema,
   type AppBenchSolver,
   appBenchDefinition,
   registerAppBenchTask,
@@ -140,7 +138,7 @@ export {
   loadAppBenchGoldTasks,
 } from './sft-source.js';
 // also re-exported by apiary/catalog until the core stops naming benchmarks (issue 25 item 1)
-export { type SgdService, SgdServiceSchema } from './sgd-catalog.js';
+export type { SgdService } from './sgd-catalog.js';
 // the task (dataset, solver, scoring) and its demonstrations
 export {
   APPBENCH_CURRENT_DATE,

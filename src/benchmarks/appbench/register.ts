@@ -137,7 +137,7 @@ export const APPBENCH_SOLVERS: Record<string, AppBenchSolver> = {
   },
 };
 
-export const AppBenchOptionsSchema = z.object({
+const AppBenchOptionsSchema = z.object({
   categories: z
     .array(z.enum(APPBENCH_CATEGORIES))
     .min(1)

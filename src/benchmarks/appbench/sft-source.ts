@@ -20,7 +20,7 @@ import {
 } from './index.js';
 
 /** Gold tasks of AppBench samples: id `<category>-<index>`, the instruction and its repaired gold plan. */
-export function appBenchGoldTasks(samples: readonly AppBenchSample[], catalog: Catalog): SftSource[] {
+function appBenchGoldTasks(samples: readonly AppBenchSample[], catalog: Catalog): SftSource[] {
   return samples.map((s) => ({
     id: s.id,
     category: s.category,

@@ -4,13 +4,13 @@ import { primitive } from '../../catalog/schema.js';
 import { parseWith } from '../../shared/index.js';
 
 /** Schema-Guided Dialogue `schema.json`: an array of services (Rastogi et al., CC BY-SA 4.0). */
-export const SgdSlotSchema = z.object({
+const SgdSlotSchema = z.object({
   name: z.string(),
   description: z.string(),
   is_categorical: z.boolean(),
   possible_values: z.array(z.string()),
 });
-export const SgdIntentSchema = z.object({
+const SgdIntentSchema = z.object({
   name: z.string(),
   description: z.string(),
   is_transactional: z.boolean(),
@@ -18,7 +18,7 @@ export const SgdIntentSchema = z.object({
   optional_slots: z.record(z.string(), z.string()),
   result_slots: z.array(z.string()),
 });
-export const SgdServiceSchema = z.object({
+const SgdServiceSchema = z.object({
   service_name: z.string(),
   description: z.string(),
   slots: z.array(SgdSlotSchema),
@@ -49,7 +49,7 @@ export function mergeSgdServices(splits: readonly SgdService[][]): SgdService[] 
  * SGD has no slot types; we infer them from categorical values and slot names so that
  * validation can catch `'tomorrow'` in a date slot. The rules are documented in docs/catalogs.md.
  */
-export function inferSgdSlotType(slot: SgdSlot): ParamType {
+function inferSgdSlotType(slot: SgdSlot): ParamType {
   const values = slot.possible_values;
   if (slot.is_categorical && values.length > 0) {
     if (values.every((v) => v === 'True' || v === 'False')) return primitive('boolean');

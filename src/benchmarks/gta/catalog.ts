@@ -37,7 +37,6 @@ const GtaToolSchema = z.object({
   inputs: z.array(GtaIoSchema),
   outputs: z.array(GtaIoSchema),
 });
-export type GtaToolMeta = z.infer<typeof GtaToolSchema>;
 
 const GTA_TYPES: Record<string, ParamType> = {
   text: primitive('string'),

@@ -40,7 +40,7 @@ import { type GtaToolMeta, gtaAgentTool } from './toolmeta.js';
  */
 
 /** Lagent's `max_turn` in GTA's config. */
-export const GTA_MAX_TURN = 10;
+const GTA_MAX_TURN = 10;
 
 export type GtaE2eProtocol = 'react' | 'native-tools';
 
@@ -70,7 +70,7 @@ export interface GtaE2eRun {
 }
 
 /** `The related files are at `p1`, `p2`` (a user message in end-to-end mode, a system one in step mode). */
-export function gtaFilesHint(record: GtaRecord): string | undefined {
+function gtaFilesHint(record: GtaRecord): string | undefined {
   if (!record.files.length) return undefined;
   return `The related files are at ${record.files.map((f) => `\`${f.path}\``).join(', ')}`;
 }
@@ -191,7 +191,7 @@ function forceStopOnLastTurn(turn: TurnTaker, maxTurn: number): TurnTaker {
 }
 
 /** The record's tools as agent tools running through `dispatchCall` (a repeated name listed once). */
-export function gtaToolset(
+function gtaToolset(
   tools: readonly GtaToolMeta[],
   catalog: CatalogIndex,
   dispatch: Omit<DispatchContext, 'signal'>,

@@ -21,20 +21,15 @@ export {
   type GtaRecord,
   type LoadGtaOptions,
   loadGtaDataset,
-  pyPathJoin,
 } from './dataset.js';
 export {
-  GTA_MAX_TURN,
   GTA_NATIVE_SYSTEM,
   type GtaE2eOptions,
   type GtaE2eProtocol,
   type GtaE2eRun,
-  gtaFilesHint,
-  gtaToolset,
   runGtaE2e,
 } from './e2e-agent.js';
 export {
-  GTA_IMG_TOOLS,
   type GtaE2eItem,
   type GtaE2eRecordScore,
   type GtaE2eScores,
@@ -53,7 +48,6 @@ export {
 } from './predictions.js';
 export {
   GTA_ARCHIVE,
-  GTA_DATASET_RELEASE,
   type GtaManifest,
   GtaManifestSchema,
   gtaCacheDir,
@@ -63,10 +57,6 @@ export {
 } from './pull-gta.js';
 export { pyEquals, pyTruthy } from './py-value.js';
 export {
-  GTA_SAMPLING,
-  GTA_SOLVERS,
-  GTA_TASK_VERSION,
-  GtaOptionsSchema,
   type GtaOutput,
   type GtaSample,
   type GtaScore,
@@ -79,11 +69,9 @@ export {
   type GtaSampleScore,
   GtaSampleScoreSchema,
   type GtaToolRow,
-  gtaMetrics,
   summarizeGtaScores,
 } from './report-scores.js';
 export {
-  GTA_DUMMY_RESULT,
   GTA_FINISH_ACTION,
   GTA_INVALID_ACTION,
   GTA_NO_ACTION,
@@ -100,13 +88,10 @@ export {
   sumGtaStepCounts,
 } from './step-metrics.js';
 export {
-  formatToolResult,
   GTA_SUMMARIZE_PROMPT,
   type GtaPromptMessage,
   type GtaStepPrompt,
   gtaStepPrompts,
-  reactStyleHistory,
-  stepPromptMessages,
 } from './step-prompt.js';
 export { runGtaStepMode } from './step-solver.js';
 export {
@@ -119,7 +104,6 @@ export {
 export { GTA_CATEGORIES, type GtaCategory, type GtaCategoryF1, gtaCategory, gtaToolF1 } from './tool-f1.js';
 export {
   type GtaToolMeta,
-  GtaToolMetaSchema,
   gtaAgentTool,
   loadGtaToolMeta,
   recordTools,
@@ -138,12 +122,10 @@ export {
   imageGenTools,
   imageGenToolsFromEnv,
   imageStylizationTool,
-  TEXT_TO_IMAGE_SUFFIX,
   textToImageTool,
 } from './tools/image-gen.js';
 // also re-exported by apiary/tools until the core stops naming benchmarks (issue 25 item 1)
 export {
-  bundledEnglishLangPath,
   formatOcrLines,
   type OcrLine,
   type OcrTool,
@@ -164,7 +146,6 @@ export {
   gtaToolHandlers,
   gtaTools,
   toolStatus,
-  unavailableTool,
 } from './tools/registry.js';
 // also re-exported by apiary/tools until the core stops naming benchmarks (issue 25 item 1)
 export {

@@ -13,7 +13,7 @@ import { loadGtaDataset } from './dataset.js';
  */
 
 /** Where the archive comes from and what it must hash to (the one place to change both). */
-export const GTA_DATASET_RELEASE = {
+const GTA_DATASET_RELEASE = {
   url: 'https://github.com/open-compass/GTA/releases/download/v0.1.0/gta_dataset.zip',
   /**
    * Not pinned yet: this build was written offline, without the archive at hand. Until it is, the

@@ -36,7 +36,7 @@ import { formatGtaReport, type GtaTaskReport, gtaTaskMetrics, summarizeGtaTask }
 import { loadGtaToolMeta, recordTools } from './toolmeta.js';
 
 /** Bumped when prompting or scoring changes the meaning of a result. */
-export const GTA_TASK_VERSION = '1';
+const GTA_TASK_VERSION = '1';
 
 /** One GTA query; category = objective, subjective or image-generation (its reference kind). */
 export interface GtaSample extends TaskSample {
@@ -65,7 +65,7 @@ export interface GtaScore {
   unscoredSubjective?: number;
 }
 
-export const GtaOptionsSchema = z.object({
+const GtaOptionsSchema = z.object({
   mode: z
     .enum(['step', 'e2e'])
     .default('e2e')
@@ -81,7 +81,7 @@ export const GtaOptionsSchema = z.object({
     .describe('only these sample keys of dataset.json ("0", "17", …); null: all'),
 });
 
-export const GTA_SOLVERS: Record<string, SolverDefinition> = {
+const GTA_SOLVERS: Record<string, SolverDefinition> = {
   react: {
     description:
       "Lagent's ReAct protocol as GTA runs it (step mode: one turn per gold step; e2e: the loop over the real tools)",
@@ -102,7 +102,7 @@ export const GTA_SOLVERS: Record<string, SolverDefinition> = {
 };
 
 /** The official generation settings (OpenCompass default temperature, max_out_len 512). */
-export const GTA_SAMPLING = { temperature: 0.7, maxOutputTokens: 512 };
+const GTA_SAMPLING = { temperature: 0.7, maxOutputTokens: 512 };
 
 function categoryOf(record: GtaRecord): GtaSample['category'] {
   const kind = referenceKind(record.gtAnswer);

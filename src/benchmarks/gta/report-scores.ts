@@ -124,7 +124,7 @@ export function summarizeGtaScores(scores: readonly unknown[]): GtaRunReport {
 const cat = (tool: string) => gtaCategory(tool) as GtaCategory;
 
 /** GTA's headline numbers, named as the leaderboard's columns. */
-export function gtaMetrics(r: GtaRunReport): Record<string, number> {
+function gtaMetrics(r: GtaRunReport): Record<string, number> {
   const out: Record<string, number> = {};
   if (r.step)
     Object.assign(out, {

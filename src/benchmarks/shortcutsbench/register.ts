@@ -30,10 +30,10 @@ import {
 } from './teacher-forced.js';
 
 /** Bumped when prompting or scoring changes the meaning of a result. */
-export const SHORTCUTS_TASK_VERSION = '1';
+const SHORTCUTS_TASK_VERSION = '1';
 
 /** One benchmark item: a gold shortcut with its query (the id is its URL). */
-export interface ShortcutSample extends TaskSample {
+interface ShortcutSample extends TaskSample {
   readonly id: string;
   readonly category?: string;
   readonly query: string;
@@ -46,7 +46,7 @@ export interface ShortcutsBothModes {
   corrected: ShortcutsReport;
 }
 
-export const ShortcutsOptionsSchema = z.object({
+const ShortcutsOptionsSchema = z.object({
   levels: z
     .array(z.number().int().min(1).max(4))
     .min(1)
@@ -63,7 +63,7 @@ export const ShortcutsOptionsSchema = z.object({
     ),
 });
 
-export const SHORTCUTS_SOLVERS: Record<string, SolverDefinition> = {
+const SHORTCUTS_SOLVERS: Record<string, SolverDefinition> = {
   'teacher-forced': {
     description: 'the paper protocol: one model call per gold action, gold history, JSON action replies',
     options: z.object({}),

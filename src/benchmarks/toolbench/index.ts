@@ -35,11 +35,8 @@ export { evaluateRetriever, type QueryScores, type RetrievalReport } from './eva
 export {
   buildToolBenchIndex,
   findCachedToolBenchIndex,
-  TOOLBENCH_CORPUS_VERSION,
   toolBenchCatalogHash,
   toolBenchCatalogHashFast,
-  toolBenchLabels,
-  toolBenchSourceStamp,
 } from './index-file.js';
 // the plugin: what `registerPlugin` takes (listed in src/benchmarks/builtin.ts)
 export { toolBenchPlugin } from './plugin.js';
@@ -47,7 +44,6 @@ export { toolBenchPlugin } from './plugin.js';
 export { parseToolBenchQueries, readToolBenchQueries, type ToolBenchQuery } from './queries.js';
 export {
   ndcgFromSummary,
-  RANKING_DEPTH,
   type RankingSummary,
   recallFromSummary,
   summarizeRanking,
@@ -55,21 +51,10 @@ export {
 export { registerToolBenchRetrievalTask } from './register.js';
 // ToolBench retrieval as a registered task
 export {
-  formatToolBenchRetrievalReport,
   type RetrievalMeans,
-  scoreToolBenchQuery,
-  summarizeToolBenchRetrieval,
-  TOOLBENCH_RETRIEVAL_SOLVERS,
-  TOOLBENCH_RETRIEVAL_TASK_VERSION,
-  type ToolBenchQuerySample,
   type ToolBenchQueryScore,
-  ToolBenchRetrievalOptionsSchema,
-  type ToolBenchRetrievalOutput,
   type ToolBenchRetrievalReport,
-  type ToolBenchRetrievalTask,
-  toolBenchQuerySamples,
   toolBenchRetrievalDefinition,
-  toolBenchRetrievalTask,
 } from './retrieval-task.js';
 // the suite, training on it
 export {

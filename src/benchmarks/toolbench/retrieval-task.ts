@@ -23,17 +23,17 @@ import {
 import { loadToolBenchEvalSuite, type ToolBenchSuite, toolBenchCorpus } from './suite.js';
 
 /** Bump when the corpus mapping or the metrics change what a recorded result means. */
-export const TOOLBENCH_RETRIEVAL_TASK_VERSION = '1';
+const TOOLBENCH_RETRIEVAL_TASK_VERSION = '1';
 
 /** One ToolBench test query; `category` is its query file (group), e.g. `G1_tool`. */
-export interface ToolBenchQuerySample extends TaskSample {
+interface ToolBenchQuerySample extends TaskSample {
   readonly category: string;
   readonly text: string;
   /** Corpus indices of the relevant APIs. */
   readonly relevant: readonly number[];
 }
 
-export interface ToolBenchRetrievalOutput extends RankingSummary {
+interface ToolBenchRetrievalOutput extends RankingSummary {
   /** `category/tool/api` of each document in `top`, for reading. */
   apis: string[];
 }
@@ -79,9 +79,7 @@ function means(scores: readonly ToolBenchQueryScore[]): RetrievalMeans {
   };
 }
 
-export function summarizeToolBenchRetrieval(
-  scores: readonly ToolBenchQueryScore[],
-): ToolBenchRetrievalReport {
+function summarizeToolBenchRetrieval(scores: readonly ToolBenchQueryScore[]): ToolBenchRetrievalReport {
   const groups = [...new Set(scores.map((s) => s.group))];
   return {
     groups: groups.map((group) => ({ group, ...means(scores.filter((s) => s.group === group)) })),
@@ -89,7 +87,7 @@ export function summarizeToolBenchRetrieval(
   };
 }
 
-export function formatToolBenchRetrievalReport(report: ToolBenchRetrievalReport): string {
+function formatToolBenchRetrievalReport(report: ToolBenchRetrievalReport): string {
   const fmt = (x: number) => x.toFixed(2).padStart(6);
   const row = (name: string, m: RetrievalMeans) =>
     `${name.padEnd(18)} ${String(m.queries).padStart(7)} ${fmt(m.ndcg1)} ${fmt(m.ndcg3)} ${fmt(m.ndcg5)} ${fmt(m.recall5)} ${fmt(m.recall10)}`;
@@ -101,7 +99,7 @@ export function formatToolBenchRetrievalReport(report: ToolBenchRetrievalReport)
   ].join('\n');
 }
 
-export function scoreToolBenchQuery(
+function scoreToolBenchQuery(
   sample: ToolBenchQuerySample,
   output: RankingSummary | null,
 ): ToolBenchQueryScore {
@@ -147,7 +145,7 @@ const ModelFileOptions = z.object({
 });
 
 /** One solver per retriever kind of `apiary retrieve eval`. */
-export const TOOLBENCH_RETRIEVAL_SOLVERS: Record<string, SolverDefinition> = Object.fromEntries(
+const TOOLBENCH_RETRIEVAL_SOLVERS: Record<string, SolverDefinition> = Object.fromEntries(
   RETRIEVER_KINDS.map((kind) => [
     kind,
     {
@@ -158,7 +156,7 @@ export const TOOLBENCH_RETRIEVAL_SOLVERS: Record<string, SolverDefinition> = Obj
   ]),
 );
 
-export const ToolBenchRetrievalOptionsSchema = z.object({
+const ToolBenchRetrievalOptionsSchema = z.object({
   groups: z
     .array(z.string().min(1))
     .min(1)
@@ -168,7 +166,7 @@ export const ToolBenchRetrievalOptionsSchema = z.object({
     ),
 });
 
-export type ToolBenchRetrievalTask = Task<
+type ToolBenchRetrievalTask = Task<
   ToolBenchQuerySample,
   ToolBenchRetrievalOutput,
   ToolBenchQueryScore,
@@ -176,7 +174,7 @@ export type ToolBenchRetrievalTask = Task<
 >;
 
 /** The queries of a loaded suite as samples, group by group (first `limit` of each). */
-export function toolBenchQuerySamples(suite: ToolBenchSuite, limit?: number): ToolBenchQuerySample[] {
+function toolBenchQuerySamples(suite: ToolBenchSuite, limit?: number): ToolBenchQuerySample[] {
   return [...suite.sets].flatMap(([group, set]) =>
     set.queries
       .slice(0, limit ?? set.queries.length)
@@ -188,7 +186,7 @@ export function toolBenchQuerySamples(suite: ToolBenchSuite, limit?: number): To
  * ToolBench retrieval as a harness task: each query is a sample; the solver ranks the whole
  * corpus with one retriever (built once, on first use) and records the top of the ranking.
  */
-export function toolBenchRetrievalTask(opts: {
+function toolBenchRetrievalTask(opts: {
   suite: ToolBenchSuite;
   samples: readonly ToolBenchQuerySample[];
   retriever: () => Promise<Retriever>;

@@ -12,7 +12,7 @@ import { writeHtmlReport } from './report.js';
  * Where each task finds its data under a `--data` root laid out as ../shared/data (appbench/,
  * shortcutsbench/, toolbench/, gta/). Tasks not listed get the root itself.
  */
-export const EVAL_ALL_DATA_FOLDERS: Readonly<Record<string, string>> = {
+const EVAL_ALL_DATA_FOLDERS: Readonly<Record<string, string>> = {
   appbench: 'appbench',
   shortcuts: 'shortcutsbench',
   // The ToolBench task reads <root>/toolbench/ itself.
@@ -53,7 +53,7 @@ const forTask = (task: string, flags: EvalFlags): EvalFlags =>
         Object.entries(flags).filter(([k]) => !GTA_TOOL_FLAGS.includes(k as keyof EvalFlags)),
       ) as unknown as EvalFlags);
 
-export interface EvalAllOutcome {
+interface EvalAllOutcome {
   task: string;
   folder: string;
   status: 'ran' | 'skipped' | 'failed';

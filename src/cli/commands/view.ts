@@ -5,7 +5,7 @@ import { startViewer } from '../../viewer/index.js';
 import { parseInteger } from '../options.js';
 
 /** Where `apiary view` listens without `--port`. */
-export const DEFAULT_VIEW_PORT = 8642;
+const DEFAULT_VIEW_PORT = 8642;
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
@@ -22,10 +22,7 @@ function openInBrowser(url: string): void {
   child.unref();
 }
 
-export async function viewRun(
-  run: string,
-  flags: { port?: string; host?: string; open?: boolean },
-): Promise<void> {
+async function viewRun(run: string, flags: { port?: string; host?: string; open?: boolean }): Promise<void> {
   const port = parseInteger('--port', flags.port, { min: 0, max: 65535 }) ?? DEFAULT_VIEW_PORT;
   const host = flags.host ?? '127.0.0.1';
   let viewer: Awaited<ReturnType<typeof startViewer>>;

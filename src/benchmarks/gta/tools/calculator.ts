@@ -484,7 +484,7 @@ function evaluate(node: MathNode): PyValue {
 }
 
 /** Python's `str()` of a calculator value. */
-export function pyStr(v: PyValue): string {
+function pyStr(v: PyValue): string {
   if (Array.isArray(v)) return `[${v.map(pyStr).join(', ')}]`;
   if (typeof v === 'bigint') return v.toString();
   if (Number.isNaN(v)) return 'nan';

@@ -45,7 +45,7 @@ export interface Box {
 const NUMBER = String.raw`\s*(-?\d+(?:\.\d+)?)\s*`;
 const BBOX = new RegExp(String.raw`^[([]?${NUMBER},${NUMBER},${NUMBER},${NUMBER}[)\]]?$`);
 /** Longest bbox text read: four numbers need a few dozen characters (and the regex stays cheap). */
-export const MAX_BBOX_CHARS = 1000;
+const MAX_BBOX_CHARS = 1000;
 
 /**
  * `(x1, y1, x2, y2)` (brackets optional; numbers rounded to pixels) → a box with x1 ≤ x2, y1 ≤ y2.

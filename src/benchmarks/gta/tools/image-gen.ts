@@ -32,7 +32,7 @@ export interface ImageGenToolOptions {
 }
 
 /** AgentLego's TextToImage adds this to the keywords (its `a_prompt`). */
-export const TEXT_TO_IMAGE_SUFFIX = 'best quality, extremely detailed';
+const TEXT_TO_IMAGE_SUFFIX = 'best quality, extremely detailed';
 
 async function toPng(tool: string, image: ImageBytes): Promise<Uint8Array> {
   if (image.mediaType === 'image/png') return image.data;

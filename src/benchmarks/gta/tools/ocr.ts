@@ -26,7 +26,7 @@ export function formatOcrLines(lines: readonly OcrLine[]): string {
 }
 
 /** The folder of the English traineddata shipped by `@tesseract.js-data/eng` (read locally, never fetched). */
-export function bundledEnglishLangPath(): string {
+function bundledEnglishLangPath(): string {
   const require = createRequire(import.meta.url);
   return join(dirname(require.resolve('@tesseract.js-data/eng/package.json')), '4.0.0_best_int');
 }

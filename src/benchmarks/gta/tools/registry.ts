@@ -70,7 +70,7 @@ const BUILDERS: Readonly<Record<string, (config: GtaToolsConfig) => ExecutableTo
 };
 
 /** A tool this build cannot run: listed, callable, and every call says why it is unavailable. */
-export function unavailableTool(name: string, reason: string): ExecutableTool {
+function unavailableTool(name: string, reason: string): ExecutableTool {
   return {
     name,
     unavailable: () => reason,
