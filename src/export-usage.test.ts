@@ -13,7 +13,8 @@ const USER_ONLY_API: Record<string, string> = {
   'src/tasks/registry.ts registerTask': 'registers a task without a plugin (docs/harness.md)',
   'src/models/resolve-model.ts resolveModel':
     'an endpoint and model id as an AI SDK model, for library users (the CLI calls resolveModelSetup)',
-  'src/benchmarks/builtin.ts BUILTIN_PLUGINS': 'the one list of built-in plugins, for a program that picks some',
+  'src/benchmarks/builtin.ts BUILTIN_PLUGINS':
+    'the one list of built-in plugins, for a program that picks some',
   'src/benchmarks/gta/tools/tool-worker.ts default':
     'the GTA tool thread entry: the worker pool loads the file by URL and calls its default export',
 };

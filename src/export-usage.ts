@@ -150,7 +150,9 @@ function factsOf(path: string): ModuleFacts {
       ts.isTemplateExpression(node.arguments[0])
     ) {
       // `import(\`${root}/src/catalog/index.ts\`)` (perf scripts): a file of the repository by its path
-      const path = /\/((?:src|perf|examples|scripts)\/[\w./-]+\.ts)$/.exec(node.arguments[0].getText(sf).slice(0, -1));
+      const path = /\/((?:src|perf|examples|scripts)\/[\w./-]+\.ts)$/.exec(
+        node.arguments[0].getText(sf).slice(0, -1),
+      );
       if (path) facts.whole.push(`/${path[1]}`);
     } else if (
       ts.isImportTypeNode(node) &&
