@@ -1,6 +1,6 @@
 /**
  * Plumbing every domain shares: errors, JSON reading, seeded randomness, hashes, downloads.
- * Internal to the package (no subpath); `apiary` re-exports the errors, randomness and hashes.
+ * Subpath `apiary/shared`; `apiary` re-exports the errors.
  * @module
  */
 
