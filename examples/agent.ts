@@ -1,5 +1,5 @@
 // An agent over a catalog in 15 lines of code: `APIARY_BASE_URL=… APIARY_MODEL=… npx tsx examples/agent.ts`.
-// (Inside the repo we import the sources; an installed package imports from 'apiary'.)
+// (Inside the repo we import the sources; an installed package imports 'apiary' and 'apiary/appbench'.)
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { catalogToolset, modelTurns, nativeToolsProtocol, runAgent } from '../src/agents/index.js';
 import { appBenchCatalogSource, createSgdApps, openSgdDatabase } from '../src/benchmarks/appbench/index.js';

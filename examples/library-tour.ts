@@ -1,14 +1,13 @@
 /**
  * The README's library tour, runnable: `npx tsx examples/library-tour.ts`.
- * (Inside the repo we import the sources; an installed package imports 'apiary', 'apiary/catalog', …)
+ * (Inside the repo we import the sources; an installed package imports 'apiary' and 'apiary/appbench'.)
  */
+import { createSgdApps, openSgdDatabase } from '../src/benchmarks/appbench/index.js';
 import {
   analyzePlan,
   autoApprove,
-  createSgdApps,
   executePlan,
   loadCatalog,
-  openSgdDatabase,
   parsePlanText,
   renderCatalogText,
   validatePlan,

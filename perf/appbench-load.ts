@@ -8,6 +8,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  type AppBenchSample,
+  type AppBenchTask,
+  appBenchGoldReply,
+  appBenchTask,
+  loadAppBenchDataset,
+} from '../src/benchmarks/appbench/index.js';
 import { registerBuiltinPlugins } from '../src/benchmarks/builtin.js';
 import { loadCatalog } from '../src/catalog/index.js';
 import {
@@ -17,13 +24,6 @@ import {
   type SampleWorkerPool,
   type TaskRecipe,
 } from '../src/harness/index.js';
-import {
-  type AppBenchSample,
-  type AppBenchTask,
-  appBenchGoldReply,
-  appBenchTask,
-  loadAppBenchDataset,
-} from '../src/tasks/index.js';
 import { startScriptedOpenAiServer } from '../src/test/index.js';
 
 registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name

@@ -18,6 +18,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { APPBENCH_SAMPLING } from '../src/benchmarks/appbench/index.js';
 import { redisServerMissing, startRedisServer } from '../src/harness/__fixtures__/redis-server.js';
 import {
   buildRunSpec,
@@ -29,7 +30,6 @@ import {
   startQueueCoordinator,
   type TaskRecipe,
 } from '../src/harness/index.js';
-import { APPBENCH_SAMPLING } from '../src/tasks/index.js';
 import { scriptedServerProcess } from './appbench-load.js';
 import { SCALE_TASK } from './scale-task.js';
 

@@ -17,21 +17,20 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { flatAgent, planPrompt, renderAppApiList } from '../src/agents/index.js';
-import { scoreAppBenchSample } from '../src/benchmarks/appbench/score-appbench.js';
-import { registerBuiltinPlugins } from '../src/benchmarks/builtin.js';
-import { loadCatalog } from '../src/catalog/index.js';
-import { buildRunSpec, runEval } from '../src/harness/index.js';
-import { generate } from '../src/models/index.js';
 import {
   APPBENCH_SAMPLING,
   type AppBenchSample,
   appBenchGoldReply,
   appBenchTask,
   loadAppBenchDataset,
-  sampleSolver,
-  solveSample,
   summarizeAppBench,
-} from '../src/tasks/index.js';
+} from '../src/benchmarks/appbench/index.js';
+import { scoreAppBenchSample } from '../src/benchmarks/appbench/score-appbench.js';
+import { registerBuiltinPlugins } from '../src/benchmarks/builtin.js';
+import { loadCatalog } from '../src/catalog/index.js';
+import { buildRunSpec, runEval } from '../src/harness/index.js';
+import { generate } from '../src/models/index.js';
+import { sampleSolver, solveSample } from '../src/tasks/index.js';
 import { createModel } from './scale-model.js';
 
 registerBuiltinPlugins(); // `loadCatalog` knows the built-in catalogs by name

@@ -24,8 +24,12 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
+import {
+  APPBENCH_SAMPLING,
+  type AppBenchSample,
+  type AppBenchTask,
+} from '../src/benchmarks/appbench/index.js';
 import { rebuildTask, startSampleWorkers, type TaskRecipe } from '../src/harness/index.js';
-import { APPBENCH_SAMPLING, type AppBenchSample, type AppBenchTask } from '../src/tasks/index.js';
 import { type Measure, scriptedServerProcess, timeRun } from './appbench-load.js';
 import { SCALE_TASK } from './scale-task.js';
 

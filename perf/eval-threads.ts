@@ -18,12 +18,16 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import {
+  APPBENCH_SAMPLING,
+  type AppBenchSample,
+  type AppBenchTask,
+} from '../src/benchmarks/appbench/index.js';
+import {
   rebuildTask,
   type SampleWorkerPool,
   startSampleWorkers,
   type TaskRecipe,
 } from '../src/harness/index.js';
-import { APPBENCH_SAMPLING, type AppBenchSample, type AppBenchTask } from '../src/tasks/index.js';
 import { timeRun } from './appbench-load.js';
 import { SCALE_TASK } from './scale-task.js';
 

@@ -16,8 +16,8 @@
  */
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { flatAgent } from '../src/agents/index.js';
+import { APPBENCH_SAMPLING, type AppBenchSample, appBenchTask } from '../src/benchmarks/appbench/index.js';
 import { resolveModelSetup } from '../src/models/index.js';
-import { APPBENCH_SAMPLING, type AppBenchSample, appBenchTask } from '../src/tasks/index.js';
 import {
   best,
   catalog,

@@ -14,15 +14,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { respond } from '../src/benchmarks/gta/__fixtures__/e2e-script.js';
+import { type GtaSample, gtaDefinition } from '../src/benchmarks/gta/index.js';
 import { summarizeGtaTask } from '../src/benchmarks/gta/task-report.js';
 import { resolveModelSetup } from '../src/models/index.js';
-import {
-  type GtaSample,
-  gtaDefinition,
-  type LoadedTask,
-  solveSample,
-  type TaskToolSettings,
-} from '../src/tasks/index.js';
+import { type LoadedTask, solveSample, type TaskToolSettings } from '../src/tasks/index.js';
 import { startScriptedOpenAiServer } from '../src/test/index.js';
 
 const RUNS = process.argv.includes('--runs') ? Number(process.argv[process.argv.indexOf('--runs') + 1]) : 3;

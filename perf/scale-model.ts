@@ -5,8 +5,8 @@
  * test model it keeps no request log (10,000 retained prompts would be the benchmark's own GC load).
  */
 import { resolve } from 'node:path';
+import { appBenchGoldReply, loadAppBenchDataset } from '../src/benchmarks/appbench/index.js';
 import type { LanguageModelV3 } from '../src/models/index.js';
-import { appBenchGoldReply, loadAppBenchDataset } from '../src/tasks/index.js';
 
 const mini = loadAppBenchDataset(resolve(import.meta.dirname, '../examples/appbench-mini')).samples;
 const goldByInput = new Map(mini.map((s) => [s.record.input, appBenchGoldReply(s.record)]));

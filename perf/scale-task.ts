@@ -6,19 +6,21 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { flatAgent } from '../src/agents/index.js';
-import { registerBuiltinPlugins } from '../src/benchmarks/builtin.js';
-import { loadCatalog } from '../src/catalog/index.js';
 import {
   APPBENCH_SAMPLING,
   type AppBenchSample,
   appBenchPlanner,
   appBenchTask,
+  loadAppBenchDataset,
+  summarizeAppBench,
+} from '../src/benchmarks/appbench/index.js';
+import { registerBuiltinPlugins } from '../src/benchmarks/builtin.js';
+import { loadCatalog } from '../src/catalog/index.js';
+import {
   createSolver,
   defaultTaskRegistry,
   defineSolver,
-  loadAppBenchDataset,
   solverNamed,
-  summarizeAppBench,
   type TaskLoadContext,
 } from '../src/tasks/index.js';
 

@@ -11,7 +11,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, write
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { loadGoldShortcuts, streamGoldRecords } from '../src/tasks/index.js';
+import { loadGoldShortcuts, streamGoldRecords } from '../src/benchmarks/shortcutsbench/index.js';
 
 const GOLD = '1_final_detailed_records_filter_apis_leq_30.json';
 

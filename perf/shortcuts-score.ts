@@ -1,7 +1,11 @@
 /** Scoring throughput: the §10 worked-example record replicated N times, scored in both modes. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseResultRecords, scoreResultRecord, summarizeShortcuts } from '../src/tasks/index.js';
+import {
+  parseResultRecords,
+  scoreResultRecord,
+  summarizeShortcuts,
+} from '../src/benchmarks/shortcutsbench/index.js';
 
 const n = Number(process.argv[2] ?? 20000);
 const line = readFileSync(

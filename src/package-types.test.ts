@@ -1,5 +1,13 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -41,6 +49,14 @@ async function installPackage(): Promise<string> {
   return pkgDir;
 }
 
+/** package.json `exports`: subpath → its built module and declarations. */
+const EXPORTS = (
+  JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as {
+    exports: Record<string, { types: string; default: string }>;
+  }
+).exports;
+const specifier = (sub: string) => (sub === '.' ? 'apiary' : `apiary/${sub.slice(2)}`);
+
 const CONSUMER = `
 import {
   analyzePlan,
@@ -66,9 +82,18 @@ import {
   type AppBenchPrediction,
   type AppBenchReport,
   type AppBenchSample,
+  createSgdApps,
+  openSgdDatabase,
+  parseMetabenchPlan,
+  printMetabenchPlan,
   scoreAppBench,
-  type Task,
-} from 'apiary/tasks';
+  type SqliteDatabase,
+} from 'apiary/appbench';
+import { type ApprovalHandler, autoApprove, type ExecutionResult, executePlan } from 'apiary/exec';
+import { createResponseCache, resolveModel } from 'apiary/models';
+import { Bm25Index, buildRetriever, catalogCorpus, type Retriever, type RetrieverKind, tokenize } from 'apiary/retrieval';
+import { baselineAgent, type PlanningAgent } from 'apiary/agents';
+import type { Task } from 'apiary/tasks';
 import { runEval } from 'apiary/harness';
 import { buildSftSamples } from 'apiary/sft';
 import { type McpServeOptions, mcpServerFactory, type McpServersConfig } from 'apiary/mcp';
@@ -120,7 +145,9 @@ export const viewerRoutes = viewerApp;
 `;
 
 describe('the package compiles in a consumer project', () => {
-  it('strict NodeNext, skipLibCheck off, imports apiary and its subpaths', { timeout: 180_000 }, async () => {
+  it('every package.json export is built with its types; strict NodeNext, skipLibCheck off, imports each', {
+    timeout: 180_000,
+  }, async () => {
     const pkgDir = await installPackage();
     const consumer = join(work, 'consumer');
     link(pkgDir, join(consumer, 'node_modules', 'apiary'));
@@ -141,7 +168,11 @@ describe('the package compiles in a consumer project', () => {
         files: ['consumer.ts', 'json-schema.d.ts'],
       }),
     );
-    writeFileSync(join(consumer, 'consumer.ts'), CONSUMER);
+    // every subpath, whole: its declarations load and compile with the rest
+    const everyEntry = Object.keys(EXPORTS)
+      .map((sub, i) => `import * as entry${i} from '${specifier(sub)}';\nexport { entry${i} };`)
+      .join('\n');
+    writeFileSync(join(consumer, 'consumer.ts'), `${CONSUMER}\n${everyEntry}\n`);
     // @ai-sdk/provider's types import 'json-schema' but list @types/json-schema only as a dev
     // dependency (vercel/ai#15874), so every consumer of the AI SDK with skipLibCheck off installs
     // it; this stand-in plays that part, since no test may install packages.
@@ -149,6 +180,10 @@ describe('the package compiles in a consumer project', () => {
       join(consumer, 'json-schema.d.ts'),
       "declare module 'json-schema' {\n  export interface JSONSchema7 { [key: string]: unknown }\n  export type JSONSchema7Definition = JSONSchema7 | boolean;\n}\n",
     );
+    const missing = Object.values(EXPORTS)
+      .flatMap((t) => [t.types, t.default])
+      .filter((file) => !existsSync(join(pkgDir, file)));
+    expect(missing).toEqual([]);
     const run = await exec(process.execPath, [tsc, '-p', join(consumer, 'tsconfig.json')]).then(
       () => ({ code: 0, out: '' }),
       (e: { code: number; stdout: string }) => ({ code: e.code, out: e.stdout }),

@@ -20,17 +20,15 @@ export { agentTurns, demoTurns, type LlmAgentOptions, runSingleTurn } from './ll
 export { planPrompt } from './prompts.js';
 export { freeTextProtocol } from './protocols/free-text.js';
 export {
-  JSON_ACTION_FINISH,
   type JsonActionParse,
   jsonActionFields,
   jsonActionProtocol,
   parseJsonActionReply,
 } from './protocols/json-action.js';
 // Protocols: how a model is talked to and how its replies are read
-export { ASK_USER_TOOL, type NativeToolsOptions, nativeToolsProtocol } from './protocols/native-tools.js';
+export { type NativeToolsOptions, nativeToolsProtocol } from './protocols/native-tools.js';
 export { planLinesProtocol } from './protocols/plan-lines.js';
 export {
-  lagentToolDescription,
   parseReactArguments,
   parseReactReply,
   REACT_FORCE_STOP,
@@ -57,7 +55,7 @@ export { apiAsTool, catalogToolset } from './runtime/catalog-toolset.js';
 // Who takes the turns: an LLM through `generate`
 export { modelTurns } from './runtime/model-turns.js';
 // The agent loop: model ↔ tools until a final answer, a question, a budget or cancellation
-export { type AgentBudget, observationText, type RunAgentOptions, runAgent } from './runtime/run-agent.js';
+export { type AgentBudget, type RunAgentOptions, runAgent } from './runtime/run-agent.js';
 export type {
   AgentProtocol,
   AgentResult,
@@ -78,9 +76,7 @@ export { type DemoPoolItem, type SameAppDemosOptions, sameAppDemos } from './sam
 // The tool-loop solver: plans and executes against executable apps
 export {
   type AgentRunSummary,
-  callsAsPlanLines,
   type ExecutedCall,
-  executedCall,
   type ToolLoopAgentOptions,
   toolLoopAgent,
 } from './tool-loop-agent.js';

@@ -1,9 +1,9 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { APPBENCH_SAMPLING } from '../benchmarks/appbench/index.js';
 import { registerBuiltinPlugins } from '../benchmarks/builtin.js';
 import { type Catalog, loadCatalog } from '../catalog/index.js';
 import { ApiaryError } from '../shared/index.js';
-import { APPBENCH_SAMPLING } from '../tasks/index.js';
 import {
   type ScriptedChatRequest,
   type ScriptedOpenAiServer,

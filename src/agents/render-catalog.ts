@@ -31,7 +31,7 @@ function describe(description: string | undefined, type: ParamType): string {
 }
 
 /** The description dict of one API as the official App classes hold it. */
-export function apiDescDict(api: Api): Record<string, unknown> {
+function apiDescDict(api: Api): Record<string, unknown> {
   const args = (required: boolean) =>
     Object.fromEntries(
       api.parameters
@@ -51,7 +51,7 @@ export function apiDescDict(api: Api): Record<string, unknown> {
 }
 
 /** The description dict of one App: `desc`, `base_required_arguments` (always `{}`) and `APIs`. */
-export function appDescDict(app: App, catalog: Catalog): Record<string, unknown> {
+function appDescDict(app: App, catalog: Catalog): Record<string, unknown> {
   return {
     desc: app.description,
     base_required_arguments: {},

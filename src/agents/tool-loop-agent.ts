@@ -38,7 +38,7 @@ export interface AgentRunSummary {
   calls: ExecutedCall[];
 }
 
-export function executedCall(c: CallRecord): ExecutedCall {
+function executedCall(c: CallRecord): ExecutedCall {
   const o = c.outcome;
   const rows = o.ok ? (Array.isArray(o.raw) ? o.raw.length : 0) : 0;
   return {
@@ -53,7 +53,7 @@ export function executedCall(c: CallRecord): ExecutedCall {
 }
 
 /** Successful calls as AppBench reply lines (`App: [outs = api(#k='v')]`, values as passed). */
-export function callsAsPlanLines(calls: readonly CallRecord[], catalog: Catalog): string {
+function callsAsPlanLines(calls: readonly CallRecord[], catalog: Catalog): string {
   const lines: string[] = [];
   for (const c of calls) {
     if (!c.outcome.ok || !c.app || !c.api || typeof c.args !== 'object' || c.args === null) continue;

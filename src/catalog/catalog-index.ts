@@ -1,4 +1,4 @@
-import { ApiaryError, NotFoundError } from '../shared/index.js';
+import { ApiaryError } from '../shared/index.js';
 import type { Api, App, Catalog } from './schema.js';
 
 /** Constant-time lookups over a catalog. Build once with `indexCatalog`; it is cached per catalog object. */
@@ -62,15 +62,4 @@ export function indexCatalog(catalog: Catalog): CatalogIndex {
   };
   cache.set(catalog, index);
   return index;
-}
-
-export function requireApp(index: CatalogIndex, id: string): App {
-  const app = index.app(id);
-  if (!app)
-    throw new NotFoundError(
-      'app',
-      id,
-      index.catalog.apps.map((a) => a.id),
-    );
-  return app;
 }

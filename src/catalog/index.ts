@@ -24,9 +24,7 @@ export { type LoadCatalogOptions, loadCatalog } from './load-catalog.js';
 // The catalog model (zod schemas are the source of the types)
 export {
   type Api,
-  ApiSchema,
   type App,
-  AppSchema,
   type ArrayType,
   acceptedParameters,
   type Catalog,
@@ -34,14 +32,10 @@ export {
   type EntityType,
   type EnumType,
   type EnumValue,
-  EnumValueSchema,
-  type Output,
-  OutputSchema,
   type Parameter,
   type ParamType,
   type PrimitiveType,
   type PrimitiveTypeName,
-  PrimitiveTypeNameSchema,
   primitive,
 } from './schema.js';
 // Catalog sources: the catalogs plugins register by name (`--catalog NAME`)

@@ -5,7 +5,7 @@ import { z } from 'zod';
  * schemas are the single source of the types.
  */
 
-export const PrimitiveTypeNameSchema = z.enum([
+const PrimitiveTypeNameSchema = z.enum([
   'string',
   'integer',
   'number',
@@ -20,7 +20,7 @@ export const PrimitiveTypeNameSchema = z.enum([
 ]);
 export type PrimitiveTypeName = z.infer<typeof PrimitiveTypeNameSchema>;
 
-export const EnumValueSchema = z.object({
+const EnumValueSchema = z.object({
   value: z.string(),
   /** Display name, when the source has one distinct from the value. */
   label: z.string().optional(),
@@ -55,7 +55,7 @@ export interface Parameter {
   description?: string;
 }
 
-export const ParamTypeSchema: z.ZodType<ParamType> = z.lazy(() =>
+const ParamTypeSchema: z.ZodType<ParamType> = z.lazy(() =>
   z.discriminatedUnion('kind', [
     z.object({ kind: z.literal('primitive'), name: PrimitiveTypeNameSchema }),
     z.object({ kind: z.literal('enum'), values: z.array(EnumValueSchema).min(1) }),
@@ -68,7 +68,7 @@ export const ParamTypeSchema: z.ZodType<ParamType> = z.lazy(() =>
   ]),
 );
 
-export const ParameterSchema: z.ZodType<Parameter> = z.lazy(() =>
+const ParameterSchema: z.ZodType<Parameter> = z.lazy(() =>
   z.object({
     name: z.string().min(1),
     type: ParamTypeSchema,
@@ -78,14 +78,13 @@ export const ParameterSchema: z.ZodType<Parameter> = z.lazy(() =>
   }),
 );
 
-export const OutputSchema = z.object({
+const OutputSchema = z.object({
   name: z.string().min(1),
   type: ParamTypeSchema,
   description: z.string().optional(),
 });
-export type Output = z.infer<typeof OutputSchema>;
 
-export const AppSchema = z.object({
+const AppSchema = z.object({
   id: z.string().min(1),
   name: z.string().min(1),
   description: z.string(),
@@ -95,7 +94,7 @@ export const AppSchema = z.object({
 });
 export type App = z.infer<typeof AppSchema>;
 
-export const ApiSchema = z.object({
+const ApiSchema = z.object({
   /** Unique within the catalog, e.g. `Rents.getcarsavailable` or `is.workflow.actions.url`. */
   id: z.string().min(1),
   /** Id of the owning app. */

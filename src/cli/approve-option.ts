@@ -1,7 +1,7 @@
 import { type ApprovalHandler, askOnTerminal, autoApprove, denyAll } from '../exec/index.js';
 import { parseChoice } from './options.js';
 
-export const APPROVE_MODES = ['auto', 'ask', 'deny'] as const;
+const APPROVE_MODES = ['auto', 'ask', 'deny'] as const;
 
 /**
  * `--approve auto|ask|deny`: who decides transactional calls. Without the flag: ask on a terminal,

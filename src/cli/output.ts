@@ -84,7 +84,7 @@ export const EXIT_STATUS_OF_CODE: Readonly<Record<ErrorCode, number>> = {
  * Any thrown value as an ApiaryError: Node's file-system errors that carry a path become the typed
  * error for that path (a folder given for a file is INPUT_INVALID, exit 2); anything else is INTERNAL.
  */
-export function asApiaryError(error: unknown): ApiaryError {
+function asApiaryError(error: unknown): ApiaryError {
   if (error instanceof ApiaryError) return error;
   const e = error as NodeJS.ErrnoException | undefined;
   if (typeof e?.code === 'string' && typeof e.path === 'string') return fileReadError(e.path, error);

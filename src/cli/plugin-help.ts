@@ -17,7 +17,7 @@ export function evalDescription(plugins: readonly BenchmarkPlugin[]): string {
 }
 
 /** Plan text formats besides JSON, in help (`MetaBench call-list text`). */
-export const planFormatNames = (plugins: readonly BenchmarkPlugin[]): string[] =>
+const planFormatNames = (plugins: readonly BenchmarkPlugin[]): string[] =>
   plugins.flatMap((p) => (p.planFormats ?? []).map((f) => f.name));
 
 export function planDescription(plugins: readonly BenchmarkPlugin[]): string {

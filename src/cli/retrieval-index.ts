@@ -28,10 +28,7 @@ export const INDEXED_KINDS: ReadonlySet<RetrieverKind> = new Set([
  * Build-step progress on stderr: a bar with ETA on a terminal, one line per index otherwise,
  * nothing when quiet (--json).
  */
-export function indexProgress(
-  total: number,
-  quiet: boolean,
-): { step: (name: string) => void; stop: () => void } {
+function indexProgress(total: number, quiet: boolean): { step: (name: string) => void; stop: () => void } {
   const stream = process.stderr;
   if (quiet) return { step() {}, stop() {} };
   if (!stream.isTTY) {

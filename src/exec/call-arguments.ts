@@ -22,7 +22,7 @@ export function valueFits(value: unknown, type: ParamType): boolean {
 }
 
 /** A short JSON rendering of a value for messages (never throws). */
-export function previewValue(value: unknown, max = 80): string {
+function previewValue(value: unknown, max = 80): string {
   let text: string;
   try {
     text = JSON.stringify(value) ?? String(value);

@@ -2,7 +2,7 @@ import { type AppCallResult, type ContentPart, isContentResult } from '../apps/i
 
 export { type ContentPart, ContentPartSchema, type ContentResult, isContentResult } from '../apps/index.js';
 
-export const CALL_ERROR_CODES = [
+const CALL_ERROR_CODES = [
   'INVALID_INPUT',
   'PERMISSION_DENIED',
   'APPROVAL_DENIED',

@@ -30,7 +30,7 @@ export function appRegistry(handlers: Iterable<AppHandler>): AppRegistry {
   return map;
 }
 
-export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
+const DEFAULT_CALL_TIMEOUT_MS = 30_000;
 
 export interface DispatchContext {
   catalog: CatalogIndex;

@@ -21,7 +21,6 @@ export {
 export { type ArgumentIssue, argumentIssues } from './call-arguments.js';
 // What a call returns: content parts (text, JSON, rows, image, file) or a typed error
 export {
-  CALL_ERROR_CODES,
   type CallError,
   type CallErrorCode,
   type CallOutcome,
@@ -39,7 +38,6 @@ export {
   type AppRegistry,
   appRegistry,
   type CallRequest,
-  DEFAULT_CALL_TIMEOUT_MS,
   type DispatchContext,
   dispatchCall,
   isTransactionalCall,
@@ -78,7 +76,6 @@ export {
   readTrace,
   repairTrace,
   type TraceEvent,
-  TraceEventSchema,
   type TraceRepair,
   type TraceSink,
 } from './trace.js';

@@ -2,14 +2,14 @@ import { appendFileSync, closeSync, existsSync, fsyncSync, openSync, readSync, w
 import { z } from 'zod';
 import { InputInvalidError, parseJsonWithinDepth, readTextFile, redactSecrets } from '../shared/index.js';
 
-export const TRACE_EVENTS = ['start', 'end', 'error', 'refused', 'interrupted'] as const;
+const TRACE_EVENTS = ['start', 'end', 'error', 'refused', 'interrupted'] as const;
 
 /**
  * One line of a run's trace. Every `start` (one per attempt) is followed by exactly one
  * `end`, `error` or `interrupted` of the same run, step and attempt; `refused` is written for
  * a step that was never dispatched. `repairTrace` restores that invariant after a crash.
  */
-export const TraceEventSchema = z.object({
+const TraceEventSchema = z.object({
   event: z.enum(TRACE_EVENTS),
   run: z.string(),
   /** ISO-8601 timestamp from the run's clock. */
@@ -64,15 +64,6 @@ export function jsonlTrace(file: string, opts: { fsync?: boolean } = {}): TraceS
       } finally {
         closeSync(fd);
       }
-    },
-  };
-}
-
-/** Several sinks at once (e.g. a file and the console). */
-export function teeTrace(...sinks: TraceSink[]): TraceSink {
-  return {
-    write(e) {
-      for (const s of sinks) s.write(e);
     },
   };
 }

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The folder holding apiary's own package.json (src/harness or dist/harness → package root). */
-export function packageRoot(): string | undefined {
+function packageRoot(): string | undefined {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 5; i++) {
     const file = join(dir, 'package.json');

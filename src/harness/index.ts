@@ -5,7 +5,7 @@
  */
 
 // Package and git facts for the run spec
-export { gitRevision, packageRoot, packageVersion } from './environment.js';
+export { gitRevision, packageVersion } from './environment.js';
 // Epochs: mean ± 95% confidence interval (Student t) and pass^k / pass@k
 export { type MetricEstimate, meanWithCi, type PassRates, passRates } from './epoch-stats.js';
 // Running a task end to end: the one entry of the CLI, `eval all`, worker threads and queue workers
@@ -23,7 +23,6 @@ export {
 export {
   createQueueAuth,
   INSECURE_QUEUE_AUTH,
-  QUEUE_SECRET_ENV,
   type QueueAuth,
   resolveQueueAuth,
 } from './queue-auth.js';
@@ -50,7 +49,6 @@ export { connectRedis, createBullConnection } from './redis-connection.js';
 export {
   BlobLineSchema,
   type HeaderLine,
-  HeaderLineSchema,
   headerLine,
   internalize as restoreBlobRefs,
   parseResultsText,
@@ -59,7 +57,6 @@ export {
   readResultsFile,
   type SampleLine,
   SampleLineSchema,
-  UsageSchema,
 } from './results-file.js';
 // Running a task: concurrency, resumable JSONL results, progress
 export {
@@ -91,8 +88,6 @@ export {
   buildRunSpec,
   formatSpecConflicts,
   type Price,
-  PriceSchema,
-  RUN_SPEC_VERSION,
   type RunSpec,
   type RunSpecDeps,
   type RunSpecInput,
@@ -100,8 +95,6 @@ export {
   type RunSpecV1,
   RunSpecV1Schema,
   runSpecConflicts,
-  type SamplingSpec,
-  SamplingSpecSchema,
   type SpecConflict,
   upgradeRunSpecV1,
 } from './run-spec.js';
@@ -127,13 +120,12 @@ export {
 } from './sample-runner.js';
 // The seeded order samples run in
 export { seededShuffle } from './seeded-random.js';
-export { regularizedIncompleteBeta, studentTCdf, studentTQuantile } from './student-t.js';
+export { studentTCdf, studentTQuantile } from './student-t.js';
 // Summaries of a run
 export {
   type CategoryCounts,
   distinctSamples,
   formatDollars,
-  formatOptions,
   formatRunSummary,
   isInfrastructureError,
   type RunSummary,

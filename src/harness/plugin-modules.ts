@@ -9,7 +9,7 @@ import { ApiaryError } from '../shared/index.js';
  * (`my-bench/plugin`) as it is, a path (relative to the working folder) as a file URL, so a worker
  * thread in another folder imports the same file.
  */
-export function pluginModuleUrl(spec: string): string {
+function pluginModuleUrl(spec: string): string {
   if (/^[a-z][a-z0-9+.-]*:/i.test(spec) && !/^[a-z]:[\\/]/i.test(spec)) return spec;
   const looksLikePath = spec.startsWith('.') || isAbsolute(spec) || /\.[cm]?[jt]s$/.test(spec);
   if (!looksLikePath && !existsSync(spec)) return spec;

@@ -12,11 +12,11 @@ import { readFileSync, statSync } from 'node:fs';
 import { ApiaryError } from '../shared/index.js';
 
 /** The environment variable holding the shared secret. */
-export const QUEUE_SECRET_ENV = 'APIARY_QUEUE_SECRET';
+const QUEUE_SECRET_ENV = 'APIARY_QUEUE_SECRET';
 /** Shortest secret accepted (characters): a short one could be guessed offline from one signed message. */
-export const MIN_QUEUE_SECRET_LENGTH = 16;
+const MIN_QUEUE_SECRET_LENGTH = 16;
 /** Largest secret file read (bytes): a secret is one line, not a data file. */
-export const MAX_QUEUE_SECRET_FILE_BYTES = 4096;
+const MAX_QUEUE_SECRET_FILE_BYTES = 4096;
 
 export type MessageKind = 'announcement' | 'job' | 'result' | 'note';
 

@@ -89,7 +89,7 @@ interface Pending {
 /** How long `close` waits for Redis to withdraw the run before it disconnects anyway. */
 const CLOSE_TIMEOUT_MS = 5000;
 /** Refusals named one by one in notes; after these only the count (in the stats) goes on. */
-export const MAX_REFUSAL_NOTES = 10;
+const MAX_REFUSAL_NOTES = 10;
 /** Longest worker-supplied text (a failed job's reason) shown in an error, in characters. */
 const MAX_REASON_CHARS = 2000;
 /** Worker-supplied text, cut and with its control characters escaped (it is printed). */
@@ -103,7 +103,7 @@ const keyless = <T extends { apiKey?: string }>(e: T | undefined) => {
 };
 
 /** The recipe as workers see it: no key in Redis (the model's, the tools' endpoints'). */
-export function withoutKeys(recipe: TaskRecipe): TaskRecipe {
+function withoutKeys(recipe: TaskRecipe): TaskRecipe {
   const model = recipe.model?.kind === 'endpoint' ? { ...recipe.model, apiKey: undefined } : recipe.model;
   const tools = recipe.tools;
   if (!tools) return { ...recipe, model };

@@ -51,7 +51,7 @@ const AnnouncedEndpointSchema = z.strictObject({
  * corpus and provider, vision/image/embeddings endpoints, a recording folder). No keys, no
  * environment, no sandbox or OCR options: those a worker takes from its own machine only.
  */
-export const AnnouncedToolsSchema = z.strictObject({
+const AnnouncedToolsSchema = z.strictObject({
   config: z
     .strictObject({
       search: z.strictObject({ corpus: z.string().optional(), provider: z.string().optional() }).optional(),
@@ -105,7 +105,7 @@ export type QueueResult = z.infer<typeof QueueResultSchema>;
 export const QueueNoteSchema = z.object({ runId: RunIdSchema, text: z.string().max(4000) });
 
 /** Largest envelope read from Redis, per kind (bytes of its JSON text): what is larger is refused unread. */
-export const MAX_ENVELOPE_BYTES: Record<MessageKind, number> = {
+const MAX_ENVELOPE_BYTES: Record<MessageKind, number> = {
   announcement: 1 << 20,
   job: 64 << 10,
   result: 64 << 20,
@@ -116,7 +116,7 @@ export const MAX_ENVELOPE_BYTES: Record<MessageKind, number> = {
  * What goes on Redis: the payload as a JSON text and its MAC (null without a secret). The MAC is
  * over that exact text, so it is checked before the payload is parsed.
  */
-export const EnvelopeSchema = z.object({ payload: z.string(), mac: z.string().nullable() });
+const EnvelopeSchema = z.object({ payload: z.string(), mac: z.string().nullable() });
 export type Envelope = z.infer<typeof EnvelopeSchema>;
 
 export function seal(auth: QueueAuth, kind: MessageKind, value: unknown): Envelope {

@@ -126,7 +126,7 @@ const sameEndpoint = (a: string, b: string) => {
  * Why this worker will not run an announced recipe as it stands (a module not on its allowlist,
  * another model endpoint), or the recipe it runs instead: its own modules and endpoint.
  */
-export function checkRecipe(
+function checkRecipe(
   recipe: TaskRecipe,
   own: {
     allowModules: Set<string>;

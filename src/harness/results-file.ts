@@ -11,13 +11,13 @@ import {
 } from '../shared/index.js';
 import { type RunSpec, RunSpecSchema, RunSpecV1Schema, upgradeRunSpecV1 } from './run-spec.js';
 
-export const UsageSchema = z.object({
+const UsageSchema = z.object({
   inputTokens: z.number().min(0),
   outputTokens: z.number().min(0),
 });
 
 /** First record of a results file. */
-export const HeaderLineSchema = z.object({ type: z.literal('header'), spec: RunSpecSchema });
+const HeaderLineSchema = z.object({ type: z.literal('header'), spec: RunSpecSchema });
 export type HeaderLine = z.infer<typeof HeaderLineSchema>;
 
 /** One finished sample: what the solver produced (or the error), its cost, timing and score. */

@@ -47,7 +47,7 @@ const defaultDeps = (): RunLockDeps => ({
 });
 
 /** How long a process waits for another one that is taking over the same stale lock. */
-export const RUN_LOCK_TAKEOVER_WAIT_MS = 2000;
+const RUN_LOCK_TAKEOVER_WAIT_MS = 2000;
 
 /** The lock file's text, or null when there is none. */
 function readLockText(file: string): string | null {

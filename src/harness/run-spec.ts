@@ -5,18 +5,17 @@ import { stableJson } from '../shared/index.js';
  * Bumped when the results-file layout changes. Version 1 (AppBench-shaped: agent, prompting,
  * shots) is still read and reported (mapped to version 2), but not resumed.
  */
-export const RUN_SPEC_VERSION = 2;
+const RUN_SPEC_VERSION = 2;
 
 /** The sampling settings a model run used (`topP: null` = top_p omitted from requests). */
-export const SamplingSpecSchema = z.object({
+const SamplingSpecSchema = z.object({
   temperature: z.number().nullable(),
   topP: z.number().nullable(),
   maxOutputTokens: z.number().int().nullable(),
 });
-export type SamplingSpec = z.infer<typeof SamplingSpecSchema>;
 
 /** Dollars per million tokens. */
-export const PriceSchema = z.object({
+const PriceSchema = z.object({
   inputPerMTok: z.number().min(0),
   outputPerMTok: z.number().min(0),
 });

@@ -49,7 +49,7 @@ function betaContinuedFraction(x: number, a: number, b: number): number {
 }
 
 /** The regularized incomplete beta function I_x(a, b). */
-export function regularizedIncompleteBeta(x: number, a: number, b: number): number {
+function regularizedIncompleteBeta(x: number, a: number, b: number): number {
   if (x <= 0) return 0;
   if (x >= 1) return 1;
   const lnFront = lnGamma(a + b) - lnGamma(a) - lnGamma(b) + a * Math.log(x) + b * Math.log(1 - x);

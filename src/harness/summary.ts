@@ -208,7 +208,7 @@ export function formatDollars(x: number): string {
 }
 
 /** `shots=2, demos=random` (null options left out). */
-export function formatOptions(options: Record<string, unknown>): string {
+function formatOptions(options: Record<string, unknown>): string {
   return Object.entries(options)
     .filter(([, v]) => v !== null && v !== undefined)
     .map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(',') : String(v)}`)

@@ -36,9 +36,9 @@ export interface McpHttpOptions {
 }
 
 /** Sessions open at once at most, by default. */
-export const DEFAULT_MAX_SESSIONS = 100;
+const DEFAULT_MAX_SESSIONS = 100;
 /** Idle time after which a session is closed, by default (10 minutes). */
-export const DEFAULT_SESSION_IDLE_MS = 10 * 60_000;
+const DEFAULT_SESSION_IDLE_MS = 10 * 60_000;
 
 export interface McpHttpServer {
   /** The endpoint URL, e.g. `http://127.0.0.1:8931/mcp`. */

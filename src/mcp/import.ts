@@ -26,13 +26,13 @@ export interface ImportedMcpServer {
 }
 
 /** The owner identity of an imported server's app: only its own handler may run its tools. */
-export const mcpOwner = (server: string): string => `mcp:${server}`;
+const mcpOwner = (server: string): string => `mcp:${server}`;
 
 /**
  * A tool changes state unless the server says it is read-only (MCP's default for
  * `destructiveHint` is true), so imported tools ask for approval unless marked `readOnlyHint`.
  */
-export const isReadOnlyTool = (tool: Tool): boolean => tool.annotations?.readOnlyHint === true;
+const isReadOnlyTool = (tool: Tool): boolean => tool.annotations?.readOnlyHint === true;
 
 function apiOf(server: string, tool: Tool): Api {
   return {

@@ -16,26 +16,20 @@ export {
   type ImportedMcpServer,
   importMcpServer,
   importMcpServers,
-  isReadOnlyTool,
   type McpImport,
   type McpImportOptions,
-  mcpOwner,
 } from './import.js';
 // JSON Schema of a tool's input as catalog parameters
 export { jsonSchemaToParameters, type SchemaSource } from './json-schema-params.js';
 // Serving a catalog: tools mode or tool search, approvals by elicitation
 export {
-  CALL_TOOL,
   type McpServeMode,
   type McpServeOptions,
   mcpServerFactory,
-  SEARCH_TOOL,
 } from './serve.js';
 // The desktop-client `mcpServers` config
 export {
   type McpServerSpec,
-  McpServerSpecSchema,
   type McpServersConfig,
-  McpServersConfigSchema,
   readMcpServersConfig,
 } from './servers-config.js';

@@ -53,8 +53,8 @@ export interface McpServeOptions {
   version?: string;
 }
 
-export const SEARCH_TOOL = 'search_apis';
-export const CALL_TOOL = 'call_api';
+const SEARCH_TOOL = 'search_apis';
+const CALL_TOOL = 'call_api';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { parseWith, readJsonFile } from '../shared/index.js';
 
 /** A server started as a child process speaking MCP on stdio. */
-export const McpStdioSpecSchema = z.object({
+const McpStdioSpecSchema = z.object({
   command: z.string().min(1),
   args: z.array(z.string()).default([]),
   /** Extra environment; the child otherwise gets only the SDK's safe defaults (PATH, HOME, …), not ours. */
@@ -10,12 +10,12 @@ export const McpStdioSpecSchema = z.object({
   cwd: z.string().optional(),
 });
 /** A server reached over Streamable HTTP. */
-export const McpHttpSpecSchema = z.object({
+const McpHttpSpecSchema = z.object({
   url: z.string().url(),
   /** Extra request headers (e.g. `Authorization`). */
   headers: z.record(z.string(), z.string()).optional(),
 });
-export const McpServerSpecSchema = z.union([McpStdioSpecSchema, McpHttpSpecSchema]);
+const McpServerSpecSchema = z.union([McpStdioSpecSchema, McpHttpSpecSchema]);
 export type McpServerSpec = z.infer<typeof McpServerSpecSchema>;
 
 /** A server name is its app id in the imported catalog (API ids are `<server>.<tool>`). */
@@ -24,7 +24,7 @@ export const McpServerNameSchema = z
   .regex(/^[A-Za-z0-9_-]{1,64}$/, 'a server name is 1-64 letters, digits, "_" or "-" (it becomes an app id)');
 
 /** The desktop-client config format: `{"mcpServers": {name: {command, args, env} | {url}}}`. */
-export const McpServersConfigSchema = z.object({
+const McpServersConfigSchema = z.object({
   mcpServers: z.record(McpServerNameSchema, McpServerSpecSchema),
 });
 export type McpServersConfig = z.infer<typeof McpServersConfigSchema>;

@@ -36,7 +36,7 @@ export interface RetryPolicy {
   timeoutMs?: number;
 }
 
-export const DEFAULT_RETRY_POLICY: Readonly<Required<RetryPolicy>> = Object.freeze({
+const DEFAULT_RETRY_POLICY: Readonly<Required<RetryPolicy>> = Object.freeze({
   maxRetries: 4,
   baseDelayMs: 1000,
   maxDelayMs: 30_000,
@@ -103,7 +103,7 @@ export interface GenerateDeps {
   promptCache?: PromptCache;
 }
 
-export function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const t = setTimeout(() => {

@@ -8,7 +8,6 @@
 export { type CheckEndpointDeps, checkModelEndpoint, type EndpointToCheck } from './check-endpoint.js';
 // The one model call of the agent runtime: messages, tools, tool choice, retries, usage, cache hits
 export {
-  DEFAULT_RETRY_POLICY,
   type GenerateDeps,
   type GenerateRequest,
   type GenerateResponse,
@@ -19,7 +18,7 @@ export {
   type RetryPolicy,
 } from './generate.js';
 // apiary.config.json
-export { type ModelConfigFile, ModelConfigFileSchema, readModelConfigFile } from './model-config.js';
+export { type ModelConfigFile, readModelConfigFile } from './model-config.js';
 // Why an attempt failed, and how long a server asked us to wait
 export {
   classifyModelError,

@@ -7,7 +7,7 @@ import { ApiaryError, parseWith, readTextFile } from '../shared/index.js';
  * `apiary.config.json` (model part). Unknown top-level keys are allowed so that other
  * features can share the file.
  */
-export const ModelConfigFileSchema = z.looseObject({
+const ModelConfigFileSchema = z.looseObject({
   /** OpenAI-compatible base URL, e.g. `http://localhost:8000/v1`. */
   baseURL: z.url().optional(),
   /** Model name sent in the request. */
@@ -25,7 +25,7 @@ export const ModelConfigFileSchema = z.looseObject({
 });
 export type ModelConfigFile = z.infer<typeof ModelConfigFileSchema>;
 
-export const DEFAULT_CONFIG_FILE = 'apiary.config.json';
+const DEFAULT_CONFIG_FILE = 'apiary.config.json';
 
 /**
  * Reads a config file. An explicitly named file must exist; the default `apiary.config.json`

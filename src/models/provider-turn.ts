@@ -56,7 +56,7 @@ export function isDirectTurn(req: DirectTurnRequest): boolean {
 }
 
 /** The provider's tool list as `generateText` prepares it from `tool({ description, inputSchema })`. */
-export function providerTools(specs: Record<string, ModelToolSpec>): CallOptions['tools'] {
+function providerTools(specs: Record<string, ModelToolSpec>): CallOptions['tools'] {
   return Object.entries(specs).map(([name, spec]) => ({
     type: 'function' as const,
     name,

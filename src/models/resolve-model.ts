@@ -37,7 +37,7 @@ export interface ResolvedModel {
   sampling: SamplingSettings;
 }
 
-export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
+const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
 
 function parseTopP(value: string | undefined): number | null | undefined {
   if (value === undefined || value === '') return undefined;

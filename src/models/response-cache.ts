@@ -9,7 +9,7 @@ type CallOptions = Parameters<NonNullable<LanguageModelMiddleware['wrapGenerate'
 type GenerateResultV3 = Awaited<ReturnType<NonNullable<LanguageModelMiddleware['wrapGenerate']>>>;
 
 /** Default cache folder: `<user cache dir>/apiary/model-responses` (env-paths). */
-export function defaultResponseCacheDir(): string {
+function defaultResponseCacheDir(): string {
   return join(envPaths('apiary').cache, 'model-responses');
 }
 
@@ -34,7 +34,7 @@ export interface ResponseCache {
  * headers are not part of it. Tool choice and provider options join the material only when set, so
  * keys of plain text calls stay those of caches written before they were added.
  */
-export function responseCacheKey(model: { provider: string; modelId: string }, params: CallOptions): string {
+function responseCacheKey(model: { provider: string; modelId: string }, params: CallOptions): string {
   const material = {
     model: `${model.provider}:${model.modelId}`,
     prompt: params.prompt,

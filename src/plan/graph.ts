@@ -87,7 +87,7 @@ export function topologicalLevels(plan: Plan): string[][] {
 }
 
 /** Weakly connected components of the dependency graph, each in plan order. */
-export function connectedComponents(plan: Plan): string[][] {
+function connectedComponents(plan: Plan): string[][] {
   const parent = new Map(plan.steps.map((s) => [s.id, s.id]));
   const find = (x: string): string => {
     let r = x;

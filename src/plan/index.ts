@@ -27,7 +27,6 @@ export { renderPlanDag } from './render-dag.js';
 // The plan graph model and builders for argument values
 export {
   type ArgValue,
-  ArgValueSchema,
   ask,
   dependenciesOf,
   literal,
@@ -36,8 +35,8 @@ export {
   ref,
   type Step,
   StepSchema,
+  SYSTEM_INPUTS,
   type SystemInput,
-  SystemInputSchema,
   system,
 } from './schema.js';
 

@@ -7,23 +7,23 @@ import { z } from 'zod';
  */
 
 export const SYSTEM_INPUTS = ['clipboard', 'current_date', 'shared_input', 'device_details'] as const;
-export const SystemInputSchema = z.enum(SYSTEM_INPUTS);
+const SystemInputSchema = z.enum(SYSTEM_INPUTS);
 export type SystemInput = z.infer<typeof SystemInputSchema>;
 
-export const LiteralValueSchema = z.object({
+const LiteralValueSchema = z.object({
   kind: z.literal('literal'),
   value: z.union([z.string(), z.number(), z.boolean(), z.null()]),
 });
-export const RefValueSchema = z.object({
+const RefValueSchema = z.object({
   kind: z.literal('ref'),
   /** Id of the producing step; `null` when the text named an output no earlier step returns. */
   step: z.string().nullable(),
   output: z.string().min(1),
 });
-export const AskValueSchema = z.object({ kind: z.literal('ask'), prompt: z.string().optional() });
-export const SystemValueSchema = z.object({ kind: z.literal('system'), source: SystemInputSchema });
+const AskValueSchema = z.object({ kind: z.literal('ask'), prompt: z.string().optional() });
+const SystemValueSchema = z.object({ kind: z.literal('system'), source: SystemInputSchema });
 
-export const ArgValueSchema = z.discriminatedUnion('kind', [
+const ArgValueSchema = z.discriminatedUnion('kind', [
   LiteralValueSchema,
   RefValueSchema,
   AskValueSchema,
@@ -31,7 +31,6 @@ export const ArgValueSchema = z.discriminatedUnion('kind', [
 ]);
 export type ArgValue = z.infer<typeof ArgValueSchema>;
 export type LiteralValue = z.infer<typeof LiteralValueSchema>;
-export type RefValue = z.infer<typeof RefValueSchema>;
 
 export const StepSchema = z.object({
   id: z.string().min(1),

@@ -1,6 +1,6 @@
 /** HTML building blocks for the self-contained report: escaping, tables, the page shell. */
 
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
@@ -22,7 +22,7 @@ export interface HtmlTable {
 
 const cellText = (c: Cell) => (typeof c === 'object' ? c.text : String(c));
 
-export function renderTable(t: HtmlTable): string {
+function renderTable(t: HtmlTable): string {
   const published = new Set(t.publishedRows ?? []);
   const head = t.columns.map((c) => `<th>${escapeHtml(c)}</th>`).join('');
   const body = t.rows

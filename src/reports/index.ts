@@ -19,11 +19,9 @@ export {
 export {
   type Block,
   type Cell,
-  escapeHtml,
   type HtmlTable,
   type ReportSection,
   renderPage,
-  renderTable,
 } from './html.js';
 export {
   type FoundTaskReport,
@@ -39,15 +37,12 @@ export {
   publishedNumber,
   readPublishedCsv,
 } from './published.js';
-export { loadReportRun, type ReportRun, type ReportTaskDefinition, uniqueLabels } from './run.js';
+export { loadReportRun, type ReportRun, uniqueLabels } from './run.js';
 // What a task's section is built with: the run facts and headline table, comparison, charts
 export {
   chart,
   commonBlocks,
   comparisonBlocks,
   f2,
-  formatEstimate,
-  headlineTable,
   publishedLabel,
-  runFactsTable,
 } from './sections/common.js';

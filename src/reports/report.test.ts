@@ -2,9 +2,10 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppBenchSampleScoreSchema, ErrorCountsSchema } from '../benchmarks/appbench/index.js';
 import { registerBuiltinPlugins } from '../benchmarks/builtin.js';
+import { shortcutsDefinition } from '../benchmarks/shortcutsbench/index.js';
 import { buildRunSpec, type RunSpec, runEval } from '../harness/index.js';
-import { AppBenchSampleScoreSchema, ErrorCountsSchema, shortcutsDefinition } from '../tasks/index.js';
 import { buildHtmlReport } from './build.js';
 import { loadReportRun } from './run.js';
 

@@ -25,7 +25,7 @@ export interface ReportRun {
 }
 
 /** What a report needs of a task: how to summarise its scores and its headline metrics. */
-export type ReportTaskDefinition = ReportSummary;
+type ReportTaskDefinition = ReportSummary;
 
 /**
  * How a run's scores are summarised: as its plugin's report parts say when they have their own

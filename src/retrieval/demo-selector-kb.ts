@@ -75,13 +75,13 @@ export interface ApiDemoOptions {
 }
 
 /** The user turn of an API-level demo. */
-export function apiDemoInstruction(api: Api): string {
+function apiDemoInstruction(api: Api): string {
   const desc = api.description.replace(/\s+/g, ' ').trim();
   return `Show an example call of ${api.app}.${api.name}${desc ? `: ${desc}` : ''}`;
 }
 
 /** Text embedded for the default API retrieval: app, API name (underscores as spaces), description. */
-export function apiDemoText(api: Api): string {
+function apiDemoText(api: Api): string {
   return `${api.app} ${api.name.replace(/_/g, ' ')} ${api.description.replace(/\s+/g, ' ').trim()}`;
 }
 
@@ -89,7 +89,7 @@ export function apiDemoText(api: Api): string {
  * A call of `api` with a placeholder literal `'<name>'` for every required parameter and the
  * API's declared outputs, e.g. `Weather: [temperature, city = getweather(#city='<city>')]`.
  */
-export function syntheticApiCall(api: Api, print: (plan: Plan) => string = printPlanText): string {
+function syntheticApiCall(api: Api, print: (plan: Plan) => string = printPlanText): string {
   const args: Record<string, ArgValue> = {};
   for (const p of api.parameters) if (p.required) args[p.name] = literal(`<${p.name}>`);
   const step: Step = { id: 's1', app: api.app, api: api.name, args, outputs: api.outputs.map((o) => o.name) };

@@ -119,7 +119,7 @@ function topK(scores: ArrayLike<number>, k: number, keep: (i: number) => boolean
 }
 
 /** Default API retrieval: cosine between the instruction and each API demo's text. */
-export function embeddingApiRetriever(embedder: Embedder, apiDemos: readonly ApiDemo[]): RetrieveApis {
+function embeddingApiRetriever(embedder: Embedder, apiDemos: readonly ApiDemo[]): RetrieveApis {
   let vectors: Promise<Float32Array[]> | undefined;
   return async (instruction, k) => {
     vectors ??= apiDemos.length ? embedder.embed(apiDemos.map((d) => d.text)) : Promise.resolve([]);

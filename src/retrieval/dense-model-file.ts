@@ -8,7 +8,7 @@ import type { DenseModel } from './dense-encoder.js';
  * (config, vocabulary, info, array lengths), zero padding to 8 bytes, then the word weights and
  * the row table as little-endian float32.
  */
-export const DENSE_MODEL_VERSION = 1;
+const DENSE_MODEL_VERSION = 1;
 const MAGIC = 'APDM0001';
 
 export const denseConfigSchema = z.object({

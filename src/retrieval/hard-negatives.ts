@@ -5,7 +5,7 @@ import type { RetrievalQuery, Retriever } from './types.js';
  * The `n` best-scored documents that are not relevant, best first (ties: corpus order): the
  * documents a retriever confuses with the answer, to train another model against.
  */
-export function hardNegatives(scores: ArrayLike<number>, relevant: readonly number[], n: number): number[] {
+function hardNegatives(scores: ArrayLike<number>, relevant: readonly number[], n: number): number[] {
   const skip = new Set(relevant);
   return topK(scores, n + skip.size)
     .map((h) => h.doc)

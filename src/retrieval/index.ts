@@ -37,7 +37,6 @@ export {
   type DemoSelection,
   type DemoSelector,
   type DemoSelectorOptions,
-  embeddingApiRetriever,
   type RetrieveApis,
   retrieverApiRetriever,
   type TaskDemo,
@@ -71,7 +70,7 @@ export {
   trainDenseEncoder,
   WORD_MATCH_DEPTH,
 } from './dense-encoder.js';
-export { DENSE_MODEL_VERSION, loadDenseModel, saveDenseModel } from './dense-model-file.js';
+export { loadDenseModel, saveDenseModel } from './dense-model-file.js';
 export { EmbeddingRetriever } from './embedding-retriever.js';
 export { evaluateRetriever, type QueryScores, type RetrievalReport } from './evaluate-retriever.js';
 // Lexical and dense features of the trainable retriever
@@ -88,7 +87,7 @@ export {
 export { FieldRankScorer } from './field-rank-scorer.js';
 // Group (tool/app) evidence added to document scores
 export { GroupBoostRetriever, groupDocuments } from './group-boost.js';
-export { hardNegatives, mineHardNegatives } from './hard-negatives.js';
+export { mineHardNegatives } from './hard-negatives.js';
 // Fusion of retrievers: reciprocal rank, z-score, weighted sum
 export { HybridRetriever, LinearSumRetriever, WeightedFusionRetriever } from './hybrid.js';
 // Retrieval index files (.apix): built once per catalog content, loaded in well under a second

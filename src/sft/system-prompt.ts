@@ -40,7 +40,7 @@ export interface SftSystemPromptOptions {
  * `apiIds`. `renderCatalogText` groups APIs under their app, so the listing follows `apiIds`
  * grouped by app: apps in order of their first API in `apiIds`, each app's APIs in `apiIds` order.
  */
-export function renderApiListing(catalog: Catalog, apiIds: readonly string[]): string {
+function renderApiListing(catalog: Catalog, apiIds: readonly string[]): string {
   const { sub, apps } = subCatalog(catalog, apiIds);
   return renderCatalogText(sub, { apps });
 }
@@ -49,7 +49,7 @@ export function renderApiListing(catalog: Catalog, apiIds: readonly string[]): s
  * The catalog restricted to `apiIds`: apps in order of their first API in `apiIds`, APIs in
  * `apiIds` order (both renderers group APIs under their app in this order).
  */
-export function subCatalog(catalog: Catalog, apiIds: readonly string[]): { sub: Catalog; apps: string[] } {
+function subCatalog(catalog: Catalog, apiIds: readonly string[]): { sub: Catalog; apps: string[] } {
   const index = indexCatalog(catalog);
   const apis: Api[] = apiIds.map((id) => {
     const api = index.apiById(id);

@@ -55,7 +55,7 @@ export interface InputLocation {
   field?: string;
 }
 
-export function formatLocation(loc: InputLocation): string {
+function formatLocation(loc: InputLocation): string {
   let out = loc.file;
   if (loc.record !== undefined) out += `: record ${loc.record}`;
   if (loc.field) out += `: field "${loc.field}"`;

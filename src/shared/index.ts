@@ -1,6 +1,6 @@
 /**
  * Plumbing every domain shares: errors, JSON reading, seeded randomness, hashes, downloads.
- * Internal to the package (no subpath); `apiary` re-exports the errors, randomness and hashes.
+ * Subpath `apiary/shared`; `apiary` re-exports the errors.
  * @module
  */
 
@@ -61,16 +61,14 @@ export {
   toPyJson,
 } from './py-json.js';
 // Python's text conventions (repr, strip) where official Python harnesses must be matched exactly
-export { PY_WHITESPACE, pyRepr, pyReprString, pyStrip, pyStripChars } from './python-text.js';
+export { PY_WHITESPACE, pyRepr, pyStrip, pyStripChars } from './python-text.js';
 // Seeded randomness (mulberry32)
 export { mulberry32, type Rand, sampleWithoutReplacement, shuffled } from './random.js';
 // API keys kept out of what is written and shown
 export {
-  MIN_SECRET_CHARS,
   REDACTED,
   redactSecrets,
   registerSecret,
-  SECRET_PATTERNS,
 } from './secrets.js';
 // JSON with sorted keys (equality independent of key order)
 export { stableJson } from './stable-json.js';

@@ -57,7 +57,7 @@ export function detachedString(s: string): string {
 }
 
 /** Deepest nesting `parsePyJson` accepts (Python's default recursion limit is 1000). */
-export const PY_JSON_MAX_DEPTH = MAX_JSON_DEPTH;
+const PY_JSON_MAX_DEPTH = MAX_JSON_DEPTH;
 
 /**
  * Strict JSON parser producing {@link PyJson}. Errors name `source` and the character offset.

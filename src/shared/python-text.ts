@@ -28,7 +28,7 @@ export function pyStripChars(s: string, chars: string): string {
 }
 
 /** `repr(str)`: single quotes unless the text has a single quote and no double quote. */
-export function pyReprString(s: string): string {
+function pyReprString(s: string): string {
   const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
   let out = quote;
   for (const ch of s) {

@@ -22,14 +22,14 @@
 export const REDACTED = '[REDACTED]';
 
 /** Configured values shorter than this are not redacted by value (the patterns still apply). */
-export const MIN_SECRET_CHARS = 8;
+const MIN_SECRET_CHARS = 8;
 
 /**
  * Credential shapes redacted wherever they appear (see the module comment). Each starts with a
  * literal so the scan is fast; a match that continues a word is left alone (checked in
  * `redactSecrets`). The `Bearer`/`Basic` word (group `bearer`) is kept.
  */
-export const SECRET_PATTERNS: readonly string[] = [
+const SECRET_PATTERNS: readonly string[] = [
   String.raw`(?<bearer>(?:[Bb]earer|BEARER|[Bb]asic|BASIC)\s+)[A-Za-z0-9._~+/=\-]{8,}`,
   String.raw`(?:sk|rk)-[A-Za-z0-9_\-]{16,}`,
   'sk_(?:live|test)_[A-Za-z0-9]{16,}',

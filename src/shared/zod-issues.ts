@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { InputInvalidError, type InputLocation } from './errors.js';
 
 /** Renders a zod issue path (`['apis', 3, 'name']`) as `apis[3].name`. */
-export function formatPath(path: readonly PropertyKey[]): string {
+function formatPath(path: readonly PropertyKey[]): string {
   let out = '';
   for (const part of path) {
     if (typeof part === 'number') out += `[${part}]`;

@@ -1,14 +1,9 @@
 /**
- * Benchmarks as tasks: the task contract the harness runs, AppBench (data, scoring, the
- * task) and ToolBench retrieval (suite, training, evaluation). Subpath `apiary/tasks`.
+ * The task contract the harness runs, its options and the registry of tasks by name. Subpath
+ * `apiary/tasks`; each benchmark's own tasks are in its subpath (`apiary/appbench`, …).
  * @module
  */
 
-// AppBench / MetaBench and ToolBench retrieval (curated sub-entries, gathered as they are)
-export * from '../benchmarks/appbench/index.js';
-export * from '../benchmarks/gta/index.js';
-export * from '../benchmarks/shortcutsbench/index.js';
-export * from '../benchmarks/toolbench/index.js';
 // The registry: tasks by name, with their options and solvers
 export {
   defaultTaskRegistry,

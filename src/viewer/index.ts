@@ -8,16 +8,12 @@
 export { type JsonlLine, jsonlLines } from './jsonl-lines.js';
 // Files a trace names, served only from inside the run folder
 export {
-  IMAGE_MEDIA_TYPES,
   type RunFileAccess,
-  type RunFileLookup,
-  resolveRunFile,
   runFileAccess,
 } from './run-files.js';
 // The index of a results file: one small entry per record, the rest read on demand
 export {
   indexRun,
-  locateRun,
   type RunIndex,
   readSampleRecord,
   refreshIndex,
@@ -38,7 +34,6 @@ export {
   type SamplePage,
   type SampleQuery,
   SampleQuerySchema,
-  sampleMatches,
 } from './sample-filter.js';
 // A record's events as a timeline, and what its task's hints pick out of its output and score
 export {
@@ -52,11 +47,8 @@ export {
 export {
   newViewerToken,
   type RunningViewer,
-  runOverview,
   scoringForTask,
   startViewer,
-  type TaskView,
-  taskView,
   VIEWER_TOKEN_BYTES,
   type ViewerAppOptions,
   type ViewerOptions,

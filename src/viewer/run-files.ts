@@ -1,14 +1,14 @@
 import { realpathSync, statSync } from 'node:fs';
 import { extname, isAbsolute, relative, resolve, sep } from 'node:path';
 
-export type RunFileLookup = { ok: true; path: string } | { ok: false; reason: 'outside' | 'missing' };
+type RunFileLookup = { ok: true; path: string } | { ok: false; reason: 'outside' | 'missing' };
 
 /**
  * Where a path a trace names (relative to the run folder, or absolute) really is, if it is a file
  * inside the run folder. Links are followed before the check, so neither `..` nor a symbolic link
  * reaches outside.
  */
-export function resolveRunFile(folder: string, requested: string): RunFileLookup {
+function resolveRunFile(folder: string, requested: string): RunFileLookup {
   if (requested === '' || requested.includes('\0')) return { ok: false, reason: 'outside' };
   let root: string;
   let real: string;
@@ -35,7 +35,7 @@ function inside(root: string, path: string): boolean {
 }
 
 /** Media types of the images the viewer shows; it serves no other kind of file. */
-export const IMAGE_MEDIA_TYPES: Readonly<Record<string, string>> = {
+const IMAGE_MEDIA_TYPES: Readonly<Record<string, string>> = {
   '.png': 'image/png',
   '.jpg': 'image/jpeg',
   '.jpeg': 'image/jpeg',

@@ -62,7 +62,7 @@ export interface RunIndex {
 }
 
 /** A run folder (holding results.jsonl) or the results file itself → both paths. */
-export function locateRun(run: string): { folder: string; resultsFile: string } {
+function locateRun(run: string): { folder: string; resultsFile: string } {
   const abs = resolve(run);
   const resultsFile = abs.endsWith('.jsonl') ? abs : join(abs, 'results.jsonl');
   if (!existsSync(resultsFile)) throw new ApiaryError('NOT_FOUND', `no results file at ${resultsFile}`);

@@ -28,7 +28,7 @@ export interface SamplePage {
   items: SampleEntry[];
 }
 
-export function sampleMatches(e: SampleEntry, q: SampleQuery, metric: string | undefined): boolean {
+function sampleMatches(e: SampleEntry, q: SampleQuery, metric: string | undefined): boolean {
   if (q.outcome === 'passed' && e.passed !== true) return false;
   if (q.outcome === 'failed' && e.passed !== false) return false;
   if (q.error === 'none' && e.errorKinds.length) return false;

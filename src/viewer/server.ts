@@ -41,7 +41,7 @@ export interface ViewerAppOptions {
 const publicEntry = ({ offset: _o, length: _l, ...rest }: SampleEntry) => rest;
 
 /** What the run page shows: the spec, counts for the filters, and the saved summary when there is one. */
-export function runOverview(index: RunIndex) {
+function runOverview(index: RunIndex) {
   const counts = {
     passed: 0,
     failed: 0,
@@ -224,7 +224,7 @@ export function viewerApp(index: RunIndex, opts: ViewerAppOptions): Hono {
 }
 
 /** How the viewer reads a task's samples: its scores (the task's own metrics) and its plugin's hints. */
-export interface TaskView {
+interface TaskView {
   scoring: SampleScoring;
   hints: ViewerHints;
 }
@@ -234,7 +234,7 @@ export interface TaskView {
  * plugins' tasks are loaded into it) and the viewer hints of its plugin's report parts. A task
  * nothing knows gives a bare numeric score and no hints.
  */
-export async function taskView(
+async function taskView(
   taskName: string,
   plugins: PluginRegistry = defaultPluginRegistry,
   registry: TaskRegistry = defaultTaskRegistry,

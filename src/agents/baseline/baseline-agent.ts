@@ -6,7 +6,7 @@ import type { PlanningAgent, PlanResult } from '../types.js';
 import { fillSlots } from './fill-slots.js';
 import { type ApiSelector, createApiSelector, type SelectApisOptions } from './select-apis.js';
 
-export interface BaselineCall {
+interface BaselineCall {
   api: Api;
   /** Literal values (unquoted) or references (`{ ref: outputName }`). */
   args: Record<string, string | { ref: string }>;
@@ -16,7 +16,7 @@ export interface BaselineCall {
  * Plans an instruction without a model: select APIs, fill slots from the text of their
  * clause, link inputs to earlier outputs of the same name. See docs/baseline.md.
  */
-export function baselinePlan(
+function baselinePlan(
   instruction: string,
   currentDate: string,
   catalog: Catalog,
@@ -46,7 +46,7 @@ export function baselinePlan(
 }
 
 /** One AppBench reply line: `App: [out1, out2 = api(#a='v', #b=out)]`, arguments sorted by name. */
-export function renderBaselineCall(call: BaselineCall): string {
+function renderBaselineCall(call: BaselineCall): string {
   const args = Object.keys(call.args)
     .sort()
     .map((k) => {
@@ -63,7 +63,7 @@ export interface BaselineAgentOptions extends SelectApisOptions {}
  * The baseline as a policy that takes the agent's turn without a model: it answers the instruction
  * (the last user message) with its plan lines, so it runs through the same loop as the LLM agents.
  */
-export function baselinePolicy(catalog: Catalog, currentDate: string, selector: ApiSelector): TurnTaker {
+function baselinePolicy(catalog: Catalog, currentDate: string, selector: ApiSelector): TurnTaker {
   return async (request) => {
     const last = request.messages.at(-1);
     const instruction = typeof last?.content === 'string' ? last.content : '';

@@ -112,7 +112,7 @@ export function findEnum(values: readonly string[], text: string): string | unde
 }
 
 /** Words that stand for a categorical value the text does not name. */
-export const ENUM_SYNONYMS: Record<string, string[]> = {
+const ENUM_SYNONYMS: Record<string, string[]> = {
   Music: ['concert', 'gig'],
   Sports: ['game\\b', 'match\\b'],
   Theater: ['theatre', 'broadway', 'play\\b', 'musical\\b', 'drama'],
@@ -177,7 +177,7 @@ const FACILITY_WORDS =
  * Well-known nicknames and airport codes of cities (world knowledge, not data fitting): the SGD
  * values use the plain city name.
  */
-export const CITY_ALIASES: Record<string, string> = {
+const CITY_ALIASES: Record<string, string> = {
   'new york city': 'New York',
   nyc: 'New York',
   'big apple': 'New York',

@@ -5,7 +5,7 @@
  */
 
 // The agent and its options
-export { type BaselineAgentOptions, baselineAgent, baselinePolicy } from './baseline-agent.js';
+export { type BaselineAgentOptions, baselineAgent } from './baseline-agent.js';
 
 // Options of its API selection (BM25 per clause)
 export type { SelectApisOptions } from './select-apis.js';

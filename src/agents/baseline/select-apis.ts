@@ -114,7 +114,7 @@ export function splitClauses(text: string): string[] {
 }
 
 /** True when the clause asks for an action (book, buy, ...) that is not negated ("do not book"). */
-export function asksForAction(clause: string): boolean {
+function asksForAction(clause: string): boolean {
   const m = ACTION_CUE.exec(clause);
   if (!m) return false;
   const before = clause.slice(Math.max(0, m.index - 25), m.index);
@@ -141,12 +141,12 @@ export function expandQuery(clause: string): string[] {
 }
 
 /** True for APIs that perform the user's action (book, buy, reserve, play, pay...). */
-export function isActionApi(api: Api): boolean {
+function isActionApi(api: Api): boolean {
   return api.transactional || ACTION_API.test(api.description);
 }
 
 /** The app's search API for an action: the non-action API whose outputs cover most required inputs (≥ 2). */
-export function searchApiFor(action: Api, catalog: Catalog): Api | undefined {
+function searchApiFor(action: Api, catalog: Catalog): Api | undefined {
   const required = action.parameters.filter((p) => p.required).map((p) => p.name);
   let best: Api | undefined;
   let bestCover = 1;
@@ -200,7 +200,7 @@ export interface ApiSelector {
 }
 
 /** Bonus added to every API of an App whose name (stemmed) the clause mentions ("train" → Trains). */
-export const APP_NAME_BONUS = 4;
+const APP_NAME_BONUS = 4;
 
 export function createApiSelector(catalog: Catalog, opts: SelectApisOptions = {}): ApiSelector {
   const minScore = opts.minScore ?? 2;

@@ -44,7 +44,7 @@ export function jsonActionFields(value: unknown): {
   return { id, params };
 }
 
-export const JSON_ACTION_FINISH = 'Finish';
+const JSON_ACTION_FINISH = 'Finish';
 
 /**
  * JSON actions over text (ShortcutsBench): one action per reply; `Finish` ends the run. The system

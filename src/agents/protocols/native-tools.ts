@@ -8,7 +8,7 @@ export interface NativeToolsOptions {
   askUser?: boolean;
 }
 
-export const ASK_USER_TOOL = 'ask_user';
+const ASK_USER_TOOL = 'ask_user';
 
 const DEFAULT_SYSTEM =
   'You are an assistant that acts through tools. Call the tools you need (several at once when they ' +

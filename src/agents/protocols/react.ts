@@ -10,7 +10,7 @@ import type { AgentProtocol, AgentTool, Decision, ProposedCall } from '../runtim
 
 export const REACT_NO_ACTION_ERROR = 'Please follow the format';
 export const REACT_INVALID_ACTION_ERROR = 'The action is invalid, please check the action name.';
-export const REACT_PARAMETER_DESCRIPTION =
+const REACT_PARAMETER_DESCRIPTION =
   'If you call this tool, you must pass arguments in the JSON format {key: value}, where the key is the parameter name.';
 /** Sent as the last turn's system message in end-to-end mode. */
 export const REACT_FORCE_STOP = 'You should directly give results\n based on history information.';
@@ -22,7 +22,7 @@ const LAGENT_TYPE: Record<string, string> = {
 };
 
 /** A tool as Lagent describes it to the model (key order matters: it is rendered with repr). */
-export function lagentToolDescription(tool: AgentTool): Record<string, unknown> {
+function lagentToolDescription(tool: AgentTool): Record<string, unknown> {
   return {
     name: tool.name,
     description: tool.description,

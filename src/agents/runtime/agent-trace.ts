@@ -93,13 +93,13 @@ export type AgentTraceEvent =
       totalMs: number;
     };
 
-export type AgentTraceEventType = AgentTraceEvent['type'];
+type AgentTraceEventType = AgentTraceEvent['type'];
 
 const UsageShape = z.object({ inputTokens: z.number().min(0), outputTokens: z.number().min(0) });
 const Step = z.number().int().min(0);
 
 /** The stop reasons a trace may hold (`runAgent`'s, plus `error` from the harness). */
-export const TRACE_STOP_REASONS = [
+const TRACE_STOP_REASONS = [
   'final',
   'ask-user',
   'step-budget',

@@ -51,7 +51,7 @@ function refusal(code: 'UNKNOWN_API' | 'INVALID_INPUT', message: string): CallOu
 }
 
 /** Observation text for a model: results as compact text, errors with their code. */
-export function observationText(outcome: CallOutcome): string {
+function observationText(outcome: CallOutcome): string {
   return outcome.ok
     ? contentToText(outcome.content)
     : `error [${outcome.error.code}]: ${outcome.error.message}`;

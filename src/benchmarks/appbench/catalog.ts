@@ -1,5 +1,4 @@
-import type { CatalogSource } from '../../catalog/index.js';
-import type { Api, App, Catalog, Parameter } from '../../catalog/schema.js';
+import type { Api, App, Catalog, CatalogSource, Parameter } from '../../catalog/index.js';
 import { ApiaryError } from '../../shared/index.js';
 import {
   loadSgdServices,
@@ -11,7 +10,7 @@ import {
 } from './sgd-catalog.js';
 
 /** `Mobile.app_list` of the official code: the order used in every flat listing. */
-export const APPBENCH_APPS = [
+const APPBENCH_APPS = [
   'Hotels',
   'Rents',
   'Buses',
@@ -28,7 +27,7 @@ export const APPBENCH_APPS = [
   'Travel',
   'Weather',
 ] as const;
-export type AppBenchApp = (typeof APPBENCH_APPS)[number];
+type AppBenchApp = (typeof APPBENCH_APPS)[number];
 
 /** [app, api name, SGD service, SGD intent], in the official per-app order (docs/appbench.md, "Apps and APIs"). */
 const APPBENCH_APIS: ReadonlyArray<readonly [AppBenchApp, string, string, string]> = [
@@ -88,7 +87,7 @@ const serviceFamily = (name: string) => name.replace(/_\d+$/, '');
  *    apps filter the rows on them, and gold plans use them so (`event_name` in `findevents`).
  * A slot keeps the type and description of the first service that declares it.
  */
-export function deriveAppBenchParameters(
+function deriveAppBenchParameters(
   services: readonly SgdService[],
   service: SgdService,
   intent: SgdIntent,
@@ -130,7 +129,7 @@ export function appBenchSgdSource(app: string, api: string): { service: string; 
  * The AppBench (MetaBench) environment: 15 apps, 33 lower-case APIs built from SGD services.
  * App descriptions are the SGD service descriptions (joined when an app merges two services).
  */
-export function appBenchCatalog(services: readonly SgdService[]): Catalog {
+function appBenchCatalog(services: readonly SgdService[]): Catalog {
   const byName = new Map(services.map((s) => [s.service_name, s]));
   const service = (name: string): SgdService => {
     const s = byName.get(name);

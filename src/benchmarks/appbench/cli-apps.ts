@@ -6,14 +6,6 @@ import { EXIT_INTERRUPTED, trapSigint } from '../../cli/interrupt.js';
 import { parseChoice, parseOutputPath, usageError } from '../../cli/options.js';
 import { EXIT, printJson } from '../../cli/output.js';
 import { NotFoundError, parseJsonText } from '../../shared/index.js';
-import {
-  APPBENCH_CATEGORIES,
-  checkAppBenchGold,
-  type GoldCheckReport,
-  type GoldRecord,
-  readAppBenchFile,
-  resolveAppBenchData,
-} from '../../tasks/index.js';
 import { buildSgdDatabaseFile } from './apps/build-sgd-database-file.js';
 import { createSgdApps } from './apps/sgd-apps.js';
 import {
@@ -23,6 +15,9 @@ import {
   sgdDatabaseMeta,
 } from './apps/sgd-database.js';
 import { appBenchCatalogSource } from './catalog.js';
+import { resolveAppBenchData } from './data-folder.js';
+import { checkAppBenchGold, type GoldCheckReport, type GoldRecord } from './gold-check.js';
+import { APPBENCH_CATEGORIES, readAppBenchFile } from './record.js';
 import { sgdCatalogSource } from './sgd-catalog.js';
 
 interface BuildFlags {

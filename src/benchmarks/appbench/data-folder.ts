@@ -5,7 +5,7 @@ import { ApiaryError } from '../../shared/index.js';
 import { findAppBenchData } from './pull-appbench.js';
 
 /** The bundled hand-written sample set (examples/appbench-mini), so a fresh clone can run. */
-export function bundledAppBenchMini(): string | undefined {
+function bundledAppBenchMini(): string | undefined {
   const dir = join(dirname(bundledDataDir()), 'examples', 'appbench-mini');
   return existsSync(dir) ? dir : undefined;
 }

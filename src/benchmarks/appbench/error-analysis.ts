@@ -18,7 +18,7 @@ import { type Alignment, alignCalls, normApi, normArgName, valuesMatch } from '.
  */
 
 /** Location-like parameter names of the AppBench/SGD catalog, plus any name with one of `SPACE_WORDS`. */
-export const SPACE_PARAMS = new Set([
+const SPACE_PARAMS = new Set([
   'city',
   'location',
   'address',
@@ -38,14 +38,14 @@ export const SPACE_PARAMS = new Set([
   'venue',
   'venue_address',
 ]);
-export const SPACE_WORDS = ['city', 'location', 'address', 'airport', 'station', 'destination', 'venue'];
+const SPACE_WORDS = ['city', 'location', 'address', 'airport', 'station', 'destination', 'venue'];
 
-export function isSpaceParam(name: string): boolean {
+function isSpaceParam(name: string): boolean {
   const n = normArgName(name);
   return SPACE_PARAMS.has(n) || n.split('_').some((w) => SPACE_WORDS.includes(w));
 }
 
-export function isTimeParam(name: string, catalog?: Catalog, app?: string, api?: string): boolean {
+function isTimeParam(name: string, catalog?: Catalog, app?: string, api?: string): boolean {
   const n = normArgName(name);
   if (catalog && app && api) {
     const def = indexCatalog(catalog)
@@ -73,7 +73,7 @@ export type ErrorCounts = z.infer<typeof ErrorCountsSchema>;
 
 const ERROR_COUNT_KEYS = Object.keys(ErrorCountsSchema.shape) as Array<keyof ErrorCounts>;
 
-export function emptyErrorCounts(): ErrorCounts {
+function emptyErrorCounts(): ErrorCounts {
   return zeroCounts(ERROR_COUNT_KEYS);
 }
 

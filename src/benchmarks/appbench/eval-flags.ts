@@ -11,7 +11,7 @@ export interface LegacyAppBenchFlags {
   categories?: string;
 }
 
-export function parseCategories(value: string | undefined): string[] | undefined {
+function parseCategories(value: string | undefined): string[] | undefined {
   if (!value) return undefined;
   return [...new Set(parseList('--categories', value.toLowerCase(), APPBENCH_CATEGORIES))];
 }

@@ -1,6 +1,6 @@
 /**
  * AppBench (MetaBench): records, data download, gold plans, official and corrected scoring,
- * and the task the harness runs. Re-exported by `apiary/tasks`.
+ * and the task the harness runs. Subpath `apiary/appbench`.
  * @module
  */
 
@@ -44,10 +44,9 @@ export {
 export {
   appBenchCatalogSource,
   appBenchSgdSource,
-  deriveAppBenchParameters,
 } from './catalog.js';
 // where the data comes from: --data, pulled official data, else the bundled mini set
-export { bundledAppBenchMini, resolveAppBenchData } from './data-folder.js';
+export { resolveAppBenchData } from './data-folder.js';
 // argument error counts in the report
 export { type ErrorCounts, ErrorCountsSchema, type ErrorSummary } from './error-analysis.js';
 // gold plans from records (with repairs of noisy data)
@@ -61,6 +60,8 @@ export {
   literalSource,
 } from './gold-check.js';
 export { appBenchGoldPlan, type GoldPlan, type GoldRepair } from './gold-plan.js';
+// the plugin: what `registerPlugin` takes (listed in src/benchmarks/builtin.ts)
+export { appBenchPlugin } from './plugin.js';
 // fetching the data (`apiary data pull appbench`)
 export {
   appBenchFileName,
@@ -75,17 +76,13 @@ export {
   APPBENCH_CATEGORIES,
   type AppBenchCategory,
   type AppBenchRecord,
-  AppBenchRecordSchema,
   parseAppBenchFile,
   readAppBenchFile,
 } from './record.js';
 // AppBench in the task registry: solvers, options, the definition
 export {
   APPBENCH_SOLVERS,
-  AppBenchOptionsSchema,
-  type AppBenchSolverEnv,
   appBenchDefinition,
-  registerAppBenchTask,
 } from './register.js';
 // printing a report
 export { type AppBenchReportMode, formatAppBenchReport } from './report-format.js';
@@ -138,7 +135,6 @@ export {
 export {
   loadSgdServices,
   type SgdService,
-  SgdServiceSchema,
   sgdCatalogSource,
 } from './sgd-catalog.js';
 // the task (dataset, solver, scoring) and its demonstrations

@@ -12,9 +12,9 @@ import {
 import { APPBENCH_CATEGORIES, type AppBenchCategory, parseAppBenchFile } from './record.js';
 
 /** Official test files (ruleGreen/AppBench, `data/test/`), fetched at run time: AppBench has no licence to vendor. */
-export const APPBENCH_BASE_URL = 'https://raw.githubusercontent.com/ruleGreen/AppBench/main/data/test';
+const APPBENCH_BASE_URL = 'https://raw.githubusercontent.com/ruleGreen/AppBench/main/data/test';
 /** Records per official file (docs/appbench.md, "Official files"). */
-export const APPBENCH_EXPECTED_COUNTS: Readonly<Record<AppBenchCategory, number>> = {
+const APPBENCH_EXPECTED_COUNTS: Readonly<Record<AppBenchCategory, number>> = {
   ss: 200,
   sm: 200,
   ms: 201,
@@ -24,7 +24,7 @@ export const APPBENCH_EXPECTED_COUNTS: Readonly<Record<AppBenchCategory, number>
 export const appBenchFileName = (category: AppBenchCategory) => `test_${category}.json`;
 
 /** `<user cache>/appbench` (env-paths('apiary').cache), where `apiary data pull appbench` stores the files. */
-export function appBenchCacheDir(): string {
+function appBenchCacheDir(): string {
   return join(envPaths('apiary').cache, 'appbench');
 }
 
@@ -50,7 +50,7 @@ export const AppBenchManifestSchema = z.object({
     }),
   ),
 });
-export type AppBenchManifest = z.infer<typeof AppBenchManifestSchema>;
+type AppBenchManifest = z.infer<typeof AppBenchManifestSchema>;
 
 export interface PullAppBenchOptions {
   /** Target folder (default: `appBenchCacheDir()`). */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { parseJsonText, parseWith, readTextFile } from '../../shared/index.js';
 
 /** One AppBench record (`data/test/test_{ss,sm,ms,mm}.json`, docs/appbench.md, "Record format"). */
-export const AppBenchRecordSchema = z.object({
+const AppBenchRecordSchema = z.object({
   input: z.string(),
   output: z.object({
     used_app: z.array(z.string()),

@@ -12,9 +12,8 @@ import {
 import type { Catalog } from '../../catalog/index.js';
 import type { AgentDemo } from '../../retrieval/index.js';
 import { sha256OfFiles } from '../../shared/index.js';
-import { defaultTaskRegistry, type TaskRegistry } from '../../tasks/registry.js';
-import { chain, createSolver, defineSolver, type SolverDefinition, solverNamed } from '../../tasks/solver.js';
-import type { TaskDefinition, TaskLoadContext } from '../../tasks/task.js';
+import type { TaskDefinition, TaskLoadContext } from '../../tasks/index.js';
+import { chain, createSolver, defineSolver, type SolverDefinition, solverNamed } from '../../tasks/index.js';
 import { openSgdDatabase } from './apps/sgd-database.js';
 import { appBenchCatalogSource } from './catalog.js';
 import { resolveAppBenchData } from './data-folder.js';
@@ -38,7 +37,7 @@ import {
 import { type AppBenchWorld, appBenchWorld } from './tool-loop.js';
 
 /** What AppBench's solvers are built from: the run's settings, the demo pool and the catalog. */
-export interface AppBenchSolverEnv {
+interface AppBenchSolverEnv {
   ctx: TaskLoadContext;
   pool: readonly AppBenchSample[];
   catalog: Catalog;
@@ -157,7 +156,7 @@ export const APPBENCH_SOLVERS = {
   }),
 } satisfies Record<string, SolverDefinition<never, AppBenchSolverEnv, AppBenchSample, AppBenchOutput>>;
 
-export const AppBenchOptionsSchema = z.object({
+const AppBenchOptionsSchema = z.object({
   categories: z
     .array(z.enum(APPBENCH_CATEGORIES))
     .min(1)
@@ -216,7 +215,3 @@ export const appBenchDefinition: TaskDefinition<AppBenchReport, AppBenchSampleSc
   outputSchema: AppBenchOutputSchema,
   scoreSchema: AppBenchScoreSchema,
 };
-
-export function registerAppBenchTask(registry: TaskRegistry = defaultTaskRegistry): void {
-  registry.register(appBenchDefinition);
-}

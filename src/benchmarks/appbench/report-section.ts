@@ -9,7 +9,7 @@ import {
   publishedLabel,
   type ReportRun,
 } from '../../reports/index.js';
-import type { AppBenchGroupReport, AppBenchReport } from '../../tasks/index.js';
+import type { AppBenchGroupReport, AppBenchReport } from './score-appbench.js';
 
 /** The categories of MetaBench Table 3 (single/multiple apps × single/multiple APIs). */
 export const APPBENCH_PUBLISHED_CATEGORIES = ['SS', 'SM', 'MS', 'MM'] as const;

@@ -8,7 +8,7 @@ import {
 } from './report-section.js';
 
 /** MetaBench Table 3 as published (data/published/metabench_table3.csv). */
-export function loadMetaBenchPublished(dir: string): MetaBenchPublished {
+function loadMetaBenchPublished(dir: string): MetaBenchPublished {
   const file = join(dir, 'metabench_table3.csv');
   const rows = readPublishedCsv(file).map((row, i): MetaBenchPublishedRow => {
     const record = `line ${i + 2}`;

@@ -26,7 +26,7 @@ export function normArgName(s: string): string {
   return s.trim().replace(/^#/, '').toLowerCase();
 }
 
-export function normLiteral(v: string | number | boolean | null): string {
+function normLiteral(v: string | number | boolean | null): string {
   if (v === null) return 'none';
   let s = String(v).normalize('NFC').trim().replace(/\s+/g, ' ').toLowerCase();
   const quoted = /^(['"])(.*)\1$/s.exec(s);
@@ -75,11 +75,6 @@ function hitsOf(
     if (pv && valuesMatch(gv, pv, predToGold)) hits++;
   }
   return hits;
-}
-
-/** Number of gold arguments of `gold` that `pred` gives with an equal value. */
-export function pairHits(gold: Step, pred: Step, predToGold: ReadonlyMap<string, string>): number {
-  return hitsOf(normArgs(gold), normArgs(pred), predToGold);
 }
 
 export interface Alignment {

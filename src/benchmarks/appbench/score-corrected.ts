@@ -51,7 +51,7 @@ export const CorrectedCountsSchema = z.object({
 export type CorrectedCounts = z.infer<typeof CorrectedCountsSchema>;
 
 /** A skipped line is a failed call when it is bracketed after `App:`, has `ret = name(`, or starts with `name(`. */
-export function looksLikeCall(line: string): boolean {
+function looksLikeCall(line: string): boolean {
   return (
     /^\s*([\w.]+\s*:\s*)?\[.*\]/.test(line) || /=\s*[\w.]+\s*\(/.test(line) || /^\s*[\w.]+\s*\(/.test(line)
   );
@@ -181,7 +181,7 @@ export interface CorrectedMetrics {
 export const CORRECTED_COUNT_KEYS = Object.keys(CorrectedCountsSchema.shape) as Array<keyof CorrectedCounts>;
 
 /** F1 of pooled counts; precision (recall) is 0 when nothing was predicted (expected), and F1 of two empty sides is 1. */
-export function pooledF1(hit: number, pred: number, gold: number): number {
+function pooledF1(hit: number, pred: number, gold: number): number {
   if (pred === 0 && gold === 0) return 1;
   return f1(pred ? hit / pred : 0, gold ? hit / gold : 0);
 }

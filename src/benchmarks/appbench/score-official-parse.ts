@@ -13,7 +13,7 @@ const PY_SPACE = PY_WHITESPACE;
 const PY_WORD = '[\\p{L}\\p{N}_]';
 const PY_S = `[${PY_SPACE}]`;
 
-export { pyStrip, pyStripChars };
+export { pyStripChars };
 
 /** `re.match(r"(\w+):\s*\n*(\[.*\])", line)`: anchored at the start only. */
 const LINE_RE = new RegExp(`^(${PY_WORD}+):${PY_S}*\\n*(\\[[^\\n]*\\])`, 'u');

@@ -42,7 +42,7 @@ export const OfficialCountsSchema = z.object({
 export type OfficialCounts = z.infer<typeof OfficialCountsSchema>;
 
 /** `pred_correction_map`; "ciudad de mexico" maps to `mexico city'` with a stray quote upstream. */
-export const OFFICIAL_CORRECTION_MAP: Readonly<Record<string, string>> = {
+const OFFICIAL_CORRECTION_MAP: Readonly<Record<string, string>> = {
   la: 'los angeles',
   lax: 'los angeles',
   'ciudad de mexico': "mexico city'",
@@ -223,7 +223,7 @@ export interface OfficialMetrics {
 
 export const OFFICIAL_COUNT_KEYS = Object.keys(OfficialCountsSchema.shape) as Array<keyof OfficialCounts>;
 
-export function sumOfficialCounts(list: readonly OfficialCounts[]): OfficialCounts {
+function sumOfficialCounts(list: readonly OfficialCounts[]): OfficialCounts {
   return sumCounts(list, OFFICIAL_COUNT_KEYS);
 }
 

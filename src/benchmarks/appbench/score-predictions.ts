@@ -7,7 +7,7 @@ import type { AppBenchPrediction } from './sample.js';
  * harness results file (sample lines with `id`, `output.reply` and `error`; header lines are
  * skipped) can be re-scored as it is.
  */
-export const AppBenchPredictionLineSchema = z.looseObject({
+const AppBenchPredictionLineSchema = z.looseObject({
   type: z.string().optional(),
   id: z.string().min(1),
   reply: z.string().nullable().optional(),

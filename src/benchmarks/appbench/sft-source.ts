@@ -31,7 +31,7 @@ export const appBenchSftStyle: SftPromptStyle = {
 export const APPBENCH_SFT_STYLES = { appbench: appBenchSftStyle, compact: compactSftStyle } as const;
 
 /** Gold tasks of AppBench samples: id `<category>-<index>`, the instruction and its repaired gold plan. */
-export function appBenchGoldTasks(samples: readonly AppBenchSample[], catalog: Catalog): SftSource[] {
+function appBenchGoldTasks(samples: readonly AppBenchSample[], catalog: Catalog): SftSource[] {
   return samples.map((s) => ({
     id: s.id,
     category: s.category,

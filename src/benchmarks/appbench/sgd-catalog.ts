@@ -1,17 +1,21 @@
 import { z } from 'zod';
-import { type CatalogSource, type CatalogSourceOptions, requireDataFile } from '../../catalog/index.js';
-import type { Api, App, Catalog, Parameter, ParamType } from '../../catalog/schema.js';
-import { primitive } from '../../catalog/schema.js';
+import type { Api, App, Catalog, Parameter, ParamType } from '../../catalog/index.js';
+import {
+  type CatalogSource,
+  type CatalogSourceOptions,
+  primitive,
+  requireDataFile,
+} from '../../catalog/index.js';
 import { parseWith, readJsonFile } from '../../shared/index.js';
 
 /** Schema-Guided Dialogue `schema.json`: an array of services (Rastogi et al., CC BY-SA 4.0). */
-export const SgdSlotSchema = z.object({
+const SgdSlotSchema = z.object({
   name: z.string(),
   description: z.string(),
   is_categorical: z.boolean(),
   possible_values: z.array(z.string()),
 });
-export const SgdIntentSchema = z.object({
+const SgdIntentSchema = z.object({
   name: z.string(),
   description: z.string(),
   is_transactional: z.boolean(),
@@ -19,7 +23,7 @@ export const SgdIntentSchema = z.object({
   optional_slots: z.record(z.string(), z.string()),
   result_slots: z.array(z.string()),
 });
-export const SgdServiceSchema = z.object({
+const SgdServiceSchema = z.object({
   service_name: z.string(),
   description: z.string(),
   slots: z.array(SgdSlotSchema),
@@ -30,7 +34,7 @@ export type SgdSlot = z.infer<typeof SgdSlotSchema>;
 export type SgdIntent = z.infer<typeof SgdIntentSchema>;
 
 /** Validates one `schema.json` document; errors name the file, the service index and the field. */
-export function parseSgdSchema(json: unknown, file: string): SgdService[] {
+function parseSgdSchema(json: unknown, file: string): SgdService[] {
   if (!Array.isArray(json)) return parseWith(z.array(SgdServiceSchema), json, { file });
   return json.map((service, i) => parseWith(SgdServiceSchema, service, { file, record: i }));
 }
@@ -39,7 +43,7 @@ export function parseSgdSchema(json: unknown, file: string): SgdService[] {
  * Merges the services of several splits (train, dev, test). A service present in several
  * splits is identical in the released data; the first occurrence wins.
  */
-export function mergeSgdServices(splits: readonly SgdService[][]): SgdService[] {
+function mergeSgdServices(splits: readonly SgdService[][]): SgdService[] {
   const byName = new Map<string, SgdService>();
   for (const services of splits)
     for (const s of services) if (!byName.has(s.service_name)) byName.set(s.service_name, s);
@@ -50,7 +54,7 @@ export function mergeSgdServices(splits: readonly SgdService[][]): SgdService[] 
  * SGD has no slot types; we infer them from categorical values and slot names so that
  * validation can catch `'tomorrow'` in a date slot. The rules are documented in docs/catalogs.md.
  */
-export function inferSgdSlotType(slot: SgdSlot): ParamType {
+function inferSgdSlotType(slot: SgdSlot): ParamType {
   const values = slot.possible_values;
   if (slot.is_categorical && values.length > 0) {
     if (values.every((v) => v === 'True' || v === 'False')) return primitive('boolean');
@@ -111,7 +115,7 @@ export function sgdIntentToApi(service: SgdService, intent: SgdIntent, appId: st
 }
 
 /** The raw SGD catalog: one app per service (`Hotels_2`), one API per intent (`SearchHouse`). */
-export function sgdCatalog(services: readonly SgdService[]): Catalog {
+function sgdCatalog(services: readonly SgdService[]): Catalog {
   const apps: App[] = services.map((s) => ({
     id: s.service_name,
     name: s.service_name,

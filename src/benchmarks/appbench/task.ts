@@ -5,8 +5,8 @@ import type { AgentRunSummary, AgentTraceEvent, PlanningAgent } from '../../agen
 import type { Catalog } from '../../catalog/index.js';
 import type { AgentDemo } from '../../retrieval/index.js';
 import { ApiaryError, fnv1a32, NotFoundError } from '../../shared/index.js';
-import { type Solver, withOutput, withStore } from '../../tasks/solver.js';
-import type { Task } from '../../tasks/task.js';
+import type { Task } from '../../tasks/index.js';
+import { type Solver, withOutput, withStore } from '../../tasks/index.js';
 import { APPBENCH_CATEGORIES, type AppBenchCategory } from './record.js';
 import { formatAppBenchReport } from './report-format.js';
 import { type AppBenchSample, type LoadSamplesOptions, loadAppBenchSamples } from './sample.js';

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { type CatalogSource, requireDataFile } from '../../catalog/index.js';
-import type { Api, App, Catalog, ParamType } from '../../catalog/schema.js';
-import { primitive } from '../../catalog/schema.js';
+import type { Api, App, Catalog, ParamType } from '../../catalog/index.js';
+import { type CatalogSource, primitive, requireDataFile } from '../../catalog/index.js';
 import { parseWith, readJsonFile } from '../../shared/index.js';
 
 /** GTA's tool categories, used by its per-category tool-selection F1 (docs/gta.md, "Official format: toolmeta.json and tool categories"). */
@@ -38,7 +37,6 @@ const GtaToolSchema = z.object({
   inputs: z.array(GtaIoSchema),
   outputs: z.array(GtaIoSchema),
 });
-export type GtaToolMeta = z.infer<typeof GtaToolSchema>;
 
 const GTA_TYPES: Record<string, ParamType> = {
   text: primitive('string'),

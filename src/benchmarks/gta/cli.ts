@@ -3,7 +3,8 @@ import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { readResultsFile } from '../../harness/index.js';
 import { ApiaryError, type PyJson, parsePyJson, pyGet } from '../../shared/index.js';
-import { formatGtaE2ePredictions, formatGtaStepPredictions, loadGtaDataset } from '../../tasks/index.js';
+import { loadGtaDataset } from './dataset.js';
+import { formatGtaE2ePredictions, formatGtaStepPredictions } from './predictions.js';
 
 interface PredictionFlags {
   data?: string;

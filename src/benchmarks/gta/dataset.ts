@@ -59,7 +59,7 @@ function walkFiles(dir: string, out: Set<string>): Set<string> {
 }
 
 /** Python `os.path.join(a, b)` for two parts (no normalisation; an absolute `b` wins). */
-export function pyPathJoin(a: string, b: string): string {
+function pyPathJoin(a: string, b: string): string {
   if (b.startsWith('/')) return b;
   return a === '' || a.endsWith('/') ? a + b : `${a}/${b}`;
 }

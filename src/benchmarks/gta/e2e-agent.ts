@@ -20,7 +20,7 @@ import type { ContentPart } from '../../apps/index.js';
 import { apiInputJsonSchema, type CatalogIndex } from '../../catalog/index.js';
 import { contentToText, type DispatchContext, dispatchCall } from '../../exec/index.js';
 import { type PyJson, type PyObject, pyGet, pyJsonDumps, toPyJson } from '../../shared/index.js';
-import { type Solver, withOutput } from '../../tasks/solver.js';
+import { type Solver, withOutput } from '../../tasks/index.js';
 import type { GtaRecord } from './dataset.js';
 import { pyObject } from './py-value.js';
 import type { GtaOutput, GtaSample } from './register.js';
@@ -43,7 +43,7 @@ import { type GtaToolMeta, gtaAgentTool } from './toolmeta.js';
  */
 
 /** Lagent's `max_turn` in GTA's config. */
-export const GTA_MAX_TURN = 10;
+const GTA_MAX_TURN = 10;
 
 export type GtaE2eProtocol = 'react' | 'native-tools';
 
@@ -75,7 +75,7 @@ export interface GtaE2eRun {
 }
 
 /** `The related files are at `p1`, `p2`` (a user message in end-to-end mode, a system one in step mode). */
-export function gtaFilesHint(record: GtaRecord): string | undefined {
+function gtaFilesHint(record: GtaRecord): string | undefined {
   if (!record.files.length) return undefined;
   return `The related files are at ${record.files.map((f) => `\`${f.path}\``).join(', ')}`;
 }
@@ -196,7 +196,7 @@ function forceStopOnLastTurn(turn: TurnTaker, maxTurn: number): TurnTaker {
 }
 
 /** The record's tools as agent tools running through `dispatchCall` (a repeated name listed once). */
-export function gtaToolset(
+function gtaToolset(
   tools: readonly GtaToolMeta[],
   catalog: CatalogIndex,
   dispatch: Omit<DispatchContext, 'signal'>,

@@ -13,7 +13,7 @@ import { type GtaCategory, type GtaCategoryF1, gtaToolF1 } from './tool-f1.js';
  */
 
 /** Tools whose arguments stand in for an image-generation answer (the code's set, Plot included). */
-export const GTA_IMG_TOOLS: ReadonlySet<string> = new Set([
+const GTA_IMG_TOOLS: ReadonlySet<string> = new Set([
   'DrawBox',
   'AddText',
   'Plot',

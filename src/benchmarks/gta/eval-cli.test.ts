@@ -5,9 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../cli/__fixtures__/run-cli.js';
 import { runCliInProcess } from '../../cli/__fixtures__/run-cli-in-process.js';
 import type { PyJson } from '../../shared/index.js';
-import { loadGtaDataset, readGtaStepPredictions, scoreGtaE2e } from '../../tasks/index.js';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../../test/index.js';
 import { respond } from './__fixtures__/e2e-script.js';
+import { loadGtaDataset } from './dataset.js';
+import { scoreGtaE2e } from './e2e-metrics.js';
+import { readGtaStepPredictions } from './predictions.js';
 
 /**
  * `apiary eval gta --mode e2e` end to end through the CLI: a scripted model on a local server, the

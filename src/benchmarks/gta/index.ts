@@ -1,6 +1,6 @@
 /**
- * GTA (General Tool Agents): loading, step-by-step mode and scoring (docs/gta.md). Sub-entry of
- * `apiary/tasks`.
+ * GTA (General Tool Agents): loading, step-by-step mode and scoring (docs/gta.md). Subpath
+ * `apiary/gta`.
  * @module
  */
 export {
@@ -21,20 +21,15 @@ export {
   type GtaRecord,
   type LoadGtaOptions,
   loadGtaDataset,
-  pyPathJoin,
 } from './dataset.js';
 export {
-  GTA_MAX_TURN,
   GTA_NATIVE_SYSTEM,
   type GtaE2eOptions,
   type GtaE2eProtocol,
   type GtaE2eRun,
-  gtaFilesHint,
-  gtaToolset,
   runGtaE2e,
 } from './e2e-agent.js';
 export {
-  GTA_IMG_TOOLS,
   type GtaE2eItem,
   type GtaE2eRecordScore,
   type GtaE2eScores,
@@ -43,6 +38,8 @@ export {
   summarizeGtaE2e,
 } from './e2e-metrics.js';
 export { type GtaLeaderboardRow, parseGtaLeaderboard } from './leaderboard.js';
+// the plugin: what `registerPlugin` takes (listed in src/benchmarks/builtin.ts)
+export { gtaPlugin } from './plugin.js';
 export {
   formatGtaE2ePredictions,
   formatGtaStepPredictions,
@@ -51,7 +48,6 @@ export {
 } from './predictions.js';
 export {
   GTA_ARCHIVE,
-  GTA_DATASET_RELEASE,
   type GtaManifest,
   GtaManifestSchema,
   gtaCacheDir,
@@ -61,18 +57,20 @@ export {
 } from './pull-gta.js';
 export { pyEquals, pyTruthy } from './py-value.js';
 export {
-  GTA_SAMPLING,
-  GTA_SOLVERS,
-  GTA_TASK_VERSION,
-  GtaOptionsSchema,
   type GtaOutput,
   type GtaSample,
   type GtaScore,
   gtaDefinition,
-  registerGtaTask,
 } from './register.js';
+// also re-exported by apiary/reports until the core stops naming benchmarks (issue 25 item 1)
 export {
-  GTA_DUMMY_RESULT,
+  type GtaRunReport,
+  type GtaSampleScore,
+  GtaSampleScoreSchema,
+  type GtaToolRow,
+  summarizeGtaScores,
+} from './report-scores.js';
+export {
   GTA_FINISH_ACTION,
   GTA_INVALID_ACTION,
   GTA_NO_ACTION,
@@ -89,13 +87,10 @@ export {
   sumGtaStepCounts,
 } from './step-metrics.js';
 export {
-  formatToolResult,
   GTA_SUMMARIZE_PROMPT,
   type GtaPromptMessage,
   type GtaStepPrompt,
   gtaStepPrompts,
-  reactStyleHistory,
-  stepPromptMessages,
 } from './step-prompt.js';
 export { runGtaStepMode } from './step-solver.js';
 export {
@@ -108,7 +103,6 @@ export {
 export { GTA_CATEGORIES, type GtaCategory, type GtaCategoryF1, gtaCategory, gtaToolF1 } from './tool-f1.js';
 export {
   type GtaToolMeta,
-  GtaToolMetaSchema,
   gtaAgentTool,
   loadGtaToolMeta,
   recordTools,
@@ -124,11 +118,9 @@ export {
   imageGenTools,
   imageGenToolsFromEnv,
   imageStylizationTool,
-  TEXT_TO_IMAGE_SUFFIX,
   textToImageTool,
 } from './tools/image-gen.js';
 export {
-  bundledEnglishLangPath,
   formatOcrLines,
   type OcrLine,
   type OcrTool,
@@ -147,7 +139,6 @@ export {
   gtaToolHandlers,
   gtaTools,
   toolStatus,
-  unavailableTool,
 } from './tools/registry.js';
 // GTA's GoogleSearch: pluggable providers (Serper.dev web search, an offline BM25 corpus)
 export {

@@ -6,9 +6,8 @@ import { modelTurns, type TurnTaker } from '../../agents/index.js';
 import { bundledDataDir, indexCatalog } from '../../catalog/index.js';
 import { appRegistry } from '../../exec/index.js';
 import { ApiaryError, parsePyJson, pyGet, readJsonFile, sha256OfFiles } from '../../shared/index.js';
-import { defaultTaskRegistry, type TaskRegistry } from '../../tasks/registry.js';
-import { createSolver, defineSolver, type SolverDefinition, solverNamed } from '../../tasks/solver.js';
-import type { Outcome, Task, TaskDefinition, TaskSample } from '../../tasks/task.js';
+import type { Outcome, Task, TaskDefinition, TaskSample } from '../../tasks/index.js';
+import { createSolver, defineSolver, type SolverDefinition, solverNamed } from '../../tasks/index.js';
 import { embeddingsClientFromEnv, formatRecordingStats, ToolRecording } from '../../tools/index.js';
 import type { GtaEmbedder } from './answer-match.js';
 import { referenceKind } from './answer-match.js';
@@ -26,7 +25,7 @@ import { loadGtaToolMeta, recordTools } from './toolmeta.js';
 import { disposeTools, type GtaToolsConfig, gtaToolHandlers, gtaTools } from './tools/registry.js';
 
 /** Bumped when prompting or scoring changes the meaning of a result. */
-export const GTA_TASK_VERSION = '1';
+const GTA_TASK_VERSION = '1';
 
 /** One GTA query; category = objective, subjective or image-generation (its reference kind). */
 export interface GtaSample extends TaskSample {
@@ -55,7 +54,7 @@ export interface GtaScore {
   unscoredSubjective?: number;
 }
 
-export const GtaOptionsSchema = z.object({
+const GtaOptionsSchema = z.object({
   mode: z
     .enum(['step', 'e2e'])
     .default('e2e')
@@ -121,7 +120,7 @@ export const GTA_SOLVERS = {
 };
 
 /** The official generation settings (OpenCompass default temperature, max_out_len 512). */
-export const GTA_SAMPLING = { temperature: 0.7, maxOutputTokens: 512 };
+const GTA_SAMPLING = { temperature: 0.7, maxOutputTokens: 512 };
 
 function categoryOf(record: GtaRecord): GtaSample['category'] {
   const kind = referenceKind(record.gtAnswer);
@@ -294,8 +293,4 @@ function modelLabel(model: unknown): string | undefined {
   if (typeof model === 'string') return model;
   const id = (model as { modelId?: unknown } | undefined)?.modelId;
   return typeof id === 'string' ? id : undefined;
-}
-
-export function registerGtaTask(registry: TaskRegistry = defaultTaskRegistry): void {
-  registry.register(gtaDefinition);
 }

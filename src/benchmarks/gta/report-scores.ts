@@ -1,15 +1,7 @@
 import { z } from 'zod';
 import { toPyJson } from '../../shared/index.js';
-import {
-  GTA_CATEGORIES,
-  type GtaCategory,
-  type GtaCategoryF1,
-  type GtaStepCounts,
-  gtaCategory,
-  gtaStepPercentages,
-  gtaToolF1,
-  sumGtaStepCounts,
-} from '../../tasks/index.js';
+import { type GtaStepCounts, gtaStepPercentages, sumGtaStepCounts } from './step-metrics.js';
+import { GTA_CATEGORIES, type GtaCategory, type GtaCategoryF1, gtaCategory, gtaToolF1 } from './tool-f1.js';
 
 /**
  * What the report reads from a GTA run's per-sample scores (the `gta` task records them; see
@@ -132,7 +124,7 @@ export function summarizeGtaScores(scores: readonly unknown[]): GtaRunReport {
 const cat = (tool: string) => gtaCategory(tool) as GtaCategory;
 
 /** GTA's headline numbers, named as the leaderboard's columns. */
-export function gtaMetrics(r: GtaRunReport): Record<string, number> {
+function gtaMetrics(r: GtaRunReport): Record<string, number> {
   const out: Record<string, number> = {};
   if (r.step)
     Object.assign(out, {

@@ -8,9 +8,9 @@ import {
   publishedLabel,
   type ReportRun,
 } from '../../reports/index.js';
-import { GTA_CATEGORIES } from '../../tasks/index.js';
 import type { GtaLeaderboardRow } from './leaderboard.js';
 import type { GtaRunReport, GtaSampleScore } from './report-scores.js';
+import { GTA_CATEGORIES } from './tool-f1.js';
 
 /** The published GTA leaderboard and where it comes from (`split`: the data it was measured on). */
 export interface GtaPublished {

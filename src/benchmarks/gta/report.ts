@@ -6,7 +6,7 @@ import { GtaSampleScoreSchema, gtaReportSummary } from './report-scores.js';
 import { type GtaPublished, gtaSection } from './report-section.js';
 
 /** The GTA leaderboard as published (data/published/gta_leaderboard.csv). */
-export function loadGtaPublished(dir: string): GtaPublished {
+function loadGtaPublished(dir: string): GtaPublished {
   const file = join(dir, 'gta_leaderboard.csv');
   return {
     split: 'test (229 queries)',

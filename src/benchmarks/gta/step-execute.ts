@@ -20,8 +20,6 @@ import { type GtaToolMeta, gtaAgentTool } from './toolmeta.js';
 export const GTA_NO_ACTION = 'NoAction';
 export const GTA_INVALID_ACTION = 'InvalidAction';
 export const GTA_FINISH_ACTION = 'FinishAction';
-/** What every dummy tool returns (the step record does not include it). */
-export const GTA_DUMMY_RESULT = 'Dummy Result';
 
 /** `{"role": "assistant", "content": answer}` (a finish step). */
 export const answerStep = (content: string): PyObject =>

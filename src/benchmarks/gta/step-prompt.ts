@@ -1,4 +1,3 @@
-import type { ModelMessage } from 'ai';
 import { reactSystemPrompt } from '../../agents/index.js';
 import { type PyJson, type PyObject, pyGet, pyJsonDumps } from '../../shared/index.js';
 import type { GtaFile, GtaRecord } from './dataset.js';
@@ -18,7 +17,7 @@ export const GTA_SUMMARIZE_PROMPT =
 export type GtaPromptMessage = { role: 'system' | 'user' | 'assistant'; content: string };
 
 /** Lagent `ActionReturn.format_result` of one result item: text as is, others `[type](content)`. */
-export function formatToolResult(item: PyJson): string {
+function formatToolResult(item: PyJson): string {
   const type = pyGet(item, 'type');
   const content = pyGet(item, 'content') ?? null;
   if (type === 'text') {
@@ -29,10 +28,7 @@ export function formatToolResult(item: PyJson): string {
 }
 
 /** `react_style_history`: files sentence (system), user turns, gold calls without thoughts, tool returns (system). */
-export function reactStyleHistory(
-  history: readonly PyObject[],
-  files: readonly GtaFile[],
-): GtaPromptMessage[] {
+function reactStyleHistory(history: readonly PyObject[], files: readonly GtaFile[]): GtaPromptMessage[] {
   const out: GtaPromptMessage[] = [];
   if (files.length)
     out.push({
@@ -91,9 +87,4 @@ export function gtaStepPrompts(record: GtaRecord, tools: readonly GtaToolMeta[])
       messages: reactStyleHistory(history, record.files),
     };
   });
-}
-
-/** The whole prompt as the chat messages an OpenAI-compatible endpoint receives. */
-export function stepPromptMessages(prompt: GtaStepPrompt): ModelMessage[] {
-  return [{ role: 'system', content: prompt.system }, ...prompt.messages];
 }

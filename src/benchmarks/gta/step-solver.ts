@@ -1,7 +1,7 @@
 import { type AgentTraceSink, parseReactReply, type TurnTaker } from '../../agents/index.js';
 import { addUsage, type TokenUsage, ZERO_USAGE } from '../../models/index.js';
 import { pyJsonDumps } from '../../shared/index.js';
-import { type Solver, withOutput } from '../../tasks/solver.js';
+import { type Solver, withOutput } from '../../tasks/index.js';
 import type { GtaDataset } from './dataset.js';
 import type { GtaStepPredictionRecord } from './predictions.js';
 import type { GtaOutput, GtaSample } from './register.js';

@@ -13,7 +13,7 @@ const GtaIoSchema = z.object({
   default: z.unknown().nullable(),
   filetype: z.string().nullable(),
 });
-export const GtaToolMetaSchema = z.object({
+const GtaToolMetaSchema = z.object({
   name: z.string(),
   description: z.string(),
   inputs: z.array(GtaIoSchema),

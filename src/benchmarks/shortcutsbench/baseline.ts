@@ -69,7 +69,7 @@ export function baselineParameters(
 }
 
 /** The API the baseline picks for one step (ties keep the candidates' sorted order). */
-export function baselineApi(step: ShortcutStep, apis: ShortcutsApis): string {
+function baselineApi(step: ShortcutStep, apis: ShortcutsApis): string {
   const ids = step.candidates.promptOrder;
   const index = new Bm25Index(ids.map((id) => apis.info.get(id) ?? NO_DESCRIPTION));
   const scores = index.scoreAllSync(step.query);

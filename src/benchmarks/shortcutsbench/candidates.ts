@@ -13,7 +13,7 @@ export interface CandidateApis {
 }
 
 /** Distinct EVALUATED ids in first-appearance order (upstream: Python set order, arbitrary). */
-export function goldApiIds(actions: readonly Json[]): string[] {
+function goldApiIds(actions: readonly Json[]): string[] {
   const out = new Set<string>();
   for (const a of actions) {
     const { id } = actionParts(a);

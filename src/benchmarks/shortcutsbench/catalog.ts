@@ -1,11 +1,10 @@
 import { z } from 'zod';
-import { type CatalogSource, findDataFile, requireDataFile } from '../../catalog/index.js';
-import type { Api, App, Catalog, EnumValue, Parameter, ParamType } from '../../catalog/schema.js';
-import { primitive } from '../../catalog/schema.js';
+import type { Api, App, Catalog, EnumValue, Parameter, ParamType } from '../../catalog/index.js';
+import { type CatalogSource, findDataFile, primitive, requireDataFile } from '../../catalog/index.js';
 import { parseWith, readJsonFile } from '../../shared/index.js';
 
 /** The ShortcutsBench definition files (EachSheep/ShortcutsBench, Apache-2.0). */
-export interface ShortcutsBenchFiles {
+interface ShortcutsBenchFiles {
   /** `all_api2info.json`: API id → signature + parameter docs + description. */
   api2info: unknown;
   /** `all_api2paraname2paratype.json`: API id → param → `"Type"` or `"Type = default"`. */
@@ -27,7 +26,7 @@ const IdentifiersSchema = z.array(
  * `Float`, `Enum`, `Name(Enum)`, `Name(Object)`, `array(T)`, `None`, other bare names.
  * Enum values come from the API's documentation text (`enumValues`).
  */
-export function parseShortcutsType(text: string, enumValues?: EnumValue[]): ParamType {
+function parseShortcutsType(text: string, enumValues?: EnumValue[]): ParamType {
   const t = text.trim();
   switch (t) {
     case 'String':
@@ -54,7 +53,7 @@ export function parseShortcutsType(text: string, enumValues?: EnumValue[]): Para
 }
 
 /** Splits `Type = default` at the first ` = ` and converts a simple default (quoted string, bool, number). */
-export function splitTypeAndDefault(text: string): { type: string; default?: unknown } {
+function splitTypeAndDefault(text: string): { type: string; default?: unknown } {
   const at = text.indexOf(' = ');
   if (at < 0) return { type: text.trim() };
   const type = text.slice(0, at).trim();
@@ -71,7 +70,7 @@ interface ParamDoc {
 }
 
 /** Reads the `Parameters:` block of an `all_api2info.json` entry. */
-export function parseParameterDocs(info: string): Map<string, ParamDoc> {
+function parseParameterDocs(info: string): Map<string, ParamDoc> {
   const docs = new Map<string, ParamDoc>();
   const lines = info.split('\n');
   const start = lines.findIndex((l) => l.trim() === 'Parameters:');
@@ -88,7 +87,7 @@ export function parseParameterDocs(info: string): Map<string, ParamDoc> {
 }
 
 /** `…following values (…): "A", "b"(with B).` → [{value: A}, {value: b, label: with B}] */
-export function parseEnumValues(description: string): EnumValue[] {
+function parseEnumValues(description: string): EnumValue[] {
   const marker = description.indexOf('must be one of the following values');
   if (marker < 0) return [];
   const colon = description.indexOf(': ', marker);
@@ -104,20 +103,20 @@ export function parseEnumValues(description: string): EnumValue[] {
 }
 
 /** The text after `Description:` (title and summary) of an info entry. */
-export function parseApiDescription(info: string): string {
+function parseApiDescription(info: string): string {
   const m = /\nDescription:\n\s*([\s\S]*?)(\nParameterSummary:|$)/.exec(info);
   return (m?.[1] ?? info.split('\n')[0] ?? '').trim();
 }
 
 /** Fallback app of an API id: the built-in `is.workflow.actions`, else the bundle id before the last dot. */
-export function shortcutsAppOf(apiId: string): string {
+function shortcutsAppOf(apiId: string): string {
   if (apiId.startsWith('is.workflow.actions.')) return 'is.workflow.actions';
   const dot = apiId.lastIndexOf('.');
   return dot > 0 ? apiId.slice(0, dot) : apiId;
 }
 
 /** All ShortcutsBench APIs (1,414), typed, grouped into apps by bundle identifier. */
-export function shortcutsBenchCatalog(files: ShortcutsBenchFiles, fileNames = defaultFileNames): Catalog {
+function shortcutsBenchCatalog(files: ShortcutsBenchFiles, fileNames = defaultFileNames): Catalog {
   const info = parseWith(StringRecord, files.api2info, { file: fileNames.api2info });
   const types = parseWith(z.record(z.string(), StringRecord), files.api2paratype, {
     file: fileNames.api2paratype,

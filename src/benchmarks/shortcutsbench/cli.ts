@@ -5,18 +5,13 @@ import { printJson, terminalText } from '../../cli/output.js';
 import { readResultsFile } from '../../harness/index.js';
 import { printPlanText } from '../../plan/index.js';
 import { ApiaryError } from '../../shared/index.js';
-import {
-  describeShortcut,
-  dumpsShortcutsJson,
-  folderOfficialFiles,
-  formatShortcutListing,
-  loadShortcutsApis,
-  readShortcutFile,
-  readShortcutFolder,
-  SHORTCUTS_FILES,
-  shortcutsFilePath,
-  shortcutToPlan,
-} from '../../tasks/index.js';
+import { loadShortcutsApis } from './api-files.js';
+import { SHORTCUTS_FILES, shortcutsFilePath } from './data-files.js';
+import { dumpsPythonJson as dumpsShortcutsJson } from './json-value.js';
+import { readShortcutFile } from './shortcut-file.js';
+import { folderOfficialFiles, readShortcutFolder } from './shortcut-folder.js';
+import { describeShortcut, formatShortcutListing } from './shortcut-listing.js';
+import { shortcutToPlan } from './shortcut-plan.js';
 
 /**
  * `apiary shortcuts …`: a user's own Apple Shortcuts files (unsigned binary or XML plist, or the

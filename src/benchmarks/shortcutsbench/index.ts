@@ -1,7 +1,7 @@
 /**
  * ShortcutsBench (docs/shortcutsbench.md): the official files, the action model
  * (classes, longest-branch length, levels, candidate APIs, history normalisation) and the scorer
- * in official and corrected modes. Re-exported by `apiary/tasks`.
+ * in official and corrected modes. Subpath `apiary/shortcutsbench`.
  * @module
  */
 
@@ -10,21 +10,16 @@ export {
   type ActionClass as ShortcutsActionClass,
   actionClass as shortcutsActionClass,
   FILTER_IDS as SHORTCUTS_FILTER_IDS,
-  IGNORE_IDS as SHORTCUTS_IGNORE_IDS,
-  type ShortcutAction,
   SYSTEM_INPUT_TYPES as SHORTCUTS_SYSTEM_INPUT_TYPES,
-  type ValueForm as ShortcutsValueForm,
-  valueForm as shortcutsValueForm,
 } from './actions.js';
 // the teacher-forced solver (docs/shortcutsbench.md §8): prompts, reply parsing, the per-shortcut loop
 export { loadShortcutsApis } from './api-files.js';
 // the no-model baseline (BM25 API choice, rule-based parameters)
 export {
-  baselineApi as shortcutsBaselineApi,
   baselineParameters as shortcutsBaselineParameters,
   baselineStepper as shortcutsBaselineStepper,
 } from './baseline.js';
-export { type CandidateApis, candidateApis, candidateSeed, goldApiIds } from './candidates.js';
+export { type CandidateApis, candidateApis, candidateSeed } from './candidates.js';
 // the official files and scoring a results file
 export {
   loadCategories as loadShortcutsCategories,
@@ -58,33 +53,28 @@ export {
   shortcutLength,
 } from './length.js';
 export {
-  CONDITION_PHRASES,
   defaultOutputNames,
   normaliseAction,
   renameControlFlow,
   returnValueNames,
 } from './normalise.js';
+// the plugin: what `registerPlugin` takes (listed in src/benchmarks/builtin.ts)
+export { shortcutsBenchPlugin } from './plugin.js';
 export {
   NO_DESCRIPTION as SHORTCUTS_NO_DESCRIPTION,
   type PromptCandidate,
   pyListRepr,
-  renderHistory as renderShortcutsHistory,
   shortcutsSystemPrompt,
   shortcutsUserPrompt,
 } from './prompts.js';
 export { judgeEqualCorrected, judgeEqualOfficial } from './python-values.js';
 // the registered task (`apiary eval shortcuts`)
 export {
-  registerShortcutsTask,
-  SHORTCUTS_SOLVERS,
-  SHORTCUTS_TASK_VERSION,
-  type ShortcutSample,
   type ShortcutsBothModes,
-  ShortcutsOptionsSchema,
   shortcutsDefinition,
 } from './register.js';
 export { type AgentBSeq, parseShortcutsReply } from './reply.js';
-export { formatShortcutsReport, pyFixed2 } from './report-format.js';
+export { formatShortcutsReport } from './report-format.js';
 // results and scoring
 export {
   type BSeq,
@@ -93,7 +83,6 @@ export {
 } from './result-records.js';
 export {
   type ModeTallies,
-  SCORE_MODES as SHORTCUTS_SCORE_MODES,
   type ScoreMode as ShortcutsScoreMode,
   type ShortcutScore,
   type SignificantParams,
@@ -106,7 +95,6 @@ export {
   plistToJson,
   readShortcutFile,
   type ShortcutFileFormat,
-  SIGNED_SHORTCUT_HELP,
   sniffShortcutFormat,
 } from './shortcut-file.js';
 // real shortcut files: import, listing, plan, folder datasets
@@ -117,9 +105,7 @@ export {
   isNecessaryCandidate,
   necessaryParams,
   type OfficialFolderFiles,
-  QUERY_SIDECAR as SHORTCUTS_QUERY_SIDECAR,
   readShortcutFolder,
-  SHORTCUT_EXTENSIONS,
 } from './shortcut-folder.js';
 export {
   describeShortcut,

@@ -61,11 +61,6 @@ export function cloneJson<T extends Json>(value: T): T {
   return value;
 }
 
-/** A plain JS number for a JSON number (ints beyond 2^53 lose precision, as float() does). */
-export function jsonNumber(n: LosslessNumber): number {
-  return Number(n.value);
-}
-
 /**
  * Python `json.dumps(value)` (no `indent`: separators `", "`/`": "`, one line, as the official
  * runner writes each result line) or `json.dumps(value, indent=n)` (separators `","`/`": "`);

@@ -125,7 +125,7 @@ const q = (s: string) => `"${s}"`;
 /**
  * `WFCondition` codes (stringified) → phrases, each wrapped in double quotes (docs/shortcutsbench.md §8.4).
  */
-export const CONDITION_PHRASES: Readonly<Record<string, string>> = {
+const CONDITION_PHRASES: Readonly<Record<string, string>> = {
   '0': q('less/earlier than'),
   '1': q('less than or equal'),
   '2': q('greater/later than'),

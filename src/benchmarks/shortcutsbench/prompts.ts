@@ -17,7 +17,7 @@ export const NO_DESCRIPTION = 'No description available.';
 const HISTORY_STRING_LIMIT = 300;
 
 /** Python `repr(str)`: single quotes unless the text has a `'` and no `"`. */
-export function pyStrRepr(s: string): string {
+function pyStrRepr(s: string): string {
   const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
   let out = quote;
   for (const ch of s) {
@@ -52,12 +52,12 @@ function truncateStrings(v: Json): Json {
 }
 
 /** The history block: `json.dumps(history, indent=2)` (ASCII escapes) after the 300-character cut. */
-export function renderHistory(history: readonly JsonObject[]): string {
+function renderHistory(history: readonly JsonObject[]): string {
   return dumpsPythonJson(truncateStrings([...history]), 2);
 }
 
 /** `"<k>. <api_id>. <description>"`, k from 1, joined by `"\n"` (candidates already sorted). */
-export function renderCandidateList(candidates: readonly PromptCandidate[]): string {
+function renderCandidateList(candidates: readonly PromptCandidate[]): string {
   return candidates.map((c, i) => `${i + 1}. ${c.id}. ${c.description}`).join('\n');
 }
 

@@ -22,7 +22,7 @@ const INT_TEXT = new RegExp(`^[+-]?${DIGITS}$`);
 const PY_SPACE = /^[\s\x1c-\x1f\x85]+|[\s\x1c-\x1f\x85]+$/g;
 
 /** Python `float(x)` for a JSON value; undefined where Python raises. */
-export function pyFloat(x: Json): number | undefined {
+function pyFloat(x: Json): number | undefined {
   if (typeof x === 'boolean') return x ? 1 : 0;
   if (isLosslessNumber(x)) return Number(x.value);
   if (typeof x !== 'string') return undefined;
@@ -36,7 +36,7 @@ export function pyFloat(x: Json): number | undefined {
 }
 
 /** Python `int(x)` for a JSON value; undefined where Python raises. */
-export function pyInt(x: Json): bigint | undefined {
+function pyInt(x: Json): bigint | undefined {
   if (typeof x === 'boolean') return x ? 1n : 0n;
   if (isLosslessNumber(x)) {
     if (!isFloatLexeme(x)) return BigInt(x.value);

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { modelTurns } from '../../agents/index.js';
 import { ApiaryError, sha256OfFiles } from '../../shared/index.js';
-import { defaultTaskRegistry, type TaskRegistry } from '../../tasks/registry.js';
-import { createSolver, defineSolver, solverNamed } from '../../tasks/solver.js';
-import type { Outcome, Task, TaskDefinition, TaskLoadContext, TaskSample } from '../../tasks/task.js';
+import type { Outcome, Task, TaskDefinition, TaskLoadContext, TaskSample } from '../../tasks/index.js';
+import { createSolver, defineSolver, solverNamed } from '../../tasks/index.js';
 import { loadShortcutsApis } from './api-files.js';
 import { baselineStepper } from './baseline.js';
 import {
@@ -26,7 +25,7 @@ import { type ShortcutsReport, summarizeShortcuts } from './summary.js';
 import { modelStepper, type ShortcutRun, type ShortcutsApis, teacherForcedSolver } from './teacher-forced.js';
 
 /** Bumped when prompting or scoring changes the meaning of a result. */
-export const SHORTCUTS_TASK_VERSION = '1';
+const SHORTCUTS_TASK_VERSION = '1';
 
 /** One benchmark item: a gold shortcut with its query (the id is its URL). */
 export interface ShortcutSample extends TaskSample {
@@ -42,7 +41,7 @@ export interface ShortcutsBothModes {
   corrected: ShortcutsReport;
 }
 
-export const ShortcutsOptionsSchema = z.object({
+const ShortcutsOptionsSchema = z.object({
   levels: z
     .array(z.number().int().min(1).max(4))
     .min(1)
@@ -60,7 +59,7 @@ export const ShortcutsOptionsSchema = z.object({
 });
 
 /** What ShortcutsBench's solvers are built from: the run's settings and the API files. */
-export interface ShortcutsSolverEnv {
+interface ShortcutsSolverEnv {
   ctx: TaskLoadContext;
   apis: ShortcutsApis;
 }
@@ -240,8 +239,4 @@ function summarizeBoth(scores: readonly ShortcutScore[]): ShortcutsBothModes {
 }
 function formatBoth(r: ShortcutsBothModes): string {
   return `${formatShortcutsReport(r.official)}\n\n${formatShortcutsReport(r.corrected)}`;
-}
-
-export function registerShortcutsTask(registry: TaskRegistry = defaultTaskRegistry): void {
-  registry.register(shortcutsDefinition);
 }

@@ -3,7 +3,7 @@ import type { Accuracy, LevelTable, ShortcutsReport } from './summary.js';
 type Acc = Accuracy;
 
 /** Python's `f"{x:.2f}"`: exact decimal expansion of the double, ties to even. */
-export function pyFixed2(x: number): string {
+function pyFixed2(x: number): string {
   if (!Number.isFinite(x)) return Number.isNaN(x) ? 'nan' : x > 0 ? 'inf' : '-inf';
   const neg = x < 0;
   const exact = Math.abs(x).toFixed(100); // exact: every double has a finite decimal expansion

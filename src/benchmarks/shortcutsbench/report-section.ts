@@ -9,11 +9,8 @@ import {
   publishedLabel,
   type ReportRun,
 } from '../../reports/index.js';
-import type {
-  ShortcutsAccuracy as Accuracy,
-  ShortcutsBothModes,
-  ShortcutsReport,
-} from '../../tasks/index.js';
+import type { ShortcutsBothModes } from './register.js';
+import type { Accuracy, ShortcutsReport } from './summary.js';
 
 /** ShortcutsBench: accuracy of recognising the necessary system/user inputs, per level. */
 export interface ShortcutsPublishedRow {

@@ -13,7 +13,7 @@ const SHORTCUT_LEVELS: Record<string, string> = {
 };
 
 /** The paper's input-recognition accuracies (data/published/shortcutsbench_input_recognition.csv). */
-export function loadShortcutsPublished(dir: string): ShortcutsPublished {
+function loadShortcutsPublished(dir: string): ShortcutsPublished {
   // One row per level, one column per model: turned into one row per model.
   const file = join(dir, 'shortcutsbench_input_recognition.csv');
   const csvRows = readPublishedCsv(file);

@@ -21,7 +21,7 @@ export interface BSeq {
 const STATES: readonly string[] = ['copy_from_true', 'generated_by_agent', 'json_error'];
 
 /** Checks one parsed record; errors name the file, the record and the field. */
-export function toResultRecord(v: Json, file: string, record: string): ResultRecord {
+function toResultRecord(v: Json, file: string, record: string): ResultRecord {
   const bad = (field: string | undefined, problem: string) =>
     new InputInvalidError({ file, record, ...(field ? { field } : {}) }, problem);
   if (!isJsonObject(v)) throw bad(undefined, 'expected a result record object');

@@ -7,7 +7,6 @@ import { judgeEqualCorrected, judgeEqualOfficial } from './python-values.js';
 import type { ResultRecord } from './result-records.js';
 
 export type ScoreMode = 'official' | 'corrected';
-export const SCORE_MODES: readonly ScoreMode[] = ['official', 'corrected'];
 
 export interface Tally {
   num: number;

@@ -24,7 +24,7 @@ export interface ImportedShortcut {
 }
 
 /** Why a signed shortcut cannot be read, and how to get the unsigned plist instead. */
-export const SIGNED_SHORTCUT_HELP =
+const SIGNED_SHORTCUT_HELP =
   'it is a signed shortcut (an Apple Encrypted Archive, "AEA1"), which is what the Shortcuts app shares ' +
   'and `shortcuts sign` writes; its actions are only readable with Apple tooling. Use the unsigned ' +
   'property list instead: for an iCloud link https://www.icloud.com/shortcuts/<id>, the JSON at ' +

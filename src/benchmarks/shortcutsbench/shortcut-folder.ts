@@ -12,8 +12,8 @@ import { readShortcutFile } from './shortcut-file.js';
  * official scripts read them like the downloaded files.
  */
 
-export const SHORTCUT_EXTENSIONS = ['.shortcut', '.plist'] as const;
-export const QUERY_SIDECAR = '.query.txt';
+const SHORTCUT_EXTENSIONS = ['.shortcut', '.plist'] as const;
+const QUERY_SIDECAR = '.query.txt';
 
 export interface FolderShortcut {
   /** The record key: the file name inside the folder (stands where the official URL does). */

@@ -116,7 +116,7 @@ function outputsIndex(actions: readonly Json[]): {
 }
 
 /** Calls `f` on every attachment object (`{Type: …}` reference) at any depth, aggrandizements excluded. */
-export function visitAttachments(v: Json, f: (att: JsonObject) => void): void {
+function visitAttachments(v: Json, f: (att: JsonObject) => void): void {
   if (Array.isArray(v)) for (const x of v) visitAttachments(x, f);
   else if (isJsonObject(v)) {
     const isWrapper = v.Type === 'Variable' && isJsonObject(v.Variable); // the conditional's input

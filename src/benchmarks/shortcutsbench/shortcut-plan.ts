@@ -50,7 +50,7 @@ const SYSTEM_SOURCES: Readonly<Record<string, SystemInput>> = {
 };
 
 /** A name the plan text format reads back (`[A-Za-z_]\w*`). */
-export function planIdentifier(s: string): string {
+function planIdentifier(s: string): string {
   const t = s.replace(/\W+/g, '_').replace(/^_+|_+$/g, '');
   if (t === '') return '_';
   return /^\d/.test(t) ? `_${t}` : t;

@@ -1,6 +1,6 @@
 import { type AgentTraceSink, jsonActionProtocol, runAgent, type TurnTaker } from '../../agents/index.js';
 import { addUsage, type TokenUsage, ZERO_USAGE } from '../../models/index.js';
-import { type Solver, withOutput } from '../../tasks/solver.js';
+import { type Solver, withOutput } from '../../tasks/index.js';
 import { actionClass } from './actions.js';
 import { type CandidateApis, candidateApis, candidateSeed } from './candidates.js';
 import { dumpsPythonJson, type Json, type JsonObject, LosslessNumber } from './json-value.js';

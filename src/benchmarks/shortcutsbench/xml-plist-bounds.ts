@@ -5,7 +5,7 @@ import { InputInvalidError } from '../../shared/index.js';
  * `plist` package converts the DOM recursively (a deep file overflows the stack) and builds the whole
  * DOM first (a file of `<true/>` holds millions of elements).
  */
-export const XML_PLIST_LIMITS = {
+const XML_PLIST_LIMITS = {
   /** Nesting of elements. Shortcuts nest a dozen levels; 1000 is Python's recursion limit. */
   maxDepth: 1000,
   /** Elements, as many as a binary plist may expand to (BINARY_PLIST_LIMITS.maxNodes). */

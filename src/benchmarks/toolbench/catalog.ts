@@ -1,17 +1,16 @@
 import { z } from 'zod';
-import { type CatalogSource, requireDataFile } from '../../catalog/index.js';
-import type { Api, App, Catalog, Parameter, ParamType } from '../../catalog/schema.js';
-import { primitive } from '../../catalog/schema.js';
+import type { Api, App, Catalog, Parameter, ParamType } from '../../catalog/index.js';
+import { type CatalogSource, primitive, requireDataFile } from '../../catalog/index.js';
 import { checkJsonDepth, InputInvalidError, parseWith, readTextFile } from '../../shared/index.js';
 
 /** A ToolBench parameter as RapidAPI describes it; `type` strings are free-form upper-case words. */
-export const ToolBenchParamSchema = z.looseObject({
+const ToolBenchParamSchema = z.looseObject({
   name: z.string(),
   type: z.string().nullable().optional(),
   description: z.string().nullable().optional(),
   default: z.unknown().optional(),
 });
-export const ToolBenchApiSchema = z.looseObject({
+const ToolBenchApiSchema = z.looseObject({
   name: z.string(),
   description: z.string().nullable().optional(),
   method: z.string().optional(),
@@ -19,17 +18,16 @@ export const ToolBenchApiSchema = z.looseObject({
   optional_parameters: z.array(ToolBenchParamSchema).optional(),
 });
 /** One line of `tools.jsonl` (a StableToolBench tool JSON plus `category` and `tool_file`). */
-export const ToolBenchToolSchema = z.looseObject({
+const ToolBenchToolSchema = z.looseObject({
   category: z.string(),
   tool_file: z.string(),
   tool_name: z.string(),
   tool_description: z.string().nullable().optional(),
   api_list: z.array(ToolBenchApiSchema),
 });
-export type ToolBenchTool = z.infer<typeof ToolBenchToolSchema>;
-export type ToolBenchParam = z.infer<typeof ToolBenchParamSchema>;
+type ToolBenchParam = z.infer<typeof ToolBenchParamSchema>;
 
-export function toolBenchParamType(type: string | null | undefined): ParamType {
+function toolBenchParamType(type: string | null | undefined): ParamType {
   const t = (type ?? '').toUpperCase();
   if (t === 'NUMBER') return primitive('number');
   if (t === 'BOOLEAN') return primitive('boolean');

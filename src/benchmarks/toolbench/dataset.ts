@@ -4,8 +4,6 @@ import { pyGet, pyString } from '../../shared/index.js';
 import type { ToolBenchDoc } from './corpus.js';
 import type { ToolBenchQuery } from './queries.js';
 
-export type { RetrievalQuery };
-
 export interface RetrievalSet {
   queries: RetrievalQuery[];
   /** Queries dropped because a gold API is not in the corpus (ids). */

@@ -16,7 +16,7 @@ import { type ToolBenchSuite, toolBenchCorpus } from './suite.js';
  * Version of the ToolBench corpus construction (texts, tool grouping, ToolBench document text): bump it
  * when `loadToolBenchSuite`/`toolBenchCorpus` change what they index, so index files go stale.
  */
-export const TOOLBENCH_CORPUS_VERSION = 1;
+const TOOLBENCH_CORPUS_VERSION = 1;
 
 /**
  * Content hash of the ToolBench catalog: sha256 of `toolbench/tools.jsonl` and the corpus
@@ -29,7 +29,7 @@ export function toolBenchCatalogHash(dataDir: string): string {
 }
 
 /** Size and modification time of `tools.jsonl`: an index records them with the hash it was built for. */
-export function toolBenchSourceStamp(dataDir: string): { size: number; mtimeMs: number } {
+function toolBenchSourceStamp(dataDir: string): { size: number; mtimeMs: number } {
   const st = statSync(join(dataDir, 'toolbench', 'tools.jsonl'));
   return { size: st.size, mtimeMs: st.mtimeMs };
 }
@@ -73,7 +73,7 @@ export function findCachedToolBenchIndex(dataDir: string): RetrievalIndex | unde
 }
 
 /** A printable label per API (`category/tool/api`) and its description on one line. */
-export function toolBenchLabels(suite: ToolBenchSuite): { labels: string[]; details: string[] } {
+function toolBenchLabels(suite: ToolBenchSuite): { labels: string[]; details: string[] } {
   return {
     labels: suite.docs.map((d) => `${d.category}/${d.tool}/${d.api}`),
     details: suite.docs.map((d) => d.description.replace(/\s+/g, ' ').slice(0, 160)),

@@ -1,6 +1,6 @@
 /**
  * ToolBench API retrieval (G1 queries over 46,802 APIs): the suite, training the retrievers on
- * it and evaluation. Re-exported by `apiary/tasks`.
+ * it and evaluation. Subpath `apiary/toolbench`.
  * @module
  */
 
@@ -35,39 +35,26 @@ export { evaluateRetriever, type QueryScores, type RetrievalReport } from './eva
 export {
   buildToolBenchIndex,
   findCachedToolBenchIndex,
-  TOOLBENCH_CORPUS_VERSION,
   toolBenchCatalogHash,
   toolBenchCatalogHashFast,
-  toolBenchLabels,
-  toolBenchSourceStamp,
 } from './index-file.js';
+// the plugin: what `registerPlugin` takes (listed in src/benchmarks/builtin.ts)
+export { toolBenchPlugin } from './plugin.js';
 // queries and corpus text
 export { parseToolBenchQueries, readToolBenchQueries, type ToolBenchQuery } from './queries.js';
 export {
   ndcgFromSummary,
-  RANKING_DEPTH,
   type RankingSummary,
   recallFromSummary,
   summarizeRanking,
 } from './ranking-summary.js';
-export { registerToolBenchRetrievalTask } from './register.js';
+export {} from './register.js';
 // ToolBench retrieval as a registered task
 export {
-  formatToolBenchRetrievalReport,
   type RetrievalMeans,
-  scoreToolBenchQuery,
-  summarizeToolBenchRetrieval,
-  TOOLBENCH_RETRIEVAL_SOLVERS,
-  TOOLBENCH_RETRIEVAL_TASK_VERSION,
-  type ToolBenchQuerySample,
   type ToolBenchQueryScore,
-  ToolBenchRetrievalOptionsSchema,
-  type ToolBenchRetrievalOutput,
   type ToolBenchRetrievalReport,
-  type ToolBenchRetrievalTask,
-  toolBenchQuerySamples,
   toolBenchRetrievalDefinition,
-  toolBenchRetrievalTask,
 } from './retrieval-task.js';
 // the suite, training on it
 export {

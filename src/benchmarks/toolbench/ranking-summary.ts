@@ -14,7 +14,7 @@ export interface RankingSummary {
   relevantScores: number[];
 }
 
-export const RANKING_DEPTH = 10;
+const RANKING_DEPTH = 10;
 
 /** Condenses an exhaustive score vector (see {@link RankingSummary}). */
 export function summarizeRanking(

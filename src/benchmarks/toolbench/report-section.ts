@@ -6,7 +6,7 @@ import {
   f2,
   type ReportRun,
 } from '../../reports/index.js';
-import type { ToolBenchRetrievalReport } from '../../tasks/index.js';
+import type { ToolBenchRetrievalReport } from './retrieval-task.js';
 
 const CUTS = [
   ['ndcg1', 'NDCG@1'],

@@ -12,6 +12,7 @@ import {
   type RetrieverKind,
 } from '../../retrieval/index.js';
 import { sha256OfFiles } from '../../shared/index.js';
+import type { Task, TaskDefinition, TaskSample } from '../../tasks/index.js';
 import {
   createSolver,
   defineSolver,
@@ -19,8 +20,7 @@ import {
   type SolverDefinition,
   solverNamed,
   withOutput,
-} from '../../tasks/solver.js';
-import type { Task, TaskDefinition, TaskSample } from '../../tasks/task.js';
+} from '../../tasks/index.js';
 import { findCachedToolBenchIndex } from './index-file.js';
 import {
   ndcgFromSummary,
@@ -32,10 +32,10 @@ import { ToolBenchQueryScoreSchema, ToolBenchRetrievalOutputSchema } from './rec
 import { loadToolBenchEvalSuite, type ToolBenchSuite, toolBenchCorpus } from './suite.js';
 
 /** Bump when the corpus mapping or the metrics change what a recorded result means. */
-export const TOOLBENCH_RETRIEVAL_TASK_VERSION = '1';
+const TOOLBENCH_RETRIEVAL_TASK_VERSION = '1';
 
 /** One ToolBench test query; `category` is its query file (group), e.g. `G1_tool`. */
-export interface ToolBenchQuerySample extends TaskSample {
+interface ToolBenchQuerySample extends TaskSample {
   readonly category: string;
   readonly text: string;
   /** Corpus indices of the relevant APIs. */
@@ -88,9 +88,7 @@ function means(scores: readonly ToolBenchQueryScore[]): RetrievalMeans {
   };
 }
 
-export function summarizeToolBenchRetrieval(
-  scores: readonly ToolBenchQueryScore[],
-): ToolBenchRetrievalReport {
+function summarizeToolBenchRetrieval(scores: readonly ToolBenchQueryScore[]): ToolBenchRetrievalReport {
   const groups = [...new Set(scores.map((s) => s.group))];
   return {
     groups: groups.map((group) => ({ group, ...means(scores.filter((s) => s.group === group)) })),
@@ -98,7 +96,7 @@ export function summarizeToolBenchRetrieval(
   };
 }
 
-export function formatToolBenchRetrievalReport(report: ToolBenchRetrievalReport): string {
+function formatToolBenchRetrievalReport(report: ToolBenchRetrievalReport): string {
   const fmt = (x: number) => x.toFixed(2).padStart(6);
   const row = (name: string, m: RetrievalMeans) =>
     `${name.padEnd(18)} ${String(m.queries).padStart(7)} ${fmt(m.ndcg1)} ${fmt(m.ndcg3)} ${fmt(m.ndcg5)} ${fmt(m.recall5)} ${fmt(m.recall10)}`;
@@ -110,7 +108,7 @@ export function formatToolBenchRetrievalReport(report: ToolBenchRetrievalReport)
   ].join('\n');
 }
 
-export function scoreToolBenchQuery(
+function scoreToolBenchQuery(
   sample: ToolBenchQuerySample,
   output: RankingSummary | null,
 ): ToolBenchQueryScore {
@@ -200,7 +198,7 @@ export const TOOLBENCH_RETRIEVAL_SOLVERS: Record<
   ]),
 );
 
-export const ToolBenchRetrievalOptionsSchema = z.object({
+const ToolBenchRetrievalOptionsSchema = z.object({
   groups: z
     .array(z.string().min(1))
     .min(1)
@@ -210,7 +208,7 @@ export const ToolBenchRetrievalOptionsSchema = z.object({
     ),
 });
 
-export type ToolBenchRetrievalTask = Task<
+type ToolBenchRetrievalTask = Task<
   ToolBenchQuerySample,
   ToolBenchRetrievalOutput,
   ToolBenchQueryScore,
@@ -218,7 +216,7 @@ export type ToolBenchRetrievalTask = Task<
 >;
 
 /** The queries of a loaded suite as samples, group by group (first `limit` of each). */
-export function toolBenchQuerySamples(suite: ToolBenchSuite, limit?: number): ToolBenchQuerySample[] {
+function toolBenchQuerySamples(suite: ToolBenchSuite, limit?: number): ToolBenchQuerySample[] {
   return [...suite.sets].flatMap(([group, set]) =>
     set.queries
       .slice(0, limit ?? set.queries.length)
@@ -230,7 +228,7 @@ export function toolBenchQuerySamples(suite: ToolBenchSuite, limit?: number): To
  * The retrieval solver: ranks the whole corpus for the sample's query with one retriever (built
  * once, on first use) and records the top of the ranking.
  */
-export function rankingSolver(
+function rankingSolver(
   suite: ToolBenchSuite,
   retriever: () => Promise<Retriever>,
 ): Solver<ToolBenchQuerySample, ToolBenchRetrievalOutput> {
@@ -255,23 +253,6 @@ export function rankingSolver(
       totalMs: performance.now() - t0,
     });
     return withOutput(state, { output: { ...summary, apis }, modelCalls: 0 });
-  };
-}
-
-/** ToolBench retrieval as a harness task: each query is a sample, ranked by one retriever. */
-export function toolBenchRetrievalTask(opts: {
-  suite: ToolBenchSuite;
-  samples: readonly ToolBenchQuerySample[];
-  retriever: () => Promise<Retriever>;
-}): ToolBenchRetrievalTask {
-  return {
-    name: 'toolbench-retrieval',
-    version: TOOLBENCH_RETRIEVAL_TASK_VERSION,
-    dataset: opts.samples,
-    solver: rankingSolver(opts.suite, opts.retriever),
-    scorer: (sample, outcome) => scoreToolBenchQuery(sample, outcome.output),
-    summarize: summarizeToolBenchRetrieval,
-    formatReport: formatToolBenchRetrievalReport,
   };
 }
 

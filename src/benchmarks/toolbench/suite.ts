@@ -174,7 +174,7 @@ export interface PairOptions {
  * that description (category, tool, tool description, API name), so the model has to learn word
  * associations instead of copying.
  */
-export function toolBenchTrainingPairs(suite: ToolBenchSuite, opts: PairOptions): TrainingPair[] {
+function toolBenchTrainingPairs(suite: ToolBenchSuite, opts: PairOptions): TrainingPair[] {
   const rand = mulberry32(opts.seed ?? 42);
   const synth: TrainingPair[] = [];
   suite.docs.forEach((d, i) => {
@@ -197,7 +197,7 @@ export function toolBenchTrainingPairs(suite: ToolBenchSuite, opts: PairOptions)
 }
 
 /** Default weight of the tool text in a document's trained features (see `contextFeatures`). */
-export const TOOL_CONTEXT_WEIGHT = 0.5;
+const TOOL_CONTEXT_WEIGHT = 0.5;
 
 export interface TrainSuiteOptions extends PairOptions {
   /** Weight γ of the tool text in document features (default 0.5; 0 = API text only). */

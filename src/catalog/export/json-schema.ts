@@ -17,7 +17,7 @@ const PRIMITIVE_SCHEMAS: Record<string, JsonSchema> = {
 };
 
 /** JSON Schema (draft 2020-12 subset that OpenAI function calling accepts) of one parameter type. */
-export function paramTypeToJsonSchema(type: ParamType): JsonSchema {
+function paramTypeToJsonSchema(type: ParamType): JsonSchema {
   switch (type.kind) {
     case 'primitive':
       return { ...PRIMITIVE_SCHEMAS[type.name] };
@@ -43,7 +43,7 @@ function describe(p: Parameter): string | undefined {
 }
 
 /** An object schema over named parameters; `required` lists the required ones in order. */
-export function parametersToJsonSchema(params: readonly Parameter[]): JsonSchema {
+function parametersToJsonSchema(params: readonly Parameter[]): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   for (const p of params) {
     const schema = paramTypeToJsonSchema(p.type);

@@ -10,7 +10,7 @@ import type { Api, Catalog, Parameter, ParamType } from '../schema.js';
  *
  * Optional parameters carry `?`, `=value` shows a default; enums list their values.
  */
-export function renderType(type: ParamType): string {
+function renderType(type: ParamType): string {
   switch (type.kind) {
     case 'primitive':
       return type.name === 'string'

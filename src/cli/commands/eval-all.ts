@@ -37,7 +37,7 @@ const forTask = (task: string, flags: EvalFlags): EvalFlags => {
   return Object.fromEntries(Object.entries(flags).filter(([k]) => !others.has(k))) as EvalFlags;
 };
 
-export interface EvalAllOutcome {
+interface EvalAllOutcome {
   task: string;
   folder: string;
   status: 'ran' | 'skipped' | 'failed';

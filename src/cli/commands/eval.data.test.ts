@@ -2,10 +2,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appBenchGoldReply, loadAppBenchDataset, scoreAppBench } from '../../benchmarks/appbench/index.js';
 import { registerBuiltinPlugins } from '../../benchmarks/builtin.js';
 import { loadCatalog } from '../../catalog/index.js';
 import { readResultsFile } from '../../harness/index.js';
-import { appBenchGoldReply, loadAppBenchDataset, scoreAppBench } from '../../tasks/index.js';
 import { type ScriptedOpenAiServer, startScriptedOpenAiServer } from '../../test/index.js';
 import { runCli } from '../__fixtures__/run-cli.js';
 

@@ -2,9 +2,9 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appBenchGoldReply, loadAppBenchDataset } from '../../benchmarks/appbench/index.js';
 import { expectScenarioReport, WRONG_SS1 } from '../../harness/__fixtures__/appbench-mini-scenario.js';
 import { readResultsFile } from '../../harness/index.js';
-import { appBenchGoldReply, loadAppBenchDataset } from '../../tasks/index.js';
 import {
   type ScriptedChatRequest,
   type ScriptedOpenAiServer,

@@ -368,7 +368,7 @@ export async function evalRequest(taskName: string, flags: EvalFlags): Promise<E
 }
 
 /** Runs a request through the library's `evaluate`, the Ctrl-C handler and progress display around it. */
-export async function evaluateRequest(request: EvalRequest): Promise<EvaluateResult> {
+async function evaluateRequest(request: EvalRequest): Promise<EvaluateResult> {
   try {
     return await evaluate(request.recipe, request.options);
   } finally {

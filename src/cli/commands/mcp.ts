@@ -51,7 +51,7 @@ function warnImport(imported: McpImport): void {
 }
 
 /** `--allow-dir DIR` (repeatable): folders whose files tools may read from their file arguments. */
-export function parseAllowDirs(dirs: readonly string[] | undefined): string[] {
+function parseAllowDirs(dirs: readonly string[] | undefined): string[] {
   return (dirs ?? []).map((dir) => {
     if (!dir || !existsSync(dir) || !statSync(dir).isDirectory())
       throw usageError('--allow-dir', 'an existing folder', dir);

@@ -5,7 +5,7 @@ import { printJson } from '../output.js';
 import { importPluginFlags } from './eval.js';
 
 /** What `apiary tasks --json` prints for one task. */
-export function describeTask(def: TaskDefinition) {
+function describeTask(def: TaskDefinition) {
   return {
     name: def.name,
     version: def.version,
@@ -37,7 +37,7 @@ function optionLines(options: readonly OptionInfo[], indent: string): string[] {
 
 const NEEDS = { true: 'needs a model', false: 'no model', optional: 'model optional' } as const;
 
-export function formatTasks(defs: readonly TaskDefinition[]): string {
+function formatTasks(defs: readonly TaskDefinition[]): string {
   const out: string[] = [];
   for (const def of defs) {
     const d = describeTask(def);

@@ -48,7 +48,7 @@ const endpoint = (baseURL?: string, model?: string): ModelEndpointFlags | undefi
   baseURL || model ? { ...(baseURL ? { baseURL } : {}), ...(model ? { model } : {}) } : undefined;
 
 /** The recording the flags ask for (at most one of --record, --replay, --record-missing). */
-export function recordingFlag(flags: ToolFlags): { dir: string; mode: RecordMode } | undefined {
+function recordingFlag(flags: ToolFlags): { dir: string; mode: RecordMode } | undefined {
   const given = (
     [
       ['record', flags.record],

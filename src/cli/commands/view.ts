@@ -6,7 +6,7 @@ import { startViewer } from '../../viewer/index.js';
 import { parseInteger } from '../options.js';
 
 /** Where `apiary view` listens without `--port`. */
-export const DEFAULT_VIEW_PORT = 8642;
+const DEFAULT_VIEW_PORT = 8642;
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
@@ -23,10 +23,7 @@ function openInBrowser(url: string): void {
   child.unref();
 }
 
-export async function viewRun(
-  run: string,
-  flags: { port?: string; host?: string; open?: boolean },
-): Promise<void> {
+async function viewRun(run: string, flags: { port?: string; host?: string; open?: boolean }): Promise<void> {
   const port = parseInteger('--port', flags.port, { min: 0, max: 65535 }) ?? DEFAULT_VIEW_PORT;
   const host = flags.host ?? '127.0.0.1';
   await defaultPluginRegistry.loadTasks(); // the viewer reads each sample's score through its task

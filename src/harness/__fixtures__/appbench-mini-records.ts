@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { sha256Hex } from '../../shared/index.js';
-import { APPBENCH_SAMPLING } from '../../tasks/index.js';
+import { APPBENCH_SAMPLING } from '../../benchmarks/appbench/index.js';
 import { readResultsFile, type SampleLine } from '../results-file.js';
 import { runEval } from '../run-eval.js';
 import { buildRunSpec } from '../run-spec.js';

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { AppBenchReport } from '../../tasks/index.js';
+import type { AppBenchReport } from '../../benchmarks/appbench/index.js';
 
 /*
  * Shared by src/benchmarks/appbench/task.test.ts (in-process agent) and src/cli/commands/eval.test.ts

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { APPBENCH_SAMPLING } from '../../tasks/index.js';
+import { APPBENCH_SAMPLING } from '../../benchmarks/appbench/index.js';
 import type { TaskRecipe } from '../sample-runner.js';
 
 /** The AppBench mini example every queue test distributes. */

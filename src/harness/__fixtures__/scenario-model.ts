@@ -6,7 +6,7 @@
  * `latencyMs` answers after that long (so that a stop reaches workers while samples are in flight).
  */
 import { resolve } from 'node:path';
-import { appBenchGoldReply, loadAppBenchDataset } from '../../tasks/index.js';
+import { appBenchGoldReply, loadAppBenchDataset } from '../../benchmarks/appbench/index.js';
 import { type ScriptedChatRequest, type ScriptedReply, scriptedLanguageModel } from '../../test/index.js';
 
 export const MINI = resolve(import.meta.dirname, '../../../examples/appbench-mini');

@@ -17,7 +17,7 @@ export async function chart(title: string, data: readonly ChartDatum[], opts: Ch
 const short = (s: string | null) => (s ? s.slice(0, 12) : '—');
 
 /** What each run is: task, solver, model, sampling, data, size, errors, cost of running it. */
-export function runFactsTable(runs: readonly ReportRun[]): HtmlTable {
+function runFactsTable(runs: readonly ReportRun[]): HtmlTable {
   const row = (name: string, f: (r: ReportRun) => string): Cell[] => [name, ...runs.map(f)];
   const opts = (o: Record<string, unknown>) =>
     Object.entries(o)
@@ -56,13 +56,13 @@ export function runFactsTable(runs: readonly ReportRun[]): HtmlTable {
 }
 
 /** `0.4167 ± 0.0231` with several epochs, `0.4167` with one. */
-export function formatEstimate(mean: number, ci95: number | null): string {
+function formatEstimate(mean: number, ci95: number | null): string {
   const m = Number.isInteger(mean) ? String(mean) : mean.toFixed(4);
   return ci95 === null ? m : `${m} ± ${ci95.toFixed(4)}`;
 }
 
 /** The task's headline metrics, per run: mean ± 95% CI over epochs where a run has several. */
-export function headlineTable(runs: readonly ReportRun[]): HtmlTable | null {
+function headlineTable(runs: readonly ReportRun[]): HtmlTable | null {
   const names = [...new Set(runs.flatMap((r) => Object.keys(r.summary.headline)))];
   if (!names.length) return null;
   const several = runs.some((r) => r.summary.epochsUsed.length > 1);

@@ -3,11 +3,9 @@ export { type RecordedHandlerOptions, recordedHandler } from './recorded-handler
 export {
   formatRecordingStats,
   RECORD_MODES,
-  RECORDING_FILES,
   RECORDING_INDEX,
   type RecordedFile,
   type RecordedToolCall,
-  RecordedToolCallSchema,
   type RecordingStats,
   type RecordMode,
   ToolRecording,

@@ -18,7 +18,7 @@ import {
  */
 
 export const RECORDING_INDEX = 'index.jsonl';
-export const RECORDING_FILES = 'files';
+const RECORDING_FILES = 'files';
 
 /** `record`: run every call and record it; `replay`: only recorded calls (a miss fails); `record-missing`: replay, run and record misses. */
 export const RECORD_MODES = ['record', 'replay', 'record-missing'] as const;
@@ -43,7 +43,7 @@ const OutcomeSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('error'), code: z.string(), message: z.string() }),
 ]);
 
-export const RecordedToolCallSchema = z.object({
+const RecordedToolCallSchema = z.object({
   key: z.string(),
   tool: z.string(),
   api: z.string(),

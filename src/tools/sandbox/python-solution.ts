@@ -106,16 +106,16 @@ function parseReport(stdout: string): Report | undefined {
 }
 
 /** A figure above this many pixels is refused (a 20000×20000 PNG of 48 KB decodes to 1.2 GB). */
-export const MAX_FIGURE_PIXELS = 40_000_000;
+const MAX_FIGURE_PIXELS = 40_000_000;
 /** A figure file above this many bytes is refused. */
-export const MAX_FIGURE_BYTES = 16 * 1024 * 1024;
+const MAX_FIGURE_BYTES = 16 * 1024 * 1024;
 
 /**
  * The figure the code saved, checked before anything decodes it: a PNG by its header, at most
  * MAX_FIGURE_BYTES long and MAX_FIGURE_PIXELS large (read from the header, never decoded here).
  * The code controls `savefig`, so the file may be anything.
  */
-export function checkFigure(png: Buffer, toolName: string): Buffer {
+function checkFigure(png: Buffer, toolName: string): Buffer {
   const refuse = (why: string) => new ApiaryError('TOOL_FAILED', `${toolName}: the figure ${why}`);
   if (png.length > MAX_FIGURE_BYTES)
     throw refuse(`file is ${png.length} bytes, above the limit of ${MAX_FIGURE_BYTES} bytes`);

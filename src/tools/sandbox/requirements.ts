@@ -45,7 +45,7 @@ export const NO_TMPFS_SIZE =
   'bubblewrap, or run Apiary as root';
 
 /** Python modules missing from `python` (found without importing them: fast). */
-export function missingPythonModules(python: string, modules: readonly string[]): string[] {
+function missingPythonModules(python: string, modules: readonly string[]): string[] {
   if (modules.length === 0) return [];
   const probe = spawnSync(
     python,

@@ -49,8 +49,6 @@ import {
   safeRelativeName,
 } from './work-folder.js';
 
-export type { SandboxFile, SandboxLimitHit };
-
 /**
  * What bounds the sandbox as a whole: a cgroup per run (memory and tasks of every process
  * together), else one process (`single-process`: no fork, no thread, so RLIMIT_AS bounds it all);

@@ -13,12 +13,12 @@ import {
 import type { SearchProvider, SearchResults } from './results.js';
 
 /** One document of an offline search corpus. */
-export const CorpusDocSchema = z.object({
+const CorpusDocSchema = z.object({
   title: z.string(),
   url: z.string(),
   text: z.string(),
 });
-export type CorpusDoc = z.infer<typeof CorpusDocSchema>;
+type CorpusDoc = z.infer<typeof CorpusDocSchema>;
 
 /** Reads a JSONL corpus: one `{title, url, text}` object per non-empty line. */
 function readJsonlCorpus(file: string): CorpusDoc[] {
@@ -56,7 +56,7 @@ function markdownFiles(dir: string): string[] {
  * A Markdown document: the title is the first `# ` heading (else the file name without its
  * extension), the text is the rest; the URL is the file's `file://` URL.
  */
-export function markdownDoc(file: string, markdown: string): CorpusDoc {
+function markdownDoc(file: string, markdown: string): CorpusDoc {
   const heading = /^#[ \t]+(.+?)[ \t#]*$/m.exec(markdown);
   const title = heading ? heading[1]!.trim() : basename(file, extname(file));
   const body = heading
@@ -69,7 +69,7 @@ export function markdownDoc(file: string, markdown: string): CorpusDoc {
  * Loads a corpus: a `.jsonl` file of `{title, url, text}` lines, or a folder of Markdown files
  * (searched recursively, in name order). Bad lines name the file, line and field.
  */
-export function loadSearchCorpus(path: string): CorpusDoc[] {
+function loadSearchCorpus(path: string): CorpusDoc[] {
   if (!existsSync(path)) throw new NotFoundError('search corpus', path);
   if (statSync(path).isDirectory()) {
     const files = markdownFiles(path);
@@ -81,7 +81,7 @@ export function loadSearchCorpus(path: string): CorpusDoc[] {
 }
 
 /** The snippet of a hit: the document's text with whitespace runs made one space, cut at `max` characters. */
-export function snippetOf(text: string, max: number): string {
+function snippetOf(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   const chars = Array.from(flat);
   return chars.length > max ? `${chars.slice(0, max).join('').trimEnd()}...` : flat;

@@ -7,13 +7,12 @@ import { z } from 'zod';
  */
 const AttributesSchema = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]));
 
-export const SearchHitSchema = z.looseObject({
+const SearchHitSchema = z.looseObject({
   title: z.string().nullish(),
   link: z.string().nullish(),
   snippet: z.string().nullish(),
   attributes: AttributesSchema.nullish(),
 });
-export type SearchHit = z.infer<typeof SearchHitSchema>;
 
 export const SearchResultsSchema = z.looseObject({
   answerBox: z
@@ -54,7 +53,7 @@ export interface FormatSearchOptions {
   maxOutLen?: number;
 }
 
-export const NO_SEARCH_RESULT = 'No good Google Search Result was found';
+const NO_SEARCH_RESULT = 'No good Google Search Result was found';
 
 const attributeText = (attrs: Record<string, string | number | boolean>): string =>
   Object.entries(attrs)

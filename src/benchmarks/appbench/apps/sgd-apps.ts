@@ -1,4 +1,4 @@
-import type { AppCallContext, AppCallResult, AppHandler } from '../../../apps/app.js';
+import type { AppCallContext, AppCallResult, AppHandler } from '../../../apps/index.js';
 import {
   type Api,
   type App,

@@ -16,7 +16,7 @@ import {
 import { normalizeSlotValue } from './normalize-slot-value.js';
 
 /** Bumped whenever the schema or the build rules change; stored in `meta.build_version`. */
-export const SGD_DB_BUILD_VERSION = '2';
+const SGD_DB_BUILD_VERSION = '2';
 
 /** A prepared statement, as far as the apps use one (a better-sqlite3 `Statement` fits). */
 export interface SqliteStatement {
@@ -172,7 +172,7 @@ export interface SgdBuildCounts {
 }
 
 /** Stable JSON of a flat string record: keys sorted, so equal rows serialise equally. */
-export function canonicalRowJson(row: Record<string, string>): string {
+function canonicalRowJson(row: Record<string, string>): string {
   const sorted: Record<string, string> = {};
   for (const key of Object.keys(row).sort()) sorted[key] = row[key]!;
   return JSON.stringify(sorted);
@@ -198,7 +198,7 @@ export function normalizedParamsKey(
 }
 
 /** Creates the tables in an empty database (idempotence is not needed: builds start empty). */
-export function createSgdSchema(db: SqliteDatabase): void {
+function createSgdSchema(db: SqliteDatabase): void {
   const existing = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get() as {
     n: number;
   };

@@ -1,6 +1,6 @@
 import type { ContentPart } from '../../../apps/index.js';
 import { sha256Hex } from '../../../shared/index.js';
-import type { ExecutableTool } from '../../../tools/tool.js';
+import type { ExecutableTool } from '../../../tools/index.js';
 import { imagePathArg, textArg } from './image-args.js';
 import { limitedText, readCheckedImage } from './image-limits.js';
 import { writeImageResult } from './image-result.js';

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type { FactoryFunctionMap, MathJsInstance, MathNode } from 'mathjs';
 import type { ContentPart } from '../../../apps/index.js';
 import { ApiaryError, pyFloatRepr } from '../../../shared/index.js';
-import type { ExecutableTool } from '../../../tools/tool.js';
+import type { ExecutableTool } from '../../../tools/index.js';
 import { toolThreads } from './tool-threads.js';
 
 /**
@@ -484,7 +484,7 @@ function evaluate(node: MathNode): PyValue {
 }
 
 /** Python's `str()` of a calculator value. */
-export function pyStr(v: PyValue): string {
+function pyStr(v: PyValue): string {
   if (Array.isArray(v)) return `[${v.map(pyStr).join(', ')}]`;
   if (typeof v === 'bigint') return v.toString();
   if (Number.isNaN(v)) return 'nan';

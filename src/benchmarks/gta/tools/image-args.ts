@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { ApiaryError } from '../../../shared/index.js';
-import { grantedPath, type ReadablePaths } from '../../../tools/file-access.js';
+import { grantedPath, type ReadablePaths } from '../../../tools/index.js';
 
 /** Arguments of GTA's image tools (DrawBox, AddText): files and boxes. No jimp here: it loads on a tool's first run. */
 export function toolError(tool: string, message: string, cause?: unknown): ApiaryError {
@@ -45,7 +45,7 @@ export interface Box {
 const NUMBER = String.raw`\s*(-?\d+(?:\.\d+)?)\s*`;
 const BBOX = new RegExp(String.raw`^[([]?${NUMBER},${NUMBER},${NUMBER},${NUMBER}[)\]]?$`);
 /** Longest bbox text read: four numbers need a few dozen characters (and the regex stays cheap). */
-export const MAX_BBOX_CHARS = 1000;
+const MAX_BBOX_CHARS = 1000;
 
 /**
  * `(x1, y1, x2, y2)` (brackets optional; numbers rounded to pixels) → a box with x1 ≤ x2, y1 ≤ y2.

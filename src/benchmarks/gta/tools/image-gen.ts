@@ -5,13 +5,13 @@ import { generateImage } from 'ai';
 import { Jimp } from 'jimp';
 import type { ContentPart } from '../../../apps/index.js';
 import { ApiaryError, sha256Hex } from '../../../shared/index.js';
+import type { ExecutableTool, ToolRunContext } from '../../../tools/index.js';
 import {
   endpointHint,
   type ModelEndpoint,
   type ModelEndpointFlags,
   modelEndpointFromEnv,
-} from '../../../tools/model-endpoint.js';
-import type { ExecutableTool, ToolRunContext } from '../../../tools/tool.js';
+} from '../../../tools/index.js';
 import { type ImageBytes, readImageArg, sniffImageType, textArg } from './vision-client.js';
 
 /**
@@ -32,7 +32,7 @@ export interface ImageGenToolOptions {
 }
 
 /** AgentLego's TextToImage adds this to the keywords (its `a_prompt`). */
-export const TEXT_TO_IMAGE_SUFFIX = 'best quality, extremely detailed';
+const TEXT_TO_IMAGE_SUFFIX = 'best quality, extremely detailed';
 
 async function toPng(tool: string, image: ImageBytes): Promise<Uint8Array> {
   if (image.mediaType === 'image/png') return image.data;

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Worker } from 'tesseract.js';
 import type { ContentPart } from '../../../apps/index.js';
-import type { ExecutableTool } from '../../../tools/tool.js';
+import type { ExecutableTool } from '../../../tools/index.js';
 import { imagePathArg, toolError } from './image-args.js';
 import { readCheckedImage } from './image-limits.js';
 
@@ -26,7 +26,7 @@ export function formatOcrLines(lines: readonly OcrLine[]): string {
 }
 
 /** The folder of the English traineddata shipped by `@tesseract.js-data/eng` (read locally, never fetched). */
-export function bundledEnglishLangPath(): string {
+function bundledEnglishLangPath(): string {
   const require = createRequire(import.meta.url);
   return join(dirname(require.resolve('@tesseract.js-data/eng/package.json')), '4.0.0_best_int');
 }

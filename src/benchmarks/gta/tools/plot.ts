@@ -1,8 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ApiaryError } from '../../../shared/index.js';
-import { PythonSandbox } from '../../../tools/sandbox/sandbox.js';
-import type { ExecutableTool } from '../../../tools/tool.js';
+import type { ExecutableTool } from '../../../tools/index.js';
+import { PythonSandbox } from '../../../tools/index.js';
 import { runSolution } from './python-solution.js';
 import { commandArgument, GTA_PYTHON_TIMEOUT_MS, type PythonToolOptions } from './solver.js';
 

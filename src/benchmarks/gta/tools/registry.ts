@@ -1,8 +1,13 @@
 import type { AppHandler } from '../../../apps/index.js';
 import { ApiaryError, NotFoundError } from '../../../shared/index.js';
-import type { ModelEndpointFlags } from '../../../tools/model-endpoint.js';
-import { recordedHandler, type ToolRecording } from '../../../tools/record/index.js';
-import { type ExecutableTool, ToolUnavailableError, toolHandler } from '../../../tools/tool.js';
+import type { ModelEndpointFlags } from '../../../tools/index.js';
+import {
+  type ExecutableTool,
+  recordedHandler,
+  type ToolRecording,
+  ToolUnavailableError,
+  toolHandler,
+} from '../../../tools/index.js';
 import { GTA_TOOL_CATEGORIES } from '../catalog.js';
 import { addTextTool } from './add-text.js';
 import { calculatorTool } from './calculator.js';
@@ -65,7 +70,7 @@ const BUILDERS: Readonly<Record<string, (config: GtaToolsConfig) => ExecutableTo
 };
 
 /** A tool this build cannot run: listed, callable, and every call says why it is unavailable. */
-export function unavailableTool(name: string, reason: string): ExecutableTool {
+function unavailableTool(name: string, reason: string): ExecutableTool {
   return {
     name,
     unavailable: () => reason,

@@ -1,9 +1,11 @@
 import { ApiaryError } from '../../../shared/index.js';
-import { offlineSearchProvider } from '../../../tools/search/offline.js';
-import type { SearchProvider } from '../../../tools/search/results.js';
-import { formatSearchResults } from '../../../tools/search/results.js';
-import { SERPER_BASE_URL, serperSearchProvider } from '../../../tools/search/serper.js';
-import type { ExecutableTool } from '../../../tools/tool.js';
+import type { ExecutableTool, SearchProvider } from '../../../tools/index.js';
+import {
+  formatSearchResults,
+  offlineSearchProvider,
+  SERPER_BASE_URL,
+  serperSearchProvider,
+} from '../../../tools/index.js';
 
 export interface GoogleSearchToolOptions {
   provider: SearchProvider;

@@ -1,7 +1,6 @@
 import { ApiaryError } from '../../../shared/index.js';
-import type { SandboxOptions } from '../../../tools/sandbox/config.js';
-import { PythonSandbox } from '../../../tools/sandbox/sandbox.js';
-import type { ExecutableTool } from '../../../tools/tool.js';
+import type { ExecutableTool, SandboxOptions } from '../../../tools/index.js';
+import { PythonSandbox } from '../../../tools/index.js';
 import { runSolution } from './python-solution.js';
 
 export interface PythonToolOptions {

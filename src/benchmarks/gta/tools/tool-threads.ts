@@ -24,13 +24,13 @@ export type ToolTask = CalculateTask | DrawBoxTask | AddTextTask;
 export type ToolReply = { ok: true; value: unknown } | { ok: false; code: ErrorCode; message: string };
 
 /** Extra threads end after this long without work. */
-export const IDLE_TIMEOUT_MS = 30_000;
+const IDLE_TIMEOUT_MS = 30_000;
 /**
  * V8 heap of one tool thread. The tools' own caps keep far below it (10,000-digit integers; image
  * pixels live in buffers outside the heap, capped by MAX_IMAGE_PIXELS); a thread that passes it
  * is ended by V8 and the call fails, not the process.
  */
-export const TOOL_THREAD_HEAP_MB = 512;
+const TOOL_THREAD_HEAP_MB = 512;
 
 let shared: Promise<Piscina> | undefined;
 let leases = 0;

@@ -2,8 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { type GenerateDeps, generate, type RetryPolicy } from '../../../models/index.js';
 import { ApiaryError } from '../../../shared/index.js';
-import { grantedPath, type ReadablePaths } from '../../../tools/file-access.js';
-import type { ModelEndpoint } from '../../../tools/model-endpoint.js';
+import type { ModelEndpoint } from '../../../tools/index.js';
+import { grantedPath, type ReadablePaths } from '../../../tools/index.js';
 
 /** An image as bytes with its media type, ready to send as an image content part. */
 export interface ImageBytes {

@@ -1,11 +1,7 @@
 import { Jimp } from 'jimp';
 import { ApiaryError } from '../../../shared/index.js';
-import {
-  endpointHint,
-  type ModelEndpointFlags,
-  modelEndpointFromEnv,
-} from '../../../tools/model-endpoint.js';
-import type { ExecutableTool, ToolRunContext } from '../../../tools/tool.js';
+import type { ExecutableTool, ToolRunContext } from '../../../tools/index.js';
+import { endpointHint, type ModelEndpointFlags, modelEndpointFromEnv } from '../../../tools/index.js';
 import {
   createVisionClient,
   type ImageBytes,

@@ -1,6 +1,0 @@
-import { defaultTaskRegistry, type TaskRegistry } from '../../tasks/registry.js';
-import { toolBenchRetrievalDefinition } from './retrieval-task.js';
-
-export function registerToolBenchRetrievalTask(registry: TaskRegistry = defaultTaskRegistry): void {
-  registry.register(toolBenchRetrievalDefinition);
-}
