@@ -101,7 +101,7 @@ describe('examples/custom-benchmark (a plugin registered from outside)', () => {
       id: 'st-to-kg',
       output: null,
       error:
-        "TOOL_FAILED: INVALID_INPUT: invalid arguments for Units.convert: from: value \"st\" is not one of 'm', 'km', 'mi', 'g', 'kg', 'lb'",
+        "TOOL_FAILED: INPUT_INVALID: invalid arguments for Units.convert: from: value \"st\" is not one of 'm', 'km', 'mi', 'g', 'kg', 'lb'",
       score: { correct: false },
     },
   ];

@@ -71,21 +71,13 @@ import {
 import { toAiSdkTools } from 'apiary/agents';
 import { type Api, toOpenAiTools } from 'apiary/catalog';
 import { printPlanText } from 'apiary/plan';
-// the SGD apps are AppBench's (its plugin); until apiary/appbench exists the root carries them
-import { createSgdApps, openSgdDatabase, type SqliteDatabase } from 'apiary';
 import type { AppHandler } from 'apiary/apps';
-import { type ApprovalHandler, autoApprove, type ExecutionResult, executePlan } from 'apiary/exec';
-import { createResponseCache, resolveModel } from 'apiary/models';
-import { Bm25Index, buildRetriever, catalogCorpus, type Retriever, type RetrieverKind, tokenize } from 'apiary/retrieval';
-import { baselineAgent, type PlanningAgent } from 'apiary/agents';
 import {
   type AppBenchPrediction,
   type AppBenchReport,
   type AppBenchSample,
   createSgdApps,
   openSgdDatabase,
-  parseMetabenchPlan,
-  printMetabenchPlan,
   scoreAppBench,
   type SqliteDatabase,
 } from 'apiary/appbench';

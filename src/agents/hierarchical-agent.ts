@@ -1,4 +1,5 @@
 import type { Catalog } from '../catalog/index.js';
+import type { TokenUsage } from '../models/index.js';
 import { addUsage } from '../models/index.js';
 import { ApiaryError } from '../shared/index.js';
 import { agentTurns, demoTurns, type LlmAgentOptions, runSingleTurn } from './llm-agent-options.js';
@@ -7,7 +8,7 @@ import { freeTextProtocol } from './protocols/free-text.js';
 import { planLinesProtocol } from './protocols/plan-lines.js';
 import { renderAppApiList, renderAppList } from './render-catalog.js';
 import { outputAgentTrace } from './runtime/agent-trace.js';
-import type { PlanningAgent, PlanResult, Usage } from './types.js';
+import type { PlanningAgent, PlanResult } from './types.js';
 
 export interface HierarchicalAgentOptions extends LlmAgentOptions {
   /**
@@ -50,7 +51,7 @@ export function hierarchicalAgent(opts: HierarchicalAgentOptions = {}): Planning
       const turn = agentTurns(opts, ctx);
       const trace = outputAgentTrace(ctx.trace);
       const signal = { ...(ctx.signal ? { signal: ctx.signal } : {}), trace };
-      let usage: Usage = { inputTokens: 0, outputTokens: 0 };
+      let usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
       let calls = 0;
       let attempts = 0;
       const faults: string[] = [];

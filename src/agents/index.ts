@@ -62,7 +62,6 @@ export type {
   AgentTool,
   CallRecord,
   Decision,
-  NativeToolCall,
   Observation,
   ProposedCall,
   StopReason,
@@ -82,4 +81,4 @@ export {
 } from './tool-loop-agent.js';
 
 // The planning agent contract
-export type { PlanContext, PlanningAgent, PlanRequest, PlanResult, Usage } from './types.js';
+export type { PlanContext, PlanningAgent, PlanRequest, PlanResult } from './types.js';

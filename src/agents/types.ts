@@ -4,9 +4,6 @@ import type { TokenUsage } from '../models/index.js';
 import type { AgentTraceEvent, AgentTraceSink } from './runtime/agent-trace.js';
 import type { AgentRunSummary } from './tool-loop-agent.js';
 
-/** Token usage of one sample (summed over all model calls made for it). */
-export type Usage = TokenUsage;
-
 export interface PlanRequest {
   instruction: string;
   /** Current date given to the agent (AppBench: 2019-03-01). */
@@ -16,7 +13,7 @@ export interface PlanRequest {
 export interface PlanResult {
   /** Reply in AppBench line format (`App: [out = api(#k='v')]`), what scorers read. */
   reply: string;
-  usage: Usage;
+  usage: TokenUsage;
   /** Model calls made (0 for the baseline). */
   modelCalls: number;
   /** The prompts sent, for the run log. */

@@ -111,7 +111,7 @@ describe('files from outside are printed safely (row 19)', () => {
     );
   });
 
-  it('report: a results file whose category clears the screen; summary.json keeps no configured key', async () => {
+  it('report: a results file whose category and model clear the screen; summary.json keeps no configured key', async () => {
     const { reportRun } = await import('./commands/report.js');
     (await import('../benchmarks/builtin.js')).registerBuiltinPlugins(); // as the CLI's entry point does
     const { registerSecret } = await import('../shared/index.js');
@@ -119,29 +119,41 @@ describe('files from outside are printed safely (row 19)', () => {
     registerSecret(key);
     const dir = mkdtempSync(join(tmpdir(), 'apiary-evil-report-'));
     const file = join(dir, 'results.jsonl');
-    // a real run's records (the viewer fixture), their categories rewritten by the attacker
+    // a real run's records (the viewer fixture), rewritten by the attacker
     const fixture = join(import.meta.dirname, '../viewer/__fixtures__/appbench-tool-loop/results.jsonl');
     const evil = [`mm${CLEAR}`, key];
-    let n = 0;
-    const lines = readFileSync(fixture, 'utf8')
-      .trim()
-      .split('\n')
-      .map((text) => {
-        const line = JSON.parse(text);
-        if (line.type === 'sample') {
-          const category = evil[n++ % evil.length];
-          line.category = category;
-          if (line.score) line.score.category = category;
-        }
-        return JSON.stringify(line);
-      });
-    writeFileSync(file, `${lines.join('\n')}\n`);
+    const rewrite = (inScore: boolean) => {
+      let n = 0;
+      const lines = readFileSync(fixture, 'utf8')
+        .trim()
+        .split('\n')
+        .map((text) => {
+          const line = JSON.parse(text);
+          if (line.type === 'header' && line.spec.model) line.spec.model.id = `model${CLEAR}${key}`;
+          if (line.type === 'sample') {
+            const category = evil[n++ % evil.length];
+            line.category = category;
+            if (inScore && line.score) line.score.category = category;
+          }
+          return JSON.stringify(line);
+        });
+      writeFileSync(file, `${lines.join('\n')}\n`);
+    };
+    // in the scores: AppBench's score schema refuses the record before anything is printed
+    rewrite(true);
+    const refused = await reportRun(file, {}).then(
+      () => null,
+      (e: unknown) => e as { code: string; field: string; message: string },
+    );
+    expect(refused).toMatchObject({ code: 'INPUT_INVALID', field: 'score.category' });
+    expect(refused!.message).not.toMatch(UNSAFE);
+    expect(refused!.message).not.toContain(key);
+    // in the records' own categories and the run's model id: printed escaped, the key redacted
+    rewrite(false);
     const out = await captured(process.stdout, () => reportRun(file, {}));
-    expect(out).toContain('mm\\x1b[2J\\x1b[H');
     expect(out).not.toMatch(UNSAFE);
     expect(out).not.toContain(key);
     const summary = readFileSync(join(dir, 'summary.json'), 'utf8');
     expect(summary).not.toContain(key);
-    expect(summary).toContain('[REDACTED]');
   });
 });

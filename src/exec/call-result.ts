@@ -3,7 +3,7 @@ import { type AppCallResult, type ContentPart, isContentResult } from '../apps/i
 export { type ContentPart, ContentPartSchema, type ContentResult, isContentResult } from '../apps/index.js';
 
 const CALL_ERROR_CODES = [
-  'INVALID_INPUT',
+  'INPUT_INVALID',
   'PERMISSION_DENIED',
   'APPROVAL_DENIED',
   'UNKNOWN_API',
@@ -15,7 +15,7 @@ const CALL_ERROR_CODES = [
 /**
  * Why a call did not return a result:
  * - `UNKNOWN_API`: the catalog has no such app, or the app no such API (the message lists close names);
- * - `INVALID_INPUT`: arguments do not fit the API's parameters (`issues` name each field), or the
+ * - `INPUT_INVALID`: arguments do not fit the API's parameters (`issues` name each field), or the
  *   app rejected them (`INPUT_INVALID` thrown by the handler);
  * - `PERMISSION_DENIED`: app not granted, no handler or one under the wrong owner, or the app refused the caller;
  * - `APPROVAL_DENIED`: a transactional call the approver refused (or the approver failed);
@@ -27,7 +27,7 @@ export type CallErrorCode = (typeof CALL_ERROR_CODES)[number];
 export interface CallError {
   code: CallErrorCode;
   message: string;
-  /** INVALID_INPUT from argument validation: one entry per problem, naming the argument. */
+  /** INPUT_INVALID from argument validation: one entry per problem, naming the argument. */
   issues?: Array<{ field: string; message: string }>;
   /** The ApiaryError code the handler threw, when it threw one (e.g. `NOT_FOUND`, `INPUT_INVALID`). */
   appCode?: string;

@@ -117,7 +117,7 @@ describe('dispatchCall: arguments are checked against the catalog', () => {
     expect(settled(o)).toEqual({
       ok: false,
       error: {
-        code: 'INVALID_INPUT',
+        code: 'INPUT_INVALID',
         message:
           'invalid arguments for Weather.getweather: town: Weather.getweather has no parameter "town" (has: city, date)',
         issues: [{ field: 'town', message: 'Weather.getweather has no parameter "town" (has: city, date)' }],
@@ -414,7 +414,7 @@ describe('dispatchCall: the handler call', () => {
         { code: 'PERMISSION_DENIED', message: 'Weather refuses caller "x"', appCode: 'PERMISSION_DENIED' },
         true,
       ],
-      [{ code: 'INVALID_INPUT', message: 'unknown city', appCode: 'INPUT_INVALID' }, true],
+      [{ code: 'INPUT_INVALID', message: 'unknown city', appCode: 'INPUT_INVALID' }, true],
       [{ code: 'TOOL_FAILED', message: 'no such forecast', appCode: 'NOT_FOUND' }, true],
       [{ code: 'TOOL_FAILED', message: 'socket hang up' }, true],
       [{ code: 'TOOL_FAILED', message: 'a string' }, true],

@@ -196,14 +196,14 @@ function thrownError(error: unknown): CallError {
     error.code === 'PERMISSION_DENIED'
       ? 'PERMISSION_DENIED'
       : error.code === 'INPUT_INVALID'
-        ? 'INVALID_INPUT'
+        ? 'INPUT_INVALID'
         : 'TOOL_FAILED';
   return { code, message, appCode: error.code };
 }
 
 /**
  * Executes one call, checking in order: the catalog has the app and API (`UNKNOWN_API`), the
- * arguments fit its parameters (`INVALID_INPUT`), the caller may call the app (`PERMISSION_DENIED`),
+ * arguments fit its parameters (`INPUT_INVALID`), the caller may call the app (`PERMISSION_DENIED`),
  * a transactional call is approved (`APPROVAL_DENIED`); then runs the handler under a time limit
  * and the caller's signal (`TIMEOUT`, `CANCELLED`, `TOOL_FAILED`). Expected failures are
  * outcomes, never exceptions. See docs/execution.md.
@@ -230,14 +230,14 @@ export async function dispatchCall(call: CallRequest, ctx: DispatchContext): Pro
     // what checks, records and runs the arguments recurses: a deeper value would overflow the stack
     if (valueDepthExceeds(call.args, MAX_JSON_DEPTH))
       return fail({
-        code: 'INVALID_INPUT',
+        code: 'INPUT_INVALID',
         message: `invalid arguments for ${what()}: nested deeper than ${MAX_JSON_DEPTH} levels`,
       });
     if (ctx.validate !== false) {
       const issues = argumentIssues(api, call.args);
       if (issues.length)
         return fail({
-          code: 'INVALID_INPUT',
+          code: 'INPUT_INVALID',
           message: `invalid arguments for ${what()}: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}`,
           issues,
         });

@@ -163,7 +163,7 @@ function stepFailureOf(error: CallError, dispatched: boolean, transactional: boo
     case 'PERMISSION_DENIED':
     case 'APPROVAL_DENIED':
       return new StepFailure('PERMISSION_DENIED', error.message, 'refused');
-    case 'INVALID_INPUT':
+    case 'INPUT_INVALID':
       return new StepFailure(error.appCode ?? 'INPUT_INVALID', error.message);
     case 'TOOL_FAILED':
       return new StepFailure(error.appCode ?? 'CALL_FAILED', error.message);

@@ -1,6 +1,7 @@
 import { closeSync, existsSync, fdatasync, fsyncSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { z } from 'zod';
 import { AgentTraceEventSchema } from '../agents/index.js';
+import { TokenUsageSchema } from '../models/index.js';
 import {
   checkJsonDepth,
   InputInvalidError,
@@ -10,11 +11,6 @@ import {
   sha256Hex,
 } from '../shared/index.js';
 import { type RunSpec, RunSpecSchema, RunSpecV1Schema, upgradeRunSpecV1 } from './run-spec.js';
-
-const UsageSchema = z.object({
-  inputTokens: z.number().min(0),
-  outputTokens: z.number().min(0),
-});
 
 /** First record of a results file. */
 const HeaderLineSchema = z.object({ type: z.literal('header'), spec: RunSpecSchema });
@@ -31,7 +27,7 @@ export const SampleLineSchema = z.object({
   output: z.unknown(),
   /** Why no output was produced (model error after retries, parse failure…), else null. */
   error: z.string().nullable(),
-  usage: UsageSchema.nullable(),
+  usage: TokenUsageSchema.nullable(),
   /** Dollars this sample cost, when the run has a price. */
   cost: z.number().min(0).optional(),
   modelCalls: z.number().int().min(0),

@@ -8,6 +8,7 @@ import {
   type ResponseCache,
   resolveModelSetup,
   type SamplingSettings,
+  type TokenUsage,
 } from '../models/index.js';
 import { defaultPluginRegistry, type PluginRegistry } from '../plugins/index.js';
 import { ApiaryError } from '../shared/index.js';
@@ -25,7 +26,6 @@ import {
   type TaskRegistry,
   type TaskSample,
   type TaskToolSettings,
-  type TaskUsage,
   validateOptions,
 } from '../tasks/index.js';
 import { importPluginModule } from './plugin-modules.js';
@@ -136,7 +136,7 @@ export interface SampleRun<O = unknown, Sc = unknown> {
   output: O | null;
   /** `CODE: message` of what stopped the solver or the scorer, else null. */
   error: string | null;
-  usage: TaskUsage | null;
+  usage: TokenUsage | null;
   modelCalls: number;
   score: Sc;
   /** What the sample did (the solver's events, ending with a stop). */

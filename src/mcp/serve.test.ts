@@ -73,7 +73,7 @@ describe('MCP server over the simulated apps (in memory)', () => {
     });
     expect(result.isError).toBe(true);
     expect(text(result)).toBe(
-      'INVALID_INPUT: invalid arguments for Restaurants.findrestaurants: location: required argument "location" is missing',
+      'INPUT_INVALID: invalid arguments for Restaurants.findrestaurants: location: required argument "location" is missing',
     );
   });
 
@@ -193,7 +193,7 @@ describe('MCP tool search (in memory)', () => {
       'UNKNOWN_API: app "Restaurants" has no API "findrestaurant"; did you mean: findrestaurants',
     );
     const bad = await client.callTool({ name: 'search_apis', arguments: { query: 'x', limit: 0 } });
-    expect(text(bad)).toBe('INVALID_INPUT: search_apis: "limit" must be an integer from 1 to 50, got 0');
+    expect(text(bad)).toBe('INPUT_INVALID: search_apis: "limit" must be an integer from 1 to 50, got 0');
   });
 
   it('search hits leave out apps that are not granted', async () => {

@@ -230,7 +230,7 @@ function argsObject(value: unknown): Record<string, unknown> | undefined {
 }
 
 const invalid = (message: string): CallToolResult =>
-  callErrorToToolResult({ code: 'INVALID_INPUT', message });
+  callErrorToToolResult({ code: 'INPUT_INVALID', message });
 
 /**
  * A factory of MCP servers over one catalog: each session (stdio, one HTTP session, an in-memory

@@ -55,4 +55,11 @@ export {
 } from './sampling.js';
 
 // Token accounting and cost
-export { addUsage, costOf, type ModelPrice, type TokenUsage, ZERO_USAGE } from './token-usage.js';
+export {
+  addUsage,
+  costOf,
+  type ModelPrice,
+  type TokenUsage,
+  TokenUsageSchema,
+  ZERO_USAGE,
+} from './token-usage.js';

@@ -1,8 +1,16 @@
+import { z } from 'zod';
+
 /** Tokens of one model call (or a sum of calls), as the server reported them. */
 export interface TokenUsage {
   inputTokens: number;
   outputTokens: number;
 }
+
+/** `TokenUsage` as results files record it (one sample's calls summed). */
+export const TokenUsageSchema = z.object({
+  inputTokens: z.number().min(0),
+  outputTokens: z.number().min(0),
+});
 
 /** Price of a model in dollars per million tokens, input and output priced apart. */
 export interface ModelPrice {

@@ -66,7 +66,6 @@ export { PY_WHITESPACE, pyRepr, pyStrip, pyStripChars } from './python-text.js';
 export { mulberry32, type Rand, sampleWithoutReplacement, shuffled } from './random.js';
 // API keys kept out of what is written and shown
 export {
-  REDACTED,
   redactSecrets,
   registerSecret,
 } from './secrets.js';

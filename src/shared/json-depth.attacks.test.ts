@@ -149,7 +149,7 @@ describe('deep JSON from outside is refused with INPUT_INVALID', () => {
     });
   });
 
-  it('MCP tool arguments nested 300,000 deep: INVALID_INPUT (TOOL_FAILED "Maximum call stack size exceeded" before)', async () => {
+  it('MCP tool arguments nested 300,000 deep: INPUT_INVALID (TOOL_FAILED "Maximum call stack size exceeded" before)', async () => {
     const db = fixtureDb();
     try {
       const client = await connectInMemory({ catalog: appbench, apps: appRegistry(simulatedApps(db)) });
@@ -162,7 +162,7 @@ describe('deep JSON from outside is refused with INPUT_INVALID', () => {
       expect(result.isError).toBe(true);
       expect(result.structuredContent).toEqual({
         error: {
-          code: 'INVALID_INPUT',
+          code: 'INPUT_INVALID',
           message: 'invalid arguments for Restaurants.findrestaurants: nested deeper than 1000 levels',
         },
       });

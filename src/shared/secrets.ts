@@ -19,7 +19,7 @@
  * characters, so ordinary prose, ids and hashes stay as they are.
  */
 
-export const REDACTED = '[REDACTED]';
+const REDACTED = '[REDACTED]';
 
 /** Configured values shorter than this are not redacted by value (the patterns still apply). */
 const MIN_SECRET_CHARS = 8;

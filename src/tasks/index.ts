@@ -42,7 +42,6 @@ export type {
   TaskLoadContext,
   TaskSample,
   TaskToolSettings,
-  TaskUsage,
   ToolsConfig,
 } from './task.js';
 export { RECORD_MODES } from './task.js';

@@ -7,8 +7,9 @@
  */
 
 import type { z } from 'zod';
+import type { TokenUsage } from '../models/index.js';
 import { ApiaryError } from '../shared/index.js';
-import type { OptionsSchema, Outcome, SolveContext, Solved, TaskSample, TaskUsage } from './task.js';
+import type { OptionsSchema, Outcome, SolveContext, Solved, TaskSample } from './task.js';
 import { validateOptions } from './task-options.js';
 
 /** One sample on its way through a solver. */
@@ -17,7 +18,7 @@ export interface SolverState<S extends TaskSample = TaskSample, Output = unknown
   /** What the last step produced (recorded and scored once the solver is done). */
   output?: Output;
   /** Token counts of the model calls made so far for this sample. */
-  usage?: TaskUsage;
+  usage?: TokenUsage;
   /** Model calls made so far for this sample. */
   modelCalls?: number;
   /** What earlier steps leave for later ones (few-shot demos, retrieved APIs); not recorded. */

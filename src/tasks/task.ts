@@ -11,7 +11,7 @@
 import type { LanguageModel } from 'ai';
 import type { z } from 'zod';
 import type { AgentTraceSink } from '../agents/index.js';
-import type { SamplingSettings } from '../models/index.js';
+import type { SamplingSettings, TokenUsage } from '../models/index.js';
 import type { ModelEndpointFlags, RecordMode } from '../tools/index.js';
 import type { SolverDefinition, SolverState } from './solver.js';
 
@@ -22,12 +22,6 @@ export { RECORD_MODES } from '../tools/index.js';
 export interface TaskSample {
   readonly id: string;
   readonly category?: string;
-}
-
-/** Token counts of one sample, summed over all model calls made for it. */
-export interface TaskUsage {
-  inputTokens: number;
-  outputTokens: number;
 }
 
 export interface SolveContext {
@@ -48,7 +42,7 @@ export interface SolveContext {
 /** What a solver returns: the output (recorded and scored) plus cost accounting. */
 export interface Solved<Output> {
   output: Output;
-  usage?: TaskUsage;
+  usage?: TokenUsage;
   /** Model calls made for this sample (0 for a no-model baseline). */
   modelCalls?: number;
 }

@@ -177,7 +177,7 @@ describe.skipIf(!haveChromium)(
       await page.locator('#list-body tr', { hasText: 's-tool' }).click();
       const detail = page.locator('#detail');
       await poll(() => detail.locator('h2').textContent()).toBe('s-tool');
-      expect(await detail.locator('.call.err .label.error').textContent()).toBe('error INVALID_INPUT');
+      expect(await detail.locator('.call.err .label.error').textContent()).toBe('error INPUT_INVALID');
       expect(await detail.locator('.call.err pre.error').textContent()).toBe(
         'field "date": expected YYYY-MM-DD',
       );

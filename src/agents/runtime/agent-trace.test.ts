@@ -59,7 +59,7 @@ const shape = (events: AgentTraceEvent[]) =>
   );
 
 describe('runAgent events', () => {
-  it('a call refused as INVALID_INPUT and then repaired gives a requested and a succeeded repair', async () => {
+  it('a call refused as INPUT_INVALID and then repaired gives a requested and a succeeded repair', async () => {
     const trace = memoryAgentTrace();
     const r = await runAgent({
       turn: scripted([
@@ -86,7 +86,7 @@ describe('runAgent events', () => {
         kind: 'call',
         status: 'requested',
         tool: 'Weather',
-        message: '[INVALID_INPUT] JSON parse error',
+        message: '[INPUT_INVALID] JSON parse error',
       },
       { type: 'turn', step: 2 },
       { type: 'call', step: 2, ok: true },

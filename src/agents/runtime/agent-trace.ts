@@ -66,7 +66,7 @@ export type AgentTraceEvent =
   | {
       /**
        * The runtime fed an error back for the model to repair (`requested`: an unparseable reply, or
-       * a call refused as INVALID_INPUT/UNKNOWN_API), or the model recovered from one (`succeeded`:
+       * a call refused as INPUT_INVALID/UNKNOWN_API), or the model recovered from one (`succeeded`:
        * counted in the run's `repairs`).
        */
       type: 'repair';

@@ -67,7 +67,7 @@ const toolset: Toolset = {
     if (args.x === 'bad')
       return {
         ok: false,
-        error: { code: 'INVALID_INPUT', message: 'x may not be bad' },
+        error: { code: 'INPUT_INVALID', message: 'x may not be bad' },
         transactional: false,
         durationMs: 0,
         dispatched: false,
@@ -166,7 +166,7 @@ describe('modelTurns: direct provider calls', () => {
         { toolCallId: 'c1', output: { type: 'text', value: '{"tool":"get","x":"a"}' } },
         {
           toolCallId: 'c2',
-          output: { type: 'error-text', value: 'error [INVALID_INPUT]: x may not be bad' },
+          output: { type: 'error-text', value: 'error [INPUT_INVALID]: x may not be bad' },
         },
       ],
     });

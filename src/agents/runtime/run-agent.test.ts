@@ -140,7 +140,7 @@ describe('runAgent', () => {
     expect(seen).toEqual([{ tool: 'Weather', args: { x: 'Rome' } }]);
     expect(r.calls[0]!.outcome).toMatchObject({
       ok: false,
-      error: { code: 'INVALID_INPUT' },
+      error: { code: 'INPUT_INVALID' },
       dispatched: false,
     });
     const fed = requests[1]!.messages[2];

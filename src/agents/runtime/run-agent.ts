@@ -46,7 +46,7 @@ export interface RunAgentOptions {
   now?: () => number;
 }
 
-function refusal(code: 'UNKNOWN_API' | 'INVALID_INPUT', message: string): CallOutcome {
+function refusal(code: 'UNKNOWN_API' | 'INPUT_INVALID', message: string): CallOutcome {
   return { ok: false, error: { code, message }, transactional: false, durationMs: 0, dispatched: false };
 }
 
@@ -58,7 +58,7 @@ function observationText(outcome: CallOutcome): string {
 }
 
 function isRepairable(outcome: CallOutcome): boolean {
-  return !outcome.ok && (outcome.error.code === 'INVALID_INPUT' || outcome.error.code === 'UNKNOWN_API');
+  return !outcome.ok && (outcome.error.code === 'INPUT_INVALID' || outcome.error.code === 'UNKNOWN_API');
 }
 
 /**
@@ -247,7 +247,7 @@ export async function runAgent(opts: RunAgentOptions): Promise<AgentResult> {
             `no tool named "${call.tool}" (tools: ${tools.map((x) => x.name).join(', ') || 'none'})`,
           );
         else if (call.invalid || !call.args)
-          outcome = refusal('INVALID_INPUT', call.invalid ?? 'no arguments');
+          outcome = refusal('INPUT_INVALID', call.invalid ?? 'no arguments');
         else {
           const key = `${call.tool}\u0000${stableJson(call.args)}`;
           runsOfCall.set(key, (runsOfCall.get(key) ?? 0) + 1);

@@ -145,7 +145,7 @@ describe('agent runtime over HTTP with native tool calls', () => {
         };
       if (i === 1) {
         const err = req.messages.find((m) => m.role === 'tool')?.content ?? '';
-        expect(err).toContain('INVALID_INPUT');
+        expect(err).toContain('INPUT_INVALID');
         expect(err).toContain('food_style');
         return { toolCalls: [{ id: 'good', ...find }] };
       }
@@ -160,7 +160,7 @@ describe('agent runtime over HTTP with native tool calls', () => {
     expect(r).toMatchObject({ stopReason: 'final', callErrors: 1, repairs: 1 });
     expect(r.calls[0]!.outcome).toMatchObject({
       ok: false,
-      error: { code: 'INVALID_INPUT' },
+      error: { code: 'INPUT_INVALID' },
       dispatched: false,
     });
   });

@@ -1,6 +1,6 @@
 import type { ModelMessage } from 'ai';
 import type { CallOutcome } from '../../exec/index.js';
-import type { ModelToolSpec, TokenUsage } from '../../models/index.js';
+import type { ModelToolSpec, ProposedToolCall, TokenUsage } from '../../models/index.js';
 
 /**
  * The agent runtime's vocabulary. A model (or a no-model policy) takes turns; a protocol turns
@@ -15,19 +15,11 @@ export interface TurnRequest {
   toolChoice?: 'auto' | 'none' | 'required';
 }
 
-/** A call the model proposed natively (tool calling); `invalid` when its arguments did not parse. */
-export interface NativeToolCall {
-  id: string;
-  name: string;
-  input: unknown;
-  inputText: string;
-  invalid?: string;
-}
-
 /** What one turn returned. */
 export interface TurnReply {
   text: string;
-  toolCalls: NativeToolCall[];
+  /** Calls the model proposed natively (tool calling); `invalid` when their arguments did not parse. */
+  toolCalls: ProposedToolCall[];
   usage: TokenUsage;
   /** Wall time of the model call (retries included). */
   latencyMs: number;

@@ -1,9 +1,9 @@
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadCatalog } from '../../catalog/index.js';
 import { sha256OfFiles } from '../../shared/index.js';
 import { chain, createSolver, solveSample } from '../../tasks/solver.js';
 import { scriptedLanguageModel } from '../../test/index.js';
+import { appBenchCatalogSource } from './catalog.js';
 import { APPBENCH_SOLVERS, appBenchDefinition } from './register.js';
 import type { AppBenchSample } from './sample.js';
 import { appBenchDemos, appBenchGoldReply, appBenchPlanner, loadAppBenchDataset } from './task.js';
@@ -96,7 +96,7 @@ describe('appbench task definition', () => {
 });
 
 describe('appbench solvers as values', () => {
-  const catalog = loadCatalog('appbench');
+  const catalog = appBenchCatalogSource.load({});
 
   it('the demos step runs before the planner and hands it the demos of the sample (chain order)', async () => {
     const calls: string[] = [];

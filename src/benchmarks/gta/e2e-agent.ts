@@ -124,7 +124,7 @@ function actionSteps(o: Observation, known: ReadonlySet<string>, protocol: GtaE2
       toolStep(null),
     ];
   if (!outcome.ok) {
-    const type = outcome.error.code === 'INVALID_INPUT' ? 'ARGS_ERROR' : 'API_ERROR';
+    const type = outcome.error.code === 'INPUT_INVALID' ? 'ARGS_ERROR' : 'API_ERROR';
     return [callStep(call.tool, args, { type, msg: outcome.error.message }), toolStep(null)];
   }
   return [callStep(call.tool, args), toolStep(resultList(outcome.content))];

@@ -150,7 +150,7 @@ export function registerToolsCommands(program: Command): void {
       if (recording && !flags.json)
         process.stderr.write(`recording ${recording.dir}: ${formatRecordingStats(recording.stats)}\n`);
       if (!outcome.ok) {
-        const code = outcome.error.code === 'INVALID_INPUT' ? 'USAGE' : 'TOOL_FAILED';
+        const code = outcome.error.code === 'INPUT_INVALID' ? 'USAGE' : 'TOOL_FAILED';
         throw new ApiaryError(code, outcome.error.message);
       }
     } finally {

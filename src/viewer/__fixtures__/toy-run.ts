@@ -165,7 +165,7 @@ export async function writeToyRun(dir: string): Promise<string> {
             api: 'book',
             args: book.input,
             ok: false,
-            error: { code: 'INVALID_INPUT', message: 'field "date": expected YYYY-MM-DD' },
+            error: { code: 'INPUT_INVALID', message: 'field "date": expected YYYY-MM-DD' },
             durationMs: 3,
           },
           stop(1, 'repair-limit', null),

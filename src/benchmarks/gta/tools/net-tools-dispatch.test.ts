@@ -97,7 +97,7 @@ describe('search, vision and image tools as apps through dispatchCall', () => {
     expect(described).toMatchObject({ ok: true, content: [{ type: 'text', text: 'A black square.' }] });
 
     const badArgs = await dispatchCall({ app: 'GoogleSearch', api: 'GoogleSearch', args: { k: 2 } }, ctx);
-    expect(badArgs).toMatchObject({ ok: false, error: { code: 'INVALID_INPUT' } });
+    expect(badArgs).toMatchObject({ ok: false, error: { code: 'INPUT_INVALID' } });
 
     const image = await dispatchCall(
       { app: 'TextToImage', api: 'TextToImage', args: { keywords: 'cat' } },
