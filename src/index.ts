@@ -84,9 +84,11 @@ export {
   type RunStatus,
   type StepResult,
 } from './exec/index.js';
-// Running a task: results files, run specs, summaries
-// TODO(integrator): add `evaluate` and its recipe/options types (item 2) here once merged.
+// Running a task: evaluate(recipe) (the one way, as the CLI runs it), results files, run specs, summaries
 export {
+  type EvaluateOptions,
+  type EvaluateResult,
+  evaluate,
   type ResultsFileContents,
   type RunEvalOptions,
   type RunEvalResult,
@@ -96,6 +98,7 @@ export {
   runEval,
   type SampleLine,
   summarizeResults,
+  type TaskRecipeInput,
 } from './harness/index.js';
 // Models: an OpenAI-compatible endpoint resolved to an AI SDK model, with sampling and a cache
 export {
@@ -160,14 +163,19 @@ export {
   type InputLocation,
   NotFoundError,
 } from './shared/index.js';
-// Tasks: the task contract and the registry `apiary eval` reads
-// TODO(integrator): add the solver names of item 3 (`Solver`, its registry) here once merged.
+// Tasks: the task contract, solvers as values, and the registry `apiary eval` reads
 export {
   type AnyTask,
+  chain,
+  createSolver,
   defaultTaskRegistry,
+  defineSolver,
   getTask,
   listTasks,
   registerTask,
+  type Solver,
+  type SolverDefinition,
+  type SolverState,
   type Task,
   type TaskDefinition,
   TaskRegistry,
