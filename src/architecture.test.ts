@@ -70,16 +70,6 @@ const ALLOWED: Record<string, readonly string[]> = {
 /** Besides src/index.ts, the one core file that reads the one list of built-in plugins. */
 const READS_BUILTIN_LIST = new Set<string>(['cli/program.ts']);
 
-/**
- * Issue 25 in progress: core files that still import a benchmark, or name one in code. Each entry
- * is a debt: the list only shrinks, and is empty when the redesign is done.
- */
-const CORE_TO_BENCHMARKS_TODO = new Set<string>([]);
-/** Benchmarks import the core only through its public entries, as a user's plugin would. */
-const BENCHMARKS_IMPORT_THROUGH_INDEX = true;
-const BENCHMARK_PRIVATE_IMPORT_TODO = new Set<string>([]);
-const NAMES_BENCHMARK_TODO = new Set<string>(['cli/commands/catalog.ts', 'cli/commands/tool-flags.ts']);
-
 const root = import.meta.dirname;
 
 function sourceFiles(dir: string): string[] {
@@ -129,19 +119,16 @@ describe('architecture', () => {
         }
         if (to === 'benchmarks') {
           if (READS_BUILTIN_LIST.has(rel.join('/')) && target.join('/') === 'benchmarks/builtin.js') continue;
-          if (!CORE_TO_BENCHMARKS_TODO.has(rel.join('/')))
-            violations.push(`${rel.join('/')} → ${target.join('/')} (the core never imports a benchmark)`);
+          violations.push(`${rel.join('/')} → ${target.join('/')} (the core never imports a benchmark)`);
           continue;
         }
         if (from === 'benchmarks' && (to === 'cli' || to === 'test')) continue; // plugin commands use cli's helpers
-        if (from === 'benchmarks' && !BENCHMARKS_IMPORT_THROUGH_INDEX) continue;
         if (!ALLOWED[from]) violations.push(`${rel.join('/')}: folder "${from}" has no layering rule`);
         else if (!ALLOWED[from]!.includes(to))
           violations.push(`${rel.join('/')} → ${target.join('/')} (${from} may not import ${to})`);
         else if (
           !(target.length === 2 && target[1] === 'index.js') &&
-          !(to === 'benchmarks' && target.length === 3 && target[2] === 'index.js') &&
-          !BENCHMARK_PRIVATE_IMPORT_TODO.has(`${rel.join('/')} → ${target.join('/')}`)
+          !(to === 'benchmarks' && target.length === 3 && target[2] === 'index.js')
         )
           violations.push(`${rel.join('/')} → ${target.join('/')} (import through ${to}/index.js)`);
       }
@@ -154,8 +141,7 @@ describe('architecture', () => {
     const naming = sourceFiles(root)
       .map((f) => relative(root, f))
       .filter((f) => !f.startsWith('benchmarks/') && f !== 'index.ts')
-      .filter((f) => benchmarkName.test(withoutComments(readFileSync(join(root, f), 'utf8'))))
-      .filter((f) => !NAMES_BENCHMARK_TODO.has(f));
+      .filter((f) => benchmarkName.test(withoutComments(readFileSync(join(root, f), 'utf8'))));
     expect(naming).toEqual([]);
   });
 

@@ -9,8 +9,6 @@ import { ExportUsage } from './export-usage.js';
 const USER_ONLY_API: Record<string, string> = {
   'src/catalog/sources.ts registerCatalogSource':
     'a program registers a catalog of its own without a plugin (docs/catalogs.md)',
-  'src/catalog/sources.ts listCatalogSources':
-    'the catalogs loadCatalog knows by name, for a program that lists them',
   'src/tasks/solver.ts Scorer':
     "the type of a task's scorer, for users writing their own task (docs/harness.md)",
   'src/harness/sample-runner.ts ModelRecipe': 'the model part of an evaluate() recipe, for library callers',

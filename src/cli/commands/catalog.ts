@@ -3,6 +3,7 @@ import {
   apiInputJsonSchema,
   type Catalog,
   indexCatalog,
+  listCatalogSources,
   loadCatalog,
   renderApiText,
   renderCatalogText,
@@ -21,12 +22,13 @@ interface CatalogFlags {
   format?: string;
 }
 
+// the catalogs the registered plugins supply (the CLI registers the built-in ones at start), the first the default
 const catalogOption = (cmd: Command) =>
   cmd
     .option(
       '-c, --catalog <name|file>',
-      'appbench | sgd | shortcuts | gta | toolbench | path to a catalog JSON',
-      'appbench',
+      [...listCatalogSources().map((s) => s.name), 'path to a catalog JSON'].join(' | '),
+      listCatalogSources()[0]?.name,
     )
     .option(
       '--data <dir>',

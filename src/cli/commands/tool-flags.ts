@@ -32,8 +32,11 @@ export const TOOL_FLAG_OPTIONS: ReadonlyArray<readonly [flags: string, descripti
   ['--vision-model <id>', 'vision tools: the model name'],
   ['--image-base-url <url>', 'TextToImage, ImageStylization: OpenAI-compatible images endpoint'],
   ['--image-model <id>', 'TextToImage, ImageStylization: the model name'],
-  ['--embeddings-base-url <url>', 'similarity scores (GTA simscore, ImgGen): embeddings endpoint'],
-  ['--embeddings-model <id>', 'the embeddings model (GTA uses all-mpnet-base-v2)'],
+  [
+    '--embeddings-base-url <url>',
+    'similarity scores (subjective answers, generated images): embeddings endpoint',
+  ],
+  ['--embeddings-model <id>', 'the embeddings model (e.g. all-mpnet-base-v2)'],
   ['--record <dir>', 'run the tools and record every call in this recording folder'],
   ['--replay <dir>', 'answer tool calls from this recording only; a call not in it fails (replay miss)'],
   ['--record-missing <dir>', 'answer from this recording, run and record calls not in it'],
