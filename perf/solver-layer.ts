@@ -37,7 +37,14 @@ const load = async (root: string): Promise<Checkout> => {
   const chainedTask = layered
     ? { name: 'c', solver: tasks.chain(step, step, step), scorer: score }
     : undefined;
-  const def = tasks.registerBuiltinTasks(new tasks.TaskRegistry()).get('appbench');
+  // before the plugins: tasks/builtin.ts; after: the built-in plugins load their tasks into a registry
+  const registry =
+    typeof tasks.registerBuiltinTasks === 'function'
+      ? tasks.registerBuiltinTasks(new tasks.TaskRegistry())
+      : await (await import(`${root}/src/benchmarks/builtin.ts`))
+          .registerBuiltinPlugins()
+          .loadTasks(new tasks.TaskRegistry());
+  const def = registry.get('appbench');
   const loaded = await def.load({
     options: {},
     solver: 'baseline',
