@@ -11,12 +11,24 @@ export { type CatalogIndex, indexCatalog } from './catalog-index.js';
 export { bundledDataDir, findDataFile, resolveDataDir } from './data-paths.js';
 // Exports: JSON Schema of an API's inputs
 export { apiInputJsonSchema, type JsonSchema } from './export/json-schema.js';
+// Exports: OpenAI's published rules for tool definitions, as a checker
+export {
+  checkOpenAiTool,
+  checkOpenAiTools,
+  type OpenAiRule,
+  type OpenAiRuleViolation,
+  type OpenAiToolLike,
+} from './export/openai-rules.js';
 // Exports: prompt text of a catalog or an API
 export { type RenderCatalogOptions, renderApiText, renderCatalogText } from './export/render-text.js';
 // Exports: OpenAI tool definitions and AI SDK tools
 export {
+  assignToolNames,
   type OpenAiToolDefinition,
+  type OpenAiToolsOptions,
+  type ToolNames,
   toOpenAiTools,
+  toolDescriptionOf,
   toolNameOf,
 } from './export/tool-definitions.js';
 // Loading a registered catalog by name, or a catalog file

@@ -1,12 +1,21 @@
-import { type Api, apiInputJsonSchema, toolNameOf } from '../../catalog/index.js';
+import {
+  type Api,
+  apiInputJsonSchema,
+  assignToolNames,
+  toolDescriptionOf,
+  toolNameOf,
+} from '../../catalog/index.js';
 import { type DispatchContext, dispatchCall, oneAtATime } from '../../exec/index.js';
 import type { AgentTool, Toolset } from './types.js';
 
-/** A catalog API as an agent tool (model-safe name, JSON Schema, parameter list). */
-export function apiAsTool(api: Api): AgentTool {
+/**
+ * A catalog API as an agent tool (model-safe name, JSON Schema, parameter list). `name` defaults to
+ * `toolNameOf(api)`; a set of tools takes its names from `assignToolNames` (distinct names).
+ */
+export function apiAsTool(api: Api, name = toolNameOf(api)): AgentTool {
   return {
-    name: toolNameOf(api),
-    description: api.description,
+    name,
+    description: toolDescriptionOf(api),
     inputSchema: apiInputJsonSchema(api),
     app: api.app,
     api: api.name,
@@ -27,8 +36,9 @@ export function catalogToolset(apis: readonly Api[], context: Omit<DispatchConte
   // Calls of one turn run in parallel; their approvals are asked one after the other.
   const approve = context.approve ? oneAtATime(context.approve) : undefined;
   const shared = { ...context, ...(approve ? { approve } : {}) };
+  const { nameOf } = assignToolNames(apis);
   return {
-    tools: apis.map(apiAsTool),
+    tools: apis.map((api) => apiAsTool(api, nameOf.get(api.id))),
     run: ({ id, tool, args }, signal) =>
       dispatchCall({ id, app: tool.app, api: tool.api, args }, { ...shared, ...(signal ? { signal } : {}) }),
   };

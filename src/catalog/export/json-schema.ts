@@ -22,7 +22,8 @@ function paramTypeToJsonSchema(type: ParamType): JsonSchema {
     case 'primitive':
       return { ...PRIMITIVE_SCHEMAS[type.name] };
     case 'enum':
-      return { type: 'string', enum: type.values.map((v) => v.value) };
+      // Sources repeat values (ShortcutsBench's podcast properties list "Store URL" twice); OpenAI refuses repeats.
+      return { type: 'string', enum: [...new Set(type.values.map((v) => v.value))] };
     case 'array':
       return { type: 'array', items: paramTypeToJsonSchema(type.items) };
     case 'entity':
@@ -55,7 +56,8 @@ function parametersToJsonSchema(params: readonly Parameter[]): JsonSchema {
   return {
     type: 'object',
     properties,
-    required: params.filter((p) => p.required).map((p) => p.name),
+    // A name a source declares twice (57 ToolBench APIs) is required once: OpenAI refuses repeats.
+    required: [...new Set(params.filter((p) => p.required).map((p) => p.name))],
     additionalProperties: false,
   };
 }

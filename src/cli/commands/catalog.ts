@@ -10,7 +10,7 @@ import {
   toOpenAiTools,
 } from '../../catalog/index.js';
 import { NotFoundError } from '../../shared/index.js';
-import { parseChoice } from '../options.js';
+import { parseChoice, usageError } from '../options.js';
 import { printJson } from '../output.js';
 import { registerCatalogImportCommands } from './catalog-import.js';
 
@@ -20,6 +20,7 @@ interface CatalogFlags {
   json?: boolean;
   app?: string;
   format?: string;
+  strict?: boolean;
 }
 
 // the catalogs the registered plugins supply (the CLI registers the built-in ones at start), the first the default
@@ -102,15 +103,22 @@ export function registerCatalogCommands(program: Command): void {
     .description('export a catalog as Apiary JSON, OpenAI tool definitions, or prompt text')
     .option('-f, --format <format>', 'json | openai | text', 'json')
     .option('--app <id>', 'only this app')
+    .option(
+      '--strict',
+      'with --format openai: strict-mode definitions (every property required, optional ones nullable)',
+    )
     .action((flags: CatalogFlags) => {
+      const format = parseChoice('--format', flags.format ?? 'json', ['json', 'openai', 'text'] as const);
+      if (flags.strict && format !== 'openai')
+        throw usageError('--strict', 'used with --format openai', format);
       const c = load(flags);
       const apis = flags.app ? c.apis.filter((a) => a.app === flags.app) : c.apis;
-      switch (parseChoice('--format', flags.format, ['json', 'openai', 'text'] as const)) {
+      switch (format) {
         case 'json':
           printJson(flags.app ? { ...c, apps: c.apps.filter((a) => a.id === flags.app), apis } : c);
           return;
         case 'openai':
-          printJson(toOpenAiTools(apis));
+          printJson(toOpenAiTools(apis, { strict: flags.strict === true }));
           return;
         case 'text':
           process.stdout.write(`${renderCatalogText(c, flags.app ? { apps: [flags.app] } : {})}\n`);
