@@ -36,7 +36,7 @@ export type TurnTaker = (request: TurnRequest, signal?: AbortSignal) => Promise<
 
 /** A tool the agent may call: one catalog API, addressed by a model-safe name. */
 export interface AgentTool {
-  /** The name the model writes (`toolNameOf(api)` for catalog APIs). */
+  /** The name the model writes (for catalog APIs: `assignToolNames`, unique and reversible). */
   name: string;
   description: string;
   inputSchema: Record<string, unknown>;
