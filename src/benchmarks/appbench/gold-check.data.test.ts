@@ -91,6 +91,33 @@ describe('apps check on gold plans written in another SGD version of the service
     }
   });
 
+  it("answers from the caller's version's rows when the bound version has none (Buses_1 names)", async () => {
+    const buses = createSgdApps({ db, catalog }).find((h) => h.appId === 'Buses')!;
+    // SGD has Buses_1 rows from San Diego to Fresno on March 9th, no Buses_3 row
+    const rows = (await buses.call(
+      'findbus',
+      { from_location: 'San Diego', to_location: 'Fresno', leaving_date: '2019-03-09' },
+      { caller: buses.owner },
+    )) as Array<Record<string, unknown>>;
+    expect(rows).toHaveLength(12);
+    for (const row of rows)
+      expect([row.from_location, row.from_city, row.to_location, row.to_city, row.departure_date]).toEqual([
+        'San Diego',
+        'San Diego',
+        'Fresno',
+        'Fresno',
+        '2019-03-09',
+      ]);
+    // the same call in Buses_3's names finds nothing: the fallback is for calls of another version
+    expect(
+      await buses.call(
+        'findbus',
+        { from_city: 'San Diego', to_city: 'Fresno', departure_date: '2019-03-09' },
+        { caller: buses.owner },
+      ),
+    ).toEqual([]);
+  });
+
   it('answers event_type Sports with the Sports rows of Events_1, in Events_3 names', async () => {
     const events = createSgdApps({ db, catalog }).find((h) => h.appId === 'Events')!;
     const rows = (await events.call(

@@ -183,22 +183,35 @@ export class SgdAppHandler implements AppHandler {
     const { own, version } = inOwnNames(binding, args);
     const canonical = checkArguments(where, binding.api, own);
     if (!binding.transactional)
-      return this.searchAnyVersion(binding, own).map((row) => inCallerNames(row, version, args));
+      return this.searchAnyVersion(binding, own, version && { version, args }).map((row) =>
+        inCallerNames(row, version, args),
+      );
     return inCallerNames(this.transact(binding, own, canonical, ctx.caller), version, args);
   }
 
   /**
-   * The rows of the bound intent; when none match and the call holds a value only another version
-   * accepts (`event_type` Sports on Events_3), the rows of the first version that has it, in the
-   * bound version's names.
+   * The rows of the bound intent. When none match and the call belongs to another version (made in
+   * its names, or holding a value only another version accepts: `event_type` Sports on Events_3),
+   * the rows of the first version that has some: the caller's own version first, with its own
+   * arguments, then the others in version order; in the bound version's names.
    */
-  private searchAnyVersion(binding: SgdApiBinding, args: Record<string, unknown>) {
-    const rows = this.search(ownTarget(binding), args);
-    if (rows.length > 0 || !usesOtherVersionValue(binding.api, args)) return rows;
-    for (const sibling of binding.siblings) {
-      const fromOwn = new Map([...sibling.toOwn].map(([from, to]) => [to, from]));
-      const theirs: Record<string, unknown> = {};
-      for (const [name, value] of Object.entries(args)) theirs[fromOwn.get(name) ?? name] = value;
+  private searchAnyVersion(
+    binding: SgdApiBinding,
+    own: Record<string, unknown>,
+    caller?: { version: SgdSiblingIntent; args: Record<string, unknown> },
+  ) {
+    const rows = this.search(ownTarget(binding), own);
+    if (rows.length > 0 || (!caller && !usesOtherVersionValue(binding.api, own))) return rows;
+    const versions = caller
+      ? [caller.version, ...binding.siblings.filter((s) => s !== caller.version)]
+      : binding.siblings;
+    for (const sibling of versions) {
+      let theirs = caller?.version === sibling ? caller.args : undefined;
+      if (!theirs) {
+        const fromOwn = new Map([...sibling.toOwn].map(([from, to]) => [to, from]));
+        theirs = {};
+        for (const [name, value] of Object.entries(own)) theirs[fromOwn.get(name) ?? name] = value;
+      }
       const found = this.search(siblingTarget(sibling), theirs);
       if (found.length > 0) return found.map((row) => inOwnRow(row, sibling));
     }
