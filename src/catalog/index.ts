@@ -44,6 +44,7 @@ export {
   type EntityType,
   type EnumType,
   type EnumValue,
+  missingRequiredParameters,
   type Parameter,
   type ParamType,
   type PrimitiveType,

@@ -96,13 +96,14 @@ describe('bundled catalogs', () => {
       ]);
     // Hand-checked against data/sgd/*/schema.json: Events_3.FindEvents takes event_type (Music,
     // Theater), city, date; Events_1.FindEvents category (Music, Sports), city_of_event,
-    // subcategory, date; Events_2.FindEvents event_type, city, date, category (free text, but
-    // Events_1's categorical slot of that name comes first); then Events_3's result slots.
+    // subcategory, date; Events_2.FindEvents event_type (Music, Sports), city, date, category
+    // (free text, so Events_1's categorical slot of that name takes any text); then Events_3's
+    // result slots. Every version's values are accepted: event_type also takes Sports.
     expect(shape('Events', 'findevents')).toEqual([
-      ['event_type', true, 'Music|Theater'],
+      ['event_type', true, 'Music|Theater|Sports'],
       ['city', true, 'string'],
       ['date', false, 'date'],
-      ['category', false, 'Music|Sports'],
+      ['category', false, 'string'],
       ['city_of_event', false, 'string'],
       ['subcategory', false, 'string'],
       ['event_name', false, 'string'],
@@ -121,6 +122,14 @@ describe('bundled catalogs', () => {
       'number_of_seats',
       'city_of_event',
     ]);
+    // Any version's required set satisfies a call (not a version that requires nothing).
+    expect(index.api('Buses', 'findbus')!.alternativeRequired).toEqual([
+      ['from_location', 'to_location', 'leaving_date'],
+      ['origin', 'destination', 'departure_date'],
+    ]);
+    expect(index.api('Events', 'findevents')!.alternativeRequired).toEqual([['category', 'city_of_event']]);
+    expect(index.api('Movies', 'findmovies')!.alternativeRequired).toBeUndefined();
+    expect(index.api('Events', 'findevents')!.extraValues).toEqual({ event_type: ['Sports'] });
     // Services versions are other trades (dentists, doctors, therapists): nothing borrowed.
     expect(shape('Services', 'find_stylist_provider')).toEqual([
       ['city', true, 'string'],

@@ -111,14 +111,44 @@ const ApiSchema = z.object({
    * versions and a search's result slots (docs/catalogs.md "AppBench arguments").
    */
   extraParameters: z.array(ParameterSchema).optional(),
+  /**
+   * Other complete sets of required arguments, not shown either: a call that gives every name of
+   * one set needs none of the required `parameters` (for AppBench, the required slots of the
+   * service's other SGD versions: `origin`, `destination`, `departure_date` for Buses_3's `findbus`).
+   */
+  alternativeRequired: z.array(z.array(z.string().min(1)).min(1)).optional(),
+  /** Values an enum parameter also accepts beyond those it advertises, by parameter name (not shown). */
+  extraValues: z.record(z.string(), z.array(z.string().min(1))).optional(),
   outputs: z.array(OutputSchema),
   category: z.string().optional(),
 });
 export type Api = z.infer<typeof ApiSchema>;
 
-/** Every argument an API accepts: its parameters, then its extra parameters. */
+/**
+ * Every argument an API accepts: its parameters, then its extra parameters; an enum with
+ * `extraValues` accepts those values too.
+ */
 export function acceptedParameters(api: Api): Parameter[] {
-  return api.extraParameters ? [...api.parameters, ...api.extraParameters] : api.parameters;
+  const params = api.extraParameters ? [...api.parameters, ...api.extraParameters] : api.parameters;
+  const extra = api.extraValues;
+  if (!extra) return params;
+  return params.map((p) => {
+    const more = extra[p.name]?.filter(
+      (v) => p.type.kind === 'enum' && !p.type.values.some((e) => e.value === v),
+    );
+    if (!more?.length || p.type.kind !== 'enum') return p;
+    return { ...p, type: { kind: 'enum', values: [...p.type.values, ...more.map((value) => ({ value }))] } };
+  });
+}
+
+/**
+ * The required parameters a call lacks (`given(name)`: is that argument present), in parameter
+ * order; none when the call gives every name of one of the API's `alternativeRequired` sets.
+ */
+export function missingRequiredParameters(api: Api, given: (name: string) => boolean): Parameter[] {
+  const missing = api.parameters.filter((p) => p.required && !given(p.name));
+  if (missing.length > 0 && api.alternativeRequired?.some((set) => set.every(given))) return [];
+  return missing;
 }
 
 export const CatalogSchema = z.object({

@@ -1,4 +1,4 @@
-import { type Api, acceptedParameters, type ParamType } from '../catalog/index.js';
+import { type Api, acceptedParameters, missingRequiredParameters, type ParamType } from '../catalog/index.js';
 import { literalFits, typeLabel } from '../plan/index.js';
 
 /** A problem with one argument of a call (`field` is the parameter name). */
@@ -40,9 +40,9 @@ function previewValue(value: unknown, max = 80): string {
 export function argumentIssues(api: Api, args: Record<string, unknown>): ArgumentIssue[] {
   const issues: ArgumentIssue[] = [];
   const params = new Map(acceptedParameters(api).map((p) => [p.name, p]));
-  for (const p of api.parameters)
-    if (p.required && (!Object.hasOwn(args, p.name) || args[p.name] === undefined))
-      issues.push({ field: p.name, message: `required argument "${p.name}" is missing` });
+  const given = (name: string) => Object.hasOwn(args, name) && args[name] !== undefined;
+  for (const p of missingRequiredParameters(api, given))
+    issues.push({ field: p.name, message: `required argument "${p.name}" is missing` });
   for (const [name, value] of Object.entries(args)) {
     const param = params.get(name);
     if (!param)

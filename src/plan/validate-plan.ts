@@ -4,6 +4,7 @@ import {
   acceptedParameters,
   type CatalogIndex,
   indexCatalog,
+  missingRequiredParameters,
   type ParamType,
 } from '../catalog/index.js';
 import { findCycle } from './graph.js';
@@ -185,14 +186,13 @@ export function validatePlan(plan: Plan, catalog: Catalog | CatalogIndex): PlanI
       );
       continue;
     }
-    for (const p of api.parameters)
-      if (p.required && !(p.name in step.args))
-        issues.push({
-          code: 'missing-argument',
-          step: step.id,
-          field: p.name,
-          message: `required argument "${p.name}" is missing`,
-        });
+    for (const p of missingRequiredParameters(api, (name) => name in step.args))
+      issues.push({
+        code: 'missing-argument',
+        step: step.id,
+        field: p.name,
+        message: `required argument "${p.name}" is missing`,
+      });
     for (const [name, value] of Object.entries(step.args))
       checkArgument(step, api, name, value, steps, index, issues);
   }

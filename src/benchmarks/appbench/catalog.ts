@@ -8,6 +8,7 @@ import {
   sgdSlot,
   slotParameter,
 } from './sgd-catalog.js';
+import { type SgdSiblingIntent, sgdSiblingIntents } from './sgd-versions.js';
 
 /** `Mobile.app_list` of the official code: the order used in every flat listing. */
 const APPBENCH_APPS = [
@@ -70,25 +71,18 @@ const APPBENCH_APIS: ReadonlyArray<readonly [AppBenchApp, string, string, string
 const NOT_TRANSACTIONAL_IN_APPBENCH = new Set(['buyeventtickets', 'playmovie']);
 
 /**
- * SGD services whose other versions are another trade (Services_1 hairdressers, _2 dentists,
- * _3 doctors, _4 therapists): their slots are not borrowed, a stylist has no cosmetic services.
- */
-const NO_SIBLING_VERSIONS = new Set(['Services_1', 'Services_4']);
-
-/** `Events_3` → `Events`; versions of one SGD service share the prefix. */
-const serviceFamily = (name: string) => name.replace(/_\d+$/, '');
-
-/**
  * Every argument an AppBench API accepts, derived from SGD (docs/catalogs.md "AppBench arguments"):
  * 1. the required and optional slots of its own intent (required stays required);
  * 2. the required and optional slots of the intent of the same name in the other versions of the
  *    service (`Events_1`, `Events_2` for `Events_3.FindEvents`), optional, in version order;
  * 3. for a search (SGD non-transactional intent), its own result slots, optional: the simulated
  *    apps filter the rows on them, and gold plans use them so (`event_name` in `findevents`).
- * A slot keeps the type and description of the first service that declares it.
+ * A slot keeps the description of the first service that declares it and accepts the values of
+ * every version: a borrowed slot that a later version takes as free text becomes free text, and an
+ * enum gains the other versions' values (see {@link acceptedValuesOf}).
  */
 function deriveAppBenchParameters(
-  services: readonly SgdService[],
+  siblings: readonly SgdSiblingIntent[],
   service: SgdService,
   intent: SgdIntent,
 ): Parameter[] {
@@ -102,21 +96,59 @@ function deriveAppBenchParameters(
   for (const n of intent.required_slots) add(slotParameter(sgdSlot(service, n), true));
   for (const [n, d] of Object.entries(intent.optional_slots))
     add(slotParameter(sgdSlot(service, n), false, d));
-  if (!NO_SIBLING_VERSIONS.has(service.service_name)) {
-    const family = serviceFamily(service.service_name);
-    const siblings = services
-      .filter((s) => s !== service && serviceFamily(s.service_name) === family)
-      .sort((a, b) => a.service_name.localeCompare(b.service_name, 'en', { numeric: true }));
-    for (const sibling of siblings) {
-      const same = sibling.intents.find((i) => i.name === intent.name);
-      if (!same) continue;
-      for (const n of [...same.required_slots, ...Object.keys(same.optional_slots)])
-        add(slotParameter(sgdSlot(sibling, n), false));
+  const borrowed = new Set<string>();
+  for (const sibling of siblings)
+    for (const n of [...sibling.intent.required_slots, ...Object.keys(sibling.intent.optional_slots)]) {
+      const p = slotParameter(sgdSlot(sibling.service, n), false);
+      const first = params.find((q) => q.name === n);
+      // a version that takes any text for a borrowed slot (Events_2's `category`) widens it
+      if (first && borrowed.has(n) && first.type.kind === 'enum' && p.type.kind !== 'enum')
+        first.type = p.type;
+      if (first) continue;
+      borrowed.add(n);
+      add(p);
     }
-  }
   if (!intent.is_transactional)
     for (const n of intent.result_slots) add(slotParameter(sgdSlot(service, n), false));
   return params;
+}
+
+/**
+ * The values each enum argument also accepts from the other versions (Events_2's `event_type`
+ * Sports, Events_1's `category` Sports for Events_3's `event_type`): a categorical slot of a
+ * sibling adds its values to the parameter of the same name or of the slot it maps onto.
+ */
+function acceptedValuesOf(params: readonly Parameter[], siblings: readonly SgdSiblingIntent[]) {
+  const extra: Record<string, string[]> = {};
+  for (const p of params) {
+    if (p.type.kind !== 'enum') continue;
+    const own = new Set(p.type.values.map((v) => v.value));
+    for (const { service, toOwn } of siblings)
+      for (const slot of service.slots) {
+        if (!slot.is_categorical || (toOwn.get(slot.name) ?? slot.name) !== p.name) continue;
+        for (const v of slot.possible_values)
+          if (!own.has(v)) {
+            own.add(v);
+            extra[p.name] = [...(extra[p.name] ?? []), v];
+          }
+      }
+  }
+  return extra;
+}
+
+/**
+ * The other versions' required sets (`origin`, `destination`, `departure_date` for Buses_3's
+ * `findbus`): any one satisfies a call. A version that requires nothing is left out: it would
+ * waive the own version's requirements for every call.
+ */
+function alternativeRequiredOf(siblings: readonly SgdSiblingIntent[], intent: SgdIntent): string[][] {
+  const own = [...intent.required_slots].sort().join(',');
+  const sets = new Map<string, string[]>();
+  for (const { intent: other } of siblings) {
+    const key = [...other.required_slots].sort().join(',');
+    if (other.required_slots.length > 0 && key !== own) sets.set(key, [...other.required_slots]);
+  }
+  return [...sets.values()];
 }
 
 /** Where each AppBench API comes from in SGD (service and intent), for the simulated apps. */
@@ -147,9 +179,15 @@ function appBenchCatalog(services: readonly SgdService[]): Catalog {
       );
     const api = sgdIntentToApi(s, intent, app, name);
     // The advertised interface stays SGD's own intent; the rest is accepted, not shown.
+    const siblings = sgdSiblingIntents(services, s, intentName);
     const own = new Set(api.parameters.map((p) => p.name));
-    const extra = deriveAppBenchParameters(services, s, intent).filter((p) => !own.has(p.name));
+    const accepted = deriveAppBenchParameters(siblings, s, intent);
+    const extra = accepted.filter((p) => !own.has(p.name));
     if (extra.length) api.extraParameters = extra;
+    const alternatives = alternativeRequiredOf(siblings, intent);
+    if (alternatives.length) api.alternativeRequired = alternatives;
+    const values = acceptedValuesOf(accepted, siblings);
+    if (Object.keys(values).length) api.extraValues = values;
     if (NOT_TRANSACTIONAL_IN_APPBENCH.has(name)) api.transactional = false;
     return api;
   });

@@ -1,5 +1,30 @@
 import { describe, expect, it } from 'vitest';
+import { validatePlan } from '../../plan/index.js';
+import { busInAnotherVersion, sportsEvent } from './__fixtures__/hand-made.js';
+import { appBenchCatalogSource } from './catalog.js';
 import { literalSource } from './gold-check.js';
+import { appBenchGoldPlan } from './gold-plan.js';
+
+describe('gold plans written in another SGD version of the service', () => {
+  const catalog = appBenchCatalogSource.load({}); // bundled data/sgd schemas
+
+  it("are valid: any version's required set and every version's values are accepted", () => {
+    // Before: missing-argument from_city and to_city; enum-value "Sports" is not one of 'Music', 'Theater'.
+    expect(validatePlan(appBenchGoldPlan(busInAnotherVersion, catalog).plan, catalog)).toEqual([]);
+    expect(validatePlan(appBenchGoldPlan(sportsEvent, catalog).plan, catalog)).toEqual([]);
+  });
+
+  it("a mix of two versions' required slots is still refused", () => {
+    const mixed = structuredClone(busInAnotherVersion);
+    mixed.output.api_results[0] = mixed.output.api_results[0]!.replace(
+      "#origin='Philadelphia'",
+      "#from_city='Philadelphia'",
+    );
+    expect(
+      validatePlan(appBenchGoldPlan(mixed, catalog).plan, catalog).map((i) => `${i.code} ${i.field}`),
+    ).toEqual(['missing-argument to_city']);
+  });
+});
 
 describe('literalSource: where a gold literal comes from', () => {
   const say =

@@ -94,3 +94,47 @@ export function sampleOf(r: AppBenchRecord, id: string): AppBenchSample {
   const [category, index] = id.split('-') as [AppBenchSample['category'], string];
   return { id, category, index: Number(index), record: r };
 }
+
+const BUSES_2_OUT =
+  'origin, destination, origin_station_name, destination_station_name, departure_date, price, departure_time, group_size, fare_type';
+const BUSES_3_BUY_OUT =
+  'from_city, to_city, from_station, to_station, departure_date, departure_time, price, additional_luggage, num_passengers, category';
+const EVENTS_SEARCH_OUT = 'event_type, event_name, date, time, price_per_ticket, city, venue, venue_address';
+const EVENTS_BUY_OUT = 'event_name, date, time, number_of_tickets, price_per_ticket, city, venue, venue_address';
+
+/**
+ * MM-shaped: `findbus` in Buses_2's argument names (`origin`, `destination`, `group_size`,
+ * `fare_type`) where the catalog's own version (Buses_3) requires `from_city`/`to_city`; the
+ * booking reads the search's outputs in Buses_2's names. Rejected before the catalog accepted
+ * every SGD version's required set (the full test set has 78 such rejections).
+ */
+export const busInAnotherVersion = record(
+  'Find an economy bus for 2 from Philadelphia to New York on March 1st and book it.',
+  ['Buses', 'Buses'],
+  [
+    `${BUSES_2_OUT} = findbus(#departure_date='2019-03-01', #destination='New York', #fare_type='Economy', #group_size='2', #origin='Philadelphia')`,
+    `${BUSES_3_BUY_OUT} = buybusticket(#additional_luggage='False', #departure_date=departure_date, #departure_time=departure_time, #from_city=origin, #num_passengers=group_size, #to_city=destination)`,
+  ],
+  {
+    departure_date: '2019-03-01',
+    destination: 'New York',
+    fare_type: 'Economy',
+    group_size: '2',
+    origin: 'Philadelphia',
+    additional_luggage: 'False',
+  },
+);
+
+/**
+ * MM-shaped: `findevents` with `event_type` Sports, a value of Events_1/Events_2 but not of the
+ * catalog's own version (Events_3: Music, Theater), then a booking from its result.
+ */
+export const sportsEvent = record(
+  'Find a sports game in New York on March 8th and buy 2 tickets for it.',
+  ['Events', 'Events'],
+  [
+    `${EVENTS_SEARCH_OUT} = findevents(#city='New York', #date='2019-03-08', #event_type='Sports')`,
+    `${EVENTS_BUY_OUT} = buyeventtickets(#city=city, #date=date, #event_name=event_name, #number_of_tickets='2')`,
+  ],
+  { city: 'New York', date: '2019-03-08', event_type: 'Sports', number_of_tickets: '2' },
+);

@@ -5,12 +5,13 @@ import {
   acceptedParameters,
   type Catalog,
   indexCatalog,
-  type Parameter,
+  missingRequiredParameters,
   type ParamType,
 } from '../../../catalog/index.js';
 import { ApiaryError, NotFoundError } from '../../../shared/index.js';
 import { appBenchSgdSource } from '../catalog.js';
-import { loadSgdServices } from '../sgd-catalog.js';
+import { loadSgdServices, sgdSlot, slotParameter } from '../sgd-catalog.js';
+import { type SgdSiblingIntent, sgdSiblingIntents } from '../sgd-versions.js';
 import { normalizeSlotValue } from './normalize-slot-value.js';
 import { normalizedParamsKey, type SqliteDatabase, type SqliteStatement } from './sgd-database.js';
 
@@ -43,6 +44,12 @@ export interface SgdApiBinding {
    * back. The AppBench catalog also accepts other versions' slots and result-slot filters.
    */
   requestSlots: ReadonlySet<string>;
+  /**
+   * The same intent in the service's other SGD versions (AppBench only): a call in one of their
+   * vocabularies (`origin` for `from_city`) or with one of their values (`Sports`) is answered
+   * from the database through them.
+   */
+  siblings: readonly SgdSiblingIntent[];
 }
 
 /** A recorded transactional call (a row of `side_effects`). */
@@ -73,17 +80,21 @@ export function countSideEffects(db: SqliteDatabase): number {
   return (db.prepare('SELECT count(*) AS n FROM side_effects').get() as { n: number }).n;
 }
 
-let sgdIntents: Map<string, { transactional: boolean; requestSlots: string[] }> | undefined;
+let sgdIntents:
+  | Map<string, { transactional: boolean; requestSlots: string[]; siblings: () => SgdSiblingIntent[] }>
+  | undefined;
 
 /** SGD's intents by `service.intent`, from the schemas (bundled or $APIARY_DATA). */
 function sgdIntent(service: string, intent: string) {
   if (!sgdIntents) {
     sgdIntents = new Map();
-    for (const s of loadSgdServices())
+    const services = loadSgdServices();
+    for (const s of services)
       for (const i of s.intents)
         sgdIntents.set(`${s.service_name}.${i.name}`, {
           transactional: i.is_transactional,
           requestSlots: [...i.required_slots, ...Object.keys(i.optional_slots)],
+          siblings: () => sgdSiblingIntents(services, s, i.name),
         });
   }
   return sgdIntents.get(`${service}.${intent}`);
@@ -123,6 +134,7 @@ export function createSgdApps(opts: CreateSgdAppsOptions): SgdAppHandler[] {
           (kind === 'sgd' ? undefined : sgdIntent(source.service, source.intent)?.requestSlots) ??
             api.parameters.map((p) => p.name),
         ),
+        siblings: (kind === 'sgd' ? undefined : sgdIntent(source.service, source.intent)?.siblings()) ?? [],
       });
     }
     return new SgdAppHandler(app, bindings, queries, { maxRows: opts.maxRows, now });
@@ -167,13 +179,47 @@ export class SgdAppHandler implements AppHandler {
     const where = `${this.appId}.${binding.api.name}`;
     if (args === null || typeof args !== 'object' || Array.isArray(args))
       throw new ApiaryError('INPUT_INVALID', `${where}: arguments must be an object`);
-    const canonical = checkArguments(where, acceptedParameters(binding.api), args);
-    if (!binding.transactional) return this.search(binding, args);
-    return this.transact(binding, args, canonical, ctx.caller);
+    checkArguments(where, binding.api, args);
+    const { own, version } = inOwnNames(binding, args);
+    const canonical = checkArguments(where, binding.api, own);
+    if (!binding.transactional)
+      return this.searchAnyVersion(binding, own, version && { version, args }).map((row) =>
+        inCallerNames(row, version, args),
+      );
+    return inCallerNames(this.transact(binding, own, canonical, ctx.caller), version, args);
   }
 
-  private search(binding: SgdApiBinding, args: Record<string, unknown>): Array<Record<string, unknown>> {
-    const resultSlots = new Set(binding.api.outputs.map((o) => o.name));
+  /**
+   * The rows of the bound intent. When none match and the call belongs to another version (made in
+   * its names, or holding a value only another version accepts: `event_type` Sports on Events_3),
+   * the rows of the first version that has some: the caller's own version first, with its own
+   * arguments, then the others in version order; in the bound version's names.
+   */
+  private searchAnyVersion(
+    binding: SgdApiBinding,
+    own: Record<string, unknown>,
+    caller?: { version: SgdSiblingIntent; args: Record<string, unknown> },
+  ) {
+    const rows = this.search(ownTarget(binding), own);
+    if (rows.length > 0 || (!caller && !usesOtherVersionValue(binding.api, own))) return rows;
+    const versions = caller
+      ? [caller.version, ...binding.siblings.filter((s) => s !== caller.version)]
+      : binding.siblings;
+    for (const sibling of versions) {
+      let theirs = caller?.version === sibling ? caller.args : undefined;
+      if (!theirs) {
+        const fromOwn = new Map([...sibling.toOwn].map(([from, to]) => [to, from]));
+        theirs = {};
+        for (const [name, value] of Object.entries(own)) theirs[fromOwn.get(name) ?? name] = value;
+      }
+      const found = this.search(siblingTarget(sibling), theirs);
+      if (found.length > 0) return found.map((row) => inOwnRow(row, sibling));
+    }
+    return rows;
+  }
+
+  private search(target: SearchTarget, args: Record<string, unknown>): Array<Record<string, unknown>> {
+    const { resultSlots } = target;
     const filters: Array<{ slot: string; values: string[] }> = [];
     for (const name of Object.keys(args).sort()) {
       if (!resultSlots.has(name)) continue;
@@ -187,26 +233,22 @@ export class SgdAppHandler implements AppHandler {
       ].sort();
       if (values.length > 0) filters.push({ slot: name, values });
     }
-    const replayKey = normalizedParamsKey(args, slotNames(binding.api));
-    const rows = this.queries.search(binding.service, binding.intent, filters, replayKey, this.opts.maxRows);
+    const replayKey = normalizedParamsKey(args, target.replaySlots);
+    const rows = this.queries.search(target.service, target.intent, filters, replayKey, this.opts.maxRows);
     if (rows.length > 0) return rows;
     // SGD's search results echo the requested dates, times and numbers (a car, a flight, a show is
     // the same entity whatever day is asked; a house "rated 4.2 or higher" comes back rated 4.20;
     // a bus for 4 comes back with 4 passengers). When no recorded row has the asked values, answer
     // with the rows matching the other arguments and echo the asked values, as SGD's simulator did.
     // Only the intent's own request slots echo: a filter on a pure result slot must match.
-    const echoSlots = new Set(
-      binding.api.outputs
-        .filter((o) => binding.requestSlots.has(o.name) && echoesRequest(o.type))
-        .map((o) => o.name),
-    );
+    const { echoSlots } = target;
     const kept = filters.filter((f) => !echoSlots.has(f.slot));
     if (kept.length === filters.length || kept.length === 0) return rows;
     const echo: Record<string, unknown> = {};
     for (const f of filters) if (echoSlots.has(f.slot)) echo[f.slot] = args[f.slot];
     const seen = new Set<string>();
     const echoed: Array<Record<string, unknown>> = [];
-    for (const row of this.queries.search(binding.service, binding.intent, kept, undefined)) {
+    for (const row of this.queries.search(target.service, target.intent, kept, undefined)) {
       const out = { ...row, ...echo };
       const key = JSON.stringify(out);
       if (seen.has(key)) continue;
@@ -271,6 +313,101 @@ export class SgdAppHandler implements AppHandler {
   }
 }
 
+/** Where a search looks: an SGD intent, the slots its rows carry, and which of them echo the request. */
+interface SearchTarget {
+  service: string;
+  intent: string;
+  resultSlots: ReadonlySet<string>;
+  echoSlots: ReadonlySet<string>;
+  /** The argument names that identify a recorded call for exact replay. */
+  replaySlots: readonly string[];
+}
+
+function ownTarget(binding: SgdApiBinding): SearchTarget {
+  const { api } = binding;
+  return {
+    service: binding.service,
+    intent: binding.intent,
+    resultSlots: new Set(api.outputs.map((o) => o.name)),
+    echoSlots: new Set(
+      api.outputs.filter((o) => binding.requestSlots.has(o.name) && echoesRequest(o.type)).map((o) => o.name),
+    ),
+    replaySlots: slotNames(api),
+  };
+}
+
+function siblingTarget({ service, intent }: SgdSiblingIntent): SearchTarget {
+  const request = [...intent.required_slots, ...Object.keys(intent.optional_slots)];
+  const typeOf = (slot: string) => slotParameter(sgdSlot(service, slot), false).type;
+  return {
+    service: service.service_name,
+    intent: intent.name,
+    resultSlots: new Set(intent.result_slots),
+    echoSlots: new Set(intent.result_slots.filter((n) => request.includes(n) && echoesRequest(typeOf(n)))),
+    replaySlots: [...new Set([...request, ...intent.result_slots])],
+  };
+}
+
+/** Does an enum argument hold a value the bound version does not declare (only `extraValues` has it)? */
+function usesOtherVersionValue(api: Api, args: Record<string, unknown>): boolean {
+  return Object.entries(api.extraValues ?? {}).some(([name, values]) => {
+    const given = (Array.isArray(args[name]) ? (args[name] as unknown[]) : [args[name]]).map(
+      normalizeSlotValue,
+    );
+    return values.some((v) => given.includes(normalizeSlotValue(v)));
+  });
+}
+
+/**
+ * A call that does not give the bound version's required arguments but gives another version's
+ * (`findbus` with `origin`, `destination`, `departure_date`) is read in that version's vocabulary:
+ * its slots become the bound version's (`origin` → `from_city`), so the rows SGD recorded for the
+ * bound version answer it. Other calls are left as they are.
+ */
+function inOwnNames(
+  binding: SgdApiBinding,
+  args: Record<string, unknown>,
+): { own: Record<string, unknown>; version?: SgdSiblingIntent } {
+  const given = (name: string) => hasValue(args[name]);
+  if (binding.api.parameters.every((p) => !p.required || given(p.name))) return { own: args };
+  const version = binding.siblings.find(
+    (s) => s.intent.required_slots.length > 0 && s.intent.required_slots.every(given),
+  );
+  if (!version) return { own: args };
+  const own: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(args)) {
+    const mapped = version.toOwn.get(name);
+    if (mapped !== undefined && !given(mapped)) own[mapped] = value;
+    else own[name] = value;
+  }
+  return { own, version };
+}
+
+/** A row of another version in the bound version's names (`event_location` kept, `venue` added). */
+function inOwnRow(row: Record<string, unknown>, version: SgdSiblingIntent): Record<string, unknown> {
+  const out = { ...row };
+  for (const [from, to] of version.toOwn) if (from in row && !(to in out)) out[to] = row[from];
+  return out;
+}
+
+/**
+ * A result for a call made in another version's vocabulary also carries that version's names
+ * (`origin` beside `from_city`), and echoes the asked slots the bound version has no row value for
+ * (`fare_type`), as SGD's results echo a request: the caller's later steps read them.
+ */
+function inCallerNames(
+  record: Record<string, unknown>,
+  version: SgdSiblingIntent | undefined,
+  args: Record<string, unknown>,
+): Record<string, unknown> {
+  if (!version) return record;
+  const out = { ...record };
+  for (const [from, to] of version.toOwn) if (to in record && !(from in out)) out[from] = record[to];
+  for (const slot of version.intent.result_slots)
+    if (!(slot in out) && normalizeSlotValue(args[slot]) !== undefined) out[slot] = args[slot];
+  return out;
+}
+
 const ECHO_TYPES = new Set(['date', 'time', 'integer', 'number']);
 
 /** Dates, times and numbers, including SGD's categorical counts (`1`…`9`), are echoed by SGD's searches. */
@@ -291,29 +428,27 @@ function describe(value: unknown): string {
   return typeof value === 'string' ? `"${value}"` : JSON.stringify(value);
 }
 
+/** An argument counts as given when it holds a value other than SGD's `dontcare`. */
+const hasValue = (value: unknown) =>
+  (Array.isArray(value) ? value : [value]).some((v) => normalizeSlotValue(v) !== undefined);
+
 /**
- * Required arguments present; enum and boolean arguments among their values (after
+ * Required arguments present (or another version's required set); enum and boolean arguments among their values (after
  * normalisation). Returns the catalog's spelling of each enum/boolean argument (`pool` → `Pool`).
  */
-function checkArguments(
-  where: string,
-  params: readonly Parameter[],
-  args: Record<string, unknown>,
-): Map<string, string> {
+function checkArguments(where: string, api: Api, args: Record<string, unknown>): Map<string, string> {
+  // SGD's `dontcare` only makes sense for optional slots.
+  const [missing] = missingRequiredParameters(api, (name) => hasValue(args[name]));
+  if (missing)
+    throw new ApiaryError(
+      'INPUT_INVALID',
+      `${where}: missing required argument "${missing.name}"${missing.description ? ` (${missing.description})` : ''}`,
+    );
   const canonical = new Map<string, string>();
-  for (const p of params) {
+  for (const p of acceptedParameters(api)) {
     const value = args[p.name];
     const values = (Array.isArray(value) ? value : [value]).map(normalizeSlotValue);
-    const present = values.some((v) => v !== undefined);
-    if (!present) {
-      // SGD's `dontcare` only makes sense for optional slots.
-      if (p.required)
-        throw new ApiaryError(
-          'INPUT_INVALID',
-          `${where}: missing required argument "${p.name}"${p.description ? ` (${p.description})` : ''}`,
-        );
-      continue;
-    }
+    if (!values.some((v) => v !== undefined)) continue;
     const type = p.type;
     let allowed: string[] | undefined;
     if (type.kind === 'enum') allowed = type.values.map((v) => v.value);
