@@ -20,7 +20,9 @@ const PRIMITIVE_SCHEMAS: Record<string, JsonSchema> = {
 function paramTypeToJsonSchema(type: ParamType): JsonSchema {
   switch (type.kind) {
     case 'primitive':
-      return { ...PRIMITIVE_SCHEMAS[type.name] };
+      return { ...PRIMITIVE_SCHEMAS[type.name], ...type.constraints };
+    case 'union':
+      return { anyOf: type.types.map(paramTypeToJsonSchema) };
     case 'enum':
       return { type: 'string', enum: type.values.map((v) => v.value) };
     case 'array':
