@@ -136,6 +136,54 @@ describe('jsonSchemaToParameters', () => {
     ]);
   });
 
+  it('resolves local $refs (pydantic and zod-to-json-schema $defs); a recursive one stops as an entity', () => {
+    const params = jsonSchemaToParameters(
+      {
+        type: 'object',
+        $defs: {
+          Level: { enum: ['low', 'high'] },
+          Node: {
+            type: 'object',
+            properties: {
+              name: { type: 'string' },
+              children: { type: 'array', items: { $ref: '#/$defs/Node' } },
+            },
+            required: ['name'],
+          },
+        },
+        properties: {
+          level: { $ref: '#/$defs/Level', description: 'how much' },
+          tree: { anyOf: [{ $ref: '#/$defs/Node' }, { type: 'null' }] },
+        },
+      },
+      src,
+    );
+    expect(params).toEqual([
+      {
+        name: 'level',
+        type: { kind: 'enum', values: [{ value: 'low' }, { value: 'high' }] },
+        required: false,
+        description: 'how much',
+      },
+      {
+        name: 'tree',
+        type: {
+          kind: 'entity',
+          name: 'Node',
+          fields: [
+            { name: 'name', type: { kind: 'primitive', name: 'string' }, required: true },
+            {
+              name: 'children',
+              type: { kind: 'array', items: { kind: 'entity', name: 'Node' } },
+              required: false,
+            },
+          ],
+        },
+        required: false,
+      },
+    ]);
+  });
+
   it('keeps number bounds (draft-04 boolean exclusives too) and string lengths and patterns', () => {
     const params = jsonSchemaToParameters(
       {
@@ -171,7 +219,10 @@ describe('jsonSchemaToParameters', () => {
         type: 'object',
         properties: { a: { type: 'object', properties: { b: { type: 'array', items: { $ref: '#/x' } } } } },
       }),
-    ).toBe('MCP server "srv": record tool1: field "a.b[]": "$ref" schemas are not supported');
+    ).toBe('MCP server "srv": record tool1: field "a.b[]": "$ref" "#/x" points at nothing in the schema');
+    expect(problem({ type: 'object', properties: { a: { $ref: 'https://example.org/s.json' } } })).toBe(
+      'MCP server "srv": record tool1: field "a": only "$ref"s inside the tool\'s schema (#/…) are supported, got "https://example.org/s.json"',
+    );
     expect(problem({ type: 'object', properties: { a: { type: [] } } })).toBe(
       'MCP server "srv": record tool1: field "a": "type" must be a string or a non-empty list of strings, got []',
     );

@@ -9,10 +9,17 @@ export interface SchemaSource {
 
 type Schema = Record<string, unknown>;
 
+/** Where a schema comes from, and what its `$ref`s resolve against. */
+interface Context extends SchemaSource {
+  root: Schema;
+  /** The `$ref`s being expanded, outermost first: a ref met again is a recursive type. */
+  refs: readonly string[];
+}
+
 const isRecord = (v: unknown): v is Schema => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Keywords that combine or reference schemas: Apiary's parameter types have no equivalent. */
-const UNSUPPORTED_KEYWORDS = ['allOf', 'not', '$ref', 'if', 'patternProperties'] as const;
+const UNSUPPORTED_KEYWORDS = ['allOf', 'not', 'if', 'patternProperties'] as const;
 
 const NUMBER_BOUNDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'] as const;
 const STRING_BOUNDS = ['minLength', 'maxLength'] as const;
@@ -90,7 +97,7 @@ function unionOf(types: ParamType[]): ParamType {
   return unique.length === 1 ? unique[0]! : { kind: 'union', types: unique };
 }
 
-function typeOf(schema: unknown, path: string, src: SchemaSource): ParamType {
+function typeOf(schema: unknown, path: string, src: Context): ParamType {
   const fail = (problem: string): never => {
     throw new InputInvalidError(
       { file: `MCP server "${src.server}"`, record: src.tool, field: path },
@@ -100,6 +107,7 @@ function typeOf(schema: unknown, path: string, src: SchemaSource): ParamType {
   if (schema === true || (isRecord(schema) && Object.keys(schema).length === 0))
     return { kind: 'primitive', name: 'any' };
   if (!isRecord(schema)) return fail(`the schema must be an object, got ${JSON.stringify(schema)}`);
+  if ('$ref' in schema) return refType(schema, path, src, fail);
   for (const k of UNSUPPORTED_KEYWORDS) if (k in schema) fail(`"${k}" schemas are not supported`);
   for (const k of ['anyOf', 'oneOf'] as const)
     if (k in schema) {
@@ -158,14 +166,45 @@ function typeOf(schema: unknown, path: string, src: SchemaSource): ParamType {
   }
 }
 
-function objectType(schema: Schema, path: string, src: SchemaSource): ParamType {
+/** The schema a local JSON Pointer (`#/$defs/Item`) names in the root, or undefined. */
+function pointerTarget(root: Schema, ref: string): unknown {
+  if (ref === '#') return root;
+  if (!ref.startsWith('#/')) return undefined;
+  let node: unknown = root;
+  for (const raw of ref.slice(2).split('/')) {
+    const key = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
+    if (!isRecord(node) || !Object.hasOwn(node, key)) return undefined;
+    node = node[key];
+  }
+  return node;
+}
+
+/**
+ * A local `$ref` (what pydantic and zod-to-json-schema write for shared shapes) is the schema it
+ * points at, with the keywords beside it; a ref inside its own expansion is a recursive type,
+ * which stops as an entity without fields.
+ */
+function refType(schema: Schema, path: string, src: Context, fail: (problem: string) => never): ParamType {
+  const { $ref: ref, ...beside } = schema;
+  if (typeof ref !== 'string' || !ref.startsWith('#'))
+    return fail(`only "$ref"s inside the tool's schema (#/…) are supported, got ${JSON.stringify(ref)}`);
+  if (src.refs.includes(ref)) return { kind: 'entity', name: ref.split('/').pop() || 'object' };
+  const target = pointerTarget(src.root, ref);
+  if (target === undefined) return fail(`"$ref" ${JSON.stringify(ref)} points at nothing in the schema`);
+  const inner = { ...src, refs: [...src.refs, ref] };
+  if (!isRecord(target)) return typeOf(target, path, inner);
+  const named = typeof target.title === 'string' ? target : { title: ref.split('/').pop(), ...target };
+  return typeOf({ ...named, ...beside }, path, inner);
+}
+
+function objectType(schema: Schema, path: string, src: Context): ParamType {
   const name =
     typeof schema.title === 'string' && schema.title ? schema.title : path.split('.').pop() || 'object';
   if (schema.properties === undefined) return { kind: 'entity', name };
   return { kind: 'entity', name, fields: propertiesOf(schema, path, src) };
 }
 
-function propertiesOf(schema: Schema, path: string, src: SchemaSource): Parameter[] {
+function propertiesOf(schema: Schema, path: string, src: Context): Parameter[] {
   const props = schema.properties;
   if (!isRecord(props))
     throw new InputInvalidError(
@@ -189,17 +228,19 @@ function propertiesOf(schema: Schema, path: string, src: SchemaSource): Paramete
 /**
  * An MCP tool's `inputSchema` (JSON Schema of an object) as catalog parameters. Strings (with the
  * `date`, `date-time` and `uri` formats, lengths and pattern), numbers and integers (with their
- * bounds), booleans, string enums, arrays, nested objects and unions (`type` lists, `anyOf`,
- * `oneOf`) convert; `allOf`, `not`, `$ref`, `if`, `patternProperties` and non-string enums throw
- * an `InputInvalidError` naming the server, the tool and the field.
+ * bounds), booleans, string enums, arrays, nested objects, unions (`type` lists, `anyOf`,
+ * `oneOf`) and local `$ref`s (`#/$defs/…`) convert; `allOf`, `not`, `if`, `patternProperties`,
+ * outside refs and non-string enums throw an `InputInvalidError` naming the server, the tool and
+ * the field.
  */
-export function jsonSchemaToParameters(schema: unknown, src: SchemaSource): Parameter[] {
+export function jsonSchemaToParameters(schema: unknown, source: SchemaSource): Parameter[] {
+  const src: Context = { ...source, root: isRecord(schema) ? schema : {}, refs: [] };
   if (!isRecord(schema) || (schema.type !== undefined && schema.type !== 'object'))
     throw new InputInvalidError(
       { file: `MCP server "${src.server}"`, record: src.tool, field: 'inputSchema' },
       `the input schema must be an object schema, got ${JSON.stringify(schema)?.slice(0, 80)}`,
     );
-  for (const k of [...UNSUPPORTED_KEYWORDS, 'anyOf', 'oneOf'])
+  for (const k of [...UNSUPPORTED_KEYWORDS, 'anyOf', 'oneOf', '$ref'])
     if (k in schema)
       throw new InputInvalidError(
         { file: `MCP server "${src.server}"`, record: src.tool, field: 'inputSchema' },
