@@ -50,6 +50,7 @@ export {
   type PrimitiveType,
   type PrimitiveTypeName,
   primitive,
+  type ValueConstraints,
 } from './schema.js';
 // Catalog sources: the catalogs plugins register by name (`--catalog NAME`)
 export {

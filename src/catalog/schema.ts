@@ -27,9 +27,31 @@ const EnumValueSchema = z.object({
 });
 export type EnumValue = z.infer<typeof EnumValueSchema>;
 
+/** Bounds on a number or a string, as JSON Schema writes them (kept from imported tool schemas). */
+export interface ValueConstraints {
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  /** A regular expression (ECMAScript syntax) searched in the string, as JSON Schema does (not anchored). */
+  pattern?: string;
+}
+const ValueConstraintsSchema = z.object({
+  minimum: z.number().optional(),
+  maximum: z.number().optional(),
+  exclusiveMinimum: z.number().optional(),
+  exclusiveMaximum: z.number().optional(),
+  minLength: z.number().int().nonnegative().optional(),
+  maxLength: z.number().int().nonnegative().optional(),
+  pattern: z.string().optional(),
+});
+
 export interface PrimitiveType {
   kind: 'primitive';
   name: PrimitiveTypeName;
+  constraints?: ValueConstraints;
 }
 export interface EnumType {
   kind: 'enum';
@@ -45,7 +67,12 @@ export interface ArrayType {
   kind: 'array';
   items: ParamType;
 }
-export type ParamType = PrimitiveType | EnumType | EntityType | ArrayType;
+/** A value of any one of several types (JSON Schema `type` lists, `anyOf`, `oneOf`). */
+export interface UnionType {
+  kind: 'union';
+  types: ParamType[];
+}
+export type ParamType = PrimitiveType | EnumType | EntityType | ArrayType | UnionType;
 
 export interface Parameter {
   name: string;
@@ -57,7 +84,11 @@ export interface Parameter {
 
 const ParamTypeSchema: z.ZodType<ParamType> = z.lazy(() =>
   z.discriminatedUnion('kind', [
-    z.object({ kind: z.literal('primitive'), name: PrimitiveTypeNameSchema }),
+    z.object({
+      kind: z.literal('primitive'),
+      name: PrimitiveTypeNameSchema,
+      constraints: ValueConstraintsSchema.optional(),
+    }),
     z.object({ kind: z.literal('enum'), values: z.array(EnumValueSchema).min(1) }),
     z.object({
       kind: z.literal('entity'),
@@ -65,6 +96,7 @@ const ParamTypeSchema: z.ZodType<ParamType> = z.lazy(() =>
       fields: z.array(ParameterSchema).optional(),
     }),
     z.object({ kind: z.literal('array'), items: ParamTypeSchema }),
+    z.object({ kind: z.literal('union'), types: z.array(ParamTypeSchema).min(2) }),
   ]),
 );
 

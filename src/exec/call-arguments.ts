@@ -15,6 +15,7 @@ export interface ArgumentIssue {
 export function valueFits(value: unknown, type: ParamType): boolean {
   if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
     return literalFits(value, type);
+  if (type.kind === 'union') return type.types.some((t) => valueFits(value, t));
   if (type.kind === 'entity' || (type.kind === 'primitive' && type.name === 'any')) return true;
   if (Array.isArray(value))
     return type.kind === 'array' && value.every((item) => valueFits(item, type.items));

@@ -33,8 +33,11 @@ export class McpServerError extends ApiaryError {
   }
 }
 
+/** Time to start, connect and list the tools by default: enough for a cold `npx -y` download. */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 60_000;
+
 export interface McpConnectionOptions {
-  /** Time limit to connect and initialize (default 10 000 ms). */
+  /** Time limit to connect and initialize, and to list the tools (default 60 000 ms). */
   connectTimeoutMs?: number;
   /** Time limit of one request (default 600 000 ms: the caller's own limit and signal govern). */
   requestTimeoutMs?: number;
@@ -109,7 +112,7 @@ export class McpConnection {
   private async open(): Promise<Client> {
     this.transportError = undefined;
     const client = new Client({ name: 'apiary', version: '0.1.0' }, { capabilities: {} });
-    const timeout = this.opts.connectTimeoutMs ?? 10_000;
+    const timeout = this.opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     try {
       await client.connect(this.makeTransport(), { timeout });
     } catch (error) {
@@ -140,7 +143,9 @@ export class McpConnection {
     let cursor: string | undefined;
     do {
       const page = await client
-        .listTools(cursor ? { cursor } : {}, { timeout: this.opts.connectTimeoutMs ?? 10_000 })
+        .listTools(cursor ? { cursor } : {}, {
+          timeout: this.opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+        })
         .catch((error: unknown) => {
           throw this.failure('tools/list', error);
         });

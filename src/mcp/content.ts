@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
@@ -75,52 +76,124 @@ const EXTENSIONS: Record<string, string> = {
   'image/webp': 'webp',
   'audio/wav': 'wav',
   'audio/mpeg': 'mp3',
+  'application/pdf': 'pdf',
 };
 
-export interface ImportedResultOptions {
-  /** Where inline images and audio are written (our image parts are files). */
-  outputDir: string;
-  /** Names the written files (unique per call). */
-  fileStem: string;
-}
+/** Folders of media files that are still to be deleted when the process exits. */
+const liveFolders = new Set<string>();
+let exitHookSet = false;
 
 /**
- * An imported server's tool result as an app result: its `structuredContent` when it has one (a
- * typed record), otherwise its content blocks as parts (text; images and audio written to files;
- * links and embedded resources as text naming their URI).
+ * Where an import writes the images, audio and binary resources its tools return (our image and
+ * file parts are files, never base64 in a text). Made on first use; `remove()` deletes it with
+ * everything in it, and the process deletes what is left at exit, so no file outlives the run.
  */
-export function toolResultToAppResult(result: CallToolResult, opts: ImportedResultOptions): AppCallResult {
-  const structured = result.structuredContent;
-  if (structured && typeof structured === 'object' && !Array.isArray(structured)) return structured;
-  const parts: ContentPart[] = [];
-  let n = 0;
-  const writeFile = (data: string, mimeType: string): string => {
-    mkdirSync(opts.outputDir, { recursive: true });
-    const path = join(opts.outputDir, `${opts.fileStem}-${n++}.${EXTENSIONS[mimeType] ?? 'bin'}`);
+export class MediaFolder {
+  private dir: string | undefined;
+  private count = 0;
+
+  /** `parent`: where the folder is made (default the OS temp dir). */
+  constructor(private readonly parent?: string) {}
+
+  /** Writes base64 data to a new file named after `stem` and returns its path. */
+  write(stem: string, data: string, mimeType: string): string {
+    if (!this.dir) {
+      const parent = this.parent ?? tmpdir();
+      mkdirSync(parent, { recursive: true });
+      this.dir = mkdtempSync(join(parent, 'apiary-mcp-'));
+      liveFolders.add(this.dir);
+      if (!exitHookSet) {
+        exitHookSet = true;
+        process.once('exit', () => {
+          for (const dir of liveFolders) rmSync(dir, { recursive: true, force: true });
+        });
+      }
+    }
+    const safeStem = stem.replace(/[^A-Za-z0-9_.-]/g, '_');
+    const path = join(this.dir, `${safeStem}-${++this.count}.${EXTENSIONS[mimeType] ?? 'bin'}`);
     writeFileSync(path, Buffer.from(data, 'base64'));
     return path;
-  };
-  for (const block of result.content ?? [])
+  }
+
+  /** The folder, once a file was written. */
+  get path(): string | undefined {
+    return this.dir;
+  }
+
+  remove(): void {
+    if (!this.dir) return;
+    rmSync(this.dir, { recursive: true, force: true });
+    liveFolders.delete(this.dir);
+    this.dir = undefined;
+  }
+}
+
+/** MCP content blocks as content parts: media as files, links and text resources as text. */
+function blocksToParts(blocks: readonly ContentBlock[], media: MediaFolder, stem: string): ContentPart[] {
+  const parts: ContentPart[] = [];
+  for (const block of blocks)
     switch (block.type) {
       case 'text':
         parts.push({ type: 'text', text: block.text });
         break;
       case 'image':
-        parts.push({ type: 'image', path: writeFile(block.data, block.mimeType), mediaType: block.mimeType });
+        parts.push({
+          type: 'image',
+          path: media.write(stem, block.data, block.mimeType),
+          mediaType: block.mimeType,
+        });
         break;
       case 'audio':
-        parts.push({ type: 'file', path: writeFile(block.data, block.mimeType), mediaType: block.mimeType });
+        parts.push({
+          type: 'file',
+          path: media.write(stem, block.data, block.mimeType),
+          mediaType: block.mimeType,
+        });
         break;
       case 'resource_link':
         parts.push({ type: 'text', text: `[${block.name}](${block.uri})` });
         break;
       case 'resource': {
         const r = block.resource;
-        parts.push({ type: 'text', text: 'text' in r ? r.text : `[resource](${r.uri})` });
+        if ('text' in r) parts.push({ type: 'text', text: r.text });
+        else {
+          const mediaType = r.mimeType ?? 'application/octet-stream';
+          const path = media.write(stem, r.blob, mediaType);
+          parts.push(
+            mediaType.startsWith('image/')
+              ? { type: 'image', path, mediaType }
+              : { type: 'file', path, mediaType },
+          );
+        }
         break;
       }
     }
-  return { content: parts };
+  return parts;
+}
+
+/**
+ * An imported server's tool result as an app result. Its `structuredContent` (a typed record) is
+ * the result when the content has nothing else to show; when it also has images, audio or
+ * resources, the result is content parts: the record as JSON, then every block (text; images and
+ * audio written to `media`; links as text naming their URI; text resources as text, binary ones
+ * as files).
+ */
+export function toolResultToAppResult(
+  result: CallToolResult,
+  media: MediaFolder,
+  stem: string,
+): AppCallResult {
+  const blocks = result.content ?? [];
+  const structured = result.structuredContent;
+  const hasStructured = structured !== null && typeof structured === 'object' && !Array.isArray(structured);
+  const onlyText = blocks.every((b) => b.type === 'text');
+  if (hasStructured && onlyText) return structured;
+  const parts = blocksToParts(blocks, media, stem);
+  return {
+    content: hasStructured
+      ? [{ type: 'json', value: structured }, ...parts.filter((p) => p.type !== 'text')]
+      : parts,
+  };
 }
 
 /** The text of a tool result's text blocks (an error's message). */

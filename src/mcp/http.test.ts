@@ -74,6 +74,18 @@ describe('MCP over Streamable HTTP', () => {
     expect(http.sessions()).toBe(0);
   });
 
+  it('takes the token in the URL query for clients without custom headers; a wrong one gets 401', async () => {
+    const client = await httpClient(`${http.url}?token=${TOKEN}`);
+    clients.push(client);
+    expect((await client.listTools()).tools).toHaveLength(33);
+    expect(http.sessions()).toBe(1);
+    const refused = await fetch(`${http.url}?token=wrong-token`, { method: 'POST' });
+    expect(refused.status).toBe(401);
+    const body = await refused.text();
+    expect(JSON.parse(body).error.message).toBe('missing or wrong bearer token (header or ?token=)');
+    expect(body).not.toContain('wrong-token');
+  });
+
   it('refuses a Host header that is not loopback (DNS rebinding)', async () => {
     const status = await new Promise<number | undefined>((resolve, reject) => {
       const req = request(

@@ -12,7 +12,10 @@ export interface McpHttpOptions {
   port: number;
   /** Interface to listen on (default 127.0.0.1: loopback only). */
   host?: string;
-  /** When set, every request needs `Authorization: Bearer <token>`. */
+  /**
+   * When set, every request needs `Authorization: Bearer <token>`, or, for clients that cannot set
+   * headers, the endpoint URL with `?token=<token>`.
+   */
   token?: string;
   /** Path of the MCP endpoint (default `/mcp`). */
   path?: string;
@@ -49,10 +52,19 @@ export interface McpHttpServer {
   close(): Promise<void>;
 }
 
-function sameToken(header: string | undefined, token: string): boolean {
-  const given = Buffer.from(header ?? '');
-  const want = Buffer.from(`Bearer ${token}`);
-  return given.length === want.length && timingSafeEqual(given, want);
+/** Compared in constant time, so the answer's timing says nothing about the token. */
+function sameSecret(given: string | null | undefined, want: string): boolean {
+  const a = Buffer.from(given ?? '');
+  const b = Buffer.from(want);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** The bearer header, or the `token` query parameter (clients without custom headers). */
+function authorized(req: IncomingMessage, url: URL, token: string): boolean {
+  return (
+    sameSecret(req.headers.authorization, `Bearer ${token}`) ||
+    sameSecret(url.searchParams.get('token'), token)
+  );
 }
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
@@ -162,10 +174,13 @@ export async function startMcpHttpServer(opts: McpHttpOptions): Promise<McpHttpS
       return jsonRpcError(res, 403, `host "${req.headers.host}" is not allowed`);
     if (!originAllowed(req.headers.origin))
       return jsonRpcError(res, 403, `origin "${req.headers.origin}" is not allowed`);
-    if (opts.token !== undefined && !sameToken(req.headers.authorization, opts.token))
-      return jsonRpcError(res, 401, 'missing or wrong bearer token', { 'www-authenticate': 'Bearer' });
-    if (new URL(req.url ?? '/', 'http://localhost').pathname !== path)
-      return jsonRpcError(res, 404, `the MCP endpoint is ${path}`);
+    // The URL may carry the token: it is read here and never written to a message or a log.
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (opts.token !== undefined && !authorized(req, url, opts.token))
+      return jsonRpcError(res, 401, 'missing or wrong bearer token (header or ?token=)', {
+        'www-authenticate': 'Bearer',
+      });
+    if (url.pathname !== path) return jsonRpcError(res, 404, `the MCP endpoint is ${path}`);
     const sid = req.headers['mcp-session-id'];
     if (typeof sid === 'string') {
       const session = sessions.get(sid);

@@ -49,7 +49,7 @@ describe('importing a misbehaving MCP server (stdio)', () => {
     expect(odd.problems).toHaveLength(1);
     expect(odd.problems[0]).toBeInstanceOf(InputInvalidError);
     expect(odd.problems[0]!.message).toBe(
-      'MCP server "odd": record bad_schema: field "target": "anyOf" schemas are not supported',
+      'MCP server "odd": record bad_schema: field "target": "allOf" schemas are not supported',
     );
   });
 

@@ -1,17 +1,31 @@
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { AppCallContext, AppCallResult, AppHandler } from '../apps/index.js';
 import type { Api, App, Catalog } from '../catalog/index.js';
 import { ApiaryError, InputInvalidError, NotFoundError } from '../shared/index.js';
-import { McpConnection, type McpConnectionOptions, McpServerError } from './connection.js';
-import { toolResultText, toolResultToAppResult } from './content.js';
+import {
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  McpConnection,
+  type McpConnectionOptions,
+  McpServerError,
+} from './connection.js';
+import { MediaFolder, toolResultText, toolResultToAppResult } from './content.js';
 import { jsonSchemaToParameters } from './json-schema-params.js';
-import { McpServerNameSchema, type McpServerSpec, type McpServersConfig } from './servers-config.js';
+import {
+  type AutoApprovePolicy,
+  McpServerNameSchema,
+  type McpServerSpec,
+  type McpServersConfig,
+} from './servers-config.js';
 
 export interface McpImportOptions extends McpConnectionOptions {
-  /** Where images and audio returned by imported tools are written (default: a folder in the OS temp dir). */
+  /**
+   * Where images, audio and binary resources returned by imported tools are written (default: a
+   * fresh folder in the OS temp dir). Either way the files are deleted when the import is closed.
+   */
   outputDir?: string;
+  /** Which tools run without approval when the server's entry does not say (default `read-only`). */
+  autoApprove?: AutoApprovePolicy;
 }
 
 /** One imported server: its app, its APIs, the tools it could not import, and its handler. */
@@ -23,39 +37,95 @@ export interface ImportedMcpServer {
   problems: InputInvalidError[];
   handler: AppHandler;
   connection: McpConnection;
+  /** Closes the connection and deletes the media files its results were written to. */
+  close(): Promise<void>;
 }
 
 /** The owner identity of an imported server's app: only its own handler may run its tools. */
 const mcpOwner = (server: string): string => `mcp:${server}`;
 
 /**
- * A tool changes state unless the server says it is read-only (MCP's default for
- * `destructiveHint` is true), so imported tools ask for approval unless marked `readOnlyHint`.
+ * Does the tool run without approval under the policy? A tool changes state unless the server
+ * says it is read-only, and a change destroys unless it says `destructiveHint: false` (MCP's
+ * defaults), so an unannotated tool always asks, except under `all`.
  */
-const isReadOnlyTool = (tool: Tool): boolean => tool.annotations?.readOnlyHint === true;
+function runsWithoutApproval(tool: Tool, policy: AutoApprovePolicy): boolean {
+  const readOnly = tool.annotations?.readOnlyHint === true;
+  switch (policy) {
+    case 'none':
+      return false;
+    case 'read-only':
+      return readOnly;
+    case 'non-destructive':
+      return readOnly || tool.annotations?.destructiveHint === false;
+    case 'all':
+      return true;
+  }
+}
 
-function apiOf(server: string, tool: Tool): Api {
+function apiOf(server: string, tool: Tool, policy: AutoApprovePolicy): Api {
   return {
     id: `${server}.${tool.name}`,
     app: server,
     name: tool.name,
     description: tool.description ?? tool.title ?? tool.annotations?.title ?? '',
-    transactional: !isReadOnlyTool(tool),
+    transactional: !runsWithoutApproval(tool, policy),
     parameters: jsonSchemaToParameters(tool.inputSchema, { server, tool: tool.name }),
     outputs: [],
   };
 }
 
-let callCount = 0;
+/** The error messages of the SDK's validator name the value `data`: call it by what it is. */
+const argumentsMessage = (ajvText: string): string =>
+  ajvText
+    .replace(/\bdata\/([^\s,]+)/g, (_, path: string) => `"${path.replaceAll('/', '.')}"`)
+    .replace(/\bdata\b/g, 'the arguments');
+
+/**
+ * Checks arguments against each tool's own input schema before they are sent (compiled on first
+ * use): what the catalog's parameter types cannot say (nested objects' required fields, patterns
+ * in lists, …) is still refused here, as `INPUT_INVALID`, which agents repair. A schema the
+ * validator cannot compile is left to the server.
+ */
+function argumentsChecker(server: string, tools: readonly Tool[]) {
+  const validator = new AjvJsonSchemaValidator();
+  const schemas = new Map(tools.map((t) => [t.name, t.inputSchema]));
+  const compiled = new Map<string, ((args: unknown) => string | undefined) | undefined>();
+  return (tool: string, args: Record<string, unknown>): void => {
+    if (!compiled.has(tool)) {
+      let check: ((args: unknown) => string | undefined) | undefined;
+      try {
+        const validate = validator.getValidator(
+          schemas.get(tool) as Parameters<typeof validator.getValidator>[0],
+        );
+        check = (value) => {
+          const result = validate(value);
+          return result.valid ? undefined : result.errorMessage;
+        };
+      } catch {
+        check = undefined;
+      }
+      compiled.set(tool, check);
+    }
+    const problem = compiled.get(tool)?.(args);
+    if (problem)
+      throw new ApiaryError(
+        'INPUT_INVALID',
+        `invalid arguments for ${server}.${tool} (its input schema): ${argumentsMessage(problem)}`,
+      );
+  };
+}
 
 /** Forwards calls of the server's app to the server, under the server's own owner identity. */
 function forwardingHandler(
   server: string,
   connection: McpConnection,
-  tools: Set<string>,
-  outputDir: string,
+  tools: readonly Tool[],
+  media: MediaFolder,
 ): AppHandler {
   const owner = mcpOwner(server);
+  const names = new Set(tools.map((t) => t.name));
+  const checkArguments = argumentsChecker(server, tools);
   return {
     appId: server,
     owner,
@@ -65,7 +135,8 @@ function forwardingHandler(
           'PERMISSION_DENIED',
           `${server}: call to "${api}" refused: caller "${ctx.caller}" is not the app's owner "${owner}"`,
         );
-      if (!tools.has(api)) throw new NotFoundError(`tool of MCP server ${server}`, api, [...tools]);
+      if (!names.has(api)) throw new NotFoundError(`tool of MCP server ${server}`, api, [...names]);
+      checkArguments(api, args);
       const result = await connection.callTool(api, args, ctx.signal);
       if (result.isError)
         throw new McpServerError(
@@ -73,7 +144,7 @@ function forwardingHandler(
           'tool-error',
           `${server}.${api} failed: ${toolResultText(result) || 'no message'}`,
         );
-      return toolResultToAppResult(result, { outputDir, fileStem: `${server}-${api}-${++callCount}` });
+      return toolResultToAppResult(result, media, `${server}-${api}`);
     },
   };
 }
@@ -94,7 +165,11 @@ export async function importMcpServer(
       { file: 'MCP servers', record: name, field: 'name' },
       checked.error.issues[0]!.message,
     );
-  const connection = new McpConnection(name, spec, opts);
+  const connection = new McpConnection(name, spec, {
+    ...opts,
+    connectTimeoutMs: spec.connectTimeoutMs ?? opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+  });
+  const policy = spec.autoApprove ?? opts.autoApprove ?? 'read-only';
   let tools: Tool[];
   try {
     tools = await connection.listTools();
@@ -103,10 +178,12 @@ export async function importMcpServer(
     throw error;
   }
   const apis: Api[] = [];
+  const imported: Tool[] = [];
   const problems: InputInvalidError[] = [];
   for (const tool of tools)
     try {
-      apis.push(apiOf(name, tool));
+      apis.push(apiOf(name, tool, policy));
+      imported.push(tool);
     } catch (error) {
       if (!(error instanceof InputInvalidError)) throw error;
       problems.push(error);
@@ -120,9 +197,17 @@ export async function importMcpServer(
     owner: mcpOwner(name),
     category: 'mcp',
   };
-  const outputDir = opts.outputDir ?? join(tmpdir(), `apiary-mcp-${process.pid}`);
-  const handler = forwardingHandler(name, connection, new Set(apis.map((a) => a.name)), outputDir);
-  return { name, app, apis, problems, handler, connection };
+  const media = new MediaFolder(opts.outputDir);
+  const handler = forwardingHandler(name, connection, imported, media);
+  return { name, app, apis, problems, handler, connection, close: () => closeImported(connection, media) };
+}
+
+async function closeImported(connection: McpConnection, media: MediaFolder): Promise<void> {
+  try {
+    await connection.close();
+  } finally {
+    media.remove();
+  }
 }
 
 /** Servers imported together as one catalog. */
@@ -165,7 +250,7 @@ export async function importMcpServers(
     handlers: servers.map((s) => s.handler),
     failures,
     close: async () => {
-      await Promise.allSettled(servers.map((s) => s.connection.close()));
+      await Promise.allSettled(servers.map((s) => s.close()));
     },
   };
 }

@@ -6,9 +6,15 @@
  */
 
 // One imported server's connection (reconnects after a crash) and its typed failures
-export { McpConnection, type McpConnectionOptions, type McpFailure, McpServerError } from './connection.js';
+export {
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  McpConnection,
+  type McpConnectionOptions,
+  type McpFailure,
+  McpServerError,
+} from './connection.js';
 // Content conversion between Apiary results and MCP tool results
-export { callErrorToToolResult, contentToToolResult, toolResultToAppResult } from './content.js';
+export { callErrorToToolResult, contentToToolResult, MediaFolder, toolResultToAppResult } from './content.js';
 // Serving over Streamable HTTP (sessions, optional bearer token)
 export { type McpHttpOptions, type McpHttpServer, startMcpHttpServer } from './http.js';
 // Importing servers' tools as catalog apps
@@ -29,6 +35,7 @@ export {
 } from './serve.js';
 // The desktop-client `mcpServers` config
 export {
+  type AutoApprovePolicy,
   type McpServerSpec,
   type McpServersConfig,
   readMcpServersConfig,

@@ -84,18 +84,147 @@ describe('jsonSchemaToParameters', () => {
     return 'no error';
   };
 
+  it('converts unions: type lists, anyOf and oneOf (null branches make the value optional)', () => {
+    const params = jsonSchemaToParameters(
+      {
+        type: 'object',
+        properties: {
+          // @modelcontextprotocol/server-sequential-thinking's parameter
+          isRevision: { type: ['boolean', 'string'], description: 'revises earlier thinking' },
+          target: { anyOf: [{ type: 'string', minLength: 1 }, { type: 'number' }, { type: 'null' }] },
+          mode: { oneOf: [{ const: 'fast' }, { enum: ['slow', 'fast'] }] },
+          limit: { anyOf: [{ type: 'integer' }, { type: 'null' }], minimum: 1 },
+        },
+        required: ['isRevision'],
+      },
+      src,
+    );
+    expect(params).toEqual([
+      {
+        name: 'isRevision',
+        type: {
+          kind: 'union',
+          types: [
+            { kind: 'primitive', name: 'boolean' },
+            { kind: 'primitive', name: 'string' },
+          ],
+        },
+        required: true,
+        description: 'revises earlier thinking',
+      },
+      {
+        name: 'target',
+        type: {
+          kind: 'union',
+          types: [
+            { kind: 'primitive', name: 'string', constraints: { minLength: 1 } },
+            { kind: 'primitive', name: 'number' },
+          ],
+        },
+        required: false,
+      },
+      {
+        name: 'mode',
+        type: { kind: 'enum', values: [{ value: 'fast' }, { value: 'slow' }] },
+        required: false,
+      },
+      {
+        name: 'limit',
+        type: { kind: 'primitive', name: 'integer', constraints: { minimum: 1 } },
+        required: false,
+      },
+    ]);
+  });
+
+  it('resolves local $refs (pydantic and zod-to-json-schema $defs); a recursive one stops as an entity', () => {
+    const params = jsonSchemaToParameters(
+      {
+        type: 'object',
+        $defs: {
+          Level: { enum: ['low', 'high'] },
+          Node: {
+            type: 'object',
+            properties: {
+              name: { type: 'string' },
+              children: { type: 'array', items: { $ref: '#/$defs/Node' } },
+            },
+            required: ['name'],
+          },
+        },
+        properties: {
+          level: { $ref: '#/$defs/Level', description: 'how much' },
+          tree: { anyOf: [{ $ref: '#/$defs/Node' }, { type: 'null' }] },
+        },
+      },
+      src,
+    );
+    expect(params).toEqual([
+      {
+        name: 'level',
+        type: { kind: 'enum', values: [{ value: 'low' }, { value: 'high' }] },
+        required: false,
+        description: 'how much',
+      },
+      {
+        name: 'tree',
+        type: {
+          kind: 'entity',
+          name: 'Node',
+          fields: [
+            { name: 'name', type: { kind: 'primitive', name: 'string' }, required: true },
+            {
+              name: 'children',
+              type: { kind: 'array', items: { kind: 'entity', name: 'Node' } },
+              required: false,
+            },
+          ],
+        },
+        required: false,
+      },
+    ]);
+  });
+
+  it('keeps number bounds (draft-04 boolean exclusives too) and string lengths and patterns', () => {
+    const params = jsonSchemaToParameters(
+      {
+        type: 'object',
+        properties: {
+          n: { type: 'integer', minimum: 1, maximum: 10 },
+          x: { type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 1 },
+          old: { type: 'number', minimum: 0, exclusiveMinimum: true },
+          code: { type: 'string', minLength: 2, maxLength: 3, pattern: '^[A-Z]+$' },
+          day: { type: 'string', format: 'date', pattern: '^2019' },
+        },
+      },
+      src,
+    );
+    expect(params.map((p) => p.type)).toEqual([
+      { kind: 'primitive', name: 'integer', constraints: { minimum: 1, maximum: 10 } },
+      { kind: 'primitive', name: 'number', constraints: { exclusiveMinimum: 0, exclusiveMaximum: 1 } },
+      { kind: 'primitive', name: 'number', constraints: { exclusiveMinimum: 0 } },
+      { kind: 'primitive', name: 'string', constraints: { minLength: 2, maxLength: 3, pattern: '^[A-Z]+$' } },
+      { kind: 'primitive', name: 'date', constraints: { pattern: '^2019' } },
+    ]);
+  });
+
   it('unsupported schemas name the server, the tool and the field', () => {
-    expect(problem({ type: 'object', properties: { a: { oneOf: [{ type: 'string' }] } } })).toBe(
-      'MCP server "srv": record tool1: field "a": "oneOf" schemas are not supported',
+    expect(problem({ type: 'object', properties: { a: { allOf: [{ type: 'string' }] } } })).toBe(
+      'MCP server "srv": record tool1: field "a": "allOf" schemas are not supported',
+    );
+    expect(problem({ type: 'object', properties: { a: { oneOf: [] } } })).toBe(
+      'MCP server "srv": record tool1: field "a": "oneOf" must be a non-empty list',
     );
     expect(
       problem({
         type: 'object',
         properties: { a: { type: 'object', properties: { b: { type: 'array', items: { $ref: '#/x' } } } } },
       }),
-    ).toBe('MCP server "srv": record tool1: field "a.b[]": "$ref" schemas are not supported');
-    expect(problem({ type: 'object', properties: { a: { type: ['string', 'number'] } } })).toBe(
-      'MCP server "srv": record tool1: field "a": a union of types (string, number) is not supported',
+    ).toBe('MCP server "srv": record tool1: field "a.b[]": "$ref" "#/x" points at nothing in the schema');
+    expect(problem({ type: 'object', properties: { a: { $ref: 'https://example.org/s.json' } } })).toBe(
+      'MCP server "srv": record tool1: field "a": only "$ref"s inside the tool\'s schema (#/…) are supported, got "https://example.org/s.json"',
+    );
+    expect(problem({ type: 'object', properties: { a: { type: [] } } })).toBe(
+      'MCP server "srv": record tool1: field "a": "type" must be a string or a non-empty list of strings, got []',
     );
     expect(problem({ type: 'object', properties: { a: { enum: [1, 2] } } })).toBe(
       'MCP server "srv": record tool1: field "a": only enums of strings are supported',

@@ -139,8 +139,37 @@ describe('MCP server over the simulated apps (in memory)', () => {
       'Restaurants.reserverestaurant',
       'Restaurants.findrestaurants',
     ]);
-    const result = await client.callTool({ name: 'Rents.getcarsavailable', arguments: {} });
-    expect(text(result)).toBe('UNKNOWN_API: no tool "Rents.getcarsavailable"');
+    // The MCP spec lists an unknown tool as a protocol error (-32602), not a tool result.
+    await expect(client.callTool({ name: 'Rents.getcarsavailable', arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      message: 'MCP error -32602: Unknown tool: "Rents.getcarsavailable"',
+    });
+  });
+
+  it('refuses a pagination cursor it never handed out (-32602)', async () => {
+    const client = await connectInMemory(serveOpts());
+    expect((await client.listTools()).nextCursor).toBeUndefined();
+    await expect(client.listTools({ cursor: 'bogus' })).rejects.toMatchObject({
+      code: -32602,
+      message: 'MCP error -32602: invalid cursor "bogus": this server lists every tool on one page',
+    });
+  });
+
+  it('checks JSON types strictly: a number for a string parameter is refused, nothing runs', async () => {
+    const client = await connectInMemory(serveOpts());
+    const result = await client.callTool({
+      name: 'Restaurants.findrestaurants',
+      arguments: { category: 'Thai', location: 12, price_range: null },
+    });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toBe(
+      'INPUT_INVALID: invalid arguments for Restaurants.findrestaurants: "location": a number where the schema says string',
+    );
+    const typed = await client.callTool({
+      name: 'Restaurants.findrestaurants',
+      arguments: { category: 'Thai', location: 'Springfield' },
+    });
+    expect(typed.isError).toBeUndefined();
   });
 });
 

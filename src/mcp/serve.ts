@@ -3,6 +3,7 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  ErrorCode,
   ListToolsRequestSchema,
   type ServerNotification,
   type ServerRequest,
@@ -26,6 +27,7 @@ import {
 } from '../exec/index.js';
 import { buildRetriever, catalogCorpus, type Retriever } from '../retrieval/index.js';
 import { callErrorToToolResult, contentToToolResult } from './content.js';
+import { strictArgumentProblem } from './strict-arguments.js';
 
 export type McpServeMode = 'tools' | 'search';
 
@@ -146,6 +148,7 @@ function prepareOffer(opts: McpServeOptions): Offer {
     callable,
     byToolName,
     tools,
+
     retriever: () => {
       retriever ??= opts.retriever
         ? Promise.resolve(opts.retriever)
@@ -229,6 +232,21 @@ function argsObject(value: unknown): Record<string, unknown> | undefined {
     : undefined;
 }
 
+/**
+ * The MCP spec lists an unknown tool as a protocol error (`-32602`, invalid params), not a tool
+ * result: the client asked for something the server never offered.
+ */
+const unknownTool = (name: string, offers = ''): Error =>
+  invalidParams(`Unknown tool: ${JSON.stringify(name)}${offers}`);
+
+/**
+ * A JSON-RPC "invalid params" error. Not the SDK's `McpError`, whose message already starts with
+ * "MCP error -32602:", which the client would then prefix a second time.
+ */
+function invalidParams(message: string): Error {
+  return Object.assign(new Error(message), { code: ErrorCode.InvalidParams });
+}
+
 const invalid = (message: string): CallToolResult =>
   callErrorToToolResult({ code: 'INPUT_INVALID', message });
 
@@ -251,6 +269,9 @@ export function mcpServerFactory(opts: McpServeOptions): () => Server {
       args: Record<string, unknown>,
       extra: Extra,
     ): Promise<CallToolResult> => {
+      // JSON types as the schema says (dispatchCall alone would take 5 for a string parameter).
+      const problem = strictArgumentProblem(api, args);
+      if (problem) return invalid(problem);
       const call: CallRequest = { app: api.app, api: api.name, args };
       const stop = progressReporter(extra, api.id, progressMs);
       let outcome: CallOutcome;
@@ -270,13 +291,20 @@ export function mcpServerFactory(opts: McpServeOptions): () => Server {
       return outcome.ok ? contentToToolResult(outcome.content) : callErrorToToolResult(outcome.error);
     };
 
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: offer.tools }));
+    server.setRequestHandler(ListToolsRequestSchema, (request) => {
+      // One page holds every tool, so this server never hands out a cursor: any cursor is invalid.
+      if (request.params?.cursor !== undefined)
+        throw invalidParams(
+          `invalid cursor ${JSON.stringify(request.params.cursor)}: this server lists every tool on one page`,
+        );
+      return { tools: offer.tools };
+    });
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const { name } = request.params;
       const args = request.params.arguments ?? {};
       if ((opts.mode ?? 'tools') === 'tools') {
         const api = offer.byToolName.get(name);
-        if (!api) return callErrorToToolResult({ code: 'UNKNOWN_API', message: `no tool "${name}"` });
+        if (!api) throw unknownTool(name);
         return dispatch(api, args, extra);
       }
       if (name === SEARCH_TOOL) return searchApis(offer, opts, args);
@@ -306,10 +334,7 @@ export function mcpServerFactory(opts: McpServeOptions): () => Server {
         }
         return dispatch(api, callArgs, extra);
       }
-      return callErrorToToolResult({
-        code: 'UNKNOWN_API',
-        message: `no tool "${name}" (this server offers ${SEARCH_TOOL} and ${CALL_TOOL})`,
-      });
+      throw unknownTool(name, ` (this server offers ${SEARCH_TOOL} and ${CALL_TOOL})`);
     });
     return server;
   };
@@ -322,8 +347,9 @@ async function searchApis(
 ): Promise<CallToolResult> {
   if (typeof args.query !== 'string' || !args.query.trim())
     return invalid('search_apis needs a non-empty "query"');
-  const limit = args.limit === undefined ? 10 : Number(args.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 50)
+  // Strict JSON types, as the schema says: "5" is not an integer.
+  const limit = args.limit === undefined ? 10 : args.limit;
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > 50)
     return invalid(`search_apis: "limit" must be an integer from 1 to 50, got ${JSON.stringify(args.limit)}`);
   const retriever = await offer.retriever();
   const apis = opts.catalog.apis;

@@ -6,6 +6,8 @@ import {
   indexCatalog,
   missingRequiredParameters,
   type ParamType,
+  type PrimitiveTypeName,
+  type ValueConstraints,
 } from '../catalog/index.js';
 import { findCycle } from './graph.js';
 import type { ArgValue, Plan, Step } from './schema.js';
@@ -35,42 +37,85 @@ export interface PlanIssue {
 export function literalFits(value: string | number | boolean | null, type: ParamType): boolean {
   if (value === null) return true;
   switch (type.kind) {
+    case 'union':
+      return type.types.some((t) => literalFits(value, t));
     case 'enum':
       return type.values.some((v) => v.value === String(value));
     case 'array':
     case 'entity':
       return true;
-    case 'primitive': {
-      const s = String(value);
-      switch (type.name) {
-        case 'integer':
-          return typeof value === 'number' ? Number.isInteger(value) : /^-?\d+$/.test(s);
-        case 'number':
-          return (
-            typeof value === 'number' ||
-            (typeof value === 'string' && s.trim() !== '' && Number.isFinite(Number(s)))
-          );
-        case 'boolean':
-          return typeof value === 'boolean' || /^(true|false)$/i.test(s);
-        case 'date':
-          return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(s) && !Number.isNaN(Date.parse(s));
-        case 'time':
-          return typeof value === 'string' && /^([01]?\d|2[0-3]):[0-5]\d(:[0-5]\d)?$/.test(s);
-        case 'string':
-          return typeof value !== 'boolean';
-        default:
-          return true;
-      }
-    }
+    case 'primitive':
+      return primitiveFits(value, type.name) && withinConstraints(value, type.constraints);
+  }
+}
+
+/** Numeric bounds for numbers (and numeric strings), length and pattern for strings. */
+function withinConstraints(value: string | number | boolean, c: ValueConstraints | undefined): boolean {
+  if (!c || typeof value === 'boolean') return true;
+  const n = Number(value);
+  if (typeof value === 'number' || (value.trim() !== '' && Number.isFinite(n))) {
+    if (c.minimum !== undefined && n < c.minimum) return false;
+    if (c.maximum !== undefined && n > c.maximum) return false;
+    if (c.exclusiveMinimum !== undefined && n <= c.exclusiveMinimum) return false;
+    if (c.exclusiveMaximum !== undefined && n >= c.exclusiveMaximum) return false;
+  }
+  if (typeof value === 'string') {
+    // JSON Schema counts code points, not UTF-16 units.
+    const length = [...value].length;
+    if (c.minLength !== undefined && length < c.minLength) return false;
+    if (c.maxLength !== undefined && length > c.maxLength) return false;
+    if (c.pattern !== undefined && !patternMatches(c.pattern, value)) return false;
+  }
+  return true;
+}
+
+/** A pattern that is not a valid ECMAScript regular expression constrains nothing. */
+function patternMatches(pattern: string, value: string): boolean {
+  try {
+    return new RegExp(pattern, 'u').test(value);
+  } catch {
+    return true;
+  }
+}
+
+function primitiveFits(value: string | number | boolean, name: PrimitiveTypeName): boolean {
+  const s = String(value);
+  switch (name) {
+    case 'integer':
+      return typeof value === 'number' ? Number.isInteger(value) : /^-?\d+$/.test(s);
+    case 'number':
+      return (
+        typeof value === 'number' ||
+        (typeof value === 'string' && s.trim() !== '' && Number.isFinite(Number(s)))
+      );
+    case 'boolean':
+      return typeof value === 'boolean' || /^(true|false)$/i.test(s);
+    case 'date':
+      return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(s) && !Number.isNaN(Date.parse(s));
+    case 'time':
+      return typeof value === 'string' && /^([01]?\d|2[0-3]):[0-5]\d(:[0-5]\d)?$/.test(s);
+    case 'string':
+      return typeof value !== 'boolean';
+    default:
+      return true;
   }
 }
 
 /** How a type is named in messages: `integer`, `one of 'a', 'b'`, `array`, or the entity name. */
 export function typeLabel(type: ParamType): string {
-  if (type.kind === 'primitive') return type.name;
+  if (type.kind === 'primitive')
+    return type.constraints ? `${type.name} ${constraintsLabel(type.constraints)}` : type.name;
+  if (type.kind === 'union') return type.types.map(typeLabel).join(' or ');
   if (type.kind === 'enum') return `one of ${type.values.map((v) => `'${v.value}'`).join(', ')}`;
   if (type.kind === 'array') return 'array';
   return type.name;
+}
+
+/** `(minimum 1, pattern ^a)`: the bounds a value must keep, as JSON Schema names them. */
+function constraintsLabel(c: ValueConstraints): string {
+  return `(${Object.entries(c)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ')})`;
 }
 
 /** Two primitive types that cannot carry each other's values (strings take anything). */

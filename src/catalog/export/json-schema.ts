@@ -20,7 +20,9 @@ const PRIMITIVE_SCHEMAS: Record<string, JsonSchema> = {
 function paramTypeToJsonSchema(type: ParamType): JsonSchema {
   switch (type.kind) {
     case 'primitive':
-      return { ...PRIMITIVE_SCHEMAS[type.name] };
+      return { ...PRIMITIVE_SCHEMAS[type.name], ...type.constraints };
+    case 'union':
+      return { anyOf: type.types.map(paramTypeToJsonSchema) };
     case 'enum':
       // Sources repeat values (ShortcutsBench's podcast properties list "Store URL" twice); OpenAI refuses repeats.
       return { type: 'string', enum: [...new Set(type.values.map((v) => v.value))] };

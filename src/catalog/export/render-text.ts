@@ -29,6 +29,8 @@ function renderType(type: ParamType): string {
             .join('|')}|…`;
     case 'array':
       return `${renderType(type.items)}[]`;
+    case 'union':
+      return `(${type.types.map(renderType).join(' or ')})`;
     case 'entity':
       return type.name;
   }

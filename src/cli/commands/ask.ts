@@ -29,13 +29,20 @@ import { parseChoice, parseInteger, parseNumber } from '../options.js';
 import { EXIT, printJson, terminalText } from '../output.js';
 import { cliPlugins } from '../program.js';
 import { INDEXED_KINDS, openCliIndex, retrieverModelLoaders } from '../retrieval-index.js';
-import { allowDirHelp, collectOption, executableCatalog, executableCatalogs } from './mcp.js';
+import {
+  allowDirHelp,
+  CONNECT_TIMEOUT_HELP,
+  collectOption,
+  executableCatalog,
+  executableCatalogs,
+} from './mcp.js';
 
 interface AskFlags {
   catalog: string;
   data?: string;
   db?: string;
   servers?: string;
+  connectTimeoutMs?: string;
   topK: string;
   maxSteps: string;
   approve?: string;
@@ -107,6 +114,7 @@ export function registerAskCommand(program: Command): void {
       '--servers <config.json>',
       'act through the tools of MCP servers ({"mcpServers": …}) instead of the simulated apps',
     )
+    .option('--connect-timeout-ms <ms>', CONNECT_TIMEOUT_HELP)
     .option('--retriever <kind>', `API retriever (${RETRIEVER_KINDS.join(' | ')})`, 'bm25')
     .option(
       '--retriever-model <file>',

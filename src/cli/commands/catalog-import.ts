@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { Catalog } from '../../catalog/index.js';
 import type { McpServerSpec } from '../../mcp/index.js';
 import { ApiaryError } from '../../shared/index.js';
-import { writeOutputFile } from '../options.js';
+import { parseInteger, writeOutputFile } from '../options.js';
 import { printJson, terminalText } from '../output.js';
 
 interface ImportFlags {
@@ -11,6 +11,7 @@ interface ImportFlags {
   out?: string;
   header?: string[];
   json?: boolean;
+  connectTimeoutMs?: string;
 }
 
 /** `apiary catalog import mcp -- <command …>` or `--url URL`: a server's tools as a catalog. */
@@ -26,6 +27,10 @@ export function registerCatalogImportCommands(catalog: Command): void {
     .option('--name <name>', 'server name: the app id of its tools', 'server')
     .option('--out <file>', 'write the catalog JSON (Apiary format) here')
     .option('--json', 'print the catalog JSON')
+    .option(
+      '--connect-timeout-ms <ms>',
+      'time to start, connect and list the tools, in ms (default 60000, enough for a cold `npx -y`)',
+    )
     .action(async (command: string[], flags: ImportFlags) => {
       if (flags.url && command.length)
         throw new ApiaryError('USAGE', 'pass a command after -- or --url URL, not both');
@@ -39,7 +44,13 @@ export function registerCatalogImportCommands(catalog: Command): void {
         : { command: command[0]!, args: command.slice(1) };
       // the MCP SDK only when a server is imported (it adds ~0.2 s to every command that loads it)
       const { importMcpServer } = await import('../../mcp/index.js');
-      const server = await importMcpServer(flags.name, spec);
+      const server = await importMcpServer(
+        flags.name,
+        spec,
+        flags.connectTimeoutMs === undefined
+          ? {}
+          : { connectTimeoutMs: parseInteger('--connect-timeout-ms', flags.connectTimeoutMs, { min: 1 }) },
+      );
       try {
         const imported: Catalog = { name: `mcp-${flags.name}`, apps: [server.app], apis: server.apis };
         for (const p of server.problems)

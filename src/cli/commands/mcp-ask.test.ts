@@ -11,6 +11,38 @@ const dir = mkdtempSync(join(tmpdir(), 'apiary-mcp-ask-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('apiary ask --servers', () => {
+  it('--connect-timeout-ms bounds the wait for a server that never answers', async () => {
+    const config = join(dir, 'mute.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: { mute: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] } },
+      }),
+    );
+    const t0 = Date.now();
+    const { code, stderr } = await runCliInProcess(
+      [
+        'ask',
+        'anything',
+        '--servers',
+        config,
+        '--connect-timeout-ms',
+        '300',
+        '--base-url',
+        'http://127.0.0.1:9/v1',
+        '--model',
+        'none',
+      ],
+      { home: dir },
+    );
+    expect(code).not.toBe(0);
+    expect(stderr).toMatch(
+      /warning: MCP server "mute" not imported: MCP server "mute" \(.*\) could not be reached: MCP error -32001: Request timed out/,
+    );
+    expect(stderr).toContain(`no MCP server of ${config} could be imported`);
+    expect(Date.now() - t0).toBeLessThan(5000);
+  });
+
   it('retrieves imported MCP tools and calls them through dispatchCall (approvals apply)', async () => {
     const config = join(dir, 'servers.json');
     writeFileSync(

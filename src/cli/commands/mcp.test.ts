@@ -193,11 +193,31 @@ describe('apiary catalog import mcp', () => {
       'odd.write_note\ttransactional\t1 params',
     ]);
     expect(stderr).toMatch(
-      /warning: tool left out: MCP server "odd": record bad_schema: field "target": "anyOf" schemas are not supported/,
+      /warning: tool left out: MCP server "odd": record bad_schema: field "target": "allOf" schemas are not supported/,
     );
     // The written file is a catalog in Apiary's format.
     const written = loadCatalog(out);
     expect([written.name, written.apps.length, written.apis.length]).toEqual(['mcp-odd', 1, 7]);
+  });
+
+  it('--connect-timeout-ms bounds the wait for a server that never answers', async () => {
+    const { code, stderr } = await runCli([
+      'catalog',
+      'import',
+      'mcp',
+      '--name',
+      'mute',
+      '--connect-timeout-ms',
+      '300',
+      '--',
+      process.execPath,
+      '-e',
+      'setInterval(() => {}, 1000)',
+    ]);
+    expect(code).not.toBe(0);
+    expect(stderr).toMatch(
+      /MCP server "mute" \(.*\) could not be reached: MCP error -32001: Request timed out/,
+    );
   });
 });
 

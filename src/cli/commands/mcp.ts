@@ -59,6 +59,10 @@ function parseAllowDirs(dirs: readonly string[] | undefined): string[] {
   });
 }
 
+/** `--connect-timeout-ms`, shared by the commands that take `--servers`. */
+export const CONNECT_TIMEOUT_HELP =
+  'with --servers: time to start, connect and list each MCP server, in ms (default 60000, enough for a cold `npx -y`; a server\'s "connectTimeoutMs" in the config wins)';
+
 /** Repeatable string options of commander (`--allow-dir a --allow-dir b`). */
 export const collectOption = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -77,6 +81,8 @@ export async function executableCatalog(flags: {
   db?: string;
   servers?: string;
   allowDir?: string[];
+  /** `--connect-timeout-ms`: time to start and list each imported server (a servers.json entry's own field wins). */
+  connectTimeoutMs?: string;
 }): Promise<ExecutableCatalog> {
   const plugins = cliPlugins();
   const sets = toolsets(plugins);
@@ -89,7 +95,12 @@ export async function executableCatalog(flags: {
   if (flags.servers) {
     const { importMcpServers, readMcpServersConfig } = await loadMcp();
     const config = readMcpServersConfig(parseExistingFile('--servers', flags.servers));
-    const imported = await importMcpServers(config);
+    const imported = await importMcpServers(
+      config,
+      flags.connectTimeoutMs === undefined
+        ? {}
+        : { connectTimeoutMs: parseInteger('--connect-timeout-ms', flags.connectTimeoutMs, { min: 1 }) },
+    );
     warnImport(imported);
     if (!imported.servers.length)
       throw new ApiaryError('NETWORK', `no MCP server of ${flags.servers} could be imported`);
@@ -151,6 +162,7 @@ interface ServeFlags {
   allowOrigin?: string[];
   maxSessions: string;
   sessionIdle: string;
+  connectTimeoutMs?: string;
 }
 
 const SERVE_APPROVALS = ['elicit', 'auto', 'deny'] as const;
@@ -261,6 +273,7 @@ export function registerMcpCommands(program: Command): void {
       '--servers <config.json>',
       'import the MCP servers of a {"mcpServers": …} config and serve them as one',
     )
+    .option('--connect-timeout-ms <ms>', CONNECT_TIMEOUT_HELP)
     .option('--stdio', 'speak MCP on stdin/stdout (the default)')
     .option('--http <port>', 'serve Streamable HTTP on this port (0: any free port) at /mcp')
     .option('--host <host>', 'interface for --http', '127.0.0.1')
@@ -290,7 +303,7 @@ export function registerMcpCommands(program: Command): void {
     )
     .option(
       '--token-env <name>',
-      'with --http: require "Authorization: Bearer $NAME" when that variable is set',
+      'with --http: require "Authorization: Bearer $NAME" (or ?token=$NAME in the URL) when that variable is set',
       'APIARY_MCP_TOKEN',
     )
     .action(serve);

@@ -33,10 +33,10 @@ const tools = [
   },
   {
     name: 'bad_schema',
-    description: 'A schema with anyOf',
+    description: 'A schema with allOf',
     inputSchema: {
       type: 'object',
-      properties: { target: { anyOf: [{ type: 'string' }, { type: 'number' }] } },
+      properties: { target: { allOf: [{ type: 'string' }, { minLength: 2 }] } },
     },
   },
   { name: 'picture', description: 'Return a tiny PNG', inputSchema: { type: 'object' }, annotations: readOnly },
