@@ -137,12 +137,13 @@ if (!ok) process.exitCode = 1;
 
 // ---- side by side with the AI SDK loop ----
 
+// a plain object (not `as const`: the AI SDK's JSON Schema type wants a mutable `required`)
 const KEY_SCHEMA = {
-  type: 'object',
-  properties: { key: { type: 'string' } },
+  type: 'object' as const,
+  properties: { key: { type: 'string' as const } },
   required: ['key'],
   additionalProperties: false,
-} as const;
+};
 type MockAnswer = Awaited<ReturnType<MockLanguageModelV3['doGenerate']>>;
 const mockUsage = {
   inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },

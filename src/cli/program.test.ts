@@ -75,29 +75,32 @@ function modulesLoadedBy(args: string[]): string[] {
   }
 }
 
+/** What every command line loads of the benchmarks: their manifests, the small catalog loaders and eval flags they declare. */
+const PLUGIN_MANIFEST_MODULES = [
+  'src/benchmarks/appbench/catalog.ts',
+  'src/benchmarks/appbench/categories.ts',
+  'src/benchmarks/appbench/eval-flags.ts',
+  'src/benchmarks/appbench/plugin.ts',
+  'src/benchmarks/appbench/sgd-catalog.ts',
+  'src/benchmarks/appbench/sgd-versions.ts',
+  'src/benchmarks/builtin.ts',
+  'src/benchmarks/gta/catalog.ts',
+  'src/benchmarks/gta/eval-flags.ts',
+  'src/benchmarks/gta/plugin.ts',
+  'src/benchmarks/shortcutsbench/catalog.ts',
+  'src/benchmarks/shortcutsbench/eval-flags.ts',
+  'src/benchmarks/shortcutsbench/plugin.ts',
+  'src/benchmarks/toolbench/catalog.ts',
+  'src/benchmarks/toolbench/plugin.ts',
+];
+
 describe('apiary starts light', () => {
   it('--help loads the CLI shell, shared, the plugin manifests (their catalog loaders and eval flags) and the catalog domain: no command file, no other domain', () => {
     const loaded = [...new Set(modulesLoadedBy(['--help']))];
     const domains = new Set(loaded.filter((m) => m.startsWith('src/')).map((m) => m.split('/')[1]));
     // catalog sources are registered with the manifests so that `loadCatalog` stays synchronous
     expect([...domains].sort()).toEqual(['benchmarks', 'catalog', 'cli', 'plugins', 'shared']);
-    expect(loaded.filter((m) => m.startsWith('src/benchmarks/')).sort()).toEqual([
-      'src/benchmarks/appbench/catalog.ts',
-      'src/benchmarks/appbench/categories.ts',
-      'src/benchmarks/appbench/eval-flags.ts',
-      'src/benchmarks/appbench/plugin.ts',
-      'src/benchmarks/appbench/sgd-catalog.ts',
-      'src/benchmarks/appbench/sgd-versions.ts',
-      'src/benchmarks/builtin.ts',
-      'src/benchmarks/gta/catalog.ts',
-      'src/benchmarks/gta/eval-flags.ts',
-      'src/benchmarks/gta/plugin.ts',
-      'src/benchmarks/shortcutsbench/catalog.ts',
-      'src/benchmarks/shortcutsbench/eval-flags.ts',
-      'src/benchmarks/shortcutsbench/plugin.ts',
-      'src/benchmarks/toolbench/catalog.ts',
-      'src/benchmarks/toolbench/plugin.ts',
-    ]);
+    expect(loaded.filter((m) => m.startsWith('src/benchmarks/')).sort()).toEqual(PLUGIN_MANIFEST_MODULES);
     expect(loaded.filter((m) => m.startsWith('src/cli/')).sort()).toEqual([
       'src/cli/command-list.ts',
       'src/cli/commands/tool-flags.ts',
@@ -114,24 +117,9 @@ describe('apiary starts light', () => {
     const loaded = new Set(modulesLoadedBy(['catalog', 'list']));
     const domains = new Set([...loaded].filter((m) => m.startsWith('src/')).map((m) => m.split('/')[1]));
     expect([...domains].sort()).toEqual(['benchmarks', 'catalog', 'cli', 'plugins', 'shared']);
-    // of the benchmarks, only their manifests, the small catalog loaders and eval flags they declare
-    expect([...loaded].filter((m) => m.startsWith('src/benchmarks/')).sort()).toEqual([
-      'src/benchmarks/appbench/catalog.ts',
-      'src/benchmarks/appbench/categories.ts',
-      'src/benchmarks/appbench/eval-flags.ts',
-      'src/benchmarks/appbench/plugin.ts',
-      'src/benchmarks/appbench/sgd-catalog.ts',
-      'src/benchmarks/appbench/sgd-versions.ts',
-      'src/benchmarks/builtin.ts',
-      'src/benchmarks/gta/catalog.ts',
-      'src/benchmarks/gta/eval-flags.ts',
-      'src/benchmarks/gta/plugin.ts',
-      'src/benchmarks/shortcutsbench/catalog.ts',
-      'src/benchmarks/shortcutsbench/eval-flags.ts',
-      'src/benchmarks/shortcutsbench/plugin.ts',
-      'src/benchmarks/toolbench/catalog.ts',
-      'src/benchmarks/toolbench/plugin.ts',
-    ]);
+    expect([...loaded].filter((m) => m.startsWith('src/benchmarks/')).sort()).toEqual(
+      PLUGIN_MANIFEST_MODULES,
+    );
     for (const heavy of [
       'vega',
       'hono',
