@@ -102,6 +102,23 @@ describe('to-plan on the shapes of real shortcut files', () => {
     }
   });
 
+  it('(5) Workflow 1.7 blocks whose first marker has no mode are blocks, not unconditional steps', () => {
+    const { plan, gaps } = planOf('workflow-1.7');
+    expect(printPlanText(plan)).toBe(
+      lines(`${B}: [Battery_Level = ${B}.getbatterylevel()]`, `${B}: [${B}.showresult(#Text=Battery_Level)]`),
+    );
+    expect(gaps.map((g) => [g.index, g.reason])).toEqual([
+      [1, 'control flow (If (no mode)) has no plan equivalent'],
+      [2, 'inside an If, Menu or Repeat block (a plan has no control flow)'],
+      [3, 'control flow (Otherwise) has no plan equivalent'],
+      [4, 'inside an If, Menu or Repeat block (a plan has no control flow)'],
+      [5, 'control flow (End If) has no plan equivalent'],
+      [6, 'control flow (Repeat (no mode)) has no plan equivalent'],
+      [7, 'inside an If, Menu or Repeat block (a plan has no control flow)'],
+      [8, 'control flow (End Repeat) has no plan equivalent'],
+    ]);
+  });
+
   it('(6) every fixture plan validates against --catalog shortcuts', () => {
     const files = [
       ...readdirSync(SHAPES)

@@ -10,8 +10,9 @@ import {
   system,
 } from '../../plan/index.js';
 import { CONTROL_FLOW_IDS } from './actions.js';
-import { isJsonObject, isLosslessNumber, type Json, type JsonObject } from './json-value.js';
+import { isJsonObject, isLosslessNumber, type Json, type JsonObject, LosslessNumber } from './json-value.js';
 import { actionParts } from './length.js';
+import { pyEquals } from './python-values.js';
 import { APP_NOISE_KEYS, BOOKKEEPING_KEYS, describeShortcut } from './shortcut-listing.js';
 
 /**
@@ -195,7 +196,7 @@ const NOT_FOLLOWABLE =
  */
 export function shortcutToPlan(actions: readonly Json[], lookup?: ShortcutsApiLookup): ShortcutPlan {
   const listing = describeShortcut(actions);
-  const depths = listing.actions.map((a) => a.depth);
+  const depths = blockDepths(actions);
   const followable = followableVariables(actions, depths);
   const steps: Step[] = [];
   const stepOf = new Map<number, string>();
@@ -290,7 +291,7 @@ export function shortcutToPlan(actions: readonly Json[], lookup?: ShortcutsApiLo
       whole(`control flow (${a.control ?? id}) has no plan equivalent`);
       continue;
     }
-    if (a.depth > 0) {
+    if (depths[index]! > 0) {
       whole('inside an If, Menu or Repeat block (a plan has no control flow)');
       continue;
     }
@@ -361,6 +362,36 @@ export function shortcutToPlan(actions: readonly Json[], lookup?: ShortcutsApiLo
     stepAt.set(index, step);
   }
   return { plan: { steps }, stepOf, gaps, implicit };
+}
+
+const MODES = [0, 1, 2].map((k) => new LosslessNumber(String(k)));
+
+/**
+ * Nesting depth of each action inside if/menu/repeat blocks. Workflow 1.7 files store no
+ * `WFControlFlowMode` on the first marker of a block, so a marker without a mode whose group has a
+ * later marker opens the block (the listing of `shortcuts show` keeps reporting it as it is stored).
+ */
+function blockDepths(actions: readonly Json[]): number[] {
+  const open: string[] = [];
+  return actions.map((a, i) => {
+    const { id, params } = actionParts(a);
+    const depth = open.length;
+    const group = params.GroupingIdentifier;
+    if (id === undefined || !CONTROL_FLOW_IDS.has(id) || typeof group !== 'string') return depth;
+    const stored = params.WFControlFlowMode;
+    const mode =
+      stored === undefined
+        ? actions.slice(i + 1).some((b) => actionParts(b).params.GroupingIdentifier === group)
+          ? 0
+          : undefined
+        : MODES.findIndex((m) => pyEquals(stored, m));
+    if (mode === 0) open.push(group);
+    else if ((mode === 1 || mode === 2) && open.at(-1) === group) {
+      if (mode === 2) open.pop();
+      return depth - 1;
+    }
+    return depth;
+  });
 }
 
 /** The index of the action before `index`, comments skipped. */

@@ -62,6 +62,19 @@ const shapes: Record<string, ReturnType<typeof action>[]> = {
     action('showresult', { Text: output(7, 'Température') }),
     action('showresult', { Text: output(8, 'Temperature') }),
   ],
+  // 5: Workflow 1.7 stores no WFControlFlowMode on the first marker of an if or a repeat
+  'workflow-1.7': [
+    action('getbatterylevel', { UUID: uuid(9) }),
+    action('conditional', { GroupingIdentifier: 'G1', WFCondition: 'Is Less Than', WFNumberValue: 20 }),
+    action('notification', { WFNotificationActionBody: 'Charge me' }),
+    action('conditional', { GroupingIdentifier: 'G1', WFControlFlowMode: 1 }),
+    action('speaktext', { WFText: 'Enough battery' }),
+    action('conditional', { GroupingIdentifier: 'G1', WFControlFlowMode: 2, UUID: uuid(10) }),
+    action('repeat.count', { GroupingIdentifier: 'G2', WFRepeatCount: 3 }),
+    action('vibrate', {}),
+    action('repeat.count', { GroupingIdentifier: 'G2', WFControlFlowMode: 2, UUID: uuid(11) }),
+    action('showresult', { Text: output(9, 'Battery Level') }),
+  ],
 };
 
 const dir = join(import.meta.dirname, 'real-shapes');
