@@ -47,6 +47,11 @@ describe('apiary shortcuts', { timeout: 60_000 }, () => {
     expect(r.stdout).toContain(
       '\nimplicit input (4):\n  action 1 is.workflow.actions.math parameter WFInput: the output of action 0 (not set in the file; Shortcuts passes it on)\n',
     );
+    // the plan lines are a plan file that validates against the shortcuts catalog
+    const planFile = join(mkdtempSync(join(tmpdir(), 'apiary-plan-')), 'c2f.plan.txt');
+    writeFileSync(planFile, `${r.stdout.split('\n\n')[0]}\n`);
+    const v = await apiary('plan', 'validate', planFile, '--catalog', 'shortcuts');
+    expect([v.code, v.stdout]).toEqual([0, `${planFile}: valid (5 steps)\n`]);
     const bad = join(shapes, 'malformed.plist');
     const m = await apiary('shortcuts', 'to-plan', bad);
     expect(m.code).toBe(2);
