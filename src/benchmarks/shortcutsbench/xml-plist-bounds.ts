@@ -12,6 +12,9 @@ const XML_PLIST_LIMITS = {
   maxElements: 1_000_000,
 };
 
+/** The name of the tag at `lastIndex` (sticky: no copy of the text per tag). */
+const TAG_NAME = /<\/?([^\s/>]+)/y;
+
 /** Where the construct opening at a `<` ends, for the ones that are not elements. */
 const SKIPPED: Array<[open: string, close: string]> = [
   ['<!--', '-->'],
@@ -48,7 +51,8 @@ export function checkXmlPlistBounds(xml: string, file: string, limits = XML_PLIS
     } else {
       const gt = xml.indexOf('>', i);
       end = gt < 0 ? xml.length : gt + 1;
-      const name = /^<\/?([^\s/>]+)/.exec(xml.slice(i, i + 200))?.[1] ?? '';
+      TAG_NAME.lastIndex = i;
+      const name = TAG_NAME.exec(xml)?.[1] ?? '';
       if (gt < 0) throw malformed(i, `<${name} is never closed with ">"`);
       if (xml[i + 1] === '/') {
         depth--;
