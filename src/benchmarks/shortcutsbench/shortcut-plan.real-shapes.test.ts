@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { printPlanText, validatePlan } from '../../plan/index.js';
+import { parsePlanText, printPlanText, validatePlan } from '../../plan/index.js';
 import { InputInvalidError } from '../../shared/index.js';
 import { shortcutsCatalogSource } from './catalog.js';
 import { parseShortcutBytes, readShortcutFile } from './shortcut-file.js';
@@ -134,5 +134,12 @@ describe('to-plan on the shapes of real shortcut files', () => {
       })),
     );
     expect(issues).toEqual([]);
+  });
+
+  it('every fixture plan prints as text that reads back to the same plan (names in any script included)', () => {
+    for (const f of readdirSync(SHAPES).filter((x) => x !== 'malformed.plist')) {
+      const { plan } = planOf(f.replace(/\.plist$/, ''));
+      expect(parsePlanText(printPlanText(plan)).plan, f).toEqual(plan);
+    }
   });
 });

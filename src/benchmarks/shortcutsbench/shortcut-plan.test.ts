@@ -117,6 +117,20 @@ describe('shortcutToPlan', () => {
     });
   });
 
+  it('getvariable of a magic variable passes that output on; an unknown variable is a gap naming it', () => {
+    const { plan, gaps } = shortcutToPlan([
+      action('getclipboard', '{"UUID": "C"}'),
+      action('getvariable', `{"UUID": "G", "WFVariable": ${out('C', 'Clipboard')}}`),
+      action('showresult', `{"Text": ${out('G', 'Variable')}}`),
+      action('getvariable', '{"WFVariable": {"Value": {"Type": "Variable", "VariableName": "Nope"}}}'),
+    ]);
+    expect(plan.steps[1]!.args).toEqual({ Text: { kind: 'ref', step: 's1', output: 'Clipboard' } });
+    expect(gaps.map((g) => g.reason)).toEqual([
+      'reads an ActionOutput reference (references to it go to its output)',
+      'reads variable "Nope": named variable "Nope" is not one previous output (set more than once, appended to, inside a block, or not set from an output)',
+    ]);
+  });
+
   it('names apps and APIs so the plan text reads back', () => {
     expect(planAppAndApi('is.workflow.actions.filter.files')).toEqual({
       app: 'is.workflow.actions',

@@ -315,13 +315,14 @@ export function shortcutToPlan(actions: readonly Json[], lookup?: ShortcutsApiLo
           : name !== undefined
             ? resolve({ Type: 'Variable', VariableName: name })
             : { reason: 'reads no variable' };
-      const label = name ?? (attachmentType(source) || '?');
+      const label =
+        name !== undefined ? `variable "${name}"` : `an ${attachmentType(source) ?? 'unknown'} reference`;
       if ('value' in r) {
         // the variable's value is a known output: a reference to this action is a reference to it
-        gaps.push({ index, id, reason: `reads variable "${label}" (references to it go to its output)` });
+        gaps.push({ index, id, reason: `reads ${label} (references to it go to its output)` });
         passedOn.set(index, r.value);
         if (uuid !== undefined) outputs.set(uuid, r);
-      } else whole(`reads variable "${label}": ${r.reason}`);
+      } else whole(`reads ${label}: ${r.reason}`);
       continue;
     }
     const view = lookup?.(id);
