@@ -32,11 +32,31 @@ describe('apiary shortcuts', { timeout: 60_000 }, () => {
     const r = await apiary('shortcuts', 'to-plan', WEATHER);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(
-      "Shortcuts: [Contents_of_URL = downloadurl(#WFHTTPMethod='GET', #WFURL=URL)]\n",
+      "is.workflow.actions: [Contents_of_URL = is.workflow.actions.downloadurl(#WFHTTPMethod='GET', #WFURL=URL)]\n",
     );
     expect(r.stdout).toContain('\nnot mapped (8):\n');
     expect(r.stdout).toContain(
       '  action 6 is.workflow.actions.notification: inside an If, Menu or Repeat block (a plan has no control flow)\n',
+    );
+  });
+
+  it('to-plan lists the implicit inputs; malformed XML is one coded error with nothing raw on stderr', async () => {
+    const shapes = join(FIXTURES, 'real-shapes');
+    const r = await apiary('shortcuts', 'to-plan', join(shapes, 'implicit-input.plist'));
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(
+      '\nimplicit input (4):\n  action 1 is.workflow.actions.math parameter WFInput: the output of action 0 (not set in the file; Shortcuts passes it on)\n',
+    );
+    // the plan lines are a plan file that validates against the shortcuts catalog
+    const planFile = join(mkdtempSync(join(tmpdir(), 'apiary-plan-')), 'c2f.plan.txt');
+    writeFileSync(planFile, `${r.stdout.split('\n\n')[0]}\n`);
+    const v = await apiary('plan', 'validate', planFile, '--catalog', 'shortcuts');
+    expect([v.code, v.stdout]).toEqual([0, `${planFile}: valid (5 steps)\n`]);
+    const bad = join(shapes, 'malformed.plist');
+    const m = await apiary('shortcuts', 'to-plan', bad);
+    expect(m.code).toBe(2);
+    expect(m.stderr).toBe(
+      `error [INPUT_INVALID] ${bad}: not a readable xml-plist: line 7: </string> where </key> was expected\n`,
     );
   });
 

@@ -6,12 +6,13 @@ import { readResultsFile } from '../../harness/index.js';
 import { printPlanText } from '../../plan/index.js';
 import { ApiaryError } from '../../shared/index.js';
 import { loadShortcutsApis } from './api-files.js';
+import { shortcutsCatalogSource } from './catalog.js';
 import { SHORTCUTS_FILES, shortcutsFilePath } from './data-files.js';
 import { dumpsPythonJson as dumpsShortcutsJson } from './json-value.js';
 import { readShortcutFile } from './shortcut-file.js';
 import { folderOfficialFiles, readShortcutFolder } from './shortcut-folder.js';
 import { describeShortcut, formatShortcutListing } from './shortcut-listing.js';
-import { shortcutToPlan } from './shortcut-plan.js';
+import { shortcutsApiLookup, shortcutToPlan } from './shortcut-plan.js';
 
 /**
  * `apiary shortcuts …`: a user's own Apple Shortcuts files (unsigned binary or XML plist, or the
@@ -51,17 +52,29 @@ export function registerShortcutsCommands(program: Command): void {
       'print the shortcut as plan lines (previous outputs become step references) and what does not map',
     )
     .argument('<file>', '.shortcut or .plist file')
-    .option('--json', 'machine-readable output (plan JSON and the gaps)')
-    .action((file: string, flags: { json?: boolean }) => {
+    .option('--json', 'machine-readable output (plan JSON, the implicit inputs and the gaps)')
+    .option('--data <dir>', 'folder with the ShortcutsBench API files (default: the bundled ones)')
+    .action((file: string, flags: { json?: boolean; data?: string }) => {
       const s = readShortcutFile(file);
-      const { plan, stepOf, gaps } = shortcutToPlan(s.actions);
+      // the catalog names apps and APIs, says which parameters exist and which one takes the input
+      const lookup = shortcutsApiLookup(shortcutsCatalogSource.load({ dataDir: flags.data }));
+      const { plan, stepOf, gaps, implicit } = shortcutToPlan(s.actions, lookup);
       if (flags.json) {
-        printJson({ file, plan, steps: Object.fromEntries(stepOf), gaps });
+        printJson({ file, plan, steps: Object.fromEntries(stepOf), implicit, gaps });
         return;
       }
       process.stdout.write(
         plan.steps.length ? `${terminalText(printPlanText(plan))}\n` : '(no action maps to a plan step)\n',
       );
+      if (implicit.length) {
+        process.stdout.write(`\nimplicit input (${implicit.length}):\n`);
+        for (const i of implicit)
+          process.stdout.write(
+            terminalText(
+              `  action ${i.index} ${i.id} parameter ${i.param}: the output of action ${i.from} (not set in the file; Shortcuts passes it on)`,
+            ) + '\n',
+          );
+      }
       if (gaps.length) {
         process.stdout.write(`\nnot mapped (${gaps.length}):\n`);
         for (const g of gaps)

@@ -249,6 +249,20 @@ describe('XML plist and file size attacks', () => {
     );
   });
 
+  it('a truncated file and a stray close tag are one error with the line, not a half-read shortcut', () => {
+    const whole = xmlShortcut(
+      '<array><dict><key>WFWorkflowActionIdentifier</key><string>x</string></dict></array>',
+    );
+    const cut = whole.subarray(0, whole.indexOf('<string>x') + 9);
+    expect(errorOf(() => parseShortcutBytes(cut, 'cut.plist')).message).toBe(
+      'cut.plist: not a readable xml-plist: line 3: <string> is never closed (the file ends first)',
+    );
+    const stray = Buffer.from('<?xml version="1.0"?>\n<plist version="1.0"><dict/></plist>\n</dict>');
+    expect(errorOf(() => parseShortcutBytes(stray, 'stray.plist')).message).toBe(
+      'stray.plist: not a readable xml-plist: line 3: </dict> closes nothing',
+    );
+  });
+
   it('a file over the size limit is refused before it is parsed', () => {
     const bytes = Buffer.alloc(MAX_SHORTCUT_FILE_BYTES + 1, 0x20);
     expect(errorOf(() => parseShortcutBytes(bytes, 'huge.plist')).message).toBe(

@@ -126,7 +126,7 @@ export function parseShortcutBytes(bytes: Uint8Array, file: string): ImportedSho
     else if (format === 'xml-plist') {
       const xml = Buffer.from(bytes).toString('utf8');
       checkXmlPlistBounds(xml, file);
-      root = plistToJson(parseXmlPlist(xml));
+      root = plistToJson(parseXmlPlistQuietly(xml, file));
     } else root = parseJson(Buffer.from(bytes).toString('utf8'));
   } catch (e) {
     if (e instanceof InputInvalidError) throw e;
@@ -142,6 +142,37 @@ export function parseShortcutBytes(bytes: Uint8Array, file: string): ImportedSho
   const actions = root.WFWorkflowActions.map((a, i) => checkedAction(a, file, i));
   const name = basename(file).replace(/\.(shortcut|plist|json|wflow)$/i, '');
   return { file, name, format, workflow: root, actions };
+}
+
+/**
+ * The `plist` package parses with xmldom, which prints its complaints to `console.error` and carries on
+ * (a warning leaves a half-read file). Its complaints are caught here and the first one becomes the
+ * file's INPUT_INVALID error, so a malformed file gives one coded error and nothing raw on stderr.
+ */
+function parseXmlPlistQuietly(xml: string, file: string): PlistValue {
+  const complaints: string[] = [];
+  const consoleError = console.error;
+  console.error = (...args: unknown[]) => {
+    const text = args.map(String).join(' ');
+    if (!text.startsWith('[xmldom')) return consoleError(...args);
+    const line = /line:(\d+)/.exec(text)?.[1];
+    const why = text
+      .replace(/^\[xmldom \w+\]\s*/, '')
+      .replace(/\s*@#\[.*$/s, '')
+      .trim();
+    complaints.push(line ? `line ${line}: ${why}` : why);
+  };
+  let value: PlistValue;
+  try {
+    value = parseXmlPlist(xml);
+  } catch (e) {
+    const why = complaints[0] ?? (e as Error).message;
+    throw new InputInvalidError({ file }, `not a readable xml-plist: ${why}`, { cause: e });
+  } finally {
+    console.error = consoleError;
+  }
+  if (complaints.length) throw new InputInvalidError({ file }, `not a readable xml-plist: ${complaints[0]}`);
+  return value;
 }
 
 /** An action with a string identifier; a missing parameter dictionary becomes `{}` as in the gold. */

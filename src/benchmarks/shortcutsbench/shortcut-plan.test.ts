@@ -18,13 +18,13 @@ describe('shortcutToPlan', () => {
     const { plan, stepOf, gaps } = shortcutToPlan(readShortcutFile(WEATHER).actions);
     expect(printPlanText(plan)).toBe(
       [
-        "Shortcuts: [Provided_Input = ask(#WFAskActionPrompt='Which city?', #WFInputType='Text')]",
-        'Shortcuts: [URL = url()]',
-        "Shortcuts: [Contents_of_URL = downloadurl(#WFHTTPMethod='GET', #WFURL=URL)]",
+        "is.workflow.actions: [Provided_Input = is.workflow.actions.ask(#WFAskActionPrompt='Which city?', #WFInputType='Text')]",
+        'is.workflow.actions: [URL = is.workflow.actions.url()]',
+        "is.workflow.actions: [Contents_of_URL = is.workflow.actions.downloadurl(#WFHTTPMethod='GET', #WFURL=URL)]",
         // the variable Report is set once from downloadurl's output: its uses are references to it
-        'Shortcuts: [setclipboard(#WFInput=Contents_of_URL)]',
-        'Shortcuts: [showresult(#Text=Contents_of_URL)]',
-        'Shortcuts: [setclipboard(#WFInput=$current_date)]',
+        'is.workflow.actions: [is.workflow.actions.setclipboard(#WFInput=Contents_of_URL)]',
+        'is.workflow.actions: [is.workflow.actions.showresult(#Text=Contents_of_URL)]',
+        'is.workflow.actions: [is.workflow.actions.setclipboard(#WFInput=$current_date)]',
       ].join('\n'),
     );
     expect([...stepOf]).toEqual([
@@ -69,9 +69,9 @@ describe('shortcutToPlan', () => {
     ]);
     expect(printPlanText(plan)).toBe(
       [
-        'Shortcuts: [Clipboard = getclipboard()]',
-        "Shortcuts: [sendemail(#WFSendEmailActionToRecipients=?'To?', #WFSendEmailActionSubject=Clipboard, #Body='plain', #WFInput=$shared_input, #Count=2)]",
-        'Shortcuts: [showresult()]',
+        'is.workflow.actions: [Clipboard = is.workflow.actions.getclipboard()]',
+        "is.workflow.actions: [is.workflow.actions.sendemail(#WFSendEmailActionToRecipients=?'To?', #WFSendEmailActionSubject=Clipboard, #Body='plain', #WFInput=$shared_input, #Count=2)]",
+        'is.workflow.actions: [is.workflow.actions.showresult()]',
       ].join('\n'),
     );
     expect(gaps.map((g) => [g.index, g.param ?? null, g.reason])).toEqual([
@@ -104,9 +104,9 @@ describe('shortcutToPlan', () => {
     ]);
     expect(printPlanText(plan)).toBe(
       [
-        'Shortcuts: [Battery_Level = getbatterylevel()]',
-        'Shortcuts: [showresult(#Text=Battery_Level)]',
-        'Shortcuts: [showresult()]',
+        'is.workflow.actions: [Battery_Level = is.workflow.actions.getbatterylevel()]',
+        'is.workflow.actions: [is.workflow.actions.showresult(#Text=Battery_Level)]',
+        'is.workflow.actions: [is.workflow.actions.showresult()]',
       ].join('\n'),
     );
     expect(gaps.at(-1)).toEqual({
@@ -117,14 +117,28 @@ describe('shortcutToPlan', () => {
     });
   });
 
+  it('getvariable of a magic variable passes that output on; an unknown variable is a gap naming it', () => {
+    const { plan, gaps } = shortcutToPlan([
+      action('getclipboard', '{"UUID": "C"}'),
+      action('getvariable', `{"UUID": "G", "WFVariable": ${out('C', 'Clipboard')}}`),
+      action('showresult', `{"Text": ${out('G', 'Variable')}}`),
+      action('getvariable', '{"WFVariable": {"Value": {"Type": "Variable", "VariableName": "Nope"}}}'),
+    ]);
+    expect(plan.steps[1]!.args).toEqual({ Text: { kind: 'ref', step: 's1', output: 'Clipboard' } });
+    expect(gaps.map((g) => g.reason)).toEqual([
+      'reads an ActionOutput reference (references to it go to its output)',
+      'reads variable "Nope": named variable "Nope" is not one previous output (set more than once, appended to, inside a block, or not set from an output)',
+    ]);
+  });
+
   it('names apps and APIs so the plan text reads back', () => {
     expect(planAppAndApi('is.workflow.actions.filter.files')).toEqual({
-      app: 'Shortcuts',
-      api: 'filter_files',
+      app: 'is.workflow.actions',
+      api: 'is.workflow.actions.filter.files',
     });
     expect(planAppAndApi('com.apple.mobilenotes.SharingExtension')).toEqual({
-      app: 'com_apple_mobilenotes',
-      api: 'SharingExtension',
+      app: 'com.apple.mobilenotes',
+      api: 'com.apple.mobilenotes.SharingExtension',
     });
   });
 });

@@ -12,6 +12,9 @@ const XML_PLIST_LIMITS = {
   maxElements: 1_000_000,
 };
 
+/** The name of the tag at `lastIndex` (sticky: no copy of the text per tag). */
+const TAG_NAME = /<\/?([^\s/>]+)/y;
+
 /** Where the construct opening at a `<` ends, for the ones that are not elements. */
 const SKIPPED: Array<[open: string, close: string]> = [
   ['<!--', '-->'],
@@ -27,6 +30,10 @@ const SKIPPED: Array<[open: string, close: string]> = [
 export function checkXmlPlistBounds(xml: string, file: string, limits = XML_PLIST_LIMITS): void {
   let depth = 0;
   let elements = 0;
+  /** Names of the open elements: a close tag must match the innermost (the parser only warns and goes on). */
+  const open: string[] = [];
+  const malformed = (at: number, why: string) =>
+    new InputInvalidError({ file }, `not a readable xml-plist: line ${lineOf(xml, at)}: ${why}`);
   let i = xml.indexOf('<');
   while (i >= 0) {
     const skipped = SKIPPED.find(([open]) => xml.startsWith(open, i));
@@ -44,20 +51,42 @@ export function checkXmlPlistBounds(xml: string, file: string, limits = XML_PLIS
     } else {
       const gt = xml.indexOf('>', i);
       end = gt < 0 ? xml.length : gt + 1;
-      if (xml[i + 1] === '/') depth--;
-      else {
+      TAG_NAME.lastIndex = i;
+      const name = TAG_NAME.exec(xml)?.[1] ?? '';
+      if (gt < 0) throw malformed(i, `<${name} is never closed with ">"`);
+      if (xml[i + 1] === '/') {
+        depth--;
+        const expected = open.pop();
+        if (expected !== name)
+          throw malformed(
+            i,
+            expected === undefined
+              ? `</${name}> closes nothing`
+              : `</${name}> where </${expected}> was expected`,
+          );
+      } else {
         if (++elements > limits.maxElements)
           throw new InputInvalidError(
             { file },
             `not a readable xml-plist: more than ${limits.maxElements.toLocaleString('en-US')} elements (the limit for a shortcut)`,
           );
-        if (xml[gt - 1] !== '/' && ++depth > limits.maxDepth)
-          throw new InputInvalidError(
-            { file },
-            `not a readable xml-plist: nested deeper than ${limits.maxDepth} levels (the limit for a shortcut)`,
-          );
+        if (xml[gt - 1] !== '/') {
+          if (++depth > limits.maxDepth)
+            throw new InputInvalidError(
+              { file },
+              `not a readable xml-plist: nested deeper than ${limits.maxDepth} levels (the limit for a shortcut)`,
+            );
+          open.push(name);
+        }
       }
     }
     i = xml.indexOf('<', end);
   }
+  if (open.length) throw malformed(xml.length, `<${open.at(-1)}> is never closed (the file ends first)`);
+}
+
+function lineOf(text: string, at: number): number {
+  let line = 1;
+  for (let k = text.indexOf('\n'); k >= 0 && k < at; k = text.indexOf('\n', k + 1)) line++;
+  return line;
 }
