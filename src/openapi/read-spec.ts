@@ -1,8 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import $RefParser from '@apidevtools/json-schema-ref-parser';
 import { parse as parseYaml } from 'yaml';
-import { ApiaryError, InputInvalidError, NotFoundError } from '../shared/index.js';
+import { ApiaryError, downloadFile, InputInvalidError, NotFoundError } from '../shared/index.js';
 
 export type SpecObject = Record<string, unknown>;
 
@@ -23,7 +24,12 @@ export const isRecord = (v: unknown): v is SpecObject =>
  * 2.0 document, then resolves every `$ref` (local, and relative files next to `file`). A recursive
  * schema keeps its `$ref` where it recurs, which the parameter conversion stops as an entity.
  */
-export async function parseOpenApiSpec(text: string, file: string): Promise<OpenApiSpec> {
+export async function parseOpenApiSpec(
+  text: string,
+  file: string,
+  /** Where relative `$ref`s resolve from (default `file`; a downloaded spec's local copy). */
+  basePath = file,
+): Promise<OpenApiSpec> {
   let raw: unknown;
   try {
     raw = parseYaml(text, { maxAliasCount: 1000 });
@@ -55,7 +61,7 @@ export async function parseOpenApiSpec(text: string, file: string): Promise<Open
     throw new InputInvalidError({ file, field: '/paths' }, '"paths" must be an object');
   let doc: SpecObject;
   try {
-    doc = (await $RefParser.dereference(resolve(file), raw, {
+    doc = (await $RefParser.dereference(resolve(basePath), raw, {
       dereference: { circular: 'ignore' },
       resolve: { http: false },
     })) as SpecObject;
@@ -67,8 +73,22 @@ export async function parseOpenApiSpec(text: string, file: string): Promise<Open
   return { file, version, doc };
 }
 
-/** Reads a spec file (YAML or JSON). */
-export async function readOpenApiSpec(file: string): Promise<OpenApiSpec> {
+/**
+ * Reads a spec file (YAML or JSON), or downloads it first when `source` is an http(s) URL (with
+ * the project's download helper: timeout, status checked, no partial file).
+ */
+export async function readOpenApiSpec(source: string): Promise<OpenApiSpec> {
+  if (/^https?:\/\//i.test(source)) {
+    const dir = mkdtempSync(join(tmpdir(), 'apiary-openapi-'));
+    try {
+      const local = join(dir, 'spec');
+      await downloadFile(source, local);
+      return await parseOpenApiSpec(readFileSync(local, 'utf8'), source, local);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const file = source;
   let text: string;
   try {
     text = readFileSync(file, 'utf8');

@@ -1,0 +1,69 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCliInProcess } from '../__fixtures__/run-cli-in-process.js';
+
+const apiary = (...args: string[]) => runCliInProcess(args);
+const fixture = (name: string): string =>
+  join(import.meta.dirname, '..', '..', 'catalog', '__fixtures__', 'openapi', name);
+const dir = mkdtempSync(join(tmpdir(), 'apiary-openapi-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+// Issue 26 item 1: `apiary catalog import openapi SPEC`.
+describe('apiary catalog import openapi', () => {
+  it('writes a catalog file that --catalog then loads', async () => {
+    const out = join(dir, 'petstore.json');
+    const r = await apiary('catalog', 'import', 'openapi', fixture('petstore-3.0.yaml'), '--out', out);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(
+      [
+        `pet-store: 5 operation(s) imported, 0 left out; base URL https://eu.pets.example.com/v1; catalog written to ${out}`,
+        'pet-store.listPets\tGET /pets\tread-only\t2 params',
+        'pet-store.addPet\tPOST /pets\ttransactional\t4 params',
+        'pet-store.get_pets_petId\tGET /pets/{petId}\tread-only\t1 params',
+        'pet-store.deletePet\tDELETE /pets/{petId}\ttransactional\t1 params',
+        'pet-store.getPetPhoto\tGET /pets/{petId}/photo\tread-only\t1 params',
+        '',
+      ].join('\n'),
+    );
+    expect(JSON.parse(readFileSync(out, 'utf8')).apis).toHaveLength(5);
+    const shown = await apiary('catalog', 'list', '--catalog', out);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout.split('\n').slice(0, 3)).toEqual([
+      'openapi-pet-store: 1 apps, 5 APIs',
+      'pet-store\tlistPets\t2 params',
+      'pet-store\taddPet\t(transactional)\t4 params',
+    ]);
+  });
+
+  it('--name and --base-url override the app id and the server', async () => {
+    const r = await apiary(
+      'catalog',
+      'import',
+      'openapi',
+      fixture('weather-swagger-2.0.yaml'),
+      '--name',
+      'wx',
+      '--base-url',
+      'http://127.0.0.1:9/v2',
+      '--json',
+    );
+    expect(r.code).toBe(0);
+    const catalog = JSON.parse(r.stdout);
+    expect(catalog.apps[0].id).toBe('wx');
+    expect(catalog.apps[0].http.baseUrl).toBe('http://127.0.0.1:9/v2');
+    expect(catalog.apis.map((a: { id: string }) => a.id)).toEqual(['wx.getForecast', 'wx.createAlert']);
+  });
+
+  it('a file that is not OpenAPI is INPUT_INVALID naming the file and the pointer', async () => {
+    const bad = join(dir, 'not-openapi.yaml');
+    writeFileSync(bad, 'asyncapi: 2.6.0\nchannels: {}\n');
+    const r = await apiary('catalog', 'import', 'openapi', bad);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toBe(
+      `error [INPUT_INVALID] ${bad}: field "/openapi": not an OpenAPI spec: it has neither "openapi" (3.x) nor "swagger" ("2.0")\n`,
+    );
+  });
+});
