@@ -141,9 +141,12 @@ const AppSchema = z.object({
 });
 export type App = z.infer<typeof AppSchema>;
 
-/** Where an HTTP API's argument goes: the path, the query, a header or the JSON body, under its name there. */
+/**
+ * Where an HTTP API's argument goes, under its name there: the path, the query, a header, a
+ * property of the JSON body (`body`), or the whole JSON body (`whole-body`, a body that is not an object).
+ */
 const HttpArgumentSchema = z.object({
-  in: z.enum(['path', 'query', 'header', 'body']),
+  in: z.enum(['path', 'query', 'header', 'body', 'whole-body']),
   /** The name in the request when it differs from the parameter's (a body property named like a query parameter). */
   name: z.string().min(1).optional(),
 });
@@ -153,7 +156,7 @@ const HttpApiSchema = z.object({
   method: z.enum(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']),
   /** The path template of the spec (`/pets/{petId}`), appended to the app's base URL. */
   path: z.string().min(1),
-  /** By parameter name; a parameter named `body` placed `in: body` without `name` is the whole body. */
+  /** Where each parameter goes, by parameter name. */
   arguments: z.record(z.string(), HttpArgumentSchema),
   /** Alternatives (any one suffices), each a list of the app's scheme names used together; `[]` means no auth. */
   security: z.array(z.array(z.string().min(1))).optional(),

@@ -187,7 +187,7 @@ function apiOf(c: OperationContext): Api {
       const [whole] = jsonSchemaToParameters({ type: 'object', properties: { body: schema } }, schemaSource);
       const name = args.body ? 'request_body' : 'body';
       parameters.push({ ...whole!, name, required: body.required, description: 'The request body (JSON)' });
-      args[name] = { in: 'body' };
+      args[name] = { in: 'whole-body' };
     }
   }
   const http: HttpApi = {

@@ -4,6 +4,8 @@
  * @module
  */
 
+// Executing an imported catalog over HTTP
+export { type OpenApiHandlerOptions, type OpenApiHandlers, openApiHandlers } from './http-handler.js';
 // A spec as a catalog
 export { type OpenApiImport, type OpenApiImportOptions, openApiToCatalog } from './import.js';
 // Reading a spec (YAML or JSON, $refs resolved)
