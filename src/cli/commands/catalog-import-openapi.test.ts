@@ -1,7 +1,10 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { type ScriptedReply, startScriptedOpenAiServer } from '../../test/index.js';
 import { runCliInProcess } from '../__fixtures__/run-cli-in-process.js';
 
 const apiary = (...args: string[]) => runCliInProcess(args);
@@ -65,5 +68,115 @@ describe('apiary catalog import openapi', () => {
     expect(r.stderr).toBe(
       `error [INPUT_INVALID] ${bad}: field "/openapi": not an OpenAPI spec: it has neither "openapi" (3.x) nor "swagger" ("2.0")\n`,
     );
+  });
+
+  it('run executes a plan on the imported catalog over HTTP (key from its variable, POST approved)', async () => {
+    const seen: string[] = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => {
+        body += c;
+      });
+      req.on('end', () => {
+        seen.push(`${req.method} ${req.url} key=${req.headers['x-api-key']} ${body}`);
+        res.writeHead(req.method === 'POST' ? 201 : 200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify(
+            req.method === 'POST' ? { id: '7', ...JSON.parse(body) } : [{ id: '1', name: 'Rex' }],
+          ),
+        );
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    const out = join(dir, 'shop.json');
+    const plan = join(dir, 'shop.plan.txt');
+    writeFileSync(plan, "shop: [name = listPets(#status='available')]\nshop: [id = addPet(#name=name)]\n");
+    process.env.SHOP_APIKEY = 'key-from-env';
+    try {
+      const imported = await apiary(
+        'catalog',
+        'import',
+        'openapi',
+        fixture('petstore-3.0.yaml'),
+        '--name',
+        'shop',
+        '--base-url',
+        `http://127.0.0.1:${port}/v1`,
+        '--out',
+        out,
+      );
+      expect(imported.code).toBe(0);
+      const r = await apiary('run', plan, '--catalog', out, '--approve', 'auto', '--json');
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout).status).toBe('succeeded');
+      expect(seen).toEqual([
+        'GET /v1/pets?status=available key=key-from-env ',
+        'POST /v1/pets key=key-from-env {"name":"Rex"}',
+      ]);
+    } finally {
+      delete process.env.SHOP_APIKEY;
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+
+  it('ask runs the tool loop on the imported catalog over HTTP', async () => {
+    const seen: string[] = [];
+    const api = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url} key=${req.headers['x-api-key']}`);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify([{ id: '1', name: 'Rex', status: 'sold' }]));
+    });
+    await new Promise<void>((r) => api.listen(0, '127.0.0.1', r));
+    let turn = 0;
+    const model = await startScriptedOpenAiServer({
+      respond: (): ScriptedReply =>
+        turn++ === 0
+          ? { toolCalls: [{ id: 'c1', name: 'shop_listPets', arguments: { status: 'sold' } }] }
+          : 'Rex was sold.',
+    });
+    const out = join(dir, 'ask-shop.json');
+    process.env.SHOP_APIKEY = 'key-from-env';
+    try {
+      const port = (api.address() as AddressInfo).port;
+      const base = `http://127.0.0.1:${port}/v1`;
+      await apiary(
+        'catalog',
+        'import',
+        'openapi',
+        fixture('petstore-3.0.yaml'),
+        '--name',
+        'shop',
+        '--base-url',
+        base,
+        '--out',
+        out,
+      );
+      const r = await apiary(
+        'ask',
+        'Which pets were sold?',
+        '--catalog',
+        out,
+        '--base-url',
+        model.url,
+        '--model',
+        'm',
+        '--no-retriever-index',
+        '--json',
+      );
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      const result = JSON.parse(r.stdout);
+      expect(result.answer).toBe('Rex was sold.');
+      expect(result.calls.map((c: { api: string; ok: boolean }) => [c.api, c.ok])).toEqual([
+        ['listPets', true],
+      ]);
+      expect(seen).toEqual(['GET /v1/pets?status=sold key=key-from-env']);
+    } finally {
+      delete process.env.SHOP_APIKEY;
+      await model.close();
+      await new Promise<void>((r) => api.close(() => r()));
+    }
   });
 });
