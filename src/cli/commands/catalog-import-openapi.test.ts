@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type ScriptedReply, startScriptedOpenAiServer } from '../../test/index.js';
 import { runCliInProcess } from '../__fixtures__/run-cli-in-process.js';
+import { executableCatalog } from './mcp.js';
 
 const apiary = (...args: string[]) => runCliInProcess(args);
 const fixture = (name: string): string =>
@@ -178,5 +179,48 @@ describe('apiary catalog import openapi', () => {
       await model.close();
       await new Promise<void>((r) => api.close(() => r()));
     }
+  });
+
+  it('reads a spec from an http URL (through the download helper)', async () => {
+    const yaml = readFileSync(fixture('weather-swagger-2.0.yaml'));
+    const server = createServer((req, res) => {
+      if (req.url !== '/weather.yaml') {
+        res.writeHead(404);
+        return res.end();
+      }
+      res.writeHead(200, { 'content-type': 'application/yaml' });
+      res.end(yaml);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const r = await apiary('catalog', 'import', 'openapi', `${base}/weather.yaml`, '--json');
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout).apis.map((a: { id: string }) => a.id)).toEqual([
+        'weather-service.getForecast',
+        'weather-service.createAlert',
+      ]);
+      const missing = await apiary('catalog', 'import', 'openapi', `${base}/nope.yaml`);
+      expect(missing.stderr).toBe(`error [NETWORK] cannot download ${base}/nope.yaml: HTTP 404 Not Found\n`);
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+
+  it('executableCatalog (ask, run, mcp serve) opens an imported file over HTTP, and only such a file', async () => {
+    const out = join(dir, 'exec.json');
+    await apiary('catalog', 'import', 'openapi', fixture('notes-3.1.json'), '--out', out);
+    const exec = await executableCatalog({ catalog: out });
+    expect(exec.source).toBe('1 HTTP app(s) (https://notes.example.org/api)');
+    expect(exec.handlers.map((h) => [h.appId, h.owner])).toEqual([['notes-api', 'openapi:notes-api']]);
+    await exec.close();
+    const plain = join(dir, 'plain.json');
+    writeFileSync(
+      plain,
+      JSON.stringify({ name: 'p', apps: [{ id: 'a', name: 'A', description: '', owner: 'a' }], apis: [] }),
+    );
+    await expect(executableCatalog({ catalog: plain })).rejects.toThrow(
+      `catalog "${plain}" has no executable apps here`,
+    );
   });
 });
