@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
  */
 const EVERY_CORE_DOMAIN_BELOW_CLI = [
   'plugins',
+  'openapi',
   'viewer',
   'reports',
   'mcp',
@@ -41,6 +42,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   tasks: ['agents', 'tools', 'retrieval', 'exec', 'models', 'plan', 'apps', 'catalog', 'shared'],
   plugins: ['sft', 'tasks', 'tools', 'retrieval', 'plan', 'apps', 'catalog', 'shared'],
   mcp: ['agents', 'tools', 'retrieval', 'exec', 'models', 'plan', 'apps', 'catalog', 'shared'],
+  openapi: ['mcp', 'apps', 'catalog', 'shared'],
   sft: ['tasks', 'agents', 'retrieval', 'models', 'plan', 'catalog', 'shared'],
   harness: ['plugins', 'tasks', 'agents', 'models', 'plan', 'catalog', 'shared'],
   reports: ['harness', 'plugins', 'tasks', 'retrieval', 'catalog', 'shared'],

@@ -116,6 +116,19 @@ const OutputSchema = z.object({
   description: z.string().optional(),
 });
 
+/** How to authenticate to an HTTP app: a scheme of its spec and the environment variable holding the secret. */
+const HttpSecuritySchema = z.object({
+  /** The scheme's name in the spec (`securitySchemes` / `securityDefinitions`). */
+  name: z.string().min(1),
+  /** `bearer`: `Authorization: Bearer <secret>`; `basic`: the secret is `user:password`; `apiKey`: sent as `paramName`. */
+  type: z.enum(['bearer', 'basic', 'apiKey']),
+  in: z.enum(['header', 'query', 'cookie']).optional(),
+  paramName: z.string().min(1).optional(),
+  /** The environment variable the secret is read from at call time (never stored in the catalog). */
+  env: z.string().min(1),
+});
+export type HttpSecurity = z.infer<typeof HttpSecuritySchema>;
+
 const AppSchema = z.object({
   id: z.string().min(1),
   name: z.string().min(1),
@@ -123,8 +136,32 @@ const AppSchema = z.object({
   /** The handler identity that alone may execute this app's APIs (permission isolation). */
   owner: z.string().min(1),
   category: z.string().optional(),
+  /** An app served over HTTP (imported from an OpenAPI spec): where it is and how to authenticate. */
+  http: z.object({ baseUrl: z.string(), security: z.array(HttpSecuritySchema).optional() }).optional(),
 });
 export type App = z.infer<typeof AppSchema>;
+
+/**
+ * Where an HTTP API's argument goes, under its name there: the path, the query, a header, a
+ * property of the JSON body (`body`), or the whole JSON body (`whole-body`, a body that is not an object).
+ */
+const HttpArgumentSchema = z.object({
+  in: z.enum(['path', 'query', 'header', 'body', 'whole-body']),
+  /** The name in the request when it differs from the parameter's (a body property named like a query parameter). */
+  name: z.string().min(1).optional(),
+});
+export type HttpArgument = z.infer<typeof HttpArgumentSchema>;
+
+const HttpApiSchema = z.object({
+  method: z.enum(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']),
+  /** The path template of the spec (`/pets/{petId}`), appended to the app's base URL. */
+  path: z.string().min(1),
+  /** Where each parameter goes, by parameter name. */
+  arguments: z.record(z.string(), HttpArgumentSchema),
+  /** Alternatives (any one suffices), each a list of the app's scheme names used together; `[]` means no auth. */
+  security: z.array(z.array(z.string().min(1))).optional(),
+});
+export type HttpApi = z.infer<typeof HttpApiSchema>;
 
 const ApiSchema = z.object({
   /** Unique within the catalog, e.g. `Rents.getcarsavailable` or `is.workflow.actions.url`. */
@@ -153,6 +190,8 @@ const ApiSchema = z.object({
   extraValues: z.record(z.string(), z.array(z.string().min(1))).optional(),
   outputs: z.array(OutputSchema),
   category: z.string().optional(),
+  /** The HTTP request this API is (imported from an OpenAPI operation). */
+  http: HttpApiSchema.optional(),
 });
 export type Api = z.infer<typeof ApiSchema>;
 

@@ -5,7 +5,11 @@ import { InputInvalidError } from '../shared/index.js';
 export interface SchemaSource {
   server: string;
   tool: string;
+  /** What errors name as the file (default `MCP server "<server>"`), e.g. an OpenAPI spec's path. */
+  file?: string;
 }
+
+const fileOf = (src: SchemaSource): string => src.file ?? `MCP server "${src.server}"`;
 
 type Schema = Record<string, unknown>;
 
@@ -99,10 +103,7 @@ function unionOf(types: ParamType[]): ParamType {
 
 function typeOf(schema: unknown, path: string, src: Context): ParamType {
   const fail = (problem: string): never => {
-    throw new InputInvalidError(
-      { file: `MCP server "${src.server}"`, record: src.tool, field: path },
-      problem,
-    );
+    throw new InputInvalidError({ file: fileOf(src), record: src.tool, field: path }, problem);
   };
   if (schema === true || (isRecord(schema) && Object.keys(schema).length === 0))
     return { kind: 'primitive', name: 'any' };
@@ -208,7 +209,7 @@ function propertiesOf(schema: Schema, path: string, src: Context): Parameter[] {
   const props = schema.properties;
   if (!isRecord(props))
     throw new InputInvalidError(
-      { file: `MCP server "${src.server}"`, record: src.tool, field: path || 'properties' },
+      { file: fileOf(src), record: src.tool, field: path || 'properties' },
       '"properties" must be an object',
     );
   const required = new Set(
@@ -237,13 +238,13 @@ export function jsonSchemaToParameters(schema: unknown, source: SchemaSource): P
   const src: Context = { ...source, root: isRecord(schema) ? schema : {}, refs: [] };
   if (!isRecord(schema) || (schema.type !== undefined && schema.type !== 'object'))
     throw new InputInvalidError(
-      { file: `MCP server "${src.server}"`, record: src.tool, field: 'inputSchema' },
+      { file: fileOf(src), record: src.tool, field: 'inputSchema' },
       `the input schema must be an object schema, got ${JSON.stringify(schema)?.slice(0, 80)}`,
     );
   for (const k of [...UNSUPPORTED_KEYWORDS, 'anyOf', 'oneOf', '$ref'])
     if (k in schema)
       throw new InputInvalidError(
-        { file: `MCP server "${src.server}"`, record: src.tool, field: 'inputSchema' },
+        { file: fileOf(src), record: src.tool, field: 'inputSchema' },
         `"${k}" schemas are not supported`,
       );
   if (schema.properties === undefined) return [];

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import pc from 'picocolors';
 import {
@@ -149,10 +150,11 @@ export function registerAskCommand(program: Command): void {
     .option('--config <file>', 'model config file')
     .option('--json', 'machine-readable result')
     .action(async (request: string, flags: AskFlags) => {
-      if (!flags.servers && !executable.all.includes(flags.catalog))
+      // a catalog file is checked when it is opened (one imported from OpenAPI runs over HTTP)
+      if (!flags.servers && !executable.all.includes(flags.catalog) && !existsSync(flags.catalog))
         throw new ApiaryError(
           'USAGE',
-          `catalog "${flags.catalog}" has no executable apps here (executable: ${executable.all.join(', ')})`,
+          `catalog "${flags.catalog}" has no executable apps here (executable: ${executable.all.join(', ')}), or a catalog file imported from OpenAPI`,
         );
       const topK = parseInteger('--top-k', flags.topK, { min: 1 });
       const maxSteps = parseInteger('--max-steps', flags.maxSteps, { min: 1 });

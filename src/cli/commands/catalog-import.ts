@@ -14,7 +14,14 @@ interface ImportFlags {
   connectTimeoutMs?: string;
 }
 
-/** `apiary catalog import mcp -- <command …>` or `--url URL`: a server's tools as a catalog. */
+interface OpenApiImportFlags {
+  name?: string;
+  baseUrl?: string;
+  out?: string;
+  json?: boolean;
+}
+
+/** `apiary catalog import mcp -- <command …>` (or `--url URL`): a server's tools as a catalog; `… import openapi SPEC`: a spec's operations. */
 export function registerCatalogImportCommands(catalog: Command): void {
   const imports = catalog.command('import').description('import APIs from other sources into a catalog');
   imports
@@ -68,6 +75,37 @@ export function registerCatalogImportCommands(catalog: Command): void {
         }
       } finally {
         await server.connection.close();
+      }
+    });
+  imports
+    .command('openapi')
+    .description(
+      'convert an OpenAPI 3.0/3.1 or Swagger 2.0 spec (YAML or JSON, file or URL) to a catalog: one app, one API per operation, executable over HTTP (docs/catalogs.md "OpenAPI import")',
+    )
+    .argument('<spec>', 'the spec: a file path or an http(s) URL')
+    .option('--name <name>', 'the app id (default: the spec title, slugified)')
+    .option('--base-url <url>', "the URL calls go to (default: the spec's first server)")
+    .option('--out <file>', 'write the catalog JSON (Apiary format) here')
+    .option('--json', 'print the catalog JSON')
+    .action(async (spec: string, flags: OpenApiImportFlags) => {
+      const { openApiToCatalog, readOpenApiSpec } = await import('../../openapi/index.js');
+      const { catalog: imported, problems } = openApiToCatalog(await readOpenApiSpec(spec), {
+        ...(flags.name === undefined ? {} : { name: flags.name }),
+        ...(flags.baseUrl === undefined ? {} : { baseUrl: flags.baseUrl }),
+      });
+      for (const p of problems)
+        process.stderr.write(`warning: operation left out: ${terminalText(p.message)}\n`);
+      if (flags.out) writeOutputFile('--out', flags.out, `${JSON.stringify(imported, null, 2)}\n`);
+      if (flags.json) printJson(imported);
+      else {
+        const app = imported.apps[0]!;
+        process.stdout.write(
+          `${app.id}: ${imported.apis.length} operation(s) imported, ${problems.length} left out; base URL ${app.http?.baseUrl || '(none: pass --base-url)'}${flags.out ? `; catalog written to ${flags.out}` : ''}\n`,
+        );
+        for (const a of imported.apis)
+          process.stdout.write(
+            `${a.id}\t${a.http?.method} ${a.http?.path}\t${a.transactional ? 'transactional' : 'read-only'}\t${a.parameters.length} params\n`,
+          );
       }
     });
 }

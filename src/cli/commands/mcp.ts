@@ -71,7 +71,17 @@ export function allowDirHelp(plugins: readonly BenchmarkPlugin[]): string {
 }
 
 /**
- * `--servers FILE` (imported MCP servers) or `--catalog NAME` (a plugin's simulated apps or tool
+ * A catalog file whose apps all run over HTTP (`apiary catalog import openapi --out FILE`), or
+ * undefined for anything else (a catalog name, a file of other apps).
+ */
+function importedHttpCatalog(catalog: string, data?: string): Catalog | undefined {
+  if (!existsSync(catalog) || !statSync(catalog).isFile()) return undefined;
+  const loaded = loadCatalog(catalog, data ? { dataDir: data } : {});
+  return loaded.apps.length > 0 && loaded.apps.every((a) => a.http) ? loaded : undefined;
+}
+
+/**
+ * `--servers FILE` (imported MCP servers), `--catalog FILE` (a catalog imported from OpenAPI, run over HTTP) or `--catalog NAME` (a plugin's simulated apps or tool
  * set): the catalog and handlers `apiary ask`, `apiary run` and `apiary mcp serve` execute through
  * dispatchCall. Tools read files only in their output folder and `allowDir`.
  */
@@ -112,6 +122,19 @@ export async function executableCatalog(flags: {
     };
   }
   const executable = executableCatalogs(plugins).all;
+  const httpCatalog = executable.includes(flags.catalog)
+    ? undefined
+    : importedHttpCatalog(flags.catalog, flags.data);
+  if (httpCatalog) {
+    const { openApiHandlers } = await import('../../openapi/index.js');
+    const http = openApiHandlers(httpCatalog);
+    return {
+      catalog: httpCatalog,
+      handlers: http.handlers,
+      source: `${httpCatalog.apps.length} HTTP app(s) (${httpCatalog.apps.map((a) => a.http!.baseUrl).join(', ')})`,
+      close: async () => http.close(),
+    };
+  }
   if (!executable.includes(flags.catalog))
     throw new ApiaryError(
       'USAGE',

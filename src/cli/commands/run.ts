@@ -150,7 +150,10 @@ export function registerRunCommands(program: Command): void {
         if (!last) throw new ApiaryError('USAGE', `--resume: ${flags.trace} holds no earlier run`);
         resume = { runId: last.run, events };
       }
-      const imported = flags.servers ? await executableCatalog(flags) : undefined;
+      // a catalog imported from OpenAPI runs over HTTP, like imported MCP servers
+      const overHttp =
+        !flags.servers && fileCatalog!.apps.length > 0 && fileCatalog!.apps.every((a) => a.http);
+      const imported = flags.servers || overHttp ? await executableCatalog(flags) : undefined;
       const catalog = imported?.catalog ?? fileCatalog!;
       if (imported)
         try {
