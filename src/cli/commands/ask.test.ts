@@ -119,6 +119,23 @@ describe('apiary ask', () => {
     expect(lines[2]).toContain('[APPROVAL_DENIED]');
   });
 
+  it('--approve ask with no terminal: the calls are printed, the booking refused, then one USAGE line (exit 2)', async () => {
+    const url = await bookingModel();
+    const r = await apiary('ask', REQUEST, '--base-url', url, '--model', 'm', '--approve', 'ask');
+    expect(r.code).toBe(2);
+    const lines = r.stdout.split('\n');
+    expect(lines[1]).toBe(
+      '  ✓ step 1 Restaurants.findrestaurants({"category":"American","location":"San Francisco"}) → 10 row(s)',
+    );
+    expect(lines[2]).toContain('✗ step 2 Restaurants.reserverestaurant(');
+    expect(lines[2]).toContain(
+      '[APPROVAL_DENIED] transactional call Restaurants.reserverestaurant not approved: no terminal to ask on',
+    );
+    expect(r.stderr.split('\n').filter((l) => l.startsWith('error'))).toEqual([
+      'error [USAGE] --approve ask needs a terminal to ask on (stdin is not one); pass --approve auto or --approve deny (1 transactional call(s) refused)',
+    ]);
+  });
+
   it('retrieves with a dense encoder from --retriever-model: the ranking the library gives for that encoder', async () => {
     const { file, model } = writeTestEncoder(mkdtempSync(join(tmpdir(), 'apiary-ask-')));
     // what the CLI must retrieve: the library's dense ranking of the same catalog for this encoder

@@ -160,7 +160,7 @@ export function registerAskCommand(program: Command): void {
           'USAGE',
           'apiary ask needs a model: pass --base-url URL --model NAME (any OpenAI-compatible endpoint: vLLM, Ollama, llama.cpp server, hosted APIs), set APIARY_BASE_URL and APIARY_MODEL, or write them to apiary.config.json',
         );
-      const approve = parseApprover(flags.approve);
+      const approver = parseApprover(flags.approve);
       const threshold = parseNumber('--demo-threshold', flags.demoThreshold, { min: -1, max: 1 });
       const exec = await executableCatalog(flags);
       const catalog = exec.catalog;
@@ -218,7 +218,7 @@ export function registerAskCommand(program: Command): void {
           retriever,
           topK,
           ...(demos ? { demos } : {}),
-          toolset: (apis) => catalogToolset(apis, { catalog: index, apps, approve }),
+          toolset: (apis) => catalogToolset(apis, { catalog: index, apps, approve: approver.approve }),
           turn: modelTurns(setup.model, { settings: setup.sampling }),
           context: `Today is ${flags.date ?? new Date().toISOString().slice(0, 10)}.`,
           budget: { maxSteps },
@@ -268,5 +268,7 @@ export function registerAskCommand(program: Command): void {
       if (result.stopReason === 'cancelled') process.exitCode = 130;
       else if (result.stopReason !== 'final' && result.stopReason !== 'ask-user')
         process.exitCode = EXIT.runtime;
+      const unanswered = approver.unansweredError();
+      if (unanswered) throw unanswered;
     });
 }
