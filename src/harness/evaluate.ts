@@ -55,6 +55,11 @@ export interface EvaluateOptions extends RecipeRegistries {
   /** Stop after this many samples in a row could not reach the model endpoint (default: never). */
   maxConsecutiveConnectionFailures?: number;
   /**
+   * Stop after this many samples in a row failed because the model endpoint failed after its retries
+   * (HTTP 5xx, garbage, error statuses; not connection failures alone); default: never.
+   */
+  maxConsecutiveEndpointFailures?: number;
+  /**
    * The model of this thread, used instead of building one from `recipe.model` (which still
    * describes it for worker threads, queue workers and the run spec).
    */
@@ -273,6 +278,9 @@ export async function evaluate<R = unknown>(
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.maxConsecutiveConnectionFailures !== undefined
         ? { maxConsecutiveConnectionFailures: options.maxConsecutiveConnectionFailures }
+        : {}),
+      ...(options.maxConsecutiveEndpointFailures !== undefined
+        ? { maxConsecutiveEndpointFailures: options.maxConsecutiveEndpointFailures }
         : {}),
       ...(coordinator ? { pool: coordinator } : workers > 1 ? { workers, recipe: workerRecipe } : {}),
       ...(options.maxCost !== undefined ? { maxCost: options.maxCost } : {}),
