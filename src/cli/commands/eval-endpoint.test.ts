@@ -159,3 +159,41 @@ describe('apiary eval against a dead or failing endpoint', { timeout: 60_000 }, 
     expect(existsSync(join(out, 'summary.json'))).toBe(true);
   });
 });
+
+describe('apiary eval: a model that answers badly is scored, not an endpoint failure', {
+  timeout: 60_000,
+}, () => {
+  it('hierarchical app selection answering [] every time: no error, exit 0, dropped from official as upstream, corrected counts it empty', async () => {
+    server = await startScriptedOpenAiServer({ respond: () => '[]' });
+    const out = mkdtempSync(join(tmpdir(), 'apiary-endpoint-out-'));
+    const r = await runInTempDir([
+      'eval',
+      'appbench',
+      '--data',
+      MINI,
+      '--base-url',
+      server.url,
+      '--model',
+      'scripted',
+      '--solver',
+      'hierarchical',
+      '--out',
+      out,
+      '--json',
+    ]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const json = JSON.parse(r.stdout);
+    expect(json.infrastructureErrors).toBe(0);
+    expect(json.summary).toMatchObject({ records: 8, errors: 0, infrastructureErrors: 0 });
+    expect(json.summary.report).toMatchObject({ total: 8, scoredOfficial: 0 });
+    expect(json.summary.report.failedIds).toHaveLength(8);
+    expect(json.summary.report.corrected).toMatchObject({ n: 8, success: 0, appF1: 0 });
+    // five selection turns per sample, no plan asked for
+    expect(server.requests).toHaveLength(40);
+    for (const l of readResultsFile(join(out, 'results.jsonl')).samples) {
+      expect(l.error).toBeNull();
+      expect(l.output).toMatchObject({ reply: '', rawReply: '[]', selectedApps: [] });
+    }
+  });
+});
