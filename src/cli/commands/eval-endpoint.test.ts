@@ -197,3 +197,28 @@ describe('apiary eval: a model that answers badly is scored, not an endpoint fai
     }
   });
 });
+
+describe('apiary eval: replies with no plan line', { timeout: 60_000 }, () => {
+  it('are format errors: a model that answers prose to every sample has a format-error rate of 100', async () => {
+    server = await startScriptedOpenAiServer({
+      respond: () => 'Sure! I would be glad to help you with that.',
+    });
+    const r = await runInTempDir([
+      'eval',
+      'appbench',
+      '--data',
+      MINI,
+      '--base-url',
+      server.url,
+      '--model',
+      'scripted',
+      '--out',
+      mkdtempSync(join(tmpdir(), 'apiary-endpoint-out-')),
+      '--json',
+    ]);
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout).summary.report;
+    expect(report.corrected).toMatchObject({ n: 8, formatErrorRate: 1, success: 0 });
+    expect(report.failedIds).toEqual([]);
+  });
+});
