@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { LanguageModel } from 'ai';
 import { checkModelEndpoint, type ResponseCache, type ResponseCacheStats } from '../models/index.js';
@@ -247,7 +247,14 @@ export async function evaluate<R = unknown>(
     { now: () => new Date(), gitRevision, packageVersion, ...options.deps },
   );
   const outFile = resolve(outDir, 'results.jsonl');
-  note(`results: ${outFile}${options.resume ? ' (resuming)' : ''}`);
+  // `--resume` on a folder with no results starts a new run: say so, not "resuming"
+  const resuming = options.resume && existsSync(outFile) && statSync(outFile).size > 0;
+  const label = resuming
+    ? ' (resuming)'
+    : options.resume
+      ? ' (new run: --resume found no results there)'
+      : '';
+  note(`results: ${outFile}${label}`);
 
   const workerRecipe = recipeForWorkers(resolved, options, outDir);
   let coordinator: Awaited<ReturnType<typeof startQueueCoordinator>> | null = null;
