@@ -1,7 +1,6 @@
 import type { Catalog } from '../catalog/index.js';
 import type { TokenUsage } from '../models/index.js';
 import { addUsage } from '../models/index.js';
-import { ApiaryError } from '../shared/index.js';
 import { agentTurns, demoTurns, type LlmAgentOptions, runSingleTurn } from './llm-agent-options.js';
 import { appSelectionPrompt, planPrompt } from './prompts.js';
 import { freeTextProtocol } from './protocols/free-text.js';
@@ -37,8 +36,9 @@ export function selectAppsFromReply(
 
 /**
  * Hierarchical prompting: step 1 asks for the needed Apps from the App-only list (retried up to
- * 5 times when the reply names no App, then the sample fails with an error); step 2 plans with
- * the APIs of the selected Apps only (listed in catalog order). Demos, when given, are used in step 2.
+ * 5 times when the reply names no App; then the result is an empty reply with `selectedApps: []`
+ * and no plan is asked for); step 2 plans with the APIs of the selected Apps only (listed in catalog
+ * order). Demos, when given, are used in step 2.
  */
 export function hierarchicalAgent(opts: HierarchicalAgentOptions = {}): PlanningAgent {
   const maxSelection = opts.maxSelectionAttempts ?? 5;
@@ -71,11 +71,20 @@ export function hierarchicalAgent(opts: HierarchicalAgentOptions = {}): Planning
         selectionReplies.push(out.lastText);
         selected = selectAppsFromReply(out.lastText, appNames, opts.officialQuirks);
       }
+      // The endpoint answered every time: naming no app is the model's answer, not a failed call.
+      // Like upstream, no plan is asked for; `selectedApps: []` tells scorers the selection failed.
       if (selected.length === 0)
-        throw new ApiaryError(
-          'MODEL_CALL_FAILED',
-          `app selection named no app after ${maxSelection} attempts (last reply: ${JSON.stringify(selectionReplies.at(-1)?.slice(0, 200) ?? '')})`,
-        );
+        return {
+          reply: '',
+          rawReply: selectionReplies.at(-1) ?? '',
+          usage,
+          modelCalls: calls,
+          attempts,
+          faults,
+          selectedApps: [],
+          trace: trace.events,
+          prompts,
+        };
 
       const system = planPrompt(renderAppApiList(catalog, selected), request.currentDate);
       const demos = opts.demos ? await opts.demos(request.instruction) : [];

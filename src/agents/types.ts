@@ -24,7 +24,7 @@ export interface PlanResult {
   attempts?: number;
   /** Fault class of each failed attempt (see models/generate-with-retry.ts). */
   faults?: string[];
-  /** Apps chosen in step 1 (hierarchical agent). */
+  /** Apps chosen in step 1 (hierarchical agent); empty when no reply named an App (no plan was asked for). */
   selectedApps?: string[];
   /** What a tool-loop agent did: calls made, their outcomes, stop reason and trace. */
   agent?: AgentRunSummary;

@@ -35,7 +35,7 @@ describe('apiary CLI: catalog and plan', () => {
     expect(r.code).toBe(1);
     expect(r.stdout.trim().split('\n')).toEqual([
       'src/cli/__fixtures__/bad-plan.txt: s1.api: api-not-owned: app "Rents" does not own "findbus" (owned by Buses)',
-      "src/cli/__fixtures__/bad-plan.txt: s2.car_type: enum-value: value \"Truck\" is not one of 'Hatchback', 'Sedan', 'SUV'",
+      "src/cli/__fixtures__/bad-plan.txt: s2.car_type: enum-value: value \"Truck\" is not one of 'Hatchback', 'Sedan', 'SUV', 'Compact', 'Standard', 'Full-size'",
       'src/cli/__fixtures__/bad-plan.txt: s3.city: dangling-ref: no earlier step returns "nowhere"',
     ]);
   });

@@ -114,6 +114,32 @@ describe('CLI error paths', { timeout: 60_000 }, () => {
     ]);
   });
 
+  it("commander's usage errors: the error line and one hint (suggestion, the command's help), never the whole help", async () => {
+    const cases: Array<[string[], string, string]> = [
+      [
+        ['eval', 'appbench', '--limt', '3'],
+        "error [USAGE] unknown option '--limt'",
+        'hint: did you mean --limit? see `apiary eval --help`',
+      ],
+      [['evl'], "error [USAGE] unknown command 'evl'", 'hint: did you mean eval? see `apiary --help`'],
+      [['run'], "error [USAGE] missing required argument 'plan'", 'hint: see `apiary run --help`'],
+      [
+        ['apps', 'chek'],
+        "error [USAGE] unknown command 'chek'",
+        'hint: did you mean check? see `apiary apps --help`',
+      ],
+      [
+        ['eval', 'appbench', '--limit'],
+        "error [USAGE] option '--limit <n>' argument missing",
+        'hint: see `apiary eval --help`',
+      ],
+    ];
+    for (const [args, line, hint] of cases) {
+      const r = await apiary(...args);
+      expect([r.code, r.stdout, r.stderr]).toEqual([2, '', `${line}\n${hint}\n`]);
+    }
+  });
+
   it('usage: an unknown flag, task, solver or option; an output folder that cannot be written', async () => {
     const aFile = join(mkdtempSync(join(tmpdir(), 'apiary-errors-')), 'notes.txt');
     writeFileSync(aFile, 'x');

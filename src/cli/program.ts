@@ -87,9 +87,6 @@ async function buildWith(load: (entry: CommandEntry) => boolean): Promise<Comman
     .description('Catalogs, plan graphs, safe execution and benchmark scoring for tool-using LLM agents')
     .version('0.1.0')
     .option('--debug', 'print stack traces on errors')
-    .showHelpAfterError()
-    // commander's own usage errors in the one format (`error [USAGE] …`); subcommands inherit this
-    .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'error [USAGE] ')) })
     .configureHelp({
       subcommandTerm(this: Help, cmd: Command): string {
         return placeholderTerms.get(cmd) ?? Help.prototype.subcommandTerm.call(this, cmd);
@@ -103,5 +100,27 @@ async function buildWith(load: (entry: CommandEntry) => boolean): Promise<Comman
       placeholderTerms.set(placeholder, entry.usage ? `${entry.name} ${entry.usage}` : entry.name);
     }
   }
+  oneLineUsageErrors(program, 'apiary');
   return program;
+}
+
+/**
+ * Commander's own usage errors (unknown flag or command, missing argument) in the format of
+ * docs/errors.md: the line `error [USAGE] …`, then one hint line (its "Did you mean" and the
+ * command's help to read) instead of the whole help (111 lines for `eval`). Set on every command
+ * once the tree is built, each with its own path for the hint.
+ */
+function oneLineUsageErrors(command: Command, path: string): void {
+  command.showHelpAfterError(false).configureOutput({
+    outputError: (text, write) => write(usageErrorLines(text, path)),
+  });
+  for (const sub of command.commands) oneLineUsageErrors(sub, `${path} ${sub.name()}`);
+}
+
+function usageErrorLines(text: string, path: string): string {
+  const [first = '', ...rest] = text.trimEnd().split('\n');
+  const suggestion = rest.map((l) => l.trim()).find((l) => l.startsWith('(Did you mean '));
+  const message = first.replace(/^error: /, '').replace(/\.$/, '');
+  const didYouMean = suggestion ? `did you mean ${suggestion.slice('(Did you mean '.length, -1)} ` : '';
+  return `error [USAGE] ${message}\nhint: ${didYouMean}see \`${path} --help\`\n`;
 }

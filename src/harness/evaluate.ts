@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { LanguageModel } from 'ai';
 import { checkModelEndpoint, type ResponseCache, type ResponseCacheStats } from '../models/index.js';
@@ -54,6 +54,11 @@ export interface EvaluateOptions extends RecipeRegistries {
   maxCost?: number;
   /** Stop after this many samples in a row could not reach the model endpoint (default: never). */
   maxConsecutiveConnectionFailures?: number;
+  /**
+   * Stop after this many samples in a row failed because the model endpoint failed after its retries
+   * (HTTP 5xx, garbage, error statuses; not connection failures alone); default: never.
+   */
+  maxConsecutiveEndpointFailures?: number;
   /**
    * The model of this thread, used instead of building one from `recipe.model` (which still
    * describes it for worker threads, queue workers and the run spec).
@@ -242,7 +247,14 @@ export async function evaluate<R = unknown>(
     { now: () => new Date(), gitRevision, packageVersion, ...options.deps },
   );
   const outFile = resolve(outDir, 'results.jsonl');
-  note(`results: ${outFile}${options.resume ? ' (resuming)' : ''}`);
+  // `--resume` on a folder with no results starts a new run: say so, not "resuming"
+  const resuming = options.resume && existsSync(outFile) && statSync(outFile).size > 0;
+  const label = resuming
+    ? ' (resuming)'
+    : options.resume
+      ? ' (new run: --resume found no results there)'
+      : '';
+  note(`results: ${outFile}${label}`);
 
   const workerRecipe = recipeForWorkers(resolved, options, outDir);
   let coordinator: Awaited<ReturnType<typeof startQueueCoordinator>> | null = null;
@@ -273,6 +285,9 @@ export async function evaluate<R = unknown>(
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.maxConsecutiveConnectionFailures !== undefined
         ? { maxConsecutiveConnectionFailures: options.maxConsecutiveConnectionFailures }
+        : {}),
+      ...(options.maxConsecutiveEndpointFailures !== undefined
+        ? { maxConsecutiveEndpointFailures: options.maxConsecutiveEndpointFailures }
         : {}),
       ...(coordinator ? { pool: coordinator } : workers > 1 ? { workers, recipe: workerRecipe } : {}),
       ...(options.maxCost !== undefined ? { maxCost: options.maxCost } : {}),

@@ -281,6 +281,62 @@ describe('runEval', () => {
   });
 });
 
+describe('runEval stops on a failing endpoint', () => {
+  /** Sample i fails with an endpoint failure of `faults[i]` (after its retries), or is solved when none. */
+  function failingTask(faults: ReadonlyArray<string | undefined>) {
+    const task = toyTask();
+    task.solver = sampleSolver(async (sample) => {
+      const fault = faults[sample.n];
+      if (fault)
+        throw Object.assign(
+          new ApiaryError('MODEL_CALL_FAILED', `model call failed after 1 attempt(s) [${fault}]`),
+          {
+            faults: [fault],
+          },
+        );
+      return { output: { value: sample.n * 2 }, usage: { inputTokens: 1, outputTokens: 1 }, modelCalls: 1 };
+    });
+    return task;
+  }
+  const run = (faults: ReadonlyArray<string | undefined>) =>
+    runEval({
+      task: failingTask(faults),
+      spec: spec(),
+      concurrency: 1,
+      shuffle: false,
+      outFile: tmp(),
+      maxConsecutiveConnectionFailures: 10,
+      maxConsecutiveEndpointFailures: 3,
+    });
+
+  it('after N samples in a row failed on HTTP 5xx or garbage: stopReason endpoint, what ran is kept', async () => {
+    const r = await run([undefined, 'http5xx', 'invalid-json', 'http5xx', 'http5xx']);
+    expect(r.stopReason).toBe('endpoint');
+    expect(r.endpointError).toBe('MODEL_CALL_FAILED: model call failed after 1 attempt(s) [http5xx]');
+    expect(r.ran).toBe(4);
+    expect(readResultsFile(r.resultsFile).samples.map((l) => l.error?.slice(0, 17) ?? null)).toEqual([
+      null,
+      'MODEL_CALL_FAILED',
+      'MODEL_CALL_FAILED',
+      'MODEL_CALL_FAILED',
+    ]);
+    expect(r.infrastructureErrors).toBe(3);
+  });
+
+  it('a solved sample resets the streak; connection failures alone are left to the connection limit', async () => {
+    const solvedBetween = await run(['http5xx', 'http5xx', undefined, 'http5xx', 'http5xx']);
+    expect(solvedBetween.stopReason).toBeNull();
+    expect(solvedBetween.ran).toBe(10);
+    const connectionOnly = await run(['network', 'timeout', 'network', 'network', 'timeout']);
+    expect(connectionOnly.stopReason).toBeNull();
+    expect(connectionOnly.ran).toBe(10);
+    // a streak that mixes them is an endpoint failing either way
+    const mixed = await run(['network', 'network', 'network', 'http5xx']);
+    expect(mixed.stopReason).toBe('endpoint');
+    expect(mixed.ran).toBe(4);
+  });
+});
+
 describe('seededShuffle', () => {
   it('is a permutation and leaves the input alone', () => {
     const xs = Array.from({ length: 50 }, (_, i) => i);

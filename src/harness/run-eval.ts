@@ -68,6 +68,13 @@ export interface RunEvalOptions<S extends TaskSample, O, Sc, R> extends SummaryM
    */
   maxConsecutiveConnectionFailures?: number;
   /**
+   * Stop starting samples after this many samples in a row failed because the model endpoint failed
+   * after every retry (HTTP 5xx, a reply that is not a completion, an error status, or no answer) and
+   * at least one of them got an answer (a streak of connection failures alone is
+   * `maxConsecutiveConnectionFailures`'s to judge); default: never stop.
+   */
+  maxConsecutiveEndpointFailures?: number;
+  /**
    * Worker threads solving and scoring samples (default 1: in this thread). With more, each
    * worker rebuilds the task from `recipe`; this thread stays the only writer of the run folder.
    */
@@ -96,10 +103,12 @@ export interface RunEvalResult<R> {
   /** The run was aborted before every record finished. */
   aborted: boolean;
   /**
-   * Why the run ended before every record finished: Ctrl-C (`signal`), `--max-cost` (`budget`) or
-   * too many consecutive connection failures (`connection`).
+   * Why the run ended before every record finished: Ctrl-C (`signal`), `--max-cost` (`budget`),
+   * too many consecutive connection failures (`connection`) or endpoint failures (`endpoint`).
    */
-  stopReason: 'signal' | 'budget' | 'connection' | null;
+  stopReason: 'signal' | 'budget' | 'connection' | 'endpoint' | null;
+  /** With stopReason `endpoint`: the error recorded for the last sample of the streak. */
+  endpointError?: string;
   /** Samples of this invocation recorded with an infrastructure error (the model endpoint failed). */
   infrastructureErrors: number;
   /** A torn last line from a killed run was dropped. */
@@ -219,7 +228,9 @@ async function runLocked<S extends TaskSample, O, Sc, R>(
   let errors = 0;
   let infrastructureErrors = 0;
   let consecutiveConnectionFailures = 0;
-  let endpointDown = false;
+  let consecutiveEndpointFailures = 0;
+  let endpointDown: 'connection' | 'endpoint' | null = null;
+  let endpointError: string | undefined;
   const progress = (last?: EvalProgress['last']): void => {
     if (!opts.onProgress) return;
     const elapsedMs = deps.monotonic() - t0;
@@ -264,14 +275,28 @@ async function runLocked<S extends TaskSample, O, Sc, R>(
     if (line.error !== null) errors++;
     progress({ id: line.id, epoch: line.epoch, error: line.error });
   };
-  const countFailures = (run: { infrastructureFailure: boolean; connectionFailure: boolean }): void => {
+  const countFailures = (
+    run: { infrastructureFailure: boolean; connectionFailure: boolean },
+    error: string | null,
+  ): void => {
     if (run.infrastructureFailure) infrastructureErrors++;
     consecutiveConnectionFailures = run.connectionFailure ? consecutiveConnectionFailures + 1 : 0;
+    consecutiveEndpointFailures = run.infrastructureFailure ? consecutiveEndpointFailures + 1 : 0;
+    if (endpointDown) return;
     if (
       opts.maxConsecutiveConnectionFailures !== undefined &&
       consecutiveConnectionFailures >= opts.maxConsecutiveConnectionFailures
     )
-      endpointDown = true;
+      endpointDown = 'connection';
+    // connection failures are a subset: a streak of them alone is the connection limit's to judge
+    else if (
+      opts.maxConsecutiveEndpointFailures !== undefined &&
+      consecutiveEndpointFailures >= opts.maxConsecutiveEndpointFailures &&
+      consecutiveEndpointFailures > consecutiveConnectionFailures
+    ) {
+      endpointDown = 'endpoint';
+      endpointError = error ?? undefined;
+    }
   };
   let workerCacheStats: RunEvalResult<R>['workerCacheStats'];
   let failure: { reason: unknown } | undefined;
@@ -301,7 +326,7 @@ async function runLocked<S extends TaskSample, O, Sc, R>(
       onLines(lines, blobText) {
         writer.appendSerialized(lines, blobText);
         for (const l of lines) {
-          countFailures(l);
+          countFailures(l, l.record.error);
           recordedLine(l.record);
         }
         if (budgetReached || endpointDown) run.stop();
@@ -353,7 +378,7 @@ async function runLocked<S extends TaskSample, O, Sc, R>(
         throw error;
       }
       if (run === null) return; // cut short by the abort: leave it for a resume
-      countFailures(run);
+      countFailures(run, run.error);
       const durationMs = deps.monotonic() - start;
       const { error, usage } = run;
       const line: SampleLine = {
@@ -416,11 +441,12 @@ async function runLocked<S extends TaskSample, O, Sc, R>(
       : budgetReached
         ? 'budget'
         : endpointDown
-          ? 'connection'
+          ? endpointDown
           : aborted
             ? 'signal'
             : null,
     infrastructureErrors,
+    ...(endpointDown === 'endpoint' && endpointError ? { endpointError } : {}),
     repairedTail,
     lockTakenOver,
     elapsedMs,

@@ -84,7 +84,7 @@ let stream: {
   /** Batches posted so far. */
   posted: number;
   /**
-   * After a connection failure: the batch that reports it, which the main thread must have
+   * After an endpoint failure: the batch that reports it, which the main thread must have
    * answered before this worker starts more (0: not held).
    */
   heldUntil: number;
@@ -162,9 +162,9 @@ function pump(s: NonNullable<typeof stream>): void {
       (run) => {
         s.inFlight--;
         if (run) s.lines.push(streamedLine(s, job, run, startedAt, performance.now() - start));
-        // the endpoint may be down: start nothing more until the main thread, which counts the
-        // failures in a row over all workers, answers (it stops the run or sends more jobs)
-        if (run?.connectionFailure) s.heldUntil = s.posted + 1;
+        // the endpoint may be down or broken: start nothing more until the main thread, which counts
+        // the failures in a row over all workers, answers (it stops the run or sends more jobs)
+        if (run?.infrastructureFailure) s.heldUntil = s.posted + 1;
         ended(s);
         if (stream === s) pump(s);
       },

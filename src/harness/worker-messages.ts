@@ -57,7 +57,7 @@ export type ToWorker =
   | { type: 'run'; jobs: WorkerJob[] }
   /** A streamed run starts: later `jobs` fill the worker's local queue, solved `concurrency` at a time. */
   | { type: 'stream'; settings: StreamSettings }
-  /** `answers`: the `lines` batch this replies to (a worker held after a connection failure waits for it). */
+  /** `answers`: the `lines` batch this replies to (a worker held after an endpoint failure waits for it). */
   | { type: 'jobs'; run: number; jobs: StreamJob[]; answers?: number }
   /** Start nothing more of this run: the queued jobs are dropped, those in flight finish. */
   | { type: 'stop'; run: number }

@@ -129,7 +129,7 @@ export async function startSampleWorkers(recipe: TaskRecipe, size: number): Prom
   const send = (slot: Slot, m: ToWorker) => slot.worker.postMessage(m);
   /**
    * Keeps about two shares queued or in flight in a worker: it never waits for this thread.
-   * `answer`: the worker holds its queue until batch `batch` is answered (after a connection
+   * `answer`: the worker holds its queue until batch `batch` is answered (after an endpoint
    * failure), so it gets a message even with no new job.
    */
   const topUp = (slot: Slot, answer: boolean, batch?: number) => {
@@ -218,7 +218,7 @@ export async function startSampleWorkers(recipe: TaskRecipe, size: number): Prom
               }
             topUp(
               slot,
-              m.lines.some((l) => l.connectionFailure),
+              m.lines.some((l) => l.infrastructureFailure),
               m.batch,
             );
             settleStream();

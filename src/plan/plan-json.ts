@@ -18,7 +18,8 @@ export function printPlanJson(plan: Plan): string {
 
 /** Reads a plan file: JSON when it starts with `{`, else plan text (one call per line). */
 export function readPlanFile(path: string): Plan {
-  const text = readTextFile(path);
+  // a Latin-1 plan read as UTF-8 would run with U+FFFD in its values: refuse it, naming the line
+  const text = readTextFile(path, { strictUtf8: true });
   if (text.trimStart().startsWith('{')) return parsePlanJson(text, path);
   return parsePlanText(text, { source: path }).plan;
 }

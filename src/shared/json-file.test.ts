@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { forEachLineOfFile } from './json-file.js';
+import { forEachLineOfFile, readTextFile } from './json-file.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'apiary-lines-'));
 const file = (name: string, text: string) => {
@@ -44,5 +44,43 @@ describe('forEachLineOfFile', () => {
   it('names the file when it cannot be read', () => {
     expect(() => lines(join(dir, 'missing.jsonl'))).toThrow(expect.objectContaining({ code: 'NOT_FOUND' }));
     expect(() => lines(dir)).toThrow(expect.objectContaining({ code: 'INPUT_INVALID' }));
+  });
+});
+
+describe('readTextFile({ strictUtf8 })', () => {
+  const bytes = (name: string, data: number[] | string) => {
+    const path = join(dir, name);
+    writeFileSync(path, typeof data === 'string' ? Buffer.from(data, 'latin1') : Buffer.from(data));
+    return path;
+  };
+
+  it('reads UTF-8 as the lenient read does (BOM, every length of sequence)', () => {
+    const path = file('ok.txt', '\ufeffZ\u00fcrich \u2014 \ud83d\ude00\n');
+    expect(readTextFile(path, { strictUtf8: true })).toBe(readTextFile(path));
+  });
+
+  it('refuses what is not UTF-8, naming the file, the line and the first bad byte', () => {
+    const cases: Array<[string, number[] | string, string]> = [
+      [
+        'latin1.txt',
+        "Weather: [t = getweather(#city='Alamo')]\nWeather: [t = getweather(#city='Z\u00fcrich')]\n",
+        'record line 2: not UTF-8 text (byte 0xfc at byte 74)',
+      ],
+      ['overlong.txt', [0x61, 0xc0, 0x80], 'record line 1: not UTF-8 text (byte 0xc0 at byte 1)'],
+      [
+        'surrogate.txt',
+        [0x0a, 0x0a, 0xed, 0xa0, 0x80],
+        'record line 3: not UTF-8 text (byte 0xed at byte 2)',
+      ],
+      ['torn.txt', [0x61, 0xe2, 0x82], 'record line 1: not UTF-8 text (byte 0xe2 at byte 1)'],
+      ['utf16.txt', [0xff, 0xfe, 0x61, 0x00], 'record line 1: not UTF-8 text (byte 0xff at byte 0)'],
+    ];
+    for (const [name, data, where] of cases) {
+      const path = bytes(name, data);
+      expect(() => readTextFile(path, { strictUtf8: true })).toThrow(
+        `${path}: ${where}; save the file as UTF-8`,
+      );
+      expect(readTextFile(path)).toContain('\ufffd'); // what the lenient read gives instead
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { ApiaryError, InputInvalidError, NotFoundError } from './errors.js';
 import { checkJsonDepth } from './json-depth.js';
@@ -105,13 +106,73 @@ export function forEachLineOfFile(
   }
 }
 
-/** Reads a file as text; every failure is a typed error naming the path ({@link fileReadError}). */
-export function readTextFile(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (error) {
-    throw fileReadError(path, error);
+/**
+ * Reads a file as text; every failure is a typed error naming the path ({@link fileReadError}).
+ * `strictUtf8`: a file that is not UTF-8 (Latin-1, Windows-1252, UTF-16) is refused naming its line,
+ * instead of read with U+FFFD in place of each bad byte (`Z\ufffdrich` for a Latin-1 `Zürich`).
+ * Off by default: results files may end in a torn line cut inside a character, which a resume repairs.
+ */
+export function readTextFile(path: string, opts: { strictUtf8?: boolean } = {}): string {
+  if (!opts.strictUtf8)
+    try {
+      return readFileSync(path, 'utf8');
+    } catch (error) {
+      throw fileReadError(path, error);
+    }
+  const bytes = readBytesFile(path);
+  if (!isUtf8(bytes)) throw notUtf8Error(path, bytes);
+  return bytes.toString('utf8');
+}
+
+/** Where the first byte that breaks UTF-8 is: its line (1-based) and value, for the error. */
+function notUtf8Error(path: string, bytes: Uint8Array): InputInvalidError {
+  const at = firstNonUtf8Byte(bytes);
+  let line = 1;
+  for (let i = 0; i < at; i++) if (bytes[i] === 0x0a) line++;
+  const byte = bytes[at] ?? 0;
+  return new InputInvalidError(
+    { file: path, record: `line ${line}` },
+    `not UTF-8 text (byte 0x${byte.toString(16).padStart(2, '0')} at byte ${at}); save the file as UTF-8`,
+  );
+}
+
+/**
+ * What a lead byte announces: the sequence length and the range of its second byte (no overlongs,
+ * no surrogates, nothing above U+10FFFF: the Unicode standard's table 3-7); null for a byte that
+ * cannot start a sequence.
+ */
+function utf8Sequence(lead: number): readonly [length: number, lo: number, hi: number] | null {
+  if (lead >= 0xc2 && lead <= 0xdf) return [2, 0x80, 0xbf];
+  if (lead === 0xe0) return [3, 0xa0, 0xbf];
+  if (lead === 0xed) return [3, 0x80, 0x9f];
+  if (lead >= 0xe1 && lead <= 0xef) return [3, 0x80, 0xbf];
+  if (lead === 0xf0) return [4, 0x90, 0xbf];
+  if (lead >= 0xf1 && lead <= 0xf3) return [4, 0x80, 0xbf];
+  if (lead === 0xf4) return [4, 0x80, 0x8f];
+  return null;
+}
+
+/** Offset of the first byte that does not start or continue a well-formed UTF-8 sequence. */
+function firstNonUtf8Byte(bytes: Uint8Array): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const lead = bytes[i]!;
+    if (lead < 0x80) {
+      i++;
+      continue;
+    }
+    const sequence = utf8Sequence(lead);
+    if (!sequence) return i;
+    const [length, lo, hi] = sequence;
+    const second = bytes[i + 1];
+    if (second === undefined || second < lo || second > hi) return i;
+    for (let k = 2; k < length; k++) {
+      const next = bytes[i + k];
+      if (next === undefined || (next & 0xc0) !== 0x80) return i;
+    }
+    i += length;
   }
+  return bytes.length;
 }
 
 /** Parses JSON text; a syntax error (e.g. a truncated file) names the file and the position. */

@@ -113,7 +113,7 @@ describe('pullAppBench (local server on 127.0.0.1)', () => {
     try {
       await expect(pullAppBench({ dir, baseUrl, categories: ['mm'] })).rejects.toMatchObject({
         code: 'INPUT_INVALID',
-        message: expect.stringContaining('test_mm.json: record 0'),
+        message: expect.stringContaining('test_mm.json: record 1'),
       });
       expect(existsSync(join(dir, 'test_mm.json'))).toBe(false);
     } finally {

@@ -23,7 +23,7 @@ export { APPBENCH_CATEGORIES, type AppBenchCategory };
 export function parseAppBenchFile(text: string, file: string): AppBenchRecord[] {
   const json = parseJsonText(text, file);
   if (!Array.isArray(json)) return parseWith(z.array(AppBenchRecordSchema), json, { file });
-  return json.map((r, i) => parseWith(AppBenchRecordSchema, r, { file, record: i }));
+  return json.map((r, i) => parseWith(AppBenchRecordSchema, r, { file, record: i + 1 }));
 }
 
 export function readAppBenchFile(path: string): AppBenchRecord[] {

@@ -18,7 +18,7 @@ export interface AppBenchSample {
 /** What an agent produced for a sample: the raw reply in AppBench line format (scored as the official code does). */
 export interface AppBenchPrediction {
   id: string;
-  /** Raw model reply; null when generation failed (the sample then counts as a format error). */
+  /** Raw model reply; null when generation failed (scored as an empty prediction, dropped by the official scorer). */
   reply: string | null;
   error?: string;
 }

@@ -390,3 +390,31 @@ describe('gold as prediction', () => {
     });
   });
 });
+
+describe('format errors', () => {
+  const rate = (...replies: Array<string | null>) =>
+    summarizeAppBench(
+      replies.map((reply, i) =>
+        scoreAppBenchSample(sampleOf(carRental, `mm-${i}`), { id: `mm-${i}`, reply }, catalog),
+      ),
+    ).corrected.formatErrorRate;
+
+  it('a reply with no plan line is a format error; a readable plan is not; a failed generation is counted apart', () => {
+    // plan-text agents reply '' when the model wrote no plan line (prose, a refusal)
+    expect(rate('')).toBe(1);
+    expect(rate('I am sorry, I cannot book cars.')).toBe(1);
+    expect(rate('Rents: [oops')).toBe(1); // an unreadable call line, as before
+    expect(rate(goldReply(carRental))).toBe(0);
+    expect(rate(null)).toBe(0);
+    expect(rate('', goldReply(carRental), null, 'no plan here')).toBe(0.5);
+  });
+
+  it('a tool-loop run that called nothing is a format error only when its replies could not be read', () => {
+    const toolLoop = (decodeFailures: number) => ({
+      ...scoreAppBenchSample(sampleOf(carRental, 'mm-0'), { id: 'mm-0', reply: '' }, catalog),
+      agent: { stopReason: 'final', steps: 1, decodeFailures, callErrors: 0, repairs: 0 },
+    });
+    expect(summarizeAppBench([toolLoop(0)]).corrected.formatErrorRate).toBe(0);
+    expect(summarizeAppBench([toolLoop(2)]).corrected.formatErrorRate).toBe(1);
+  });
+});

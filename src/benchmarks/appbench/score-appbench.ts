@@ -304,6 +304,20 @@ function poolOf(pools: Map<string, CountsPool>, key: string): CountsPool {
   return pool;
 }
 
+/**
+ * A reply that is not in the plan format: it has a call-like line the parser cannot read, or no plan
+ * line at all where the gold has calls (prose, an empty reply, a refusal: plan-text agents reply ''
+ * then). A tool-loop run writes its reply from the calls it made: no call is a format error only when
+ * its replies could not be read (a decode failure), not when it answered without acting. A failed
+ * generation (no reply) is not the model's format: it is counted apart (`failedIds`).
+ */
+function isFormatError(s: Pick<AppBenchSampleScore, 'failed' | 'corrected' | 'agent'>): boolean {
+  if (s.failed) return false;
+  if (s.corrected.unparseableCalls > 0) return true;
+  if (s.corrected.predCalls > 0 || s.corrected.goldCalls === 0) return false;
+  return s.agent ? s.agent.decodeFailures > 0 : true;
+}
+
 /** Recomputes the report from stored per-sample scores (pooled, i.e. micro, averages). */
 export function summarizeAppBench(perSample: readonly AppBenchSampleScore[]): AppBenchReport {
   const all = new CountsPool();
@@ -316,7 +330,7 @@ export function summarizeAppBench(perSample: readonly AppBenchSampleScore[]): Ap
   for (const s of perSample) {
     const official = s.official ? officialRow(s.official, officialScratch) : null;
     const corrected = correctedRow(s.corrected, correctedScratch);
-    const formatError = s.corrected.unparseableCalls > 0;
+    const formatError = isFormatError(s);
     all.add(official, corrected, formatError);
     poolOf(byCategory, s.category).add(official, corrected, formatError);
     poolOf(byParallel, String(s.parallelScale)).add(official, corrected, formatError);

@@ -174,7 +174,7 @@ export interface CorrectedMetrics {
   appEM: number;
   apiEM: number;
   success: number;
-  /** Share of samples whose reply had an unreadable call line. */
+  /** Share of samples whose reply was not in the plan format: an unreadable call line, or no plan line. */
   formatErrorRate: number;
 }
 
@@ -186,7 +186,7 @@ function pooledF1(hit: number, pred: number, gold: number): number {
   return f1(pred ? hit / pred : 0, gold ? hit / gold : 0);
 }
 
-/** The corrected metrics of `n` samples whose counts sum to `t`, `formatErrors` of them with an unreadable call line. */
+/** The corrected metrics of `n` samples whose counts sum to `t`, `formatErrors` of them not in the plan format. */
 export function correctedMetricsOf(t: CorrectedCounts, n: number, formatErrors: number): CorrectedMetrics {
   const mean = (x: number) => (n ? x / n : 0);
   return {

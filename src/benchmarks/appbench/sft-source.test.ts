@@ -46,7 +46,7 @@ describe('locateAppBench / loadAppBenchGoldTasks', () => {
     const dir = mkdtempSync(join(tmpdir(), 'apiary-sft-'));
     writeFileSync(join(dir, 'dev_ss.json'), JSON.stringify([{ input: 'x', output: { used_app: [] } }]));
     expect(() => loadAppBenchGoldTasks(dir, catalog)).toThrow(
-      /dev_ss\.json: record 0: field "output\.used_api"/,
+      /dev_ss\.json: record 1: field "output\.used_api"/,
     );
   });
 });

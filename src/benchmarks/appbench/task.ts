@@ -120,11 +120,14 @@ export function appBenchTask(opts: AppBenchTaskOptions): AppBenchTask {
     dataset: opts.samples,
     solver,
     async scorer(sample, outcome) {
+      // hierarchical selection that named no App: upstream drops the sample from the official
+      // denominators (a failed generation) and we do the same; the corrected scorer counts it empty
+      const namedNoApp = outcome.output?.selectedApps?.length === 0;
       const score = scoreAppBenchSample(
         sample,
         {
           id: sample.id,
-          reply: outcome.output?.reply ?? null,
+          reply: namedNoApp ? null : (outcome.output?.reply ?? null),
           ...(outcome.error !== undefined ? { error: outcome.error } : {}),
         },
         catalog,

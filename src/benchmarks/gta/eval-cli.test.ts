@@ -165,4 +165,50 @@ describe('apiary eval gta', { timeout: 60_000 }, () => {
       'error [USAGE] gta: the step solver is for --mode step; end to end use react or native-tools',
     ]);
   });
+
+  it("--mode step records each sample's tokens, so --max-cost stops the run", async () => {
+    const priced = await startScriptedOpenAiServer({
+      respond: () => ({ text: 'Final Answer: 1', usage: { prompt_tokens: 100, completion_tokens: 10 } }),
+    });
+    try {
+      const out = join(root, 'step-budget');
+      const r = await runCliInProcess([
+        'eval',
+        'gta',
+        '--mode',
+        'step',
+        '--data',
+        join(ROOT, 'src', 'benchmarks', 'gta', '__fixtures__', 'data'),
+        '--model',
+        'scripted',
+        '--base-url',
+        priced.url,
+        '--concurrency',
+        '1',
+        // $0.01 per input token: $1 per step, 2 to 4 steps per sample
+        '--price-input',
+        '10000',
+        '--price-output',
+        '0',
+        '--max-cost',
+        '5',
+        '--out',
+        out,
+        '--json',
+      ]);
+      expect(r.code).toBe(3);
+      expect(JSON.parse(r.stdout).stopReason).toBe('budget');
+      const samples = lines(out).filter((l) => l.type === 'sample');
+      for (const l of samples)
+        expect(l.usage).toEqual({ inputTokens: 100 * l.modelCalls, outputTokens: 10 * l.modelCalls });
+      const costs = samples.map((l) => l.cost as number);
+      const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+      // the budget was reached by the last sample recorded, not before
+      expect(sum(costs)).toBeGreaterThanOrEqual(5);
+      expect(sum(costs.slice(0, -1))).toBeLessThan(5);
+      expect(samples.length).toBeLessThan(12);
+    } finally {
+      await priced.close();
+    }
+  });
 });

@@ -109,6 +109,7 @@ describe('GTA step mode as a registered solver value', () => {
       expect(solved).toEqual(
         direct.map((run) => ({
           output: { mode: 'step', predictionJson: pyJsonDumps(run.predictions) },
+          usage: { inputTokens: 0, outputTokens: 0 },
           modelCalls: run.predictions.length,
         })),
       );

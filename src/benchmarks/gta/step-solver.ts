@@ -21,8 +21,8 @@ export async function runGtaStepMode(
   toolmeta: ReadonlyMap<string, GtaToolMeta>,
   turns: TurnTaker,
   options: { file?: string; signal?: AbortSignal; events?: AgentTraceSink } = {},
-): Promise<GtaStepPredictionRecord[]> {
-  const out: GtaStepPredictionRecord[] = [];
+): Promise<Array<GtaStepPredictionRecord & { usage: TokenUsage }>> {
+  const out: Array<GtaStepPredictionRecord & { usage: TokenUsage }> = [];
   for (const record of dataset.records) {
     const tools = recordTools(record.tools, toolmeta, {
       file: options.file ?? 'dataset.json',
@@ -71,6 +71,7 @@ export async function runGtaStepMode(
       predictions,
       golds: prompts.map((p) => p.gold),
       prompts: prompts.map((p) => [{ role: 'system', content: p.system }, ...p.messages]),
+      usage,
     });
   }
   return out;
@@ -87,7 +88,8 @@ export interface GtaStepModeEnv {
 
 /**
  * Step mode as a solver: one model turn per gold assistant message of the sample, recorded as the
- * predicted steps (Python `json.dumps` text); one model call per step.
+ * predicted steps (Python `json.dumps` text); one model call per step, their tokens summed (what
+ * `--max-cost` and the cost columns read).
  */
 export function gtaStepModeSolver(env: GtaStepModeEnv): Solver<GtaSample, GtaOutput> {
   return async (state, ctx) => {
@@ -103,6 +105,7 @@ export function gtaStepModeSolver(env: GtaStepModeEnv): Solver<GtaSample, GtaOut
     );
     return withOutput(state, {
       output: { mode: 'step', predictionJson: pyJsonDumps(run!.predictions) },
+      usage: run!.usage,
       modelCalls: run!.predictions.length,
     });
   };

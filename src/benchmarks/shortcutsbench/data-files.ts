@@ -117,7 +117,7 @@ export function loadGoldShortcuts(dir: string): Map<string, JsonObject> {
  */
 export function checkedGoldRecord(r: Json, i: number, path: string): JsonObject | undefined {
   if (!isJsonObject(r) || typeof r.URL !== 'string')
-    throw new InputInvalidError({ file: path, record: i, field: 'URL' }, 'expected a record with a URL');
+    throw new InputInvalidError({ file: path, record: i + 1, field: 'URL' }, 'expected a record with a URL');
   if (r.shortcut === null || r.shortcut === undefined) return undefined;
   if (!isJsonObject(r.shortcut) || !Array.isArray(r.shortcut.WFWorkflowActions))
     throw new InputInvalidError(

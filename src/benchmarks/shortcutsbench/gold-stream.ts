@@ -54,9 +54,13 @@ export async function* goldRecords(path: string): AsyncGenerator<JsonObject> {
     try {
       value = parseJson(text);
     } catch (e) {
-      throw new InputInvalidError({ file: path, record: index }, `not valid JSON (${(e as Error).message})`, {
-        cause: e,
-      });
+      throw new InputInvalidError(
+        { file: path, record: index + 1 },
+        `not valid JSON (${(e as Error).message})`,
+        {
+          cause: e,
+        },
+      );
     }
     const record = checkedGoldRecord(value, index, path);
     if (record) yield record;

@@ -93,7 +93,7 @@ describe('streamGoldShortcuts', () => {
       join(dir, GOLD),
       '[{"URL": "a", "shortcut": null}, {"URL": "b", "shortcut": {"WFWorkflowActions": [1,]}}]',
     );
-    await expect(streamGoldShortcuts(dir)).rejects.toThrow(`${join(dir, GOLD)}: record 1: not valid JSON`);
+    await expect(streamGoldShortcuts(dir)).rejects.toThrow(`${join(dir, GOLD)}: record 2: not valid JSON`);
     writeFileSync(join(dir, GOLD), '{"URL": "a"}');
     const e = await streamGoldShortcuts(dir).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(InputInvalidError);

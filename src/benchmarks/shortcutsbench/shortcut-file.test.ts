@@ -89,7 +89,7 @@ describe('readShortcutFile', () => {
         'b.plist',
       ),
     );
-    expect([noId.file, noId.record, noId.field]).toEqual(['b.plist', 1, 'WFWorkflowActionIdentifier']);
+    expect([noId.file, noId.record, noId.field]).toEqual(['b.plist', 2, 'WFWorkflowActionIdentifier']);
     const badParams = errorOf(() =>
       parseShortcutBytes(
         Buffer.from(
@@ -100,7 +100,7 @@ describe('readShortcutFile', () => {
         'c.plist',
       ),
     );
-    expect([badParams.record, badParams.field]).toEqual([0, 'WFWorkflowActionParameters']);
+    expect([badParams.record, badParams.field]).toEqual([1, 'WFWorkflowActionParameters']);
     expect(
       errorOf(() => parseShortcutBytes(Buffer.from('<plist><dict><key>a</key>'), 'd.plist')).message,
     ).toContain('not a readable xml-plist');

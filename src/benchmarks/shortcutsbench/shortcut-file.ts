@@ -179,14 +179,14 @@ function parseXmlPlistQuietly(xml: string, file: string): PlistValue {
 function checkedAction(a: Json, file: string, i: number): JsonObject {
   if (!isJsonObject(a) || typeof a.WFWorkflowActionIdentifier !== 'string')
     throw new InputInvalidError(
-      { file, record: i, field: 'WFWorkflowActionIdentifier' },
+      { file, record: i + 1, field: 'WFWorkflowActionIdentifier' },
       'expected an action dictionary with a string identifier',
     );
   const params = a.WFWorkflowActionParameters;
   if (params === undefined) return { ...a, WFWorkflowActionParameters: {} };
   if (!isJsonObject(params))
     throw new InputInvalidError(
-      { file, record: i, field: 'WFWorkflowActionParameters' },
+      { file, record: i + 1, field: 'WFWorkflowActionParameters' },
       'expected a dictionary of parameters',
     );
   return a;

@@ -72,7 +72,7 @@ describe('tools.jsonl corpus and query mapping', () => {
 
   it('names the file, record and field of bad input', () => {
     expect(() => parseToolBenchQueries('[{"query": 3}]', 'q.json')).toThrow(
-      /q\.json: record 0: field "query"/,
+      /q\.json: record 1: field "query"/,
     );
     expect(() => parseToolBenchTools('{"category": "X"}', 't.jsonl')).toThrow(
       /t\.jsonl: record line 1: field "tool_name"/,

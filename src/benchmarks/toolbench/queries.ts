@@ -25,7 +25,7 @@ export function parseToolBenchQueries(text: string, file: string): ToolBenchQuer
   const json = parsePyJson(text, file);
   if (!Array.isArray(json)) throw new InputInvalidError({ file }, 'expected a JSON array of queries');
   return json.map((q, i) => {
-    const loc = { file, record: i };
+    const loc = { file, record: i + 1 }; // records count from 1, as lines do
     if (!isPyObject(q)) throw new InputInvalidError(loc, 'expected an object');
     let queryV = pyGet(q, 'query');
     if (Array.isArray(queryV)) queryV = queryV[0];

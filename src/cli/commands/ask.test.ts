@@ -1,4 +1,6 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
+import type { AddressInfo, Socket } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -119,6 +121,23 @@ describe('apiary ask', () => {
     expect(lines[2]).toContain('[APPROVAL_DENIED]');
   });
 
+  it('--approve ask with no terminal: the calls are printed, the booking refused, then one USAGE line (exit 2)', async () => {
+    const url = await bookingModel();
+    const r = await apiary('ask', REQUEST, '--base-url', url, '--model', 'm', '--approve', 'ask');
+    expect(r.code).toBe(2);
+    const lines = r.stdout.split('\n');
+    expect(lines[1]).toBe(
+      '  ✓ step 1 Restaurants.findrestaurants({"category":"American","location":"San Francisco"}) → 10 row(s)',
+    );
+    expect(lines[2]).toContain('✗ step 2 Restaurants.reserverestaurant(');
+    expect(lines[2]).toContain(
+      '[APPROVAL_DENIED] transactional call Restaurants.reserverestaurant not approved: no terminal to ask on',
+    );
+    expect(r.stderr.split('\n').filter((l) => l.startsWith('error'))).toEqual([
+      'error [USAGE] --approve ask needs a terminal to ask on (stdin is not one); pass --approve auto or --approve deny (1 transactional call(s) refused)',
+    ]);
+  });
+
   it('retrieves with a dense encoder from --retriever-model: the ranking the library gives for that encoder', async () => {
     const { file, model } = writeTestEncoder(mkdtempSync(join(tmpdir(), 'apiary-ask-')));
     // what the CLI must retrieve: the library's dense ranking of the same catalog for this encoder
@@ -206,6 +225,61 @@ describe('apiary ask', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(
       'catalog "shortcuts" has no executable apps here (executable: appbench, sgd, gta)',
+    );
+  });
+});
+
+describe('apiary ask checks its input and the endpoint before anything starts', () => {
+  it('an empty request is a USAGE error (exit 2), nothing is asked of the model', async () => {
+    for (const request of ['', '   ']) {
+      const r = await apiary('ask', request, '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm');
+      expect([r.code, r.stdout, r.stderr]).toEqual([
+        2,
+        '',
+        'error [USAGE] the request is empty: say in plain words what you want done\n',
+      ]);
+    }
+  });
+
+  /** A port nothing listens on, or a server that takes the connection and never answers. */
+  async function listening(answer: boolean): Promise<{ url: string; close: () => Promise<void> }> {
+    const held = new Set<Socket>();
+    const server = createServer((socket) => {
+      held.add(socket); // hold it open, say nothing
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const { port } = server.address() as AddressInfo;
+    const close = () =>
+      new Promise<void>((r) => {
+        for (const socket of held) socket.destroy();
+        server.close(() => r());
+      });
+    if (answer) await close(); // closed: the port refuses connections
+    return {
+      url: `http://127.0.0.1:${port}/v1`,
+      close: () => (server.listening ? close() : Promise.resolve()),
+    };
+  }
+
+  it.each([
+    ['refuses connections', true, 'connect ECONNREFUSED'],
+    ['never answers', false, 'no answer before the timeout'],
+  ])('an endpoint that %s: one MODEL_UNREACHABLE line within 5 s, exit 3', async (_, closed, cause) => {
+    const endpoint = await listening(closed);
+    const t0 = performance.now();
+    const r = await apiary('ask', REQUEST, '--base-url', endpoint.url, '--model', 'm', '--approve', 'deny');
+    const seconds = (performance.now() - t0) / 1000;
+    server = { close: endpoint.close } as ScriptedOpenAiServer;
+    expect(seconds).toBeLessThan(5);
+    expect(r.code).toBe(3);
+    expect(r.stdout).toBe('');
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      new RegExp(
+        `^error \\[MODEL_UNREACHABLE\\] model endpoint ${endpoint.url.replace(/\./g, '\\.')} did not answer: GET ${endpoint.url.replace(/\./g, '\\.')}/models: ${cause}.*; check --base-url and that the server is running \\(--no-endpoint-check skips this check\\)$`,
+      ),
     );
   });
 });

@@ -11,7 +11,7 @@ import {
 } from '../../agents/index.js';
 import { indexCatalog, type loadCatalog } from '../../catalog/index.js';
 import { appRegistry } from '../../exec/index.js';
-import { resolveModelSetup } from '../../models/index.js';
+import { checkModelEndpoint, resolveModelSetup } from '../../models/index.js';
 import type { PluginGoldPlans } from '../../plugins/index.js';
 import {
   buildRetrievalIndex,
@@ -61,7 +61,15 @@ interface AskFlags {
   retrieverIndex?: string | boolean;
   json?: boolean;
   allowDir?: string[];
+  /** Commander's negation of --no-endpoint-check. */
+  endpointCheck?: boolean;
 }
+
+/**
+ * Per request of the endpoint check: a dead endpoint is reported within 5 s of the start (the
+ * model's own retries took 17 s to give up), a live one answers `GET /models` in milliseconds.
+ */
+const ASK_ENDPOINT_CHECK_MS = 3000;
 
 /**
  * TPTU-v2's demo selector over a plugin's gold plans (offline word vectors; task demos above Δ,
@@ -148,8 +156,11 @@ export function registerAskCommand(program: Command): void {
     .option('--base-url <url>', 'OpenAI-compatible endpoint ending in /v1 (or APIARY_BASE_URL)')
     .option('--api-key-env <name>', 'environment variable holding the API key')
     .option('--config <file>', 'model config file')
+    .option('--no-endpoint-check', 'skip the request to <base-url>/models made before anything starts')
     .option('--json', 'machine-readable result')
     .action(async (request: string, flags: AskFlags) => {
+      if (!request.trim())
+        throw new ApiaryError('USAGE', 'the request is empty: say in plain words what you want done');
       // a catalog file is checked when it is opened (one imported from OpenAPI runs over HTTP)
       if (!flags.servers && !executable.all.includes(flags.catalog) && !existsSync(flags.catalog))
         throw new ApiaryError(
@@ -170,8 +181,18 @@ export function registerAskCommand(program: Command): void {
           'USAGE',
           'apiary ask needs a model: pass --base-url URL --model NAME (any OpenAI-compatible endpoint: vLLM, Ollama, llama.cpp server, hosted APIs), set APIARY_BASE_URL and APIARY_MODEL, or write them to apiary.config.json',
         );
-      const approve = parseApprover(flags.approve);
+      const approver = parseApprover(flags.approve);
       const threshold = parseNumber('--demo-threshold', flags.demoThreshold, { min: -1, max: 1 });
+      // as `eval` does: a dead endpoint is one coded line before any server starts or index loads
+      if (flags.endpointCheck !== false)
+        await checkModelEndpoint(
+          {
+            baseURL: setup.baseURL,
+            modelId: setup.modelId,
+            ...(setup.apiKey ? { apiKey: setup.apiKey } : {}),
+          },
+          { timeoutMs: ASK_ENDPOINT_CHECK_MS },
+        );
       const exec = await executableCatalog(flags);
       const catalog = exec.catalog;
       const apps = appRegistry(exec.handlers);
@@ -228,7 +249,7 @@ export function registerAskCommand(program: Command): void {
           retriever,
           topK,
           ...(demos ? { demos } : {}),
-          toolset: (apis) => catalogToolset(apis, { catalog: index, apps, approve }),
+          toolset: (apis) => catalogToolset(apis, { catalog: index, apps, approve: approver.approve }),
           turn: modelTurns(setup.model, { settings: setup.sampling }),
           context: `Today is ${flags.date ?? new Date().toISOString().slice(0, 10)}.`,
           budget: { maxSteps },
@@ -278,5 +299,7 @@ export function registerAskCommand(program: Command): void {
       if (result.stopReason === 'cancelled') process.exitCode = 130;
       else if (result.stopReason !== 'final' && result.stopReason !== 'ask-user')
         process.exitCode = EXIT.runtime;
+      const unanswered = approver.unansweredError();
+      if (unanswered) throw unanswered;
     });
 }

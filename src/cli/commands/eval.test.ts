@@ -570,6 +570,18 @@ describe('apiary eval appbench without a model', { timeout: 60_000 }, () => {
     expect(again.summary.report).toEqual(first.summary.report);
   });
 
+  it('--resume --out NEW on a folder with no results says it starts a new run, not "resuming"', async () => {
+    const out = join(outDir(), 'new-run');
+    const args = ['eval', 'appbench', '--data', MINI, '--categories', 'ss', '--resume', '--out', out];
+    const results = join(out, 'results.jsonl');
+    const first = await runInTempDir(args);
+    expect(first.code).toBe(0);
+    expect(first.stderr).toContain(`results: ${results} (new run: --resume found no results there)\n`);
+    expect(first.stderr).not.toContain('(resuming)');
+    const again = await runInTempDir(args);
+    expect(again.stderr).toContain(`results: ${results} (resuming)\n`);
+  });
+
   it('rejects bad flags with exit code 2', async () => {
     const r = await runInTempDir(['eval', 'appbench', '--data', MINI, '--categories', 'ss,xx']);
     expect(r.code).toBe(2);

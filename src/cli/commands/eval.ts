@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type Command, Option } from 'commander';
+import pc from 'picocolors';
 import {
   createProgressReporter,
   type EvaluateOptions,
@@ -30,7 +31,7 @@ import {
   validateOptions,
 } from '../../tasks/index.js';
 import { parseInteger, parseNumber, parseOutputPath } from '../options.js';
-import { EXIT, printJson } from '../output.js';
+import { EXIT, printJson, terminalText } from '../output.js';
 import { runEvalAll } from './eval-all.js';
 import { chooseSolver, modelRequiredError, parsePrice, parseTopPFlag } from './eval-settings.js';
 import { reportRun } from './report.js';
@@ -78,6 +79,7 @@ export interface EvalFlags {
   /** Commander's negation of --no-endpoint-check. */
   endpointCheck?: boolean;
   maxConnectionFailures?: string;
+  maxEndpointFailures?: string;
   json?: boolean;
   /** A task's own flags. */
   [taskFlag: string]: unknown;
@@ -165,6 +167,7 @@ export interface EvalRequest {
   solver: string;
   maxCost: number | undefined;
   maxConnectionFailures: number;
+  maxEndpointFailures: number;
   workers: number;
   modelBaseURL: string | undefined;
   /** Lines for stderr (silent with --json). */
@@ -240,6 +243,8 @@ export async function evalRequest(taskName: string, flags: EvalFlags): Promise<E
   if (topP !== undefined) flagSampling.topP = topP;
   const maxConnectionFailures =
     parseInteger('--max-connection-failures', flags.maxConnectionFailures, { min: 1 }) ?? 5;
+  const maxEndpointFailures =
+    parseInteger('--max-endpoint-failures', flags.maxEndpointFailures, { min: 1 }) ?? 5;
   const maxTokens = parseInteger('--max-tokens', flags.maxTokens, { min: 1 });
   if (maxTokens !== undefined) flagSampling.maxOutputTokens = maxTokens;
   const note = (msg: string) => {
@@ -346,6 +351,7 @@ export async function evalRequest(taskName: string, flags: EvalFlags): Promise<E
     price,
     ...(maxCost !== undefined ? { maxCost } : {}),
     maxConsecutiveConnectionFailures: maxConnectionFailures,
+    maxConsecutiveEndpointFailures: maxEndpointFailures,
     ...(model ? { model: model.model } : {}),
     ...(cache ? { cache } : {}),
     checkEndpoint: flags.endpointCheck !== false,
@@ -357,6 +363,7 @@ export async function evalRequest(taskName: string, flags: EvalFlags): Promise<E
     solver: solverName,
     maxCost,
     maxConnectionFailures,
+    maxEndpointFailures,
     workers,
     modelBaseURL: model?.baseURL,
     note,
@@ -386,7 +393,7 @@ export function reportEvalResult(
   flags: Pick<EvalFlags, 'json'>,
   stdout = true,
 ): void {
-  const { note, fallback, maxCost, maxConnectionFailures, workers } = request;
+  const { note, fallback, maxCost, maxConnectionFailures, maxEndpointFailures, workers } = request;
   const { summary, spec, outDir, queueStats, cacheStats, task } = result;
   const cache = request.options.cache;
   const queued = Boolean(request.options.queue);
@@ -445,7 +452,15 @@ export function reportEvalResult(
     process.exitCode = EXIT.runtime;
   } else if (result.stopReason === 'connection') {
     process.stderr.write(
-      `stopped: ${maxConnectionFailures} consecutive samples could not reach the model endpoint (--max-connection-failures ${maxConnectionFailures}); ` +
+      `${pc.red('error')} [MODEL_UNREACHABLE] stopped: ${maxConnectionFailures} consecutive samples could not reach the model endpoint (--max-connection-failures ${maxConnectionFailures}); ` +
+        `${summary.records} of ${total} samples recorded. Check the server at ${request.modelBaseURL}, then rerun with --resume --out ${outDir}\n`,
+    );
+    process.exitCode = EXIT.runtime;
+  } else if (result.stopReason === 'endpoint') {
+    // the last error names the fault classes of its attempts (http5xx, invalid-json, …)
+    const last = result.endpointError ? ` (last: ${terminalText(result.endpointError)})` : '';
+    process.stderr.write(
+      `${pc.red('error')} [MODEL_CALL_FAILED] stopped: ${maxEndpointFailures} consecutive samples failed because the model endpoint failed after its retries${last} (--max-endpoint-failures ${maxEndpointFailures}); ` +
         `${summary.records} of ${total} samples recorded. Check the server at ${request.modelBaseURL}, then rerun with --resume --out ${outDir}\n`,
     );
     process.exitCode = EXIT.runtime;
@@ -532,6 +547,11 @@ function evalOptions(cmd: Command): Command {
     .option(
       '--max-connection-failures <n>',
       'stop after n samples in a row could not reach the model endpoint (exit 3)',
+      '5',
+    )
+    .option(
+      '--max-endpoint-failures <n>',
+      'stop after n samples in a row failed because the endpoint kept failing (HTTP 5xx, not a completion, error status) after its retries (exit 3)',
       '5',
     )
     .option('--cache [dir]', 'reuse identical model calls from a response cache (default dir: user cache)')

@@ -89,6 +89,22 @@ describe('apiary run', () => {
     ]);
   });
 
+  it('--approve ask with no terminal: the steps are printed, the payment refused, then one USAGE line (exit 2)', async () => {
+    const r = await apiary('run', fx('run-payment.plan.txt'), '--approve', 'ask');
+    expect(r.code).toBe(2);
+    const lines = r.stdout.split('\n');
+    expect(lines[0]).toContain(
+      's1 Weather.getweather(city="Alamo", date="2019-03-01") → {"temperature":"81"}',
+    );
+    expect(lines[1]).toContain(
+      's2 Payment.makepayment(payment_method="debit card", amount="110", receiver="Tom") refused [PERMISSION_DENIED] transactional call Payment.makepayment not approved: no terminal to ask on',
+    );
+    expect(lines[2]).toContain('failed: 1/2 steps succeeded');
+    expect(r.stderr).toBe(
+      'error [USAGE] --approve ask needs a terminal to ask on (stdin is not one); pass --approve auto or --approve deny (1 transactional call(s) refused)\n',
+    );
+  });
+
   it('rejects a bad --approve value (exit 2)', async () => {
     const r = await apiary('run', fx('run-payment.plan.txt'), '--approve', 'maybe');
     expect(r.code).toBe(2);

@@ -125,7 +125,7 @@ export function registerRunCommands(program: Command): void {
       // connected once every flag is checked.
       const fileCatalog = flags.servers ? undefined : loadCatalog(flags.catalog, { dataDir: flags.data });
       if (fileCatalog) checkGrant(fileCatalog);
-      const approve = parseApprover(flags.approve);
+      const approver = parseApprover(flags.approve);
       const ask = flags.answers
         ? answersFrom(parseExistingFile('--answers', flags.answers))
         : process.stdin.isTTY
@@ -182,7 +182,7 @@ export function registerRunCommands(program: Command): void {
           catalog,
           handlers: imported?.handlers ?? opened!.handlers(catalog),
           grant,
-          approve,
+          approve: approver.approve,
           inputs: { ask, system: systemInputs({ sharedInput: flags.sharedInput }) },
           concurrency,
           stepTimeoutMs,
@@ -217,5 +217,7 @@ export function registerRunCommands(program: Command): void {
         process.stdout.write(`outputs: ${terminalText(JSON.stringify(result.outputs, null, 2))}\n`);
       }
       process.exitCode = ctrl.signal.aborted ? EXIT_INTERRUPTED : exitCodeOf(result);
+      const unanswered = approver.unansweredError();
+      if (unanswered) throw unanswered;
     });
 }

@@ -248,7 +248,7 @@ describe('buildSgdDatabase', () => {
         [{ file: 'y.json', json: [{ dialogue_id: 'd', turns: 5 }] }],
         new Database(':memory:'),
       ),
-    ).toThrow(/^y\.json: record 0: field "turns"/);
+    ).toThrow(/^y\.json: record 1: field "turns"/);
     expect(() =>
       buildSgdDatabase(
         [

@@ -270,7 +270,9 @@ export function sgdDatabaseBuild(
       if (!Array.isArray(json)) throw new InputInvalidError({ file }, 'expected an array of dialogues');
       let fileCalls = 0;
       json.forEach((raw, d) => {
-        const dialogue = looksLikeDialogue(raw) ? raw : parseWith(DialogueSchema, raw, { file, record: d });
+        const dialogue = looksLikeDialogue(raw)
+          ? raw
+          : parseWith(DialogueSchema, raw, { file, record: d + 1 });
         counts.dialogues++;
         dialogue.turns.forEach((turn, t) => {
           turn.frames.forEach((rawFrame, f) => {
