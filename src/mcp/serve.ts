@@ -26,6 +26,7 @@ import {
   isTransactionalCall,
 } from '../exec/index.js';
 import { buildRetriever, catalogCorpus, type Retriever } from '../retrieval/index.js';
+import { MAX_JSON_DEPTH, valueDepthExceeds } from '../shared/index.js';
 import { callErrorToToolResult, contentToToolResult } from './content.js';
 import { strictArgumentProblem } from './strict-arguments.js';
 
@@ -269,7 +270,10 @@ export function mcpServerFactory(opts: McpServeOptions): () => Server {
       args: Record<string, unknown>,
       extra: Extra,
     ): Promise<CallToolResult> => {
-      // JSON types as the schema says (dispatchCall alone would take 5 for a string parameter).
+      // JSON types as the schema says (dispatchCall alone would take 5 for a string parameter);
+      // a value nested too deep is refused first, with the one message dispatchCall gives it
+      if (valueDepthExceeds(args, MAX_JSON_DEPTH))
+        return invalid(`invalid arguments for ${api.id}: nested deeper than ${MAX_JSON_DEPTH} levels`);
       const problem = strictArgumentProblem(api, args);
       if (problem) return invalid(problem);
       const call: CallRequest = { app: api.app, api: api.name, args };
