@@ -394,6 +394,30 @@ describe('HTML report over authored run folders', () => {
     expect(html).toContain('div.table-scroll { max-width: 100%; overflow-x: auto; }');
   });
 
+  it('AppBench: a category whose generations all failed has no official numbers (—), its corrected ones stay', async () => {
+    const failed = {
+      ...appScore('ss-1', 'ss', {}, { predCalls: 0, goldCalls: 1 }),
+      failed: true,
+      official: null,
+    };
+    const dir = runFolder(
+      'ab-failed',
+      spec({ task: { name: 'appbench', version: '3', options: {} }, size: 1 }),
+      [{ id: 'ss-1', category: 'ss', score: failed }],
+    );
+    const html = await buildHtmlReport([await loadReportRun(dir)], { now: NOW });
+    expect(tableRows(html, 'By category, official scoring')[0]).toEqual([
+      'm-a · flat',
+      ...Array(12).fill('—'),
+    ]);
+    expect(tableRows(html, 'By category, corrected scoring')[0]!.slice(0, 4)).toEqual([
+      'm-a · flat',
+      '0.00',
+      '0.00',
+      '0.00',
+    ]);
+  });
+
   it('is self-contained: no script, no external link or source, SVG text laid out without canvas', async () => {
     const html = await buildHtmlReport(
       await Promise.all([appbenchRun(), gtaRun(), ...toolbenchRuns()].map((f) => loadReportRun(f))),
