@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { trainProgress } from './retrieval-index.js';
+import { indexProgress, trainProgress } from './retrieval-index.js';
 
 describe('trainProgress (not a terminal)', () => {
   it('prints a line at most every 5 s with the rate since the first batch and the ETA, and the last batch', () => {
@@ -29,5 +29,56 @@ describe('trainProgress (not a terminal)', () => {
     const p = trainProgress('x', true, { stream: { isTTY: false, write: (s: string) => lines.push(s) > 0 } });
     p.batch({ epoch: 0, batch: 0, batches: 1, loss: 1 }, 1);
     expect(lines).toEqual([]);
+  });
+});
+
+describe('trainProgress ETA', () => {
+  it('rounds to whole seconds before splitting minutes: 179.6 s is 3m00s, not 2m60s', () => {
+    const lines: string[] = [];
+    let t = 0;
+    const p = trainProgress('dense', false, {
+      now: () => t,
+      stream: { isTTY: false, write: (s: string) => lines.push(s) > 0 },
+    });
+    p.batch({ epoch: 0, batch: 0, batches: 949, loss: 0.5 }, 1);
+    t = 10_000;
+    p.batch({ epoch: 0, batch: 50, batches: 949, loss: 0.5 }, 1); // 50 batches in 10 s, 898 left → 179.6 s
+    expect(lines[1]).toBe('dense: epoch 1/1 batch 51/949 loss 0.5000 5.0 batches/s ETA 3m00s\n');
+  });
+});
+
+describe('indexProgress (not a terminal)', () => {
+  const collect = () => {
+    const lines: string[] = [];
+    return { lines, stream: { isTTY: false, write: (s: string) => lines.push(s) > 0 } };
+  };
+
+  it('a quick build prints no step line (the "index: built …" line says it), not one per step', () => {
+    const { lines, stream } = collect();
+    let t = 0;
+    const p = indexProgress(9, false, { now: () => t, stream });
+    for (let k = 1; k <= 9; k++) {
+      t = k * 40;
+      p.step(`step-${k}`);
+    }
+    p.stop();
+    expect(lines).toEqual([]);
+  });
+
+  it('a slow build prints a step line at most every 5 s', () => {
+    const { lines, stream } = collect();
+    let t = 0;
+    const p = indexProgress(9, false, { now: () => t, stream });
+    for (const [k, at] of [
+      [1, 1000],
+      [2, 5200],
+      [3, 6000],
+      [4, 10_300],
+      [5, 10_400],
+    ] as const) {
+      t = at;
+      p.step(`step-${k}`);
+    }
+    expect(lines).toEqual(['index: step 2/9 step-2 (5s so far)\n', 'index: step 4/9 step-4 (10s so far)\n']);
   });
 });

@@ -24,22 +24,46 @@ export const INDEXED_KINDS: ReadonlySet<RetrieverKind> = new Set([
   'dense-hybrid',
 ]);
 
+/** `42s`, `3m00s`: whole seconds rounded before splitting, so 179.6 s is 3m00s, not 2m60s. */
+function fmtSeconds(seconds: number): string {
+  const s = Math.round(seconds);
+  return s < 90 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+}
+
 /**
- * Build-step progress on stderr: a bar with ETA on a terminal, one line per index otherwise,
- * nothing when quiet (--json).
+ * Build-step progress on stderr: a bar with ETA on a terminal, nothing when quiet (--json).
+ * Redirected, a step line only once the build has taken 5 s and then at most every 5 s: a small
+ * catalog's build is said by the one "index: built …" line, not a line per step.
  */
-function indexProgress(total: number, quiet: boolean): { step: (name: string) => void; stop: () => void } {
-  const stream = process.stderr;
+export function indexProgress(
+  total: number,
+  quiet: boolean,
+  opts: { now?: () => number; stream?: Pick<NodeJS.WriteStream, 'write' | 'isTTY'> } = {},
+): { step: (name: string) => void; stop: () => void } {
+  const stream = opts.stream ?? process.stderr;
   if (quiet) return { step() {}, stop() {} };
   if (!stream.isTTY) {
+    const now = opts.now ?? (() => performance.now());
+    const t0 = now();
+    let last = t0;
     let done = 0;
     return {
-      step: (name) => stream.write(`index: ${++done}/${total} ${name}\n`),
+      step: (name) => {
+        done++;
+        const t = now();
+        if (t - last < 5000) return;
+        last = t;
+        stream.write(`index: step ${done}/${total} ${name} (${fmtSeconds((t - t0) / 1000)} so far)\n`);
+      },
       stop() {},
     };
   }
   const bar = new cliProgress.SingleBar(
-    { stream, format: 'building index {bar} {value}/{total} {name} | ETA {eta}s', hideCursor: true },
+    {
+      stream: stream as NodeJS.WriteStream,
+      format: 'building index {bar} {value}/{total} {name} | ETA {eta}s',
+      hideCursor: true,
+    },
     cliProgress.Presets.shades_classic,
   );
   bar.start(total, 0, { name: '' });
@@ -86,9 +110,6 @@ export function openCliIndex(opts: CliIndexOptions): OpenedIndex {
   if (!opts.quiet) log(`index: ${opened.from} ${opened.path} in ${Math.round(opened.ms)} ms`);
   return opened;
 }
-
-const fmtSeconds = (s: number) =>
-  s < 90 ? `${Math.round(s)}s` : `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, '0')}s`;
 
 /**
  * Progress of one training stage over all its batches (epochs × batches per epoch): a bar with

@@ -41,7 +41,13 @@ export function groupedBarSpec(data: readonly ChartDatum[], opts: ChartOptions):
         axis: { labelAngle: xOrder.some((x) => x.length > 8) ? -30 : 0, labelLimit: 220 },
       },
       xOffset: { field: 'series', type: 'nominal', sort: seriesOrder },
-      y: { field: 'value', type: 'quantitative', title: opts.yTitle },
+      y: {
+        field: 'value',
+        type: 'quantitative',
+        title: opts.yTitle,
+        // Vega labels a zero-width domain "0.000000": give an all-zero chart a unit axis instead.
+        ...(data.every((d) => d.value === 0) ? { scale: { domain: [0, 1] } } : {}),
+      },
       color: {
         field: 'series',
         type: 'nominal',

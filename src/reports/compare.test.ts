@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunSpec, SampleLine } from '../harness/index.js';
-import { changedSamples, formatSpecDifferences, specDifferences } from './compare.js';
+import { compareSamples, formatSpecDifferences, specDifferences } from './compare.js';
 
 const base: RunSpec = {
   version: 2,
@@ -56,6 +56,21 @@ describe('specDifferences', () => {
     expect(specDifferences([base, { ...base, model: { id: 'z', baseUrl: null } }])).toEqual([]);
   });
 
+  it('a run whose field is an object shows that object, not "(absent)"; a model-less run is not a difference', () => {
+    const gold: RunSpec = { ...base, model: null, sampling: null };
+    const diffs = specDifferences([base, gold]);
+    expect(diffs.map((d) => d.field)).toEqual([
+      'sampling',
+      'sampling.maxOutputTokens',
+      'sampling.temperature',
+      'sampling.topP',
+    ]);
+    expect(diffs[0]).toEqual({ field: 'sampling', values: [base.sampling, null] });
+    expect(formatSpecDifferences(diffs.slice(0, 1))).toBe(
+      'sampling ({"temperature":0,"topP":null,"maxOutputTokens":512} vs null)',
+    );
+  });
+
   it('a field absent from one spec differs; long hashes are shortened in the text', () => {
     const noSampling: RunSpec = { ...base, sampling: null, data: { path: '/x', sha256: '0123456789abcdef' } };
     const diffs = specDifferences([base, noSampling]);
@@ -70,14 +85,14 @@ describe('specDifferences', () => {
   });
 });
 
-describe('changedSamples', () => {
-  it('compares the per-sample means over epochs; a sample missing from a run counts as changed', () => {
+describe('compareSamples', () => {
+  it('compares the per-sample means over epochs; a sample missing from a run is missing, not changed', () => {
     const a = [line('s1', 1), line('s2', 0), line('s3', 1)];
     const b = [line('s1', 1), line('s1', 0, 2), line('s2', 0), line('s2', 0, 2)];
-    expect(changedSamples([a, b], value)).toEqual([
-      { id: 's1', category: 'ss', values: [1, 0.5] },
-      { id: 's3', category: 'ss', values: [1, null] },
-    ]);
-    expect(changedSamples([a, a], value)).toEqual([]);
+    expect(compareSamples([a, b], value)).toEqual({
+      changed: [{ id: 's1', category: 'ss', values: [1, 0.5] }],
+      missing: [{ id: 's3', category: 'ss', values: [1, null] }],
+    });
+    expect(compareSamples([a, a], value)).toEqual({ changed: [], missing: [] });
   });
 });

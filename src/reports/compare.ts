@@ -11,6 +11,7 @@ const NOT_COMPARED = new Set([
   'packageVersion',
   'concurrency',
   'data.path',
+  'model',
   'model.id',
   'model.baseUrl',
   'price',
@@ -48,11 +49,19 @@ export function specDifferences(specs: readonly RunSpec[]): SpecDifference[] {
   const out: SpecDifference[] = [];
   for (const field of fields) {
     if (NOT_COMPARED.has(field) || field.startsWith('price.')) continue;
-    const values = flat.map((m) => m.get(field));
+    // A leaf of one spec may be an object in another (`model: null` beside `model: {id…}`):
+    // that run's value is its object, not "(absent)".
+    const values = specs.map((s, i) => (flat[i]!.has(field) ? flat[i]!.get(field) : valueAt(s, field)));
     if (new Set(values.map((v) => (v === undefined ? '(absent)' : stableJson(v)))).size > 1)
       out.push({ field, values });
   }
   return out;
+}
+
+function valueAt(root: unknown, path: string): unknown {
+  let v: unknown = root;
+  for (const key of path.split('.')) v = isPlainObject(v) ? v[key] : undefined;
+  return v;
 }
 
 /** `data.sha256 (3f2a… vs 9b1c…), epochs (1 vs 3)` */
@@ -72,15 +81,23 @@ export interface ChangedSample {
   values: Array<number | null>;
 }
 
+export interface SampleComparison {
+  /** Samples scored in every run whose value differs between runs. */
+  changed: ChangedSample[];
+  /** Samples missing from at least one run: not compared (a missing sample has not changed). */
+  missing: ChangedSample[];
+}
+
 /**
- * Samples whose per-sample value differs between runs (in dataset-of-first-run order). `sampleValue`
- * turns one record into a number (e.g. 1/0 for pass/fail, NDCG@5); a sample missing from a run
- * counts as changed. Records for which `sampleValue` gives null are left out.
+ * Compares per-sample values between runs (in dataset-of-first-run order). `sampleValue` turns one
+ * record into a number (e.g. 1/0 for pass/fail, NDCG@5); records for which it gives null are left
+ * out. A sample is `changed` when every run scored it and the values differ, `missing` when some
+ * run lacks it (a partial run is not a change of the model's answers).
  */
-export function changedSamples(
+export function compareSamples(
   runs: ReadonlyArray<readonly SampleLine[]>,
   sampleValue: (line: SampleLine) => number | null,
-): ChangedSample[] {
+): SampleComparison {
   const perRun = runs.map((lines) => {
     const sums = new Map<string, { sum: number; n: number; category: string | null }>();
     for (const l of lines) {
@@ -94,20 +111,19 @@ export function changedSamples(
     return sums;
   });
   const ids = [...new Set(perRun.flatMap((m) => [...m.keys()]))];
-  const out: ChangedSample[] = [];
+  const out: SampleComparison = { changed: [], missing: [] };
   for (const id of ids) {
     const values = perRun.map((m) => {
       const e = m.get(id);
       return e ? e.sum / e.n : null;
     });
-    const first = values[0];
-    const same = values.every(
-      (v) => v !== null && first !== null && first !== undefined && Math.abs(v - first) < 1e-9,
-    );
-    if (!same) {
-      const category = perRun.map((m) => m.get(id)?.category).find((c) => c !== undefined) ?? null;
-      out.push({ id, category, values });
+    const category = perRun.map((m) => m.get(id)?.category).find((c) => c !== undefined) ?? null;
+    if (values.some((v) => v === null)) {
+      out.missing.push({ id, category, values });
+      continue;
     }
+    const first = values[0]!;
+    if (!values.every((v) => Math.abs(v! - first) < 1e-9)) out.changed.push({ id, category, values });
   }
   return out;
 }

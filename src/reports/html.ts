@@ -36,7 +36,8 @@ function renderTable(t: HtmlTable): string {
       return `<tr${published.has(i) ? ' class="published"' : ''}>${cells}</tr>`;
     })
     .join('\n');
-  return `<table>\n<caption>${escapeHtml(t.caption)}</caption>\n<thead><tr>${head}</tr></thead>\n<tbody>\n${body}\n</tbody>\n</table>`;
+  // Wide tables (many runs, long folder paths) scroll inside their own box, not past the page.
+  return `<div class="table-scroll"><table>\n<caption>${escapeHtml(t.caption)}</caption>\n<thead><tr>${head}</tr></thead>\n<tbody>\n${body}\n</tbody>\n</table></div>`;
 }
 
 /** One block of a section: a table, a chart (inline SVG), a warning or a paragraph. */
@@ -68,16 +69,17 @@ function renderBlock(b: Block): string {
 const STYLE = `
 body { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; margin: 24px; color: #222; max-width: 1150px; }
 h1 { font-size: 22px; } h2 { font-size: 18px; border-bottom: 1px solid #ccc; padding-bottom: 4px; margin-top: 32px; }
+div.table-scroll { max-width: 100%; overflow-x: auto; }
 table { border-collapse: collapse; margin: 12px 0; font-size: 13px; }
 caption { text-align: left; font-weight: bold; padding: 4px 0; }
-th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: right; }
+th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: right; overflow-wrap: anywhere; max-width: 360px; }
 th:first-child, td:first-child { text-align: left; }
 thead th { background: #f3f3f3; }
 tr.published td { color: #555; background: #fafaf3; font-style: italic; }
 td.changed { background: #fff0e0; }
 p.warning { background: #fff4e5; border-left: 4px solid #e69500; padding: 8px 12px; }
 p.note { color: #555; font-size: 13px; }
-figure.chart { margin: 12px 0; } figure.chart figcaption { font-weight: bold; font-size: 13px; }
+figure.chart { margin: 12px 0; overflow-x: auto; } figure.chart figcaption { font-weight: bold; font-size: 13px; }
 nav a { margin-right: 12px; }
 `;
 

@@ -11,8 +11,9 @@ export { buildHtmlReport, buildHtmlReportFromFolders, type HtmlReportOptions } f
 export { type ChartDatum, type ChartOptions, groupedBarSpec, renderChartSvg } from './charts.js';
 export {
   type ChangedSample,
-  changedSamples,
+  compareSamples,
   formatSpecDifferences,
+  type SampleComparison,
   type SpecDifference,
   specDifferences,
 } from './compare.js';

@@ -354,6 +354,70 @@ describe('HTML report over authored run folders', () => {
     expect(html.match(/<svg/g)).toHaveLength(1);
   });
 
+  it('several AppBench runs: only samples every run scored are "changed", missing ones counted apart, no "(absent)" model, no 0.000000 axis, tables scroll', async () => {
+    const ok = (id: string, category: string) =>
+      appScore(id, category, {}, { predCalls: 1, goldCalls: 1, appHit: 1, apiHit: 1, success: 1 });
+    const bad = (id: string, category: string) => appScore(id, category, {}, { predCalls: 1, goldCalls: 1 });
+    const appSpec = (over: Partial<RunSpec>) =>
+      spec({ task: { name: 'appbench', version: '3', options: {} }, size: 3, ...over });
+    const full = runFolder('ab-full', appSpec({}), [
+      { id: 'ss-1', category: 'ss', score: ok('ss-1', 'ss') },
+      { id: 'ss-2', category: 'ss', score: ok('ss-2', 'ss') },
+      { id: 'sm-1', category: 'sm', score: ok('sm-1', 'sm') },
+    ]);
+    // a gold run has no model; a partial run lacks two samples (missing, not changed)
+    const gold = runFolder('ab-gold', appSpec({ solver: { name: 'gold', options: {} }, model: null }), [
+      { id: 'ss-1', category: 'ss', score: bad('ss-1', 'ss') },
+      { id: 'ss-2', category: 'ss', score: ok('ss-2', 'ss') },
+      { id: 'sm-1', category: 'sm', score: ok('sm-1', 'sm') },
+    ]);
+    const partial = runFolder('ab-partial', appSpec({ model: { id: 'm-b', baseUrl: null } }), [
+      { id: 'ss-1', category: 'ss', score: bad('ss-1', 'ss') },
+    ]);
+    const html = await buildHtmlReport(
+      await Promise.all([full, gold, partial].map((f) => loadReportRun(f))),
+      { now: NOW },
+    );
+    expect(tableRows(html, 'Samples whose corrected success (1 = whole plan right) changed: 1')).toEqual([
+      ['ss-1', 'ss', '1', '0', '0'],
+    ]);
+    expect(html).toContain(
+      '<p class="note">Samples missing from some run, not compared: 2 (missing in m-b · flat: 2).</p>',
+    );
+    expect(html).not.toContain('(absent)');
+    expect(html).toContain(
+      'The runs&#39; specs differ, so their numbers may not be comparable: solver.name (&quot;flat&quot; vs &quot;gold&quot; vs &quot;flat&quot;).',
+    );
+    // official scores are all zero here: the Succ chart has a unit axis, not a "0.000000" tick
+    expect(html).not.toContain('0.000000');
+    expect(html.match(/<div class="table-scroll"><table>/g)).toHaveLength(html.match(/<table>/g)!.length);
+    expect(html).toContain('div.table-scroll { max-width: 100%; overflow-x: auto; }');
+  });
+
+  it('AppBench: a category whose generations all failed has no official numbers (—), its corrected ones stay', async () => {
+    const failed = {
+      ...appScore('ss-1', 'ss', {}, { predCalls: 0, goldCalls: 1 }),
+      failed: true,
+      official: null,
+    };
+    const dir = runFolder(
+      'ab-failed',
+      spec({ task: { name: 'appbench', version: '3', options: {} }, size: 1 }),
+      [{ id: 'ss-1', category: 'ss', score: failed }],
+    );
+    const html = await buildHtmlReport([await loadReportRun(dir)], { now: NOW });
+    expect(tableRows(html, 'By category, official scoring')[0]).toEqual([
+      'm-a · flat',
+      ...Array(12).fill('—'),
+    ]);
+    expect(tableRows(html, 'By category, corrected scoring')[0]!.slice(0, 4)).toEqual([
+      'm-a · flat',
+      '0.00',
+      '0.00',
+      '0.00',
+    ]);
+  });
+
   it('is self-contained: no script, no external link or source, SVG text laid out without canvas', async () => {
     const html = await buildHtmlReport(
       await Promise.all([appbenchRun(), gtaRun(), ...toolbenchRuns()].map((f) => loadReportRun(f))),

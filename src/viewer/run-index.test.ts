@@ -114,8 +114,8 @@ describe('indexRun', () => {
     expect(mm0).toMatchObject({ id: 'mm-0', passed: false, errorKinds: [], modelCalls: 1 });
     expect(mm0!.metrics['corrected.appF1']).toBe(0);
     expect(mm1).toMatchObject({ id: 'mm-1', passed: false, errorKinds: ['tool'] });
-    expect(mm1!.metrics['corrected.appF1']).toBe(0.8);
-    expect(mm1!.metrics['official.argF1']).toBe(0.625);
+    expect(mm1!.metrics['corrected.appF1']).toBe(80); // in %, like the AppBench tables
+    expect(mm1!.metrics['official.argF1']).toBe(62.5);
     const rec = await readSampleRecord(index, 1);
     const trace = (rec!.output as { trace: Array<{ type: string; tool?: string; ok?: boolean }> }).trace;
     expect(trace.filter((e) => e.type === 'call').map((e) => [e.tool, e.ok])).toEqual([

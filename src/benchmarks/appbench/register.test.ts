@@ -5,6 +5,7 @@ import { chain, createSolver, solveSample } from '../../tasks/solver.js';
 import { scriptedLanguageModel } from '../../test/index.js';
 import { appBenchCatalogSource } from './catalog.js';
 import { APPBENCH_SOLVERS, appBenchDefinition } from './register.js';
+import { formatAppBenchReport } from './report-format.js';
 import type { AppBenchSample } from './sample.js';
 import { appBenchDemos, appBenchGoldReply, appBenchPlanner, loadAppBenchDataset } from './task.js';
 
@@ -78,10 +79,45 @@ describe('appbench task definition', () => {
     const failed = await loaded.task.scorer(ss1!, { output: null, error: 'timeout' });
     expect([appBenchDefinition.passed!(good), appBenchDefinition.passed!(failed)]).toEqual([true, false]);
     const report = appBenchDefinition.summarize([good, failed]);
-    expect(appBenchDefinition.metrics(report)).toMatchObject({
-      'official.success': 1, // the failed generation is dropped by the official scorer
-      'corrected.success': 0.5,
+    // in % like the report's tables (the summary and the HTML report print them with --epochs)
+    expect(appBenchDefinition.metrics(report)).toEqual({
+      'official.appF1': 100,
+      'official.argF1': 100,
+      'official.success': 100, // the failed generation is dropped by the official scorer
+      'corrected.appF1': 100 * (2 / 3),
+      'corrected.argF1': expect.any(Number),
+      'corrected.success': 50,
     });
+  });
+
+  it('with no sample kept by the official scorer, no official number is shown (its zero guards read 100)', async () => {
+    const loaded = await appBenchDefinition.load({
+      options: { categories: ['ss'] },
+      solver: 'baseline',
+      solverOptions: {},
+      sampling,
+      dataDir: MINI,
+      seed: 0,
+    });
+    const ss1 = loaded.task.dataset[1] as AppBenchSample;
+    const report = appBenchDefinition.summarize([
+      await loaded.task.scorer(ss1, { output: null, error: 'timeout' }),
+    ]);
+    expect(report.scoredOfficial).toBe(0);
+    expect(appBenchDefinition.metrics(report)).toEqual({
+      'corrected.appF1': 0,
+      'corrected.argF1': 0,
+      'corrected.success': 0,
+    });
+    const lines = formatAppBenchReport(report).split('\n');
+    expect(lines.filter((l) => /^ {2}(in)?dependent /.test(l))).toEqual([
+      // corrected: the gold plan has no dependent argument (nothing to get wrong), the others were missed
+      '  dependent     —     100.00',
+      '  independent   —       0.00',
+    ]);
+    expect(lines.find((l) => l.startsWith('ss '))).toBe(
+      'ss        0/1           —           —           —         —        0.00        0.00        0.00      0.00',
+    );
   });
 
   it('every solver names its model needs; adding one is an entry of APPBENCH_SOLVERS', () => {

@@ -48,6 +48,9 @@ interface AppBenchSolverEnv {
   world(db: string | null): AppBenchWorld;
 }
 
+/** A fraction as a percentage (the unit of every AppBench table). */
+const pct = (x: number) => x * 100;
+
 const LlmSolverOptionsShape = () =>
   z.object({
     shots: z
@@ -202,13 +205,19 @@ export const appBenchDefinition: TaskDefinition<AppBenchReport, AppBenchSampleSc
   },
   summarize: (scores) => summarizeAppBench(scores),
   formatReport: (report) => formatAppBenchReport(report),
+  // In % like every AppBench table (the scorers give fractions); the official ones only when the
+  // official scorer kept a sample (with none its zero guards would read 0 or 100).
   metrics: (r) => ({
-    'official.appF1': r.official.appF1,
-    'official.argF1': r.official.argF1,
-    'official.success': r.official.success,
-    'corrected.appF1': r.corrected.appF1,
-    'corrected.argF1': r.corrected.argF1,
-    'corrected.success': r.corrected.success,
+    ...(r.scoredOfficial
+      ? {
+          'official.appF1': pct(r.official.appF1),
+          'official.argF1': pct(r.official.argF1),
+          'official.success': pct(r.official.success),
+        }
+      : {}),
+    'corrected.appF1': pct(r.corrected.appF1),
+    'corrected.argF1': pct(r.corrected.argF1),
+    'corrected.success': pct(r.corrected.success),
   }),
   // A sample passes when its plan is fully right in corrected mode (a failed generation fails).
   passed: (score) => score.corrected.success === 1,

@@ -1,6 +1,8 @@
 import type { AppBenchGroupReport, AppBenchReport } from './score-appbench.js';
 
 const pct = (x: number) => (x * 100).toFixed(2);
+/** No sample scored: the scorers' zero guards would print 0 or 100, which no sample earned. */
+const NOT_SCORED = '—';
 
 function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
@@ -23,9 +25,11 @@ function groupTable(title: string, groups: readonly AppBenchGroupReport[], mode:
   const rows = groups.map((g) => [
     g.group,
     !off || g.official.n === g.total ? String(g.total) : `${g.official.n}/${g.total}`,
-    ...(off
-      ? [pct(g.official.appF1), pct(g.official.apiF1), pct(g.official.argF1), pct(g.official.success)]
-      : []),
+    ...(!off
+      ? []
+      : g.official.n
+        ? [pct(g.official.appF1), pct(g.official.apiF1), pct(g.official.argF1), pct(g.official.success)]
+        : Array(4).fill(NOT_SCORED)),
     ...(cor
       ? [pct(g.corrected.appF1), pct(g.corrected.apiF1), pct(g.corrected.argF1), pct(g.corrected.success)]
       : []),
@@ -45,8 +49,12 @@ export function formatAppBenchReport(
   const o = report.official;
   const c = report.corrected;
   const out: string[] = [];
-  const cols = (off: string, cor: string) =>
-    mode === 'official' ? [off] : mode === 'corrected' ? [cor] : [off, cor];
+  const offScored = report.scoredOfficial > 0;
+  const corScored = report.total > 0;
+  const cols = (off: string, cor: string) => {
+    const shown = [offScored ? off : NOT_SCORED, corScored ? cor : NOT_SCORED];
+    return mode === 'official' ? [shown[0]!] : mode === 'corrected' ? [shown[1]!] : shown;
+  };
   out.push(
     `AppBench — ${report.total} samples (official: ${report.scoredOfficial} scored / ${report.total} total; corrected: ${report.total} scored / ${report.total} total). Values in %.`,
   );

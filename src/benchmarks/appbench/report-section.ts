@@ -46,7 +46,11 @@ export async function appBenchSection(
     label,
     ...cats.flatMap((c) => {
       const g = byGroup(report.byCategory, c.toLowerCase());
-      return g ? [f2(pct(g[mode].appF1)), f2(pct(g[mode].apiF1)), f2(pct(g[mode].success))] : ['—', '—', '—'];
+      // a category none of whose samples the official scorer kept has no official numbers
+      const scored = g && (mode === 'corrected' || g.official.n > 0);
+      return scored
+        ? [f2(pct(g[mode].appF1)), f2(pct(g[mode].apiF1)), f2(pct(g[mode].success))]
+        : ['—', '—', '—'];
     }),
   ];
   const pub = published;

@@ -238,7 +238,8 @@ describe('apiary eval with epochs, prices and a budget (scripted HTTP model)', {
       cost: { total: 0.072, perSample: 0.0045 },
     });
     // gold replies every time: 100% in both epochs, no interval width, every sample passes
-    expect(json.summary.headline['corrected.success']).toEqual({ mean: 1, ci95: 0, perEpoch: [1, 1] });
+    // in % like the AppBench tables
+    expect(json.summary.headline['corrected.success']).toEqual({ mean: 100, ci95: 0, perEpoch: [100, 100] });
     expect(json.summary.pass).toEqual({ k: 2, samples: 8, passHatK: 1, passAtK: 1 });
     expect(json.summary.spec).toMatchObject({ epochs: 2, price: { inputPerMTok: 2.5, outputPerMTok: 10 } });
     const changed = await runInTempDir([...args.slice(0, 8), '--epochs', '3', ...args.slice(10), '--resume']);

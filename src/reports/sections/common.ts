@@ -1,6 +1,6 @@
 import type { SampleLine } from '../../harness/index.js';
 import { type ChartDatum, type ChartOptions, groupedBarSpec, renderChartSvg } from '../charts.js';
-import { changedSamples, formatSpecDifferences, specDifferences } from '../compare.js';
+import { compareSamples, formatSpecDifferences, specDifferences } from '../compare.js';
 import type { Block, Cell, HtmlTable } from '../html.js';
 import type { ReportRun } from '../run.js';
 
@@ -103,7 +103,7 @@ export function comparisonBlocks(
       kind: 'warning',
       text: `The runs' specs differ, so their numbers may not be comparable: ${formatSpecDifferences(diffs)}.`,
     });
-  const changed = changedSamples(
+  const { changed, missing } = compareSamples(
     runs.map((r) => r.lines),
     sampleValue,
   );
@@ -122,6 +122,17 @@ export function comparisonBlocks(
         ]),
     },
   });
+  // Samples some run lacks (a partial or limited run) are not changes: counted apart, per run.
+  if (missing.length) {
+    const perRun = runs
+      .map((r, i) => [r.label, missing.filter((m) => m.values[i] === null).length] as const)
+      .filter(([, n]) => n > 0)
+      .map(([label, n]) => `${label}: ${n}`);
+    blocks.push({
+      kind: 'note',
+      text: `Samples missing from some run, not compared: ${missing.length} (missing in ${perRun.join('; ')}).`,
+    });
+  }
   return blocks;
 }
 

@@ -1,9 +1,9 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Jimp, loadFont, measureText } from 'jimp';
 import { SANS_32_BLACK } from 'jimp/fonts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { formatOcrLines, ocrTool } from './ocr.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'apiary-ocr-'));
@@ -95,6 +95,40 @@ describe('OCR (tesseract.js, bundled English data)', () => {
     });
     const [part] = await tool.run({ image: menu }, { outputDir: dir, readable: [dir] });
     expect((part as { text: string }).text).toMatch(/\) Tea 4\.50\n.*\) Cake 8$/);
+  });
+
+  it("leptonica's own decode errors never reach stderr: only our coded error says it", async () => {
+    const truncated = join(dir, 'truncated.png');
+    writeFileSync(truncated, readFileSync(menu).subarray(0, 40)); // a valid header, no pixels
+    // an ICO header image-size reads, in a format leptonica cannot decode
+    const ico = Buffer.alloc(62);
+    ico.writeUInt16LE(1, 2);
+    ico.writeUInt16LE(1, 4);
+    ico[6] = 16;
+    ico[7] = 16;
+    ico.writeUInt32LE(40, 14);
+    ico.writeUInt32LE(22, 18);
+    const icoFile = join(dir, 'icon.ico');
+    writeFileSync(icoFile, ico);
+    const written: string[] = [];
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+    const own = ocrTool();
+    try {
+      for (const file of [truncated, icoFile])
+        await expect(own.run({ image: file }, { outputDir: dir, readable: [dir] })).rejects.toMatchObject({
+          code: 'TOOL_FAILED',
+          message: `OCR: cannot recognise ${file}: Error: Error attempting to read image.`,
+        });
+      // the worker's stderr reaches the process asynchronously: give it time to arrive
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    } finally {
+      spy.mockRestore();
+      await own.dispose();
+    }
+    expect(written.filter((w) => /pixReadStream|libpng/.test(w))).toEqual([]);
   });
 
   it('reports a missing image as a tool error', async () => {

@@ -31,6 +31,27 @@ function bundledEnglishLangPath(): string {
   return join(dirname(require.resolve('@tesseract.js-data/eng/package.json')), '4.0.0_best_int');
 }
 
+/**
+ * tesseract.js's Node worker, started with `console.error` silenced: leptonica prints its own decode
+ * errors ("Error in pixReadStream: Unknown format…", "libpng error: Read Error") to stderr before
+ * the job rejects, and the rejection is what we report, as a coded TOOL_FAILED. Node starts a
+ * worker from a `data:` URL object (tesseract.js hands `workerPath` to `new Worker` unchanged).
+ */
+function quietWorkerUrl(): URL {
+  const require = createRequire(import.meta.url);
+  const script = join(
+    dirname(require.resolve('tesseract.js/package.json')),
+    'src/worker-script/node/index.js',
+  );
+  const code = [
+    "import { createRequire } from 'node:module';",
+    // the wasm core binds console.error when loaded, so it is replaced before
+    'console.error = () => {};',
+    `createRequire(${JSON.stringify(script)})(${JSON.stringify(script)});`,
+  ].join('\n');
+  return new URL(`data:text/javascript,${encodeURIComponent(code)}`);
+}
+
 export interface OcrToolOptions {
   /** Folder holding `<lang>.traineddata.gz` (default: the bundled English data). */
   langPath?: string;
@@ -55,6 +76,7 @@ export function ocrTool(opts: OcrToolOptions = {}): OcrTool {
   const start = async () => {
     const { createWorker } = await import('tesseract.js');
     return createWorker(lang, 1, {
+      workerPath: quietWorkerUrl() as unknown as string,
       langPath,
       cacheMethod: 'none',
       gzip: true,
