@@ -597,22 +597,30 @@ function toMathjsSyntax(python: string): string {
  * top-level comma (`(1, 2)`, `(1,)`) or nothing (`()`) becomes a call of TUPLE; a trailing comma is dropped.
  */
 function tuplesAsCalls(expression: string): string {
-  const out = [...expression];
-  const opens: { at: number; commas: number[]; call: boolean }[] = [];
+  // One pass (the expression may be 10 000 characters of brackets): `last` is the index of the
+  // last character that is not a space, read before the current one.
+  const out = expression.split('');
+  const opens: { at: number; hasComma: boolean; call: boolean }[] = [];
+  let last = -1;
   for (let i = 0; i < out.length; i++) {
     const c = out[i] as string;
     if (c === '(' || c === '[') {
-      const before = expression.slice(0, i).trimEnd().at(-1) ?? '';
-      opens.push({ at: i, commas: [], call: c === '[' || /[\w)\]]/.test(before) });
-    } else if (c === ',') opens.at(-1)?.commas.push(i);
-    else if (c === ')' || c === ']') {
+      const before = last < 0 ? '' : (out[last] as string);
+      opens.push({ at: i, hasComma: false, call: c === '[' || /[\w)\]]/.test(before) });
+    } else if (c === ',') {
+      const group = opens.at(-1);
+      if (group) group.hasComma = true;
+    } else if (c === ')' || c === ']') {
       const group = opens.pop();
-      if (!group || group.call || c !== ')') continue;
-      const inside = expression.slice(group.at + 1, i).trim();
-      if (group.commas.length === 0 && inside !== '') continue;
-      out[group.at] = `${TUPLE}(`;
-      if (inside.endsWith(',')) out[group.commas.at(-1) as number] = ' ';
+      if (group && !group.call && c === ')') {
+        const empty = last === group.at;
+        if (group.hasComma || empty) {
+          out[group.at] = `${TUPLE}(`;
+          if (out[last] === ',') out[last] = ' '; // `(1,)`: a trailing comma
+        }
+      }
     }
+    if (!/\s/.test(c)) last = i;
   }
   return out.join('');
 }
