@@ -128,6 +128,11 @@ export interface PluginApps {
   readonly catalogs: readonly string[];
   /** What holds the apps' data, in help and messages (`SGD database`). */
   readonly label: string;
+  /**
+   * The day the apps' data is set on (`YYYY-MM-DD`), when it is not today: `apiary ask` tells the
+   * model this date, so "next Friday" lands on days the apps hold.
+   */
+  readonly currentDate?: string;
   load(): Promise<SimulatedApps>;
 }
 

@@ -50,6 +50,8 @@ export const appBenchPlugin: BenchmarkPlugin = {
   apps: {
     catalogs: ['appbench', 'sgd'],
     label: 'SGD database',
+    // SGD's dialogues are set in 2019; AppBench's prompts say today is APPBENCH_CURRENT_DATE (a test checks they agree)
+    currentDate: '2019-03-01',
     load: async () => (await import('./cli-apps-runtime.js')).sgdApps,
   },
   planFormats: [

@@ -119,6 +119,8 @@ describe('apiary ask', () => {
     );
     expect(lines[2]).toContain('✗ step 2 Restaurants.reserverestaurant(');
     expect(lines[2]).toContain('[APPROVAL_DENIED]');
+    // no --date: the model is told the simulated apps' date (SGD's), not today's
+    expect(server!.requests[0]!.messages[0]!.content).toContain('Today is 2019-03-01.');
   });
 
   it('--approve ask with no terminal: the calls are printed, the booking refused, then one USAGE line (exit 2)', async () => {

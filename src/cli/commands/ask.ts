@@ -140,7 +140,10 @@ export function registerAskCommand(program: Command): void {
       '--approve <mode>',
       'transactional calls: ask (on a terminal) | auto | deny (default: ask on a TTY, else deny)',
     )
-    .option('--date <yyyy-mm-dd>', 'the current date given to the model (default: today)')
+    .option(
+      '--date <yyyy-mm-dd>',
+      "the current date given to the model (default: the date the simulated apps' data is set on, else today)",
+    )
     .option(
       '--demos <dir>',
       `${demoSources.map((s) => s.label).join(' or ')} data folder whose gold plans serve as worked examples (TPTU-v2 demo selector)`,
@@ -251,7 +254,7 @@ export function registerAskCommand(program: Command): void {
           ...(demos ? { demos } : {}),
           toolset: (apis) => catalogToolset(apis, { catalog: index, apps, approve: approver.approve }),
           turn: modelTurns(setup.model, { settings: setup.sampling }),
-          context: `Today is ${flags.date ?? new Date().toISOString().slice(0, 10)}.`,
+          context: `Today is ${flags.date ?? exec.currentDate ?? new Date().toISOString().slice(0, 10)}.`,
           budget: { maxSteps },
           signal: ac.signal,
           ...(flags.trace ? { trace: jsonlAgentTrace(flags.trace) } : {}),

@@ -38,6 +38,8 @@ export interface ExecutableCatalog {
   handlers: AppHandler[];
   /** Where the apps run (`SGD database (bundled)`, `2 MCP server(s)`). */
   source: string;
+  /** The day simulated apps' data is set on, when it is not today (`PluginApps.currentDate`). */
+  currentDate?: string;
   close(): Promise<void>;
 }
 
@@ -160,6 +162,7 @@ export async function executableCatalog(flags: {
     catalog,
     handlers: opened.handlers(catalog),
     source: `${apps.label} (${opened.source})`,
+    ...(apps.currentDate ? { currentDate: apps.currentDate } : {}),
     close: async () => {
       opened.close();
     },

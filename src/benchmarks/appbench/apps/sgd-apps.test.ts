@@ -420,6 +420,58 @@ describe('createSgdApps (AppBench catalog)', () => {
     });
   });
 
+  it('refuses what the real service would: a car returned before pickup, a trip to its origin, a date that does not exist', async () => {
+    const car = {
+      pickup_location: 'Union Station',
+      start_date: '2019-03-08',
+      pickup_time: '13:30',
+      end_date: '2019-03-06',
+      car_type: 'Sedan',
+      add_insurance: 'False',
+    };
+    await expectError(
+      call('Rents', 'reservecar', car),
+      'INPUT_INVALID',
+      /^Rents\.reservecar: "end_date" 2019-03-06 is before "start_date" 2019-03-08: a car cannot be returned before it is picked up$/,
+    );
+    // the same refusal for a search, and in another SGD version's names (RentalCars_1's dropoff_date)
+    await expectError(
+      call('Rents', 'getcarsavailable', {
+        pickup_city: 'Fresno',
+        pickup_date: '2019/3/8',
+        pickup_time: '13:30',
+        dropoff_date: '2019-03-06',
+      }),
+      'INPUT_INVALID',
+      /^Rents\.getcarsavailable: "dropoff_date" 2019-03-06 is before "pickup_date" 2019-03-08: a car cannot be returned before it is picked up$/,
+    );
+    await expectError(
+      call('Buses', 'buybusticket', {
+        from_city: 'Novato',
+        to_city: 'novato ',
+        departure_date: '2019-03-08',
+        departure_time: '10:00',
+        num_passengers: '2',
+      }),
+      'INPUT_INVALID',
+      /^Buses\.buybusticket: "from_city" and "to_city" are both "Novato": a trip must go somewhere else$/,
+    );
+    await expectError(
+      call('Trains', 'findtrains', { from: 'Portland', to: 'Portland', date_of_journey: '2019-03-08' }),
+      'INPUT_INVALID',
+      /^Trains\.findtrains: "from" and "to" are both "Portland": a trip must go somewhere else$/,
+    );
+    await expectError(
+      call('Rents', 'reservecar', { ...car, start_date: '2019-02-29', end_date: '2019-03-02' }),
+      'INPUT_INVALID',
+      /^Rents\.reservecar: argument "start_date" is "2019-02-29", a date that does not exist$/,
+    );
+    expect(countSideEffects(db)).toBe(0);
+    // a same-day rental, and 2020's leap day, are possible
+    await call('Rents', 'reservecar', { ...car, start_date: '2020-02-29', end_date: '2020-02-29' });
+    expect(countSideEffects(db)).toBe(1);
+  });
+
   it('refuses callers other than the owner, before anything else', async () => {
     const rents = apps.get('Rents')!;
     await expectError(

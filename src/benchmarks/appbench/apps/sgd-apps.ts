@@ -12,6 +12,7 @@ import { ApiaryError, NotFoundError } from '../../../shared/index.js';
 import { appBenchSgdSource } from '../catalog.js';
 import { loadSgdServices, sgdSlot, slotParameter } from '../sgd-catalog.js';
 import { type SgdSiblingIntent, sgdSiblingIntents } from '../sgd-versions.js';
+import { refuseImpossibleRequest } from './impossible-requests.js';
 import { normalizeSlotValue } from './normalize-slot-value.js';
 import { normalizedParamsKey, type SqliteDatabase, type SqliteStatement } from './sgd-database.js';
 
@@ -182,6 +183,10 @@ export class SgdAppHandler implements AppHandler {
     checkArguments(where, binding.api, args);
     const { own, version } = inOwnNames(binding, args);
     const canonical = checkArguments(where, binding.api, own);
+    // What the real service would refuse is refused before any row is looked up or booked.
+    const dates = dateSlots(binding.api);
+    refuseImpossibleRequest(where, args, dates);
+    if (own !== args) refuseImpossibleRequest(where, own, dates);
     if (!binding.transactional)
       return this.searchAnyVersion(binding, own, version && { version, args }).map((row) =>
         inCallerNames(row, version, args),
@@ -422,6 +427,15 @@ function echoesRequest(type: ParamType): boolean {
  */
 function slotNames(api: Api): string[] {
   return [...new Set([...acceptedParameters(api).map((p) => p.name), ...api.outputs.map((o) => o.name)])];
+}
+
+/** The arguments typed as dates. */
+function dateSlots(api: Api): Set<string> {
+  return new Set(
+    acceptedParameters(api)
+      .filter((p) => p.type.kind === 'primitive' && p.type.name === 'date')
+      .map((p) => p.name),
+  );
 }
 
 function describe(value: unknown): string {

@@ -92,6 +92,52 @@ describe('calculate (a Python expression, printed as Python str() prints it)', (
     }
   });
 
+  // Each expected value is what /usr/bin/python3 (3.11) prints for `print(<expression>)`.
+  it.each([
+    ['True+1', '2'],
+    ['True', 'True'],
+    ['False*2', '0'],
+    ['-True', '-1'],
+    ['True/2', '0.5'],
+    ['max(True, False)', 'True'],
+    ['divmod(7,2)', '(3, 1)'],
+    ['divmod(-7,2)', '(-4, 1)'],
+    ['divmod(7.5,2)', '(3.0, 1.5)'],
+    ['(1,2)', '(1, 2)'],
+    ['(1,)', '(1,)'],
+    ['()', '()'],
+    ['(1, )', '(1,)'],
+    ['( )', '()'],
+    ['max (1,2)', '2'],
+    ['(1+2)', '3'],
+    ['[1,(2,3)]', '[1, (2, 3)]'],
+    ['sum((1,2))', '3'],
+  ])('prints %s as Python 3 does: %s', (expression, printed) => {
+    expect(calculate(expression)).toBe(printed);
+  });
+
+  const STR_LIMIT =
+    'Calculator: ValueError: Exceeds the limit (4300 digits) for integer string conversion; use sys.set_int_max_str_digits() to increase the limit';
+  it.each([
+    ['2**100000', STR_LIMIT], // over our 10 000-digit limit, but Python computes it and fails printing
+    ['-(2**100000)', STR_LIMIT],
+    ['10**4300', STR_LIMIT], // 4 301 digits
+    ['divmod(7.0,0)', 'Calculator: ZeroDivisionError: float divmod()'],
+    ['divmod(7,0)', 'Calculator: ZeroDivisionError: integer division or modulo by zero'],
+    // An intermediate over the limit is still refused: its printed result could be small.
+    [
+      '2**100000 % 7',
+      "Calculator: OverflowError: integer result too large: ** would have more than 10000 digits (the calculator's limit)",
+    ],
+    ['$tuple(1,2)', 'Calculator: SyntaxError: "$" is not allowed'],
+  ])('fails %s as Python 3 does (within the containment limits)', (expression, message) => {
+    expect(() => calculate(expression)).toThrow(message);
+  });
+
+  it('prints an int of exactly 4300 digits', () => {
+    expect(calculate('10**4299')).toBe(`1${'0'.repeat(4299)}`);
+  });
+
   it('runs as a tool: a text part, and a non-string expression is a tool error', async () => {
     const tool = calculatorTool();
     expect(await tool.run({ expression: '2.5+4' }, { outputDir: '/nonexistent', readable: [] })).toEqual([

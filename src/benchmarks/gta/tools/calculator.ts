@@ -44,8 +44,12 @@ function mathjs(): { math: MathJsInstance; parse: MathJsInstance['parse'] } {
   return restricted;
 }
 
-/** A Python value the calculator can produce: int (BigInt), float, or a list (for sum/max/min). */
-type PyValue = bigint | number | PyValue[];
+/** A Python tuple (`(1, 2)`, `divmod`'s result): told apart from a list only by how it prints. */
+interface PyTuple {
+  tuple: PyValue[];
+}
+/** A Python value the calculator can produce: bool, int (BigInt), float, a list or a tuple. */
+type PyValue = boolean | bigint | number | PyValue[] | PyTuple;
 
 /** Python raises; the tool reports `<ErrorType>: <message>` as Python would print it. */
 class PyError extends Error {
@@ -71,20 +75,48 @@ export const MAX_INT_DIGITS = 10_000;
 export const MAX_EXPRESSION_CHARS = 10_000;
 const INT_LIMIT = 10n ** BigInt(MAX_INT_DIGITS);
 
+const isTuple = (v: PyValue): v is PyTuple => typeof v === 'object' && !Array.isArray(v);
 function num(v: PyValue): number {
   if (Array.isArray(v)) throw new PyError('TypeError', 'a list is not a number');
+  if (isTuple(v)) throw new PyError('TypeError', 'a tuple is not a number');
   return Number(v);
 }
+/** Python's bool is an int subclass: arithmetic on True/False is arithmetic on 1/0. */
+const unbool = (v: PyValue): PyValue => (typeof v === 'boolean' ? BigInt(v) : v);
 function isInt(v: PyValue): v is bigint {
   return typeof v === 'bigint';
 }
 const abs = (v: bigint) => (v < 0n ? -v : v);
 
-function tooLarge(what: string): PyError {
-  return new PyError(
-    'OverflowError',
-    `integer result too large: ${what} would have more than ${MAX_INT_DIGITS} digits (the calculator's limit)`,
+/** Python's own limit on printing an int (`sys.int_info.default_max_str_digits`). */
+const PY_MAX_STR_DIGITS = 4300;
+const strLimit = () =>
+  new PyError(
+    'ValueError',
+    `Exceeds the limit (${PY_MAX_STR_DIGITS} digits) for integer string conversion; use sys.set_int_max_str_digits() to increase the limit`,
   );
+/**
+ * Results Python would still compute in moments (2**100000 has 30 103 digits) and then refuse to
+ * print; beyond this, Python itself runs for minutes or out of memory, so our OverflowError stands.
+ */
+const PY_COMPUTABLE_DIGITS = 1_000_000;
+
+/** An int over the calculator's limit; `digits` estimates its size (for deciding what Python would print). */
+class TooLarge extends PyError {
+  /** Set once the int is known to feed a further operation (whose result Python might print). */
+  intermediate = false;
+  constructor(
+    what: string,
+    readonly digits: number,
+  ) {
+    super(
+      'OverflowError',
+      `integer result too large: ${what} would have more than ${MAX_INT_DIGITS} digits (the calculator's limit)`,
+    );
+  }
+}
+function tooLarge(what: string, digits = 2 * MAX_INT_DIGITS): PyError {
+  return new TooLarge(what, digits);
 }
 /** `v` when it has at most MAX_INT_DIGITS digits, else the OverflowError naming `what` made it. */
 function checkedInt(v: bigint, what: string): bigint {
@@ -98,9 +130,14 @@ function log10Of(n: bigint): number {
   const shift = n.toString(16).length * 4 - 960;
   return Math.log10(Number(n >> BigInt(shift))) + shift * Math.log10(2);
 }
-/** Refuses before computing when an estimated result size is over the limit (a little slack for rounding). */
-function refuseAbove(log10Estimate: number, what: string): void {
-  if (!(log10Estimate <= MAX_INT_DIGITS + 0.5)) throw tooLarge(what);
+/**
+ * Refuses before computing when an estimated result size is over the limit (a little slack for
+ * rounding). `partial`: the estimate stopped counting at the limit (perm, comb, factorial), so the
+ * true size is unknown and Python might not compute it at all.
+ */
+function refuseAbove(log10Estimate: number, what: string, partial = false): void {
+  if (!(log10Estimate <= MAX_INT_DIGITS + 0.5))
+    throw tooLarge(what, partial ? Number.POSITIVE_INFINITY : log10Estimate);
 }
 /** Python's math functions and `**` raise where float arithmetic (`*`, `+`) gives inf. */
 function finiteFloat(x: number, message: string): number {
@@ -125,7 +162,8 @@ function floatMod(a: number, b: number): number {
   return r !== 0 && r < 0 !== b < 0 ? r + b : r;
 }
 
-function power(a: PyValue, b: PyValue, what = '**'): PyValue {
+function power(base: PyValue, exponent: PyValue, what = '**'): PyValue {
+  const [a, b] = [unbool(base), unbool(exponent)];
   if (isInt(a) && isInt(b) && b >= 0n) {
     // 0, 1 and -1 stay small whatever the exponent; any other base grows with it (negative ones too).
     if (a === 0n) return b === 0n ? 1n : 0n;
@@ -142,7 +180,8 @@ function power(a: PyValue, b: PyValue, what = '**'): PyValue {
   return finiteFloat(x ** y, 'power result too large');
 }
 
-function binary(op: string, a: PyValue, b: PyValue): PyValue {
+function binary(op: string, left: PyValue, right: PyValue): PyValue {
+  const [a, b] = [unbool(left), unbool(right)];
   switch (op) {
     case '+':
       return isInt(a) && isInt(b) ? checkedInt(a + b, '+') : num(a) + num(b);
@@ -261,7 +300,7 @@ function fallingFactorial(n: bigint, k: bigint, what: string): bigint {
   let digits = 0;
   for (let i = 0; i < steps(k); i++) {
     digits += factor(i);
-    refuseAbove(digits, what);
+    refuseAbove(digits, what, true);
   }
   return checkedInt(rangeProduct(n - k + 1n, n), what);
 }
@@ -273,7 +312,7 @@ function binomial(n: bigint, k: bigint): bigint {
   let digits = 0;
   for (let i = 0; i < steps(small); i++) {
     digits += factor(i) - Math.log10(i + 1);
-    refuseAbove(digits, 'comb()');
+    refuseAbove(digits, 'comb()', true);
   }
   return checkedInt(rangeProduct(n - small + 1n, n) / rangeProduct(1n, small), 'comb()');
 }
@@ -313,11 +352,15 @@ function domain(ok: boolean): void {
   if (!ok) throw new PyError('ValueError', 'math domain error');
 }
 
+/** The items of a list or tuple, else undefined. */
+const itemsOf = (v: PyValue | undefined): PyValue[] | undefined =>
+  Array.isArray(v) ? v : v !== undefined && isTuple(v) ? v.tuple : undefined;
 function listOf(args: PyValue[], fn: string): PyValue[] {
   if (args.length === 0) throw new PyError('TypeError', `${fn} expected at least 1 argument, got 0`);
-  if (args.length > 1 || !Array.isArray(args[0])) return args;
-  if (args[0].length === 0) throw new PyError('ValueError', `${fn}() arg is an empty sequence`);
-  return args[0];
+  const items = itemsOf(args[0]);
+  if (args.length > 1 || !items) return args;
+  if (items.length === 0) throw new PyError('ValueError', `${fn}() arg is an empty sequence`);
+  return items;
 }
 function compare(a: PyValue, b: PyValue): number {
   return isInt(a) && isInt(b) ? (a < b ? -1 : a > b ? 1 : 0) : num(a) - num(b);
@@ -332,8 +375,15 @@ const FUNCTIONS: Record<string, (...args: PyValue[]) => PyValue> = {
   min: (...a) => listOf(a, 'min').reduce((m, v) => (compare(v, m) < 0 ? v : m)),
   max: (...a) => listOf(a, 'max').reduce((m, v) => (compare(v, m) > 0 ? v : m)),
   sum: (list, start = 0n) => {
-    if (!Array.isArray(list)) throw new PyError('TypeError', 'sum() takes a list');
-    return list.reduce<PyValue>((s, v) => binary('+', s, v), start);
+    const items = itemsOf(list);
+    if (!items) throw new PyError('TypeError', 'sum() takes a list');
+    return items.reduce<PyValue>((s, v) => binary('+', s, v), start);
+  },
+  divmod: (a, b) => {
+    if (!isInt(unbool(a)) || !isInt(unbool(b))) {
+      if (num(b) === 0) throw new PyError('ZeroDivisionError', 'float divmod()');
+    }
+    return { tuple: [binary('./', a, b), binary('%', a, b)] };
   },
   pow: (a, b) => power(a, b, 'pow()'),
   int: (x) => toIntTrunc(x),
@@ -405,7 +455,15 @@ const FUNCTIONS: Record<string, (...args: PyValue[]) => PyValue> = {
   },
 };
 
-const CONSTANTS: Record<string, number> = {
+/** Functions that return one of their arguments as it is (max(True, False) is True); the others see bools as ints. */
+const KEEPS_BOOLS = new Set(['min', 'max', 'divmod']);
+
+/** The name the tuple syntax `(a, b)` is rewritten to (a `$` cannot appear in Python input). */
+const TUPLE = '$tuple';
+
+const CONSTANTS: Record<string, PyValue> = {
+  True: true,
+  False: false,
   pi: Math.PI,
   e: Math.E,
   tau: 2 * Math.PI,
@@ -431,7 +489,23 @@ function notDefined(name: string): PyError {
   return new PyError('NameError', `name '${name}' is not defined`);
 }
 
-function evaluate(node: MathNode): PyValue {
+/**
+ * Evaluates `node`; `isResult` when its value is what gets printed (the root, and what parentheses,
+ * signs, lists and tuples pass through). An int over our limit there is one Python would compute
+ * and then refuse to print, so it fails as Python's print does (when Python could compute it).
+ */
+function evaluate(node: MathNode, isResult = false): PyValue {
+  try {
+    return evaluateNode(node, isResult);
+  } catch (e) {
+    if (!(e instanceof TooLarge)) throw e;
+    if (isResult && !e.intermediate && e.digits <= PY_COMPUTABLE_DIGITS) throw strLimit();
+    if (!isResult) e.intermediate = true;
+    throw e;
+  }
+}
+
+function evaluateNode(node: MathNode, isResult: boolean): PyValue {
   switch (node.type) {
     case 'ConstantNode': {
       const value = (node as unknown as { value: unknown }).value;
@@ -439,19 +513,20 @@ function evaluate(node: MathNode): PyValue {
       throw new PyError('TypeError', 'only numbers are allowed (no strings or other literals)');
     }
     case 'ParenthesisNode':
-      return evaluate((node as unknown as { content: MathNode }).content);
+      return evaluate((node as unknown as { content: MathNode }).content, isResult);
     case 'SymbolNode': {
       const name = (node as unknown as { name: string }).name;
-      if (Object.hasOwn(CONSTANTS, name)) return CONSTANTS[name] as number;
+      if (Object.hasOwn(CONSTANTS, name)) return CONSTANTS[name] as PyValue;
       throw notDefined(name);
     }
     case 'AccessorNode': {
       const name = mathMember(node);
-      if (name !== undefined && Object.hasOwn(CONSTANTS, name)) return CONSTANTS[name] as number;
+      if (name !== undefined && Object.hasOwn(CONSTANTS, name) && typeof CONSTANTS[name] === 'number')
+        return CONSTANTS[name];
       throw new PyError('AttributeError', `unsupported attribute access "${node.toString()}"`);
     }
     case 'ArrayNode':
-      return (node as unknown as { items: MathNode[] }).items.map(evaluate);
+      return (node as unknown as { items: MathNode[] }).items.map((item) => evaluate(item, isResult));
     case 'OperatorNode': {
       const { op, args, implicit, isPercentage } = node as unknown as {
         op: string;
@@ -462,9 +537,9 @@ function evaluate(node: MathNode): PyValue {
       if (implicit) throw new PyError('SyntaxError', `missing operator in "${node.toString()}"`);
       // mathjs reads a trailing `%` as "per cent"; in Python it is only the modulo operator.
       if (isPercentage) throw new PyError('SyntaxError', '"%" needs a right operand (no per cent in Python)');
-      const values = args.map(evaluate);
+      const values = args.map((arg) => evaluate(arg, isResult && args.length === 1));
       if (values.length === 1) {
-        const [v] = values as [PyValue];
+        const v = unbool(values[0] as PyValue);
         if (op === '-') return isInt(v) ? -v : -num(v);
         if (op === '+') return isInt(v) ? v : num(v);
         throw new PyError('SyntaxError', `operator "${op}" is not supported`);
@@ -475,8 +550,13 @@ function evaluate(node: MathNode): PyValue {
     case 'FunctionNode': {
       const { fn, args } = node as unknown as { fn: MathNode; args: MathNode[] };
       const name = fn.type === 'SymbolNode' ? (fn as unknown as { name: string }).name : mathMember(fn);
+      if (name === TUPLE && fn.type === 'SymbolNode')
+        return { tuple: args.map((arg) => evaluate(arg, isResult)) };
       if (name === undefined || !Object.hasOwn(FUNCTIONS, name)) throw notDefined(name ?? fn.toString());
-      return (FUNCTIONS[name] as (...a: PyValue[]) => PyValue)(...args.map(evaluate));
+      const values = args.map((arg) => evaluate(arg));
+      return (FUNCTIONS[name] as (...a: PyValue[]) => PyValue)(
+        ...(KEEPS_BOOLS.has(name) ? values : values.map(unbool)),
+      );
     }
     default:
       throw new PyError('SyntaxError', `${node.type.replace(/Node$/, '').toLowerCase()} is not allowed`);
@@ -486,7 +566,14 @@ function evaluate(node: MathNode): PyValue {
 /** Python's `str()` of a calculator value. */
 function pyStr(v: PyValue): string {
   if (Array.isArray(v)) return `[${v.map(pyStr).join(', ')}]`;
-  if (typeof v === 'bigint') return v.toString();
+  if (isTuple(v))
+    return v.tuple.length === 1 ? `(${pyStr(v.tuple[0] as PyValue)},)` : `(${v.tuple.map(pyStr).join(', ')})`;
+  if (typeof v === 'boolean') return v ? 'True' : 'False';
+  if (typeof v === 'bigint') {
+    const text = v.toString();
+    if (text.length - (v < 0n ? 1 : 0) > PY_MAX_STR_DIGITS) throw strLimit();
+    return text;
+  }
   if (Number.isNaN(v)) return 'nan';
   if (!Number.isFinite(v)) return v > 0 ? 'inf' : '-inf';
   return pyFloatRepr(v);
@@ -500,9 +587,42 @@ function pyStr(v: PyValue): string {
 function toMathjsSyntax(python: string): string {
   // `4.` is a float literal in Python; spelled `4.0` it cannot be read as `4` `./`.
   const expression = python.replace(/(\d)\.(?![\d.])/g, '$1.0');
-  const bad = /\^|\.\/|;|\n|=|:|!|\?/.exec(expression);
+  const bad = /\^|\.\/|;|\n|=|:|!|\?|\$/.exec(expression);
   if (bad) throw new PyError('SyntaxError', `"${bad[0] === '\n' ? '\\n' : bad[0]}" is not allowed`);
-  return expression.replaceAll('**', '^').replaceAll('//', ' ./ ');
+  return tuplesAsCalls(expression.replaceAll('**', '^').replaceAll('//', ' ./ '));
+}
+
+/**
+ * Python's tuple syntax, which mathjs cannot read: a parenthesis that is not a call's and holds a
+ * top-level comma (`(1, 2)`, `(1,)`) or nothing (`()`) becomes a call of TUPLE; a trailing comma is dropped.
+ */
+function tuplesAsCalls(expression: string): string {
+  // One pass (the expression may be 10 000 characters of brackets): `last` is the index of the
+  // last character that is not a space, read before the current one.
+  const out = expression.split('');
+  const opens: { at: number; hasComma: boolean; call: boolean }[] = [];
+  let last = -1;
+  for (let i = 0; i < out.length; i++) {
+    const c = out[i] as string;
+    if (c === '(' || c === '[') {
+      const before = last < 0 ? '' : (out[last] as string);
+      opens.push({ at: i, hasComma: false, call: c === '[' || /[\w)\]]/.test(before) });
+    } else if (c === ',') {
+      const group = opens.at(-1);
+      if (group) group.hasComma = true;
+    } else if (c === ')' || c === ']') {
+      const group = opens.pop();
+      if (group && !group.call && c === ')') {
+        const empty = last === group.at;
+        if (group.hasComma || empty) {
+          out[group.at] = `${TUPLE}(`;
+          if (out[last] === ',') out[last] = ' '; // `(1,)`: a trailing comma
+        }
+      }
+    }
+    if (!/\s/.test(c)) last = i;
+  }
+  return out.join('');
 }
 
 /** The parser and the evaluator recurse once per nesting level; a stack overflow says so. */
@@ -530,7 +650,7 @@ export function calculate(expression: string): string {
       throw new PyError('SyntaxError', (e as Error).message);
     }
     try {
-      return pyStr(evaluate(tree));
+      return pyStr(evaluate(tree, true));
     } catch (e) {
       throw isStackOverflow(e) ? tooDeep() : e;
     }

@@ -1,7 +1,7 @@
 import type { ContentPart } from '../../../apps/index.js';
 import { sha256Hex } from '../../../shared/index.js';
 import type { ExecutableTool } from '../../../tools/index.js';
-import { imagePathArg, parseBbox, textArg } from './image-args.js';
+import { boxOnImage, imagePathArg, parseBbox, textArg } from './image-args.js';
 import { limitedText, readCheckedImage } from './image-limits.js';
 import { writeImageResult } from './image-result.js';
 import { toolThreads } from './tool-threads.js';
@@ -28,7 +28,8 @@ export function drawBoxTool(): ExecutableTool {
         args.annotation === undefined || args.annotation === null
           ? ''
           : limitedText('DrawBox', 'annotation', textArg('DrawBox', args, 'annotation'));
-      const { bytes } = await readCheckedImage('DrawBox', path);
+      const { bytes, header } = await readCheckedImage('DrawBox', path);
+      boxOnImage('DrawBox', box, header.width, header.height);
       const png = await threads.run(
         'DrawBox',
         { kind: 'draw-box', image: bytes, what: path, box, annotation },

@@ -48,8 +48,10 @@ const BBOX = new RegExp(String.raw`^[([]?${NUMBER},${NUMBER},${NUMBER},${NUMBER}
 const MAX_BBOX_CHARS = 1000;
 
 /**
- * `(x1, y1, x2, y2)` (brackets optional; numbers rounded to pixels) → a box with x1 ≤ x2, y1 ≤ y2.
- * Numbers too large for a float are refused; a box beyond the image is clipped when it is drawn.
+ * `(x1, y1, x2, y2)` (brackets optional; numbers rounded to pixels) → a box. Reversed corners
+ * (x2 < x1 or y2 < y1) are refused, as Pillow's rectangle (the reference DrawBox's) refuses them:
+ * a model that swapped the corners has misread the format, and drawing a guess would hide it.
+ * Numbers too large for a float are refused; see boxOnImage for a box beyond the image.
  */
 export function parseBbox(tool: string, text: string): Box {
   if (text.length > MAX_BBOX_CHARS)
@@ -64,5 +66,23 @@ export function parseBbox(tool: string, text: string): Box {
   ];
   if (![x1, y1, x2, y2].every(Number.isFinite))
     throw toolError(tool, `bbox numbers must be finite (got "${text}")`);
-  return { x1: Math.min(x1, x2), y1: Math.min(y1, y2), x2: Math.max(x1, x2), y2: Math.max(y1, y2) };
+  if (x2 < x1 || y2 < y1)
+    throw toolError(
+      tool,
+      `bbox "${text}" is reversed: x2 must be ≥ x1 and y2 ≥ y1 (corners (x1, y1) top-left, (x2, y2) bottom-right)`,
+    );
+  return { x1, y1, x2, y2 };
+}
+
+/**
+ * `box` when any of it lies on a `width`×`height` image; a box partly off the image is kept and
+ * clipped when drawn (its visible edges still show where it is), one entirely off it is refused.
+ */
+export function boxOnImage(tool: string, box: Box, width: number, height: number): Box {
+  if (box.x2 < 0 || box.y2 < 0 || box.x1 > width - 1 || box.y1 > height - 1)
+    throw toolError(
+      tool,
+      `bbox (${box.x1}, ${box.y1}, ${box.x2}, ${box.y2}) lies entirely off the ${width}×${height} image`,
+    );
+  return box;
 }

@@ -34,9 +34,15 @@ async function inked(path: string, x0: number, y0: number, x1: number, y1: numbe
 }
 
 describe('argument parsing', () => {
-  it('reads a bbox in the tool format, with or without brackets, and orders corners', () => {
+  it('reads a bbox in the tool format, with or without brackets, and refuses reversed corners', () => {
     expect(parseBbox('DrawBox', '(3, 4, 12, 8)')).toEqual({ x1: 3, y1: 4, x2: 12, y2: 8 });
-    expect(parseBbox('DrawBox', '[12,8,3.4,4.6]')).toEqual({ x1: 3, y1: 5, x2: 12, y2: 8 });
+    expect(parseBbox('DrawBox', '[3.4,4.6,12,8]')).toEqual({ x1: 3, y1: 5, x2: 12, y2: 8 });
+    expect(() => parseBbox('DrawBox', '[12,8,3.4,4.6]')).toThrow(
+      'DrawBox: bbox "[12,8,3.4,4.6]" is reversed: x2 must be ≥ x1 and y2 ≥ y1 (corners (x1, y1) top-left, (x2, y2) bottom-right)',
+    );
+    expect(() => parseBbox('DrawBox', '(3, 8, 12, 4)')).toThrow('DrawBox: bbox "(3, 8, 12, 4)" is reversed');
+    // a zero-width box (one line) is not reversed
+    expect(parseBbox('DrawBox', '(3, 4, 3, 8)')).toEqual({ x1: 3, y1: 4, x2: 3, y2: 8 });
     expect(() => parseBbox('DrawBox', '(3, 4, 12)')).toThrow(
       'DrawBox: bbox must be "(x1, y1, x2, y2)" (got "(3, 4, 12)")',
     );
@@ -105,6 +111,26 @@ describe('DrawBox', () => {
     await expect(
       tool.run({ image: notImage, bbox: '(1, 1, 2, 2)' }, { outputDir: dir, readable: [dir] }),
     ).rejects.toThrow(`DrawBox: cannot read image ${notImage}`);
+  });
+
+  it('refuses a box entirely off the image, naming the box and the image size; draws one partly on it', async () => {
+    const image = await whiteImage('box-off.png', 40, 30);
+    const tool = drawBoxTool();
+    const ctx = { outputDir: join(dir, 'out-off'), readable: [dir] };
+    for (const [bbox, named] of [
+      ['(50, 5, 60, 15)', '(50, 5, 60, 15)'], // right of it (x1 > 39)
+      ['(5, 30, 20, 40)', '(5, 30, 20, 40)'], // below it (y1 > 29)
+      ['(-20, 5, -1, 15)', '(-20, 5, -1, 15)'], // left of it
+      ['[5, -9.6, 20, -0.6]', '(5, -10, 20, -1)'], // above it (numbers rounded to pixels)
+    ] as const) {
+      const error = await tool.run({ image, bbox }, ctx).catch((e: unknown) => e);
+      expect(error).toMatchObject({
+        code: 'TOOL_FAILED',
+        message: `DrawBox: bbox ${named} lies entirely off the 40×30 image`,
+      });
+    }
+    const [part] = await tool.run({ image, bbox: '(30, 20, 60, 50)' }, ctx);
+    expect(await pixel((part as { path: string }).path, 30, 25)).toEqual([255, 0, 0]); // clipped: left edge shows
   });
 });
 
