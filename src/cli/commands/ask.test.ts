@@ -118,7 +118,10 @@ describe('apiary ask', () => {
       '  ✓ step 1 Restaurants.findrestaurants({"category":"American","location":"San Francisco"}) → 10 row(s)',
     );
     expect(lines[2]).toContain('✗ step 2 Restaurants.reserverestaurant(');
-    expect(lines[2]).toContain('[APPROVAL_DENIED]');
+    // the code `run` reports for a refused booking (docs/errors.md)
+    expect(lines[2]).toContain(
+      '[PERMISSION_DENIED] transactional call Restaurants.reserverestaurant not approved: transactional calls are denied for this run',
+    );
   });
 
   it('--approve ask with no terminal: the calls are printed, the booking refused, then one USAGE line (exit 2)', async () => {
@@ -131,7 +134,7 @@ describe('apiary ask', () => {
     );
     expect(lines[2]).toContain('✗ step 2 Restaurants.reserverestaurant(');
     expect(lines[2]).toContain(
-      '[APPROVAL_DENIED] transactional call Restaurants.reserverestaurant not approved: no terminal to ask on',
+      '[PERMISSION_DENIED] transactional call Restaurants.reserverestaurant not approved: no terminal to ask on',
     );
     expect(r.stderr.split('\n').filter((l) => l.startsWith('error'))).toEqual([
       'error [USAGE] --approve ask needs a terminal to ask on (stdin is not one); pass --approve auto or --approve deny (1 transactional call(s) refused)',

@@ -96,8 +96,14 @@ function callLine(c: CallRecord): string {
     const what = Array.isArray(raw) ? `${raw.length} row(s)` : 'ok';
     return `  ${pc.green('✓')} step ${c.step} ${head} → ${what}${c.outcome.transactional ? ' (approved side effect)' : ''}`;
   }
-  return `  ${pc.red('✗')} step ${c.step} ${head} [${c.outcome.error.code}] ${terminalText(c.outcome.error.message)}`;
+  return `  ${pc.red('✗')} step ${c.step} ${head} [${reportedCode(c.outcome.error.code)}] ${terminalText(c.outcome.error.message)}`;
 }
+
+/**
+ * The code `ask` reports for a failed call: a refused approval is PERMISSION_DENIED, the code of
+ * docs/errors.md that `run` reports for the same refused booking (the message says "not approved").
+ */
+const reportedCode = (code: string) => (code === 'APPROVAL_DENIED' ? 'PERMISSION_DENIED' : code);
 
 export function registerAskCommand(program: Command): void {
   const plugins = cliPlugins();
@@ -274,7 +280,9 @@ export function registerAskCommand(program: Command): void {
             api: c.api,
             args: c.args,
             ok: c.outcome.ok,
-            ...(c.outcome.ok ? { result: c.outcome.raw } : { error: c.outcome.error }),
+            ...(c.outcome.ok
+              ? { result: c.outcome.raw }
+              : { error: { ...c.outcome.error, code: reportedCode(c.outcome.error.code) } }),
           })),
           steps: result.steps,
           usage: result.usage,
