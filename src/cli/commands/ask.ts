@@ -261,6 +261,15 @@ export function registerAskCommand(program: Command): void {
           budget: { maxSteps },
           signal: ac.signal,
           ...(flags.trace ? { trace: jsonlAgentTrace(flags.trace) } : {}),
+          // printed as they happen: on a terminal a booking's approval is asked after the lines
+          // of what was retrieved and done so far
+          ...(flags.json
+            ? {}
+            : {
+                onRetrieved: (ids: string[]) =>
+                  process.stdout.write(`${pc.dim(`retrieved: ${terminalText(ids.join(', '))}`)}\n`),
+                onCall: (c: CallRecord) => process.stdout.write(`${callLine(c)}\n`),
+              }),
         });
       } finally {
         process.off('SIGINT', onSigint);
@@ -288,8 +297,6 @@ export function registerAskCommand(program: Command): void {
           usage: result.usage,
         });
       } else {
-        process.stdout.write(`${pc.dim(`retrieved: ${terminalText(result.retrieved.join(', '))}`)}\n`);
-        for (const c of result.calls) process.stdout.write(`${callLine(c)}\n`);
         // the model's own words: shown as text, whatever escape sequences they hold
         if (result.stopReason === 'final') process.stdout.write(`\n${terminalText(result.answer ?? '')}\n`);
         else if (result.stopReason === 'ask-user')
