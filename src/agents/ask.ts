@@ -4,7 +4,7 @@ import { demoTurns } from './llm-agent-options.js';
 import { nativeToolsProtocol } from './protocols/native-tools.js';
 import type { AgentTraceSink } from './runtime/agent-trace.js';
 import { type AgentBudget, runAgent } from './runtime/run-agent.js';
-import type { AgentResult, Toolset, TurnTaker } from './runtime/types.js';
+import type { AgentResult, CallRecord, Toolset, TurnTaker } from './runtime/types.js';
 
 export interface AskOptions {
   request: string;
@@ -24,6 +24,10 @@ export interface AskOptions {
   askUser?: (question: string) => Promise<string>;
   signal?: AbortSignal;
   trace?: AgentTraceSink;
+  /** Told of the retrieved APIs (`App.api`, best first) before the first turn. */
+  onRetrieved?: (ids: string[]) => void;
+  /** Told of each call as it settles. */
+  onCall?: (record: CallRecord) => void;
 }
 
 export interface AskResult extends AgentResult {
@@ -40,6 +44,7 @@ export interface AskResult extends AgentResult {
 export async function askAgent(opts: AskOptions): Promise<AskResult> {
   const hits = await opts.retriever.search(opts.request, opts.topK ?? 8);
   const apis = hits.map((h) => opts.catalog.apis[h.doc]!).filter(Boolean);
+  opts.onRetrieved?.(apis.map((a) => a.id));
   const selection = opts.demos ? await opts.demos.select(opts.request) : undefined;
   const system =
     'You are an assistant that acts through tools. Call the tools you need (several at once when they do ' +
@@ -55,6 +60,7 @@ export async function askAgent(opts: AskOptions): Promise<AskResult> {
     ...(opts.askUser ? { askUser: opts.askUser } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),
     ...(opts.trace ? { trace: opts.trace } : {}),
+    ...(opts.onCall ? { onCall: opts.onCall } : {}),
   });
   return {
     ...result,

@@ -40,6 +40,8 @@ export interface RunAgentOptions {
   budget?: AgentBudget;
   signal?: AbortSignal;
   trace?: AgentTraceSink;
+  /** Told of each call as it settles (a CLI prints it at once, before later approvals are asked). */
+  onCall?: (record: CallRecord) => void;
   /** Answers ask-user turns so the run can go on; without it an ask-user turn ends the run. */
   askUser?: (question: string) => Promise<string>;
   /** Monotonic clock in ms (tests inject one). */
@@ -271,6 +273,7 @@ export async function runAgent(opts: RunAgentOptions): Promise<AgentResult> {
           ...(outcome.ok ? { result: text } : { error: outcome.error }),
           durationMs: now() - t,
         });
+        opts.onCall?.(record);
         return { observation: { call, outcome, text }, record };
       }),
     );

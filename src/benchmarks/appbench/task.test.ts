@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -77,6 +77,17 @@ describe('detectAppBenchPrefix / loadAppBenchDataset', () => {
   it('names the folder when it holds no AppBench files', () => {
     expect(() => detectAppBenchPrefix(mkdtempSync(join(tmpdir(), 'apiary-ab-')))).toThrow(
       /test_\{ss,sm,ms,mm\}\.json/,
+    );
+  });
+  it('given the data root that holds appbench/, says to pass appbench/', () => {
+    const root = mkdtempSync(join(tmpdir(), 'apiary-ab-root-'));
+    mkdirSync(join(root, 'appbench'));
+    writeFileSync(join(root, 'appbench', 'test_ss.json'), '[]');
+    expect(() => detectAppBenchPrefix(root)).toThrow(
+      expect.objectContaining({
+        code: 'NOT_FOUND',
+        message: `unknown AppBench data folder (expected test_{ss,sm,ms,mm}.json or dev_{ss,sm,ms,mm}.json) "${root}"; it holds appbench/ with them: pass --data ${join(root, 'appbench')}`,
+      }),
     );
   });
 });

@@ -161,11 +161,25 @@ export function appBenchTask(opts: AppBenchTaskOptions): AppBenchTask {
  * dev subset `dev_*.json`). Throws NOT_FOUND naming the folder when it has neither.
  */
 export function detectAppBenchPrefix(dir: string): 'test' | 'dev' {
-  for (const prefix of ['test', 'dev'] as const)
-    if (APPBENCH_CATEGORIES.some((c) => existsSync(join(dir, `${prefix}_${c}.json`)))) return prefix;
-  throw new NotFoundError(
+  const prefix = appBenchPrefixIn(dir);
+  if (prefix) return prefix;
+  const missing = new NotFoundError(
     'AppBench data folder (expected test_{ss,sm,ms,mm}.json or dev_{ss,sm,ms,mm}.json)',
     dir,
+  );
+  // the data root (`apiary data pull` lays out <root>/appbench/) is the likely slip: name the folder
+  const inner = join(dir, 'appbench');
+  if (appBenchPrefixIn(inner))
+    throw new ApiaryError(
+      'NOT_FOUND',
+      `${missing.message}; it holds appbench/ with them: pass --data ${inner}`,
+    );
+  throw missing;
+}
+
+function appBenchPrefixIn(dir: string): 'test' | 'dev' | undefined {
+  return (['test', 'dev'] as const).find((prefix) =>
+    APPBENCH_CATEGORIES.some((c) => existsSync(join(dir, `${prefix}_${c}.json`))),
   );
 }
 

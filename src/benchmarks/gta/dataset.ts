@@ -1,9 +1,9 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
+  ApiaryError,
   InputInvalidError,
   isPyObject,
-  NotFoundError,
   type PyJson,
   type PyObject,
   parsePyJson,
@@ -143,7 +143,11 @@ export interface LoadGtaOptions {
 export function loadGtaDataset(dataRoot: string, options: LoadGtaOptions = {}): GtaDataset {
   const root = resolve(dataRoot);
   const file = join(root, 'dataset.json');
-  if (!existsSync(file)) throw new NotFoundError('GTA dataset.json', file);
+  if (!existsSync(file))
+    throw new ApiaryError(
+      'NOT_FOUND',
+      `no GTA dataset in ${root}: ${file} does not exist; run \`apiary data pull gta\`, then pass --data with the folder that holds dataset.json and image/`,
+    );
   const parsed = parsePyJson(readTextFile(file), file);
   if (!isPyObject(parsed))
     throw new InputInvalidError({ file }, 'expected an object keyed by sample index ("0", "1", …)');

@@ -18,6 +18,16 @@ const dumps = (v: PyJson) => pyJsonDumps(v);
 const img = (i: number) => `${DATA}/image/image_${i}.png`;
 
 describe('GTA dataset loading (docs/gta.md, "Official format: dataset.json and loading")', () => {
+  it('a folder without dataset.json says what is missing and what to pass', () => {
+    const empty = mkdtempSync(join(tmpdir(), 'apiary-gta-empty-'));
+    expect(() => loadGtaDataset(empty)).toThrow(
+      expect.objectContaining({
+        code: 'NOT_FOUND',
+        message: `no GTA dataset in ${empty}: ${join(empty, 'dataset.json')} does not exist; run \`apiary data pull gta\`, then pass --data with the folder that holds dataset.json and image/`,
+      }),
+    );
+  });
+
   it('keeps file order, makes file paths absolute and rewrites gold image arguments', () => {
     expect(ds.records.map((r) => r.key)).toEqual([
       '0',

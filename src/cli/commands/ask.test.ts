@@ -10,6 +10,7 @@ import {
   type ScriptedReply,
   startScriptedOpenAiServer,
 } from '../../test/index.js';
+import { startCli } from '../__fixtures__/run-cli.js';
 import { runCliInProcess } from '../__fixtures__/run-cli-in-process.js';
 import { writeTestEncoder } from '../__fixtures__/test-encoder.js';
 import { executableCatalog } from './mcp.js';
@@ -26,9 +27,10 @@ afterEach(async () => {
 const REQUEST = 'Find an American restaurant in San Francisco and reserve a table for 2 at 19:00';
 
 /** The model a person would hope for: search, book the first result, confirm. */
-async function bookingModel(): Promise<string> {
+async function bookingModel(latencyMs = 0): Promise<string> {
   let turn = 0;
   server = await startScriptedOpenAiServer({
+    latencyMs,
     respond: (): ScriptedReply => {
       const t = turn++;
       if (t === 0)
@@ -118,10 +120,34 @@ describe('apiary ask', () => {
       '  ✓ step 1 Restaurants.findrestaurants({"category":"American","location":"San Francisco"}) → 10 row(s)',
     );
     expect(lines[2]).toContain('✗ step 2 Restaurants.reserverestaurant(');
-    expect(lines[2]).toContain('[APPROVAL_DENIED]');
+    // the code `run` reports for a refused booking (docs/errors.md)
+    expect(lines[2]).toContain(
+      '[PERMISSION_DENIED] transactional call Restaurants.reserverestaurant not approved: transactional calls are denied for this run',
+    );
     // no --date: the model is told the simulated apps' date (SGD's), not today's
     expect(server!.requests[0]!.messages[0]!.content).toContain('Today is 2019-03-01.');
   });
+
+  it('prints each call line as it happens, before the model has answered the next turn', async () => {
+    // every model turn takes 1.5 s: the first call's line must be out while the run goes on
+    const url = await bookingModel(1500);
+    const run = startCli(['ask', REQUEST, '--base-url', url, '--model', 'm', '--approve', 'deny']);
+    const t0 = Date.now();
+    while (!run.out.stdout.includes('step 1 ')) {
+      if (run.child.exitCode !== null || Date.now() - t0 > 30_000)
+        throw new Error(`no call line while running: ${run.out.stdout}${run.out.stderr}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const early = run.out.stdout.split('\n');
+    expect(early[0]).toMatch(/^retrieved: /);
+    expect(early[1]).toBe(
+      '  ✓ step 1 Restaurants.findrestaurants({"category":"American","location":"San Francisco"}) → 10 row(s)',
+    );
+    expect(run.out.stdout).not.toContain('step 2 ');
+    const r = await run.done;
+    expect(r.code).toBe(0);
+    expect(r.stdout.split('\n').slice(0, 2)).toEqual(early.slice(0, 2));
+  }, 30_000);
 
   it('--approve ask with no terminal: the calls are printed, the booking refused, then one USAGE line (exit 2)', async () => {
     const url = await bookingModel();
@@ -133,7 +159,7 @@ describe('apiary ask', () => {
     );
     expect(lines[2]).toContain('✗ step 2 Restaurants.reserverestaurant(');
     expect(lines[2]).toContain(
-      '[APPROVAL_DENIED] transactional call Restaurants.reserverestaurant not approved: no terminal to ask on',
+      '[PERMISSION_DENIED] transactional call Restaurants.reserverestaurant not approved: no terminal to ask on',
     );
     expect(r.stderr.split('\n').filter((l) => l.startsWith('error'))).toEqual([
       'error [USAGE] --approve ask needs a terminal to ask on (stdin is not one); pass --approve auto or --approve deny (1 transactional call(s) refused)',

@@ -96,8 +96,14 @@ function callLine(c: CallRecord): string {
     const what = Array.isArray(raw) ? `${raw.length} row(s)` : 'ok';
     return `  ${pc.green('✓')} step ${c.step} ${head} → ${what}${c.outcome.transactional ? ' (approved side effect)' : ''}`;
   }
-  return `  ${pc.red('✗')} step ${c.step} ${head} [${c.outcome.error.code}] ${terminalText(c.outcome.error.message)}`;
+  return `  ${pc.red('✗')} step ${c.step} ${head} [${reportedCode(c.outcome.error.code)}] ${terminalText(c.outcome.error.message)}`;
 }
+
+/**
+ * The code `ask` reports for a failed call: a refused approval is PERMISSION_DENIED, the code of
+ * docs/errors.md that `run` reports for the same refused booking (the message says "not approved").
+ */
+const reportedCode = (code: string) => (code === 'APPROVAL_DENIED' ? 'PERMISSION_DENIED' : code);
 
 export function registerAskCommand(program: Command): void {
   const plugins = cliPlugins();
@@ -258,6 +264,15 @@ export function registerAskCommand(program: Command): void {
           budget: { maxSteps },
           signal: ac.signal,
           ...(flags.trace ? { trace: jsonlAgentTrace(flags.trace) } : {}),
+          // printed as they happen: on a terminal a booking's approval is asked after the lines
+          // of what was retrieved and done so far
+          ...(flags.json
+            ? {}
+            : {
+                onRetrieved: (ids: string[]) =>
+                  process.stdout.write(`${pc.dim(`retrieved: ${terminalText(ids.join(', '))}`)}\n`),
+                onCall: (c: CallRecord) => process.stdout.write(`${callLine(c)}\n`),
+              }),
         });
       } finally {
         process.off('SIGINT', onSigint);
@@ -277,14 +292,14 @@ export function registerAskCommand(program: Command): void {
             api: c.api,
             args: c.args,
             ok: c.outcome.ok,
-            ...(c.outcome.ok ? { result: c.outcome.raw } : { error: c.outcome.error }),
+            ...(c.outcome.ok
+              ? { result: c.outcome.raw }
+              : { error: { ...c.outcome.error, code: reportedCode(c.outcome.error.code) } }),
           })),
           steps: result.steps,
           usage: result.usage,
         });
       } else {
-        process.stdout.write(`${pc.dim(`retrieved: ${terminalText(result.retrieved.join(', '))}`)}\n`);
-        for (const c of result.calls) process.stdout.write(`${callLine(c)}\n`);
         // the model's own words: shown as text, whatever escape sequences they hold
         if (result.stopReason === 'final') process.stdout.write(`\n${terminalText(result.answer ?? '')}\n`);
         else if (result.stopReason === 'ask-user')

@@ -116,4 +116,13 @@ describe('apiary eval all', { timeout: 120_000 }, () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('error [USAGE] --solver names one task');
   });
+
+  it('a read-only --out is one USAGE line before any task runs (exit 2)', async () => {
+    const r = await runCliInProcess(['eval', 'all', '--out', '/proc/apiary-runs']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(
+      'error [USAGE] --out must be a path in a writable folder (/proc is not) (got "/proc/apiary-runs")\n',
+    );
+  });
 });

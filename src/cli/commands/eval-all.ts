@@ -10,6 +10,7 @@ import {
 import { defaultPluginRegistry } from '../../plugins/index.js';
 import { ApiaryError } from '../../shared/index.js';
 import { listTasks } from '../../tasks/index.js';
+import { parseOutputPath } from '../options.js';
 import { EXIT, printJson } from '../output.js';
 import { type EvalFlags, evalRequest, importPluginFlags, reportEvalResult, tasksOwnFlags } from './eval.js';
 import { ModelRequiredError } from './eval-settings.js';
@@ -65,6 +66,8 @@ export async function runEvalAll(flags: EvalFlags): Promise<void> {
         'USAGE',
         `${flag} names one task's settings; eval all runs every task with its defaults`,
       );
+  // once, before any task starts: a read-only --out is the command line's fault (USAGE, exit 2)
+  parseOutputPath('--out', flags.out, 'directory');
   await defaultPluginRegistry.loadTasks();
   const root = flags.out
     ? resolve(flags.out)

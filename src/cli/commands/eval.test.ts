@@ -440,6 +440,47 @@ describe('apiary eval appbench (scripted HTTP model)', { timeout: 90_000 }, () =
     }
   });
 
+  it('SIGTERM stops like Ctrl-C: samples in flight finish, summary written, lock released, exit 143', async () => {
+    const slow = await startScriptedOpenAiServer({ respond: scenario, latencyMs: 300 });
+    try {
+      const out = outDir();
+      const file = join(out, 'results.jsonl');
+      const args = [
+        'eval',
+        'appbench',
+        '--data',
+        MINI,
+        ...modelArgs(slow),
+        '--out',
+        out,
+        '--concurrency',
+        '1',
+      ];
+      const { child, done } = startCli([...args, ...FAST_RETRY], { cwd: tempCwd() });
+      const t0 = Date.now();
+      while (!(existsSync(file) && sampleLines(file).length >= 1)) {
+        if (Date.now() - t0 > 20_000) throw new Error('run made no progress');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      child.kill('SIGTERM');
+      const r = await done;
+      expect(r.signal).toBe(null);
+      expect(r.code).toBe(143);
+      expect(r.stderr).toContain(
+        'terminated (SIGTERM): finishing the samples in flight (SIGTERM or Ctrl-C again to quit now)',
+      );
+      expect(r.stderr).toMatch(/stopped early: \d of 8 samples recorded; rerun with --resume to finish/);
+      const n = sampleLines(file).length;
+      expect(n).toBeGreaterThanOrEqual(1);
+      expect(n).toBeLessThan(8);
+      expect(readResultsFile(file).truncatedTail).toBe(false);
+      expect(existsSync(join(out, 'run.lock'))).toBe(false);
+      expect(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')).records).toBe(n);
+    } finally {
+      await slow.close();
+    }
+  });
+
   it('--cache answers a repeated run from the response cache, with the same results', async () => {
     const cacheDir = mkdtempSync(join(tmpdir(), 'apiary-eval-rcache-'));
     const args = (out: string) => [

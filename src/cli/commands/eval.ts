@@ -98,8 +98,12 @@ function parseRateLimit(flags: EvalFlags): { max: number; durationMs: number } |
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-/** Exit status of a run stopped by Ctrl-C (128 + SIGINT). */
-const EXIT_INTERRUPTED = 130;
+/** Exit status of a run stopped by Ctrl-C or SIGTERM (128 + the signal's number), as shells report it. */
+const EXIT_STOPPED_BY: Record<StopSignal, number> = { SIGINT: 130, SIGTERM: 143 };
+
+/** The signals that stop a run cleanly: Ctrl-C, and SIGTERM (a supervisor, `kill`, a container's stop). */
+type StopSignal = 'SIGINT' | 'SIGTERM';
+const STOP_SIGNALS: StopSignal[] = ['SIGINT', 'SIGTERM'];
 
 /** A task's own flag (declared by its plugin), as commander names it in the parsed flags. */
 interface OwnFlag {
@@ -172,8 +176,10 @@ export interface EvalRequest {
   modelBaseURL: string | undefined;
   /** Lines for stderr (silent with --json). */
   note: (line: string) => void;
-  /** Stops the progress display and the Ctrl-C handler once the run ended. */
+  /** Stops the progress display and the Ctrl-C/SIGTERM handlers once the run ended. */
   done: () => void;
+  /** The signal that stopped the run early, if one did. */
+  stoppedBy: () => StopSignal | undefined;
 }
 
 /**
@@ -316,9 +322,17 @@ export async function evalRequest(taskName: string, flags: EvalFlags): Promise<E
   };
 
   const ac = new AbortController();
-  const onSigint = () => {
-    if (ac.signal.aborted) process.exit(EXIT_INTERRUPTED); // the lock is removed on exit
-    process.stderr.write('\ninterrupted: finishing the samples in flight (Ctrl-C again to quit now)\n');
+  let stoppedBy: StopSignal | undefined;
+  // SIGTERM stops like Ctrl-C: the samples in flight finish, the summary is written, the lock is
+  // released and a queue run's announcement withdrawn (a worker started later must not join it)
+  const onStopSignal = (name: StopSignal) => {
+    if (ac.signal.aborted) process.exit(EXIT_STOPPED_BY[stoppedBy ?? name]); // the lock is removed on exit
+    stoppedBy = name;
+    process.stderr.write(
+      name === 'SIGINT'
+        ? '\ninterrupted: finishing the samples in flight (Ctrl-C again to quit now)\n'
+        : '\nterminated (SIGTERM): finishing the samples in flight (SIGTERM or Ctrl-C again to quit now)\n',
+    );
     ac.abort();
   };
   let reporter: ReturnType<typeof createProgressReporter> | undefined;
@@ -341,7 +355,7 @@ export async function evalRequest(taskName: string, flags: EvalFlags): Promise<E
     signal: ac.signal,
     onNote: note,
     onStart: () => {
-      process.on('SIGINT', onSigint);
+      for (const name of STOP_SIGNALS) process.on(name, onStopSignal);
       reporter = createProgressReporter({
         label: def.name,
         mode: progressModeFor(process.stderr, Boolean(flags.json)),
@@ -369,8 +383,9 @@ export async function evalRequest(taskName: string, flags: EvalFlags): Promise<E
     note,
     done: () => {
       reporter?.stop();
-      process.off('SIGINT', onSigint);
+      for (const name of STOP_SIGNALS) process.off(name, onStopSignal);
     },
+    stoppedBy: () => stoppedBy,
   };
 }
 
@@ -468,7 +483,7 @@ export function reportEvalResult(
     process.stderr.write(
       `stopped early: ${summary.records} of ${total} samples recorded; rerun with --resume to finish (--out ${outDir})\n`,
     );
-    process.exitCode = EXIT_INTERRUPTED;
+    process.exitCode = EXIT_STOPPED_BY[request.stoppedBy() ?? 'SIGINT'];
   }
   if (result.stopReason === null && result.infrastructureErrors > 0) {
     note(

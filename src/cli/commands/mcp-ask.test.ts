@@ -98,7 +98,8 @@ describe('apiary ask --servers', () => {
           args: { note: 'hello' },
           ok: false,
           error: {
-            code: 'APPROVAL_DENIED',
+            // the code `run` reports for a refused transactional call (docs/errors.md)
+            code: 'PERMISSION_DENIED',
             message:
               'transactional call odd.write_note not approved: transactional calls are denied for this run',
           },

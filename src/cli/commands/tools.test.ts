@@ -38,6 +38,23 @@ describe('apiary tools', () => {
     ]);
   });
 
+  it('--out-dir in a read-only folder is a USAGE error before the tool runs (exit 2)', async () => {
+    const r = await apiary(
+      'tools',
+      'call',
+      'Plot',
+      '--arg',
+      'command=print(1)',
+      '--out-dir',
+      '/proc/apiary-plots',
+    );
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(
+      'error [USAGE] --out-dir must be a path in a writable folder (/proc is not) (got "/proc/apiary-plots")\n',
+    );
+  });
+
   it('call: prints a text result; a refused expression is a tool error (exit 3)', async () => {
     const ok = await apiary('tools', 'call', 'Calculator', '--arg', 'expression=3.5*60');
     expect(ok).toMatchObject({ code: 0, stdout: '210.0\n' });

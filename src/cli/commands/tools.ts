@@ -7,7 +7,7 @@ import { appRegistry, dispatchCall } from '../../exec/index.js';
 import type { PluginToolset } from '../../plugins/index.js';
 import { ApiaryError } from '../../shared/index.js';
 import { formatRecordingStats, ToolRecording } from '../../tools/index.js';
-import { usageError } from '../options.js';
+import { parseOutputPath, usageError } from '../options.js';
 import { printJson, terminalText } from '../output.js';
 import { toolsDescription, toolsets } from '../plugin-help.js';
 import { cliPlugins } from '../program.js';
@@ -111,6 +111,9 @@ export function registerToolsCommands(program: Command): void {
       )
       .option('--json', 'machine-readable output'),
   ).action(async (name: string, flags: CallFlags) => {
+    // checked before the tool runs: a read-only folder is the command line's fault (USAGE), found
+    // now rather than as the tool's failure once its code has run
+    parseOutputPath('--out-dir', flags.outDir, 'directory');
     const settings = toolSettingsFrom(flags);
     const { set: toolset, runtime } = await toolsetOf(sets, name);
     const set = runtime.open(settings.config, [name]);

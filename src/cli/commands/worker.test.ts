@@ -1,6 +1,7 @@
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { registerBuiltinPlugins } from '../../benchmarks/builtin.js';
 import { redisServerMissing, startRedisServer } from '../../harness/__fixtures__/redis-server.js';
@@ -12,7 +13,8 @@ import {
   type SampleLine,
   startQueueWorker,
 } from '../../harness/index.js';
-import { ROOT, runCli } from '../__fixtures__/run-cli.js';
+import { RUNS_KEY } from '../../harness/queue-protocol.js';
+import { ROOT, runCli, startCli } from '../__fixtures__/run-cli.js';
 import { runEvalCommand } from './eval.js';
 
 // what the CLI's entry point does before `eval` and `worker` run: the built-in tasks are known
@@ -102,6 +104,39 @@ describe.skipIf(redisServerMissing !== null)(
         expect(q.header!.spec.data).toEqual(l.header!.spec.data);
       } finally {
         await worker.close();
+        await redis.close();
+      }
+    });
+
+    it('SIGTERM to the coordinator withdraws its run from Redis, writes the summary and releases the lock', async () => {
+      const redis = await startRedisServer();
+      const client = new Redis(redis.url, { lazyConnect: true });
+      try {
+        await client.connect();
+        const out = mkdtempSync(join(tmpdir(), 'apiary-eval-queue-term-'));
+        const data = join(ROOT, 'examples', 'appbench-mini');
+        // no worker: the samples wait in the queue, as when the workers start after the coordinator
+        const coordinator = startCli(
+          ['eval', 'appbench', '--data', data, '--out', out, '--queue', redis.url],
+          {
+            env: { APIARY_QUEUE_SECRET: 'worker-test-secret-0123456789' },
+          },
+        );
+        const t0 = Date.now();
+        while ((await client.hlen(RUNS_KEY)) === 0) {
+          if (Date.now() - t0 > 20_000) throw new Error(`run never announced: ${coordinator.out.stderr}`);
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        coordinator.child.kill('SIGTERM');
+        const r = await coordinator.done;
+        expect(r.code).toBe(143);
+        expect(r.stderr).toContain('stopped early: 0 of 8 samples recorded; rerun with --resume to finish');
+        // a worker started now finds no run to join
+        expect(await client.hlen(RUNS_KEY)).toBe(0);
+        expect(existsSync(join(out, 'run.lock'))).toBe(false);
+        expect(existsSync(join(out, 'summary.json'))).toBe(true);
+      } finally {
+        client.disconnect();
         await redis.close();
       }
     });
