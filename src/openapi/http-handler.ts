@@ -2,7 +2,7 @@ import type { AppCallContext, AppCallResult, AppHandler, ContentPart } from '../
 import { isContentResult } from '../apps/index.js';
 import type { Api, App, Catalog, HttpSecurity } from '../catalog/index.js';
 import { MediaFolder } from '../mcp/index.js';
-import { ApiaryError, NotFoundError, registerSecret } from '../shared/index.js';
+import { ApiaryError, NotFoundError, parseJsonWithinDepth, registerSecret } from '../shared/index.js';
 
 export interface OpenApiHandlerOptions {
   /** Base URLs by app id, overriding the catalog's (e.g. a staging server). */
@@ -25,6 +25,26 @@ export interface OpenApiHandlerOptions {
 const RETRYABLE_5XX = new Set([500, 502, 503, 504]);
 /** A response body quoted in an error is cut here: enough to say what the server objected to. */
 const MAX_QUOTED_CHARS = 500;
+/** Largest response body read (a hostile or broken server could send gigabytes): 16 MiB. */
+export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+
+/** The body, read up to MAX_RESPONSE_BYTES; a longer one is refused (TOOL_FAILED) without reading the rest. */
+async function boundedBody(response: Response, what: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response.body ?? []) {
+    size += chunk.byteLength;
+    if (size > MAX_RESPONSE_BYTES) {
+      await response.body?.cancel().catch(() => {});
+      throw new ApiaryError(
+        'TOOL_FAILED',
+        `${what}: the response is over ${MAX_RESPONSE_BYTES} bytes (the limit of a response read)`,
+      );
+    }
+    chunks.push(Buffer.from(chunk));
+  }
+  return Buffer.concat(chunks);
+}
 
 /** The delay a Retry-After header asks for, in ms (seconds or an HTTP date), or undefined. */
 function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
@@ -136,17 +156,24 @@ function authenticate(app: App, api: Api, req: Request, env: OpenApiHandlerOptio
 /** A response as a result: JSON objects as records, lists of objects as rows, other JSON, text and media as content parts. */
 async function responseResult(response: Response, media: MediaFolder, stem: string): Promise<AppCallResult> {
   const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  const bytes = await boundedBody(response, stem);
   if (/^application\/([\w.+-]*\+)?json$/.test(type)) {
-    const text = await response.text();
+    const text = bytes.toString('utf8');
     if (!text.trim()) return { status: response.status };
-    const value: unknown = JSON.parse(text);
+    // nested deeper than MAX_JSON_DEPTH is refused: what records and prints the result recurses.
+    // The server's fault, not the caller's: TOOL_FAILED, not the repairable INPUT_INVALID.
+    let value: unknown;
+    try {
+      value = parseJsonWithinDepth(text, { file: `${stem} response` });
+    } catch (error) {
+      throw new ApiaryError('TOOL_FAILED', `${stem}: ${(error as Error).message}`, { cause: error });
+    }
     const isObject = (v: unknown): v is Record<string, unknown> =>
       v !== null && typeof v === 'object' && !Array.isArray(v);
     if (isObject(value) && !isContentResult(value)) return value;
     if (Array.isArray(value) && value.length > 0 && value.every(isObject)) return value;
     return { content: [{ type: 'json', value }] };
   }
-  const bytes = Buffer.from(await response.arrayBuffer());
   if (bytes.length === 0) return { status: response.status };
   if (type.startsWith('text/') || type === 'application/xml' || type === '')
     return { content: [{ type: 'text', text: bytes.toString('utf8') }] };
