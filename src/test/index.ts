@@ -21,3 +21,6 @@ export {
   type ScriptedWireToolCall,
   startScriptedOpenAiServer,
 } from './scripted-openai-server.js';
+
+// A deterministic tiny random-weight llama GGUF, for tests of the local-model path
+export { type TinyGgufOptions, tinyGgufBytes, writeTinyGguf } from './tiny-gguf.js';
