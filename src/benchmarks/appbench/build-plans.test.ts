@@ -139,6 +139,41 @@ describe('apiary data build plans over the pet-store OpenAPI example and a local
   });
 });
 
+describe('apiary data build plans over the tools of an MCP server', { timeout: 60_000 }, () => {
+  it('a later tool takes the id an earlier one returned; the state-changing tool is never called', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'apiary-build-mcp-'));
+    const server = join(import.meta.dirname, '__fixtures__', 'notes-mcp-server.mjs');
+    const config = join(dir, 'servers.json');
+    writeFileSync(
+      config,
+      JSON.stringify({ mcpServers: { notes: { command: process.execPath, args: [server] } } }),
+    );
+    const out = join(dir, 'data');
+    const r = await apiary([
+      'data',
+      'build',
+      'plans',
+      '--servers',
+      config,
+      '--limit',
+      '2',
+      '--attempts',
+      '10',
+      '--out',
+      out,
+    ]);
+    expect(r.stderr).not.toContain('error [');
+    expect(r.stdout).toMatch(/^2 records \(ss 1, sm 1, ms 0, mm 0\) written to /);
+    expect(recordsIn(out).map((x) => [x.category, ...x.record.output.api_results])).toEqual([
+      ['ss', 'note_id, title, body = latest_note()'],
+      ['sm', 'note_id, title, body = latest_note()', 'note_id, title, body = read_note(#note_id=note_id)'],
+    ]);
+    const manifest = JSON.parse(readFileSync(join(out, 'build.manifest.json'), 'utf8'));
+    expect(manifest.catalog).toBe(`MCP servers of ${config}`);
+    expect(JSON.stringify(manifest.records)).not.toContain('delete_note');
+  });
+});
+
 /** A small value pool from examples/appbench-mini (values its gold calls give literally). */
 const SGD_VALUES = {
   'findrestaurants.category': ['Mexican'],

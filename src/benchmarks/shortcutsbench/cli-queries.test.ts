@@ -224,6 +224,33 @@ describe('apiary shortcuts queries', { timeout: 60_000 }, () => {
     );
   });
 
+  it('a model error stops the run naming the file; what was written stays and a rerun keeps it', async () => {
+    server = await startScriptedOpenAiServer({
+      respond: (req) =>
+        req.messages.at(-1)!.content.includes('Shortcut name: weather')
+          ? { fault: 'empty-choices' }
+          : 'Check it.',
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'apiary-queries-'));
+    copyFileSync(join(MINE, 'weather.shortcut'), join(dir, 'weather.shortcut'));
+    copyFileSync(join(MINE, 'battery.plist'), join(dir, 'battery.plist'));
+    const args = ['shortcuts', 'queries', dir, '--data', APIS, '--base-url', server.url, '--model', 'm'];
+    const r = await apiary(...args);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain(`error [MODEL_CALL_FAILED] ${join(dir, 'weather.shortcut')}: `);
+    expect(readFileSync(join(dir, 'battery.query.txt'), 'utf8')).toBe('Check it.\n');
+    expect(manifestOf(dir).counts).toEqual({
+      accepted: 1,
+      rejected: 0,
+      templated: 0,
+      kept: 0,
+      unreadable: 0,
+    });
+    const again = await apiary(...args);
+    expect(again.code).toBe(3);
+    expect(manifestOf(dir).counts.kept).toBe(1);
+  });
+
   it('names a missing folder and a bad flag', async () => {
     const r = await apiary('shortcuts', 'queries', '/nonexistent/x');
     expect([r.code, r.stderr]).toEqual([
