@@ -111,7 +111,7 @@ describe('apiary shortcuts queries', { timeout: 60_000 }, () => {
     );
     expect(readFileSync(join(out, 'battery.query.txt'), 'utf8')).toBe('Please run it.\n');
     const m = manifestOf(out);
-    expect(m.counts).toEqual({ accepted: 3, rejected: 0, templated: 0, kept: 0, unreadable: 0 });
+    expect(m.counts).toEqual({ accepted: 3, rejected: 0, templated: 0, kept: 0, unreadable: 0, skipped: 0 });
     const weather = m.shortcuts.find((s: { file: string }) => s.file === 'weather.shortcut');
     expect(
       weather.outcome.values.map(
@@ -135,6 +135,16 @@ describe('apiary shortcuts queries', { timeout: 60_000 }, () => {
         expect(s.query).toContain(v.text.replace(/^"(.*)"$/, '$1'));
       }
     }
+    // in place (no --out), a JSON source gets a plist beside it; a rerun reads that plist and skips the JSON
+    await apiary('shortcuts', 'queries', dir, '--data', APIS);
+    expect(existsSync(join(dir, 'record5.plist'))).toBe(true);
+    const inPlace = await apiary('shortcuts', 'queries', dir, '--data', APIS);
+    expect(inPlace.stdout).toContain(
+      '3 kept (a query was there), 0 unreadable, 1 skipped (a file of the same name is read)',
+    );
+    expect(manifestOf(dir).shortcuts.find((s: { file: string }) => s.file === 'record5.json').reason).toBe(
+      'record5.plist has the same name and is the one read',
+    );
     // the JSON record is written as a plist beside its query; 2 calls per attempt with values, battery has none
     expect(existsSync(join(out, 'record5.plist'))).toBe(true);
     const record5 = m.shortcuts.find((s: { file: string }) => s.file === 'record5.json');
@@ -217,7 +227,7 @@ describe('apiary shortcuts queries', { timeout: 60_000 }, () => {
     const m = manifestOf(dir);
     expect([m.queries, m.counts]).toEqual([
       'templated (no model: every value stated literally)',
-      { accepted: 0, rejected: 0, templated: 1, kept: 1, unreadable: 1 },
+      { accepted: 0, rejected: 0, templated: 1, kept: 1, unreadable: 1, skipped: 0 },
     ]);
     expect(m.shortcuts.find((s: { file: string }) => s.file === 'signed.shortcut').reason).toContain(
       'cannot import: it is a signed shortcut',
@@ -245,6 +255,7 @@ describe('apiary shortcuts queries', { timeout: 60_000 }, () => {
       templated: 0,
       kept: 0,
       unreadable: 0,
+      skipped: 0,
     });
     const again = await apiary(...args);
     expect(again.code).toBe(3);

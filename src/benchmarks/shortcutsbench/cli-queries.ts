@@ -34,7 +34,7 @@ export interface QueriesFlags {
 const QUERIES_MANIFEST = 'queries.manifest.json';
 const SOURCE_EXTENSIONS = ['.shortcut', '.plist', '.json'];
 
-type EntryStatus = QueryOutcome['status'] | 'kept' | 'unreadable';
+type EntryStatus = QueryOutcome['status'] | 'kept' | 'unreadable' | 'skipped';
 
 interface ManifestEntry {
   file: string;
@@ -116,7 +116,7 @@ export async function runShortcutQueries(folderArg: string, flags: QueriesFlags)
   const c = countsOf(entries);
   process.stdout.write(
     terminalText(
-      `${files.length} shortcuts: ${c.accepted} accepted, ${c.rejected} rejected, ${c.templated} templated (no model), ${c.kept} kept (a query was there), ${c.unreadable} unreadable; queries in ${out}, manifest ${join(out, QUERIES_MANIFEST)}\n`,
+      `${files.length} shortcuts: ${c.accepted} accepted, ${c.rejected} rejected, ${c.templated} templated (no model), ${c.kept} kept (a query was there), ${c.unreadable} unreadable${c.skipped ? `, ${c.skipped} skipped (a file of the same name is read)` : ''}; queries in ${out}, manifest ${join(out, QUERIES_MANIFEST)}\n`,
     ),
   );
 
@@ -126,12 +126,9 @@ export async function runShortcutQueries(folderArg: string, flags: QueriesFlags)
     const stem = basename(f, extname(f));
     const target = isJson ? `${stem}.plist` : f;
     const claimed = stems.get(stem);
+    // e.g. the plist an earlier run wrote from this JSON: one query file per name
     if (claimed)
-      return {
-        file: f,
-        status: 'unreadable',
-        reason: `${claimed} has the same name (one query file per name)`,
-      };
+      return { file: f, status: 'skipped', reason: `${claimed} has the same name and is the one read` };
     stems.set(stem, f);
     const sidecar = join(out, `${stem}.query.txt`);
     if (existsSync(sidecar) && !flags.overwrite) {
@@ -191,6 +188,7 @@ function countsOf(entries: readonly ManifestEntry[]): Record<EntryStatus, number
     templated: 0,
     kept: 0,
     unreadable: 0,
+    skipped: 0,
   };
   for (const e of entries) counts[e.status]++;
   return counts;
