@@ -272,5 +272,20 @@ describe('apiary data build plans over the simulated AppBench apps', { timeout: 
     ]);
     expect(v.code).toBe(2);
     expect(v.stderr).toContain('values are strings, numbers or booleans');
+    const g = await apiary([
+      'data',
+      'build',
+      'plans',
+      '--catalog',
+      'appbench',
+      '--grant',
+      'Nope',
+      '--out',
+      join(dir, 'g'),
+    ]);
+    expect(g.code).toBe(2);
+    expect(g.stderr).toBe(
+      'error [NOT_FOUND] unknown app in --grant "Nope" (available: Hotels, Rents, Buses, Events, Flights, Homes, Media, Movies, Music, Payment, Restaurants, Services, Trains, Travel, Weather)\n',
+    );
   });
 });

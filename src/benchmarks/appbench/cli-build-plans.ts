@@ -6,7 +6,7 @@ import { autoApprove, denyAll } from '../../exec/index.js';
 import { createProgressReporter, progressModeFor } from '../../harness/index.js';
 import { resolveModelSetup } from '../../models/index.js';
 import type { DataBuilder } from '../../plugins/index.js';
-import { ApiaryError, InputInvalidError, readJsonFile } from '../../shared/index.js';
+import { ApiaryError, InputInvalidError, NotFoundError, readJsonFile } from '../../shared/index.js';
 import { APPBENCH_CATEGORIES, type AppBenchCategory } from './categories.js';
 import { type InstructionOutcome, planInstruction, planRecord } from './plan-records.js';
 import { type SampledPlan, sampleExecutablePlans, type ValuePool } from './plan-sampling.js';
@@ -84,6 +84,15 @@ export const buildPlans: DataBuilder = async (given) => {
     ...(flags.servers ? { servers: flags.servers } : {}),
   });
   const { catalog } = executable;
+  const unknown = grant?.filter((id) => !catalog.apps.some((a) => a.id === id)) ?? [];
+  if (unknown.length) {
+    await executable.close();
+    throw new NotFoundError(
+      'app in --grant',
+      unknown.join(', '),
+      catalog.apps.map((a) => a.id),
+    );
+  }
   const progress = createProgressReporter({ label: 'plans', mode: progressModeFor(process.stderr, false) });
   const started = performance.now();
   let sampled: Awaited<ReturnType<typeof sampleExecutablePlans>>;
