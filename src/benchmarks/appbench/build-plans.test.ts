@@ -99,7 +99,6 @@ describe('apiary data build plans over the pet-store OpenAPI example and a local
     );
     expect(seen.some((s) => s.startsWith('POST') || s.startsWith('DELETE'))).toBe(false);
     const records = recordsIn(out);
-    const ss = records.filter((x) => x.category === 'ss').map((x) => x.record.output.api_results[0]);
     expect(records.map((x) => [x.category, ...x.record.output.api_results])).toEqual([
       ['ss', 'id, name, tag, status = listPets()'],
       ['ss', "id, name, tag, status = get_pets_petId(#petId='2')"],
