@@ -68,7 +68,7 @@ export {
   systemInputs,
 } from './inputs.js';
 // Choosing the outputs a step returns
-export { type OutputSlot, selectOutputs } from './step-outputs.js';
+export { type OutputSlot, resultRows, selectOutputs } from './step-outputs.js';
 // The JSONL trace: write, read, repair
 export {
   assertTraceFile,

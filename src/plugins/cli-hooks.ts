@@ -87,6 +87,22 @@ export interface DataPullFlags {
 export type DataPuller = (flags: DataPullFlags) => Promise<void>;
 
 /**
+ * `apiary data build <name>`: builds a dataset from the user's own data (dialogues, a catalog). Its
+ * flags are plain data (the help needs nothing loaded); the work sits behind `load()`.
+ */
+export interface PluginDataBuild {
+  readonly name: string;
+  readonly description: string;
+  readonly options: readonly PluginOption[];
+  /** Flags commander requires (`--out <dir>`). */
+  readonly requiredOptions?: readonly PluginOption[];
+  load(): Promise<DataBuilder>;
+}
+
+/** Builds the dataset from the flags as commander parsed them (camelCase keys) and prints what it did. */
+export type DataBuilder = (flags: Readonly<Record<string, unknown>>) => Promise<void>;
+
+/**
  * A set of executable tools (`apiary tools list|call`; `--catalog <catalog>` of `apiary ask` and
  * `apiary mcp serve`), each tool an app of the catalog `catalog`.
  */

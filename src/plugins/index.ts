@@ -4,12 +4,14 @@
  * @module
  */
 export type {
+  DataBuilder,
   DataPuller,
   DataPullFlags,
   GoldPlanSource,
   OpenedToolset,
   PluginApps,
   PluginCommand,
+  PluginDataBuild,
   PluginDownload,
   PluginGoldPlans,
   PluginOption,

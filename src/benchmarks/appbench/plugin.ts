@@ -47,6 +47,68 @@ export const appBenchPlugin: BenchmarkPlugin = {
       load: async () => (await import('./cli-data.js')).pullAppBenchCommand,
     },
   ],
+  dataBuilds: [
+    {
+      name: 'plans',
+      description:
+        "AppBench-format records (test_{ss,sm,ms,mm}.json) from executable multi-call plans sampled over any catalog: a later call takes an earlier call's output; instructions by a model, else templated",
+      requiredOptions: [
+        { flags: '--out <dir>', description: 'folder for test_*.json and build.manifest.json' },
+      ],
+      options: [
+        {
+          flags: '-c, --catalog <name|file>',
+          description:
+            'catalog whose apps the plans call (a plugin catalog with simulated apps, or a catalog file, e.g. imported from OpenAPI)',
+        },
+        {
+          flags: '--servers <config.json>',
+          description: 'plan over the tools of MCP servers instead ({"mcpServers": …})',
+        },
+        { flags: '--data <dir>', description: 'benchmark data folder for the catalog' },
+        {
+          flags: '--db <file>',
+          description: 'simulated-app database (default: the built one, else the bundled subset)',
+        },
+        {
+          flags: '--values <file>',
+          description:
+            'JSON: argument values the user may give, by "app.api.param", "api.param" or "param" → list',
+        },
+        { flags: '--limit <n>', description: 'plans per category (ss, sm, ms, mm) at most (default 20)' },
+        { flags: '--max-calls <n>', description: 'calls per plan at most (default 3)' },
+        {
+          flags: '--attempts <n>',
+          description: 'plans tried per category before giving up (default 50 × --limit)',
+        },
+        {
+          flags: '--approve <mode>',
+          description:
+            'transactional calls while sampling: auto | deny (default deny: such APIs are left out)',
+        },
+        {
+          flags: '--grant <apps>',
+          description: 'comma-separated app ids the plans may call (default: every app)',
+        },
+        {
+          flags: '--model <id>',
+          description: 'model writing the instructions (or $APIARY_MODEL); none: templated instructions',
+        },
+        {
+          flags: '--base-url <url>',
+          description: 'OpenAI-compatible endpoint ending in /v1 (or $APIARY_BASE_URL)',
+        },
+        { flags: '--api-key-env <name>', description: 'environment variable holding the API key' },
+        {
+          flags: '--retries <n>',
+          description: 'instruction attempts after the first while a user value is missing (default 2)',
+        },
+        { flags: '--seed <n>', description: 'seed of the sampling and the model calls (default 0)' },
+        { flags: '--overwrite', description: 'write into an --out folder that already holds test_*.json' },
+      ],
+      load: async () => (await import('./cli-build-plans.js')).buildPlans,
+    },
+  ],
   apps: {
     catalogs: ['appbench', 'sgd'],
     label: 'SGD database',

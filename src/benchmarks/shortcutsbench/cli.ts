@@ -7,6 +7,7 @@ import { printPlanText } from '../../plan/index.js';
 import { ApiaryError } from '../../shared/index.js';
 import { loadShortcutsApis } from './api-files.js';
 import { shortcutsCatalogSource } from './catalog.js';
+import type { QueriesFlags } from './cli-queries.js';
 import { SHORTCUTS_FILES, shortcutsFilePath } from './data-files.js';
 import { dumpsPythonJson as dumpsShortcutsJson } from './json-value.js';
 import { readShortcutFile } from './shortcut-file.js';
@@ -22,7 +23,9 @@ import { shortcutsApiLookup, shortcutToPlan } from './shortcut-plan.js';
 export function registerShortcutsCommands(program: Command): void {
   const cmd = program
     .command('shortcuts')
-    .description('import Apple Shortcuts files (.shortcut/.plist, unsigned): show, to-plan, dataset');
+    .description(
+      'import Apple Shortcuts files (.shortcut/.plist, unsigned): show, to-plan, dataset, queries',
+    );
 
   cmd
     .command('show')
@@ -115,6 +118,38 @@ export function registerShortcutsCommands(program: Command): void {
         `${items.length} shortcuts written to ${out} (a --data folder for eval and score)\n`,
       );
     });
+
+  cmd
+    .command('queries')
+    .description(
+      'write NAME.query.txt for each shortcut of a folder with a model (a second call checks the preset values are stated), else a templated query; a manifest records every attempt',
+    )
+    .argument('<folder>', 'folder of .shortcut/.plist files or ShortcutsBench JSON shortcuts')
+    .option(
+      '--data <dir>',
+      'folder with all_api2info.json and all_api2paraname2paratype.json (default: the bundled ones)',
+    )
+    .option(
+      '--out <dir>',
+      'where the queries (and copies of the shortcuts) go (default: beside the shortcuts)',
+    )
+    .option(
+      '--model <id>',
+      'model writing and checking the queries (or $APIARY_MODEL); none: templated queries',
+    )
+    .option('--base-url <url>', 'OpenAI-compatible endpoint ending in /v1 (or $APIARY_BASE_URL)')
+    .option('--api-key-env <name>', 'environment variable holding the API key')
+    .option('--seed <n>', 'seed of the model calls', '0')
+    .option('--retries <n>', 'attempts after the first when a value is left out', '2')
+    .option(
+      '--accept <rule>',
+      'a query is kept when every value passes: both | filter (the model check) | string',
+      'both',
+    )
+    .option('--overwrite', 'write a query again where NAME.query.txt exists')
+    .action(async (folder: string, flags: QueriesFlags) =>
+      (await import('./cli-queries.js')).runShortcutQueries(folder, flags),
+    );
 
   cmd
     .command('results')

@@ -20,7 +20,8 @@ export const shortcutsBenchPlugin: BenchmarkPlugin = {
     {
       name: 'shortcuts',
       usage: '',
-      description: 'import Apple Shortcuts files (.shortcut/.plist, unsigned): show, to-plan, dataset',
+      description:
+        'import Apple Shortcuts files (.shortcut/.plist, unsigned): show, to-plan, dataset, queries',
       after: 'mcp',
       register: async () => (await import('./cli.js')).registerShortcutsCommands,
     },

@@ -64,4 +64,18 @@ export function registerDataCommands(program: Command): void {
         ...(flags.json !== undefined ? { json: flags.json } : {}),
       });
     });
+  registerDataBuilds(data);
+}
+
+/** `apiary data build <name>`: one subcommand per build a plugin declares. */
+function registerDataBuilds(data: Command): void {
+  const builds = cliPlugins().flatMap((p) => p.dataBuilds ?? []);
+  if (!builds.length) return;
+  const build = data.command('build').description('build a benchmark dataset from your own data');
+  for (const b of builds) {
+    const sub = build.command(b.name).description(b.description);
+    for (const o of b.requiredOptions ?? []) sub.requiredOption(o.flags, o.description);
+    for (const o of b.options) sub.option(o.flags, o.description);
+    sub.action(async (flags: Record<string, unknown>) => (await b.load())(flags));
+  }
 }
