@@ -83,8 +83,8 @@ export function coreCommands(plugins: readonly BenchmarkPlugin[]): CommandEntry[
     {
       name: 'data',
       usage: '',
-      description: 'fetch benchmark data from its official source',
-      register: async () => (await import('./commands/data.js')).registerDataCommands,
+      description: 'fetch benchmark data from its official source, or build it from your own (data build)',
+      register: async () => (await import('./commands/data.js')).dataCommands(plugins),
     },
     {
       name: 'retrieve',

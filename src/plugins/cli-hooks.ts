@@ -63,6 +63,16 @@ export type PredictionScorer = (
   core: { scoreWithTask(flags: ScoreFlags & { predictions: string }): Promise<void> },
 ) => Promise<void>;
 
+/**
+ * `apiary data build <name>`: makes a benchmark's data from sources of the user's own (AppBench
+ * records from SGD dialogues). `load` gives what adds the flags and the action to the subcommand.
+ */
+export interface PluginDataBuild {
+  readonly name: string;
+  readonly description: string;
+  load(): Promise<(command: Command) => void>;
+}
+
 /** `apiary data pull <name>`: fetches a benchmark's data from its official source. */
 export interface PluginDownload {
   readonly name: string;

@@ -10,6 +10,7 @@ export type {
   OpenedToolset,
   PluginApps,
   PluginCommand,
+  PluginDataBuild,
   PluginDownload,
   PluginGoldPlans,
   PluginOption,

@@ -3,6 +3,7 @@ import type { TaskDefinition, TaskLoadContext } from '../tasks/index.js';
 import type {
   PluginApps,
   PluginCommand,
+  PluginDataBuild,
   PluginDownload,
   PluginGoldPlans,
   PluginPlanFormat,
@@ -40,6 +41,8 @@ export interface BenchmarkPlugin {
   readonly scorers?: readonly PluginScorer[];
   /** Data `apiary data pull <name>` fetches from its official source. */
   readonly downloads?: readonly PluginDownload[];
+  /** Data `apiary data build <name>` makes from sources of the user's own. */
+  readonly dataBuilds?: readonly PluginDataBuild[];
   /** Executable tools: `apiary tools`, and `--catalog` of `apiary ask` and `apiary mcp serve`. */
   readonly toolsets?: readonly PluginToolset[];
   /** Simulated apps `apiary run`, `ask` and `mcp serve` execute catalogs against. */

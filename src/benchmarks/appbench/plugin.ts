@@ -47,6 +47,14 @@ export const appBenchPlugin: BenchmarkPlugin = {
       load: async () => (await import('./cli-data.js')).pullAppBenchCommand,
     },
   ],
+  dataBuilds: [
+    {
+      name: 'appbench',
+      description:
+        'AppBench records (test_{ss,sm,ms,mm}.json) from Schema-Guided Dialogue dialogues: planning paths from the API calls, instructions by a model (MetaBench Table 6/7 prompts) or templated',
+      load: async () => (await import('./build/cli-build.js')).registerAppBenchBuild,
+    },
+  ],
   apps: {
     catalogs: ['appbench', 'sgd'],
     label: 'SGD database',

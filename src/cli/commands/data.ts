@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { PluginDownload } from '../../plugins/index.js';
+import type { BenchmarkPlugin, PluginDataBuild, PluginDownload } from '../../plugins/index.js';
 import { ApiaryError } from '../../shared/index.js';
 import { parseChoice, parseKeyValues } from '../options.js';
 import { cliPlugins } from '../program.js';
@@ -29,10 +29,23 @@ function sha256Help(downloads: readonly PluginDownload[]): string {
   return `pin a file hash${first ? `, e.g. ${example(first)}` : ''} (repeatable${others.map((d) => `; ${d.name}: ${example(d)}`).join('')})`;
 }
 
-export function registerDataCommands(program: Command): void {
+/** The `data` command, with the `data build` subcommands of `plugins` loaded (their flags must be known). */
+export async function dataCommands(plugins: readonly BenchmarkPlugin[]): Promise<(program: Command) => void> {
+  const builds = await Promise.all(
+    plugins.flatMap((p) => p.dataBuilds ?? []).map(async (b) => ({ build: b, register: await b.load() })),
+  );
+  return (program) => registerDataCommands(program, builds);
+}
+
+function registerDataCommands(
+  program: Command,
+  builds: ReadonlyArray<{ build: PluginDataBuild; register: (command: Command) => void }>,
+): void {
   const downloads = cliPlugins().flatMap((p) => p.downloads ?? []);
   const withUrl = downloads.filter((d) => d.url);
-  const data = program.command('data').description('fetch benchmark data from its official source');
+  const data = program
+    .command('data')
+    .description('fetch benchmark data from its official source, or build it from your own (data build)');
   data
     .command('pull')
     .description('download a benchmark into the user cache (or --dir)')
@@ -64,4 +77,7 @@ export function registerDataCommands(program: Command): void {
         ...(flags.json !== undefined ? { json: flags.json } : {}),
       });
     });
+  if (!builds.length) return;
+  const build = data.command('build').description('make benchmark data from sources of your own');
+  for (const b of builds) b.register(build.command(b.build.name).description(b.build.description));
 }
