@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -215,6 +215,28 @@ describe('apiary data build appbench', { timeout: 60_000 }, () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain(`error [NOT_FOUND] --sgd ${join(tmp, 'nope')}: no such folder`);
     expect(existsSync(join(tmp, 'x', 'manifest.json'))).toBe(false);
+  });
+
+  it('names the file, the dialogue and the field of a malformed dialogue (INPUT_INVALID)', async () => {
+    const bad = join(tmp, 'bad-sgd', 'test');
+    mkdirSync(bad, { recursive: true });
+    writeFileSync(
+      join(bad, 'dialogues_001.json'),
+      JSON.stringify([{ dialogue_id: '1_1', services: [], turns: [{}] }]),
+    );
+    const r = await apiary(
+      'data',
+      'build',
+      'appbench',
+      '--sgd',
+      join(tmp, 'bad-sgd'),
+      '--out',
+      join(tmp, 'y'),
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr.split('\n')[0]).toBe(
+      `error [INPUT_INVALID] ${join(bad, 'dialogues_001.json')}: record 0: field "turns[0].speaker": Invalid input: expected string, received undefined; turns[0].utterance: Invalid input: expected string, received undefined; turns[0].frames: Invalid input: expected array, received undefined`,
+    );
   });
 });
 
