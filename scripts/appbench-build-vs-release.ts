@@ -58,6 +58,16 @@ for (const rule of rules) {
     const o = s.filter((r) => r.success).length;
     process.stdout.write(`  ${c}: ${o}/${s.length} (${pct(o, s.length)})\n`);
   }
+  const scaled = sourced.filter((r) => r.scale);
+  const sameScale = scaled.filter((r) => r.scale!.gold.join() === r.scale!.built.join()).length;
+  const mean = (rs: typeof scaled, side: 'gold' | 'built', i: 0 | 1) =>
+    (rs.reduce((n, r) => n + r.scale![side][i], 0) / (rs.length || 1)).toFixed(2);
+  process.stdout.write(
+    `  parallel/sequential scale equal on ${sameScale}/${scaled.length}; mean gold → built: ${APPBENCH_CATEGORIES.map((c) => {
+      const rs = scaled.filter((r) => r.category === c);
+      return `${c} ${mean(rs, 'gold', 0)}/${mean(rs, 'gold', 1)} → ${mean(rs, 'built', 0)}/${mean(rs, 'built', 1)}`;
+    }).join(', ')}\n`,
+  );
   const kinds = new Map<string, number>();
   for (const r of sourced) for (const k of r.differences) kinds.set(k, (kinds.get(k) ?? 0) + 1);
   process.stdout.write('  differences (records showing each kind):\n');

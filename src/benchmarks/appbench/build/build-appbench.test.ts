@@ -294,7 +294,14 @@ describe('comparison with a released record', () => {
       { refs: 'value', repeats: 'all' },
     );
     expect(rows).toEqual([
-      { id: 'sm#0', category: 'sm', sources: ['test:3_00126'], success: true, differences: [] },
+      {
+        id: 'sm#0',
+        category: 'sm',
+        sources: ['test:3_00126'],
+        success: true,
+        differences: [],
+        scale: { gold: [1, 2], built: [1, 2] },
+      },
       { id: 'ss#9', category: 'ss', sources: [], success: false, differences: ['source not found'] },
     ]);
   });

@@ -1,5 +1,5 @@
 import type { Catalog } from '../../../catalog/index.js';
-import type { Plan } from '../../../plan/index.js';
+import { analyzePlan, type Plan } from '../../../plan/index.js';
 import { stableJson } from '../../../shared/index.js';
 import { appBenchGoldPlan } from '../gold-plan.js';
 import type { AppBenchRecord } from '../record.js';
@@ -54,6 +54,8 @@ export interface ReleaseRecordComparison {
   differences: ReleaseDifference[];
   /** Why the builder makes no path, for `no path`. */
   detail?: string;
+  /** [parallel, sequential] scale of the gold plan and of the built one (MetaBench's Para. and Seq.). */
+  scale?: { gold: [number, number]; built: [number, number] };
 }
 
 const callSignature = (api: string, args: Record<string, unknown>) =>
@@ -162,6 +164,17 @@ export function compareWithRelease(
     const gold = appBenchGoldPlan(record, catalog).plan;
     const plan = appBenchGoldPlan(built, catalog).plan;
     const success = correctedSampleCounts(gold, plan).success === 1;
-    return { id, category, sources: ids, success, differences: success ? [] : differencesOf(gold, plan) };
+    const scaleOf = (p: Plan): [number, number] => {
+      const a = analyzePlan(p);
+      return [a.parallelScale, a.sequentialScale];
+    };
+    return {
+      id,
+      category,
+      sources: ids,
+      success,
+      differences: success ? [] : differencesOf(gold, plan),
+      scale: { gold: scaleOf(gold), built: scaleOf(plan) },
+    };
   });
 }
