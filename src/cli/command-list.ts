@@ -83,7 +83,7 @@ export function coreCommands(plugins: readonly BenchmarkPlugin[]): CommandEntry[
     {
       name: 'data',
       usage: '',
-      description: 'fetch benchmark data from its official source',
+      description: 'fetch benchmark data from its official source, or build it from your own (data build)',
       register: async () => (await import('./commands/data.js')).registerDataCommands,
     },
     {

@@ -45,6 +45,16 @@ const toy: BenchmarkPlugin = {
       },
     },
   ],
+  dataBuilds: [
+    {
+      name: 'toy',
+      description: 'toy data from toy dialogues',
+      options: [{ flags: '--size <n>', description: 'how many' }],
+      load: async () => async (flags) => {
+        process.stdout.write(`toy built ${flags.size}\n`);
+      },
+    },
+  ],
   toolsets: [
     {
       catalog: 'toy',
@@ -135,6 +145,15 @@ describe("a plugin's CLI hooks", () => {
     expect(wrong.stderr).toBe(
       `error [USAGE] --sha256 must be FILE=HASH with FILE one of toy.json (got "test_ss.json=${hash}")\n`,
     );
+  });
+
+  it('builds its data with its own flags under `data build`, beside the built-in builders', async () => {
+    expect(await apiary('data', 'build', 'toy', '--size', '3')).toMatchObject({
+      code: 0,
+      stdout: 'toy built 3\n',
+    });
+    const help = await apiary('data', 'build', '--help');
+    expect(help.stdout).toMatch(/appbench \[options\][\s\S]*toy \[options\]\s+toy data from toy dialogues/);
   });
 
   it('lists its tools after the built-in ones', async () => {

@@ -157,6 +157,17 @@ export function appBenchSgdSource(app: string, api: string): { service: string; 
   return row ? { service: row[2], intent: row[3] } : undefined;
 }
 
+/** The AppBench App and API an SGD intent is (`RentalCars_3`, `GetCarsAvailable` → Rents.getcarsavailable). */
+export function appBenchApiOfSgd(service: string, intent: string): { app: string; api: string } | undefined {
+  const row = APPBENCH_APIS.find(([, , s, i]) => s === service && i === intent);
+  return row ? { app: row[0], api: row[1] } : undefined;
+}
+
+/** Whether an SGD service is behind an AppBench App (`Hotels_2` is, `Hotels_4` is another domain's). */
+export function isAppBenchSgdService(service: string): boolean {
+  return APPBENCH_APIS.some(([, , s]) => s === service);
+}
+
 /**
  * The AppBench (MetaBench) environment: 15 apps, 33 lower-case APIs built from SGD services.
  * App descriptions are the SGD service descriptions (joined when an app merges two services).

@@ -49,6 +49,46 @@ export const appBenchPlugin: BenchmarkPlugin = {
   ],
   dataBuilds: [
     {
+      name: 'appbench',
+      description:
+        'AppBench records (test_{ss,sm,ms,mm}.json) from Schema-Guided Dialogue dialogues: planning paths from the API calls, instructions by a model (MetaBench Table 6/7 prompts) or templated',
+      options: [
+        {
+          flags: '--sgd <dir>',
+          description: 'an SGD release: a folder with train/, dev/, test/ dialogues_*.json (or one split)',
+        },
+        {
+          flags: '--out <dir>',
+          description: 'folder for test_{ss,sm,ms,mm}.json, manifest.json and the build state',
+        },
+        {
+          flags: '--model <id>',
+          description: 'model that writes (Table 6) and scores (Table 7) the instructions (or $APIARY_MODEL)',
+        },
+        { flags: '--base-url <url>', description: 'OpenAI-compatible endpoint (or $APIARY_BASE_URL)' },
+        { flags: '--api-key-env <name>', description: 'environment variable holding the API key' },
+        { flags: '--limit <n>', description: 'at most N records per category' },
+        {
+          flags: '--seed <n>',
+          description: 'seed of the dialogue order and of the MS compositions (default 0)',
+        },
+        {
+          flags: '--threshold <x>',
+          description: 'keep a record whose Table 7 score is at least X, 1–10 (default 7)',
+        },
+        {
+          flags: '--refs <rule>',
+          description: 'when an argument becomes a reference: value | name (default value)',
+        },
+        {
+          flags: '--repeats <rule>',
+          description: 'what a repeated API keeps: all | last of its calls (default all)',
+        },
+        { flags: '--json', description: 'print the report as JSON' },
+      ],
+      load: async () => (await import('./build/cli-build.js')).buildAppBench,
+    },
+    {
       name: 'plans',
       description:
         "AppBench-format records (test_{ss,sm,ms,mm}.json) from executable multi-call plans sampled over any catalog: a later call takes an earlier call's output; instructions by a model, else templated",

@@ -32,7 +32,9 @@ function sha256Help(downloads: readonly PluginDownload[]): string {
 export function registerDataCommands(program: Command): void {
   const downloads = cliPlugins().flatMap((p) => p.downloads ?? []);
   const withUrl = downloads.filter((d) => d.url);
-  const data = program.command('data').description('fetch benchmark data from its official source');
+  const data = program
+    .command('data')
+    .description('fetch benchmark data from its official source, or build it from your own (data build)');
   data
     .command('pull')
     .description('download a benchmark into the user cache (or --dir)')
