@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { Catalog } from '../../catalog/index.js';
 import type { McpServerSpec } from '../../mcp/index.js';
 import { ApiaryError } from '../../shared/index.js';
-import { parseInteger, writeOutputFile } from '../options.js';
+import { parseInteger, parseOutputPath, writeOutputFile } from '../options.js';
 import { printJson, terminalText } from '../output.js';
 
 interface ImportFlags {
@@ -46,6 +46,8 @@ export function registerCatalogImportCommands(catalog: Command): void {
           'USAGE',
           'name the server: apiary catalog import mcp -- <command …>, or --url URL',
         );
+      // checked before the server starts (docs/errors.md: outputs before any work)
+      parseOutputPath('--out', flags.out);
       const spec: McpServerSpec = flags.url
         ? { url: flags.url }
         : { command: command[0]!, args: command.slice(1) };
@@ -88,6 +90,7 @@ export function registerCatalogImportCommands(catalog: Command): void {
     .option('--out <file>', 'write the catalog JSON (Apiary format) here')
     .option('--json', 'print the catalog JSON')
     .action(async (spec: string, flags: OpenApiImportFlags) => {
+      parseOutputPath('--out', flags.out); // before the spec is read or downloaded
       const { openApiToCatalog, readOpenApiSpec } = await import('../../openapi/index.js');
       const { catalog: imported, problems } = openApiToCatalog(await readOpenApiSpec(spec), {
         ...(flags.name === undefined ? {} : { name: flags.name }),

@@ -6,6 +6,7 @@ import { defaultPluginRegistry } from '../../plugins/index.js';
 import { buildHtmlReportFromFolders } from '../../reports/index.js';
 import { ApiaryError, NotFoundError, redactSecrets } from '../../shared/index.js';
 import { type AnyTask, defaultTaskRegistry, getTask } from '../../tasks/index.js';
+import { parseOutputPath } from '../options.js';
 import { printJson, terminalText } from '../output.js';
 
 /**
@@ -107,6 +108,7 @@ export function registerReportCommands(program: Command): void {
     .action(async (runs: string[], flags: { json?: boolean; html?: string }) => {
       if (flags.html) {
         if (flags.json) throw new ApiaryError('USAGE', '--html and --json exclude each other');
+        parseOutputPath('--html', flags.html); // before the runs are read (docs/errors.md)
         const out = await writeHtmlReport(runs, flags.html);
         process.stdout.write(`report: ${out}\n`);
         return;
