@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { Catalog } from '../../catalog/index.js';
 import type { McpServerSpec } from '../../mcp/index.js';
 import { ApiaryError } from '../../shared/index.js';
+import { printMcpProgress } from '../mcp-progress.js';
 import { parseInteger, parseOutputPath, writeOutputFile } from '../options.js';
 import { printJson, terminalText } from '../output.js';
 
@@ -53,13 +54,12 @@ export function registerCatalogImportCommands(catalog: Command): void {
         : { command: command[0]!, args: command.slice(1) };
       // the MCP SDK only when a server is imported (it adds ~0.2 s to every command that loads it)
       const { importMcpServer } = await import('../../mcp/index.js');
-      const server = await importMcpServer(
-        flags.name,
-        spec,
-        flags.connectTimeoutMs === undefined
+      const server = await importMcpServer(flags.name, spec, {
+        onProgress: printMcpProgress,
+        ...(flags.connectTimeoutMs === undefined
           ? {}
-          : { connectTimeoutMs: parseInteger('--connect-timeout-ms', flags.connectTimeoutMs, { min: 1 }) },
-      );
+          : { connectTimeoutMs: parseInteger('--connect-timeout-ms', flags.connectTimeoutMs, { min: 1 }) }),
+      });
       try {
         const imported: Catalog = { name: `mcp-${flags.name}`, apps: [server.app], apis: server.apis };
         for (const p of server.problems)
