@@ -150,7 +150,8 @@ export class SpecRefReader {
     specBytes: number,
   ) {
     this.bytesRead = specBytes;
-    this.realFolder = policy.files === 'confined' ? realpathSync(policy.folder) : undefined;
+    // a spec parsed from text may name a folder that does not exist: nothing in it can be read then
+    this.realFolder = policy.files === 'confined' ? realpathOrSelf(policy.folder) : undefined;
   }
 
   /** The resolver plugin: every external `$ref` comes here, never to the library's file or http readers. */
@@ -242,6 +243,14 @@ export class SpecRefReader {
     } catch {
       return url;
     }
+  }
+}
+
+function realpathOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
   }
 }
 
