@@ -90,3 +90,70 @@ describe('outputs are checked before the work (issue 13 item 4)', () => {
     expect(existsSync(join(dir, 'a'))).toBe(false);
   });
 });
+
+/**
+ * Issue 27 item A13: every command that writes a file or a folder checks it before any work, so an
+ * unwritable place is one USAGE line (exit 2), not a failure after the work (or another code). /proc
+ * takes no new files, even from root. Each command is given input that would fail (or wait) later,
+ * so only a check made first gives USAGE.
+ */
+describe('each writer checks its output before any work (issue 27 A13)', () => {
+  const refused = (flag: string, path: string) =>
+    `error [USAGE] ${flag} must be a path in a writable folder (/proc is not) (got "${path}")\n`;
+  const cases: Array<[string, string[], string, string]> = [
+    // [writer, command line, flag, path]
+    [
+      'ask --trace',
+      ['ask', 'book a table', '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm'],
+      '--trace',
+      '/proc/apiary/t.jsonl',
+    ],
+    [
+      'catalog import openapi --out',
+      ['catalog', 'import', 'openapi', 'http://127.0.0.1:9/spec.yaml'],
+      '--out',
+      '/proc/apiary/c.json',
+    ],
+    [
+      'catalog import mcp --out',
+      ['catalog', 'import', 'mcp', '--url', 'http://127.0.0.1:9/mcp'],
+      '--out',
+      '/proc/apiary/c.json',
+    ],
+    [
+      'gta predictions --out',
+      ['gta', 'predictions', '/nonexistent/run'],
+      '--out',
+      '/proc/apiary/gta_bench.json',
+    ],
+    [
+      'shortcuts dataset --out',
+      ['shortcuts', 'dataset', '/nonexistent/shortcuts', '--data', '/nonexistent/api'],
+      '--out',
+      '/proc/apiary/data',
+    ],
+    ['report --html', ['report', '/nonexistent/run'], '--html', '/proc/apiary/report.html'],
+    [
+      'retrieve index build --out',
+      ['retrieve', 'index', 'build', '--data', '/nonexistent/data'],
+      '--out',
+      '/proc/apiary/index.bin',
+    ],
+    [
+      'data pull --dir',
+      ['data', 'pull', 'gta', '--url', 'http://127.0.0.1:9/gta.zip'],
+      '--dir',
+      '/proc/apiary/gta',
+    ],
+    [
+      'eval --cache',
+      ['eval', 'appbench', '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm'],
+      '--cache',
+      '/proc/apiary/cache',
+    ],
+  ];
+  it.each(cases)('%s: USAGE before any work', async (_writer, args, flag, path) => {
+    const r = await apiary(...args, flag, path);
+    expect([r.code, r.stderr]).toEqual([2, refused(flag, path)]);
+  });
+});

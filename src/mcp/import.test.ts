@@ -5,8 +5,13 @@ import { indexCatalog } from '../catalog/index.js';
 import { type AppRegistry, appRegistry, autoApprove, type CallOutcome, dispatchCall } from '../exec/index.js';
 import { InputInvalidError } from '../shared/index.js';
 import { connectInMemory } from './__fixtures__/fixtures.js';
-import { McpServerError } from './connection.js';
-import { type ImportedMcpServer, importMcpServer, importMcpServers } from './import.js';
+import { DEFAULT_CONNECT_TIMEOUT_MS, McpServerError } from './connection.js';
+import {
+  type ImportedMcpServer,
+  importMcpServer,
+  importMcpServers,
+  type McpImportProgress,
+} from './import.js';
 
 const fixture = join(import.meta.dirname, '__fixtures__/misbehaving-server.mjs');
 const spec = { command: process.execPath, args: [fixture] };
@@ -154,6 +159,55 @@ describe('a crashing MCP server', () => {
     expect((error as Error).message).toMatch(
       /^MCP server "mute" \(.*\) could not be reached: MCP error -32001: Request timed out/,
     );
+  });
+
+  it('a slow-starting server (2 s, like a cold `npx -y`) fails under a 1 s limit and imports under 3 s; progress is told', async () => {
+    const slow = { command: process.execPath, args: [join(fixture, '../slow-start-server.mjs'), '2000'] };
+    const events: McpImportProgress[] = [];
+    const t0 = Date.now();
+    const error = await importMcpServer('slow', slow, {
+      connectTimeoutMs: 1000,
+      onProgress: (e) => events.push(e),
+    }).catch((e: unknown) => e);
+    expect((error as McpServerError).failure).toBe('unreachable');
+    expect((error as Error).message).toMatch(
+      /^MCP server "slow" \(.*\) could not be reached: MCP error -32001: Request timed out/,
+    );
+    expect(Date.now() - t0).toBeLessThan(2000);
+    expect(events).toEqual([
+      {
+        server: 'slow',
+        phase: 'starting',
+        where: `${process.execPath} ${slow.args.join(' ')}`,
+        timeoutMs: 1000,
+      },
+    ]);
+    events.length = 0;
+    const server = await importMcpServer('slow', slow, {
+      connectTimeoutMs: 3000,
+      onProgress: (e) => events.push(e),
+    });
+    try {
+      expect(server.apis.length).toBeGreaterThan(0);
+      expect(events.map((e) => e.phase)).toEqual(['starting', 'ready']);
+      const ready = events[1] as Extract<McpImportProgress, { phase: 'ready' }>;
+      expect(ready.tools).toBe(server.apis.length + server.problems.length);
+      expect(ready.ms).toBeGreaterThanOrEqual(2000);
+    } finally {
+      await server.close();
+    }
+  }, 15_000);
+
+  it('the default connect time limit is at least 60 s (a cold `npx -y` took over 10 s in 3 of 6 tries)', async () => {
+    expect(DEFAULT_CONNECT_TIMEOUT_MS).toBeGreaterThanOrEqual(60_000);
+    const events: McpImportProgress[] = [];
+    const server = await importMcpServer(
+      'odd',
+      { command: process.execPath, args: [fixture] },
+      { onProgress: (e) => events.push(e) },
+    );
+    await server.close();
+    expect(events[0]).toMatchObject({ phase: 'starting', timeoutMs: DEFAULT_CONNECT_TIMEOUT_MS });
   });
 
   it('a server that cannot start is an unreachable typed error', async () => {

@@ -13,6 +13,7 @@ import { MediaFolder, toolResultText, toolResultToAppResult } from './content.js
 import { jsonSchemaToParameters } from './json-schema-params.js';
 import {
   type AutoApprovePolicy,
+  isStdioSpec,
   McpServerNameSchema,
   type McpServerSpec,
   type McpServersConfig,
@@ -26,7 +27,17 @@ export interface McpImportOptions extends McpConnectionOptions {
   outputDir?: string;
   /** Which tools run without approval when the server's entry does not say (default `read-only`). */
   autoApprove?: AutoApprovePolicy;
+  /**
+   * Told when a server starts (with the time it is given) and when its tools are listed: a cold
+   * `npx -y` server can take most of a minute, and the CLI says which one it is waiting for.
+   */
+  onProgress?: (event: McpImportProgress) => void;
 }
+
+/** A step of importing one server (`McpImportOptions.onProgress`). */
+export type McpImportProgress =
+  | { server: string; phase: 'starting'; where: string; timeoutMs: number }
+  | { server: string; phase: 'ready'; tools: number; ms: number };
 
 /** One imported server: its app, its APIs, the tools it could not import, and its handler. */
 export interface ImportedMcpServer {
@@ -165,11 +176,12 @@ export async function importMcpServer(
       { file: 'MCP servers', record: name, field: 'name' },
       checked.error.issues[0]!.message,
     );
-  const connection = new McpConnection(name, spec, {
-    ...opts,
-    connectTimeoutMs: spec.connectTimeoutMs ?? opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
-  });
+  const timeoutMs = spec.connectTimeoutMs ?? opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  const connection = new McpConnection(name, spec, { ...opts, connectTimeoutMs: timeoutMs });
   const policy = spec.autoApprove ?? opts.autoApprove ?? 'read-only';
+  const where = isStdioSpec(spec) ? [spec.command, ...spec.args].join(' ') : spec.url;
+  opts.onProgress?.({ server: name, phase: 'starting', where, timeoutMs });
+  const started = Date.now();
   let tools: Tool[];
   try {
     tools = await connection.listTools();
@@ -177,6 +189,7 @@ export async function importMcpServer(
     await connection.close();
     throw error;
   }
+  opts.onProgress?.({ server: name, phase: 'ready', tools: tools.length, ms: Date.now() - started });
   const apis: Api[] = [];
   const imported: Tool[] = [];
   const problems: InputInvalidError[] = [];

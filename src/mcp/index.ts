@@ -24,6 +24,7 @@ export {
   importMcpServers,
   type McpImport,
   type McpImportOptions,
+  type McpImportProgress,
 } from './import.js';
 // JSON Schema of a tool's input as catalog parameters
 export { jsonSchemaToParameters, type SchemaSource } from './json-schema-params.js';

@@ -9,4 +9,9 @@ export { type OpenApiHandlerOptions, type OpenApiHandlers, openApiHandlers } fro
 // A spec as a catalog
 export { type OpenApiImport, type OpenApiImportOptions, openApiToCatalog } from './import.js';
 // Reading a spec (YAML or JSON, $refs resolved)
-export { type OpenApiSpec, parseOpenApiSpec, readOpenApiSpec } from './read-spec.js';
+export {
+  type OpenApiSpec,
+  type ParseOpenApiSpecOptions,
+  parseOpenApiSpec,
+  readOpenApiSpec,
+} from './read-spec.js';

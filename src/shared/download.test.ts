@@ -68,6 +68,17 @@ describe('downloadFile', () => {
     expect(e.message).toContain('404');
   });
 
+  it('refuses a response over maxBytes (declared length) as INPUT_INVALID, leaving nothing', async () => {
+    const dest = join(dir, 'm', 'ok.json');
+    const e = await failure(downloadFile(`${base}/ok.json`, dest, { maxBytes: BODY.length - 1 }));
+    expect([e.code, e.message]).toEqual([
+      'INPUT_INVALID',
+      `${base}/ok.json: is larger than ${BODY.length - 1} bytes; download refused`,
+    ]);
+    expect(readdirSync(dir)).not.toContain('m');
+    expect((await downloadFile(`${base}/ok.json`, dest, { maxBytes: BODY.length })).bytes).toBe(BODY.length);
+  });
+
   it('fails on a checksum mismatch and keeps no file', async () => {
     const dest = join(dir, 'c', 'ok.json');
     const e = await failure(downloadFile(`${base}/ok.json`, dest, { sha256: '0'.repeat(64) }));

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { ApiaryError } from './errors.js';
+import { ApiaryError, InputInvalidError } from './errors.js';
 
 /** IO a download needs; tests inject their own `fetch`. */
 export interface DownloadDeps {
@@ -16,6 +16,8 @@ export interface DownloadOptions {
   validate?: (content: Buffer) => void;
   /** Abort when no complete response arrives in this time (default 60 s). */
   timeoutMs?: number;
+  /** Refuse a response larger than this (declared or streamed): `INPUT_INVALID` naming the URL. */
+  maxBytes?: number;
   deps?: Partial<DownloadDeps>;
 }
 
@@ -85,6 +87,12 @@ export async function downloadFile(
       `cannot download ${url}: HTTP ${response.status} ${response.statusText}`.trim(),
     );
   }
+  const tooLarge = (): InputInvalidError =>
+    new InputInvalidError({ file: url }, `is larger than ${opts.maxBytes} bytes; download refused`);
+  if (opts.maxBytes !== undefined && Number(response.headers.get('content-length')) > opts.maxBytes) {
+    await response.body?.cancel().catch(() => undefined);
+    throw tooLarge();
+  }
   mkdirSync(dirname(dest), { recursive: true });
   const tmp = tempPathFor(dest);
   const hash = createHash('sha256');
@@ -99,10 +107,12 @@ export async function downloadFile(
           hash.update(buf);
           chunks.push(buf);
           bytes += buf.length;
+          if (opts.maxBytes !== undefined && bytes > opts.maxBytes) throw tooLarge();
           await file.write(buf);
         }
       }
     } catch (error) {
+      if (error instanceof InputInvalidError) throw error; // too large: not a network failure
       throw new ApiaryError('NETWORK', `download of ${url} was interrupted: ${describe(error)}`, {
         cause: error,
       });

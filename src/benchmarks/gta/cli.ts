@@ -1,6 +1,7 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { parseOutputPath, writeOutputFile } from '../../cli/options.js';
 import { readResultsFile } from '../../harness/index.js';
 import { ApiaryError, type PyJson, parsePyJson, pyGet } from '../../shared/index.js';
 import { loadGtaDataset } from './dataset.js';
@@ -16,6 +17,7 @@ interface PredictionFlags {
  * (`gta_bench.json`), so the official evaluator can score it (and `apiary score gta` can too).
  */
 function writePredictions(run: string, flags: PredictionFlags): void {
+  parseOutputPath('--out', flags.out); // before the run is read (docs/errors.md)
   const file = run.endsWith('.jsonl') ? resolve(run) : join(resolve(run), 'results.jsonl');
   if (!existsSync(file)) throw new ApiaryError('NOT_FOUND', `no results file ${file}`);
   const contents = readResultsFile(file);
@@ -46,7 +48,7 @@ function writePredictions(run: string, flags: PredictionFlags): void {
   const position = new Map(dataset.records.map((r, i) => [r.key, i]));
   records.sort((a, b) => position.get(a.key)! - position.get(b.key)!);
   const body = mode === 'step' ? formatGtaStepPredictions(records) : formatGtaE2ePredictions(records);
-  if (flags.out) writeFileSync(resolve(flags.out), body);
+  if (flags.out) writeOutputFile('--out', flags.out, body);
   else process.stdout.write(body);
   process.stderr.write(
     `${records.length} sample(s) of a ${mode} run${failed ? `; ${failed} without a prediction (errors) left out` : ''}\n`,

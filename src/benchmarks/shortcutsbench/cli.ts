@@ -1,6 +1,7 @@
 import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { parseOutputPath } from '../../cli/options.js';
 import { printJson, terminalText } from '../../cli/output.js';
 import { readResultsFile } from '../../harness/index.js';
 import { printPlanText } from '../../plan/index.js';
@@ -101,6 +102,7 @@ export function registerShortcutsCommands(program: Command): void {
       'the data folder to write (for eval/score --data and the official scripts)',
     )
     .action((folder: string, flags: { data: string; out: string }) => {
+      parseOutputPath('--out', flags.out, 'directory'); // before the shortcuts are read
       const items = readShortcutFolder(resolve(folder));
       const apis = loadShortcutsApis(flags.data);
       const files = folderOfficialFiles(items, apis.paraTypes);

@@ -111,10 +111,11 @@ describe('apiary ask', () => {
     expect(events).toEqual(['turn', 'call', 'turn', 'call', 'turn', 'stop']);
   });
 
-  it('with --approve deny the booking is refused and the trace line says so', async () => {
+  it('with --approve deny the booking is refused, the line says so, and the exit status is 3 as in `run`', async () => {
     const url = await bookingModel();
     const r = await apiary('ask', REQUEST, '--base-url', url, '--model', 'm', '--approve', 'deny');
-    expect(r.code).toBe(0);
+    // the same code and exit status `run` gives a refused booking (docs/errors.md: PERMISSION_DENIED, 3)
+    expect(r.code).toBe(3);
     const lines = r.stdout.split('\n');
     expect(lines[1]).toBe(
       '  ✓ step 1 Restaurants.findrestaurants({"category":"American","location":"San Francisco"}) → 10 row(s)',
@@ -145,7 +146,7 @@ describe('apiary ask', () => {
     );
     expect(run.out.stdout).not.toContain('step 2 ');
     const r = await run.done;
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(3); // the booking was refused (--approve deny)
     expect(r.stdout.split('\n').slice(0, 2)).toEqual(early.slice(0, 2));
   }, 30_000);
 

@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import pc from 'picocolors';
 import {
@@ -26,7 +27,7 @@ import {
 } from '../../retrieval/index.js';
 import { ApiaryError } from '../../shared/index.js';
 import { parseApprover } from '../approve-option.js';
-import { parseChoice, parseInteger, parseNumber } from '../options.js';
+import { parseChoice, parseInteger, parseNumber, parseOutputPath } from '../options.js';
 import { EXIT, printJson, terminalText } from '../output.js';
 import { cliPlugins } from '../program.js';
 import { INDEXED_KINDS, openCliIndex, retrieverModelLoaders } from '../retrieval-index.js';
@@ -176,6 +177,8 @@ export function registerAskCommand(program: Command): void {
           'USAGE',
           `catalog "${flags.catalog}" has no executable apps here (executable: ${executable.all.join(', ')}), or a catalog file imported from OpenAPI`,
         );
+      // an output is checked before any work (docs/errors.md): the trace is appended as the run goes
+      parseOutputPath('--trace', flags.trace);
       const topK = parseInteger('--top-k', flags.topK, { min: 1 });
       const maxSteps = parseInteger('--max-steps', flags.maxSteps, { min: 1 });
       const kind = parseChoice('--retriever', flags.retriever, RETRIEVER_KINDS);
@@ -251,6 +254,8 @@ export function registerAskCommand(program: Command): void {
       };
       process.on('SIGINT', onSigint);
       let result: AskResult;
+      // a missing folder of the checked --trace path is created, as `run` does
+      if (flags.trace) mkdirSync(dirname(resolve(flags.trace)), { recursive: true });
       try {
         result = await askAgent({
           request,
@@ -316,6 +321,9 @@ export function registerAskCommand(program: Command): void {
       }
       if (result.stopReason === 'cancelled') process.exitCode = 130;
       else if (result.stopReason !== 'final' && result.stopReason !== 'ask-user')
+        process.exitCode = EXIT.runtime;
+      // a refused booking is PERMISSION_DENIED, exit 3, as in `run` (docs/errors.md)
+      else if (result.calls.some((c) => !c.outcome.ok && c.outcome.error.code === 'APPROVAL_DENIED'))
         process.exitCode = EXIT.runtime;
       const unanswered = approver.unansweredError();
       if (unanswered) throw unanswered;

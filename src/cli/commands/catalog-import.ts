@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import type { Catalog } from '../../catalog/index.js';
 import type { McpServerSpec } from '../../mcp/index.js';
 import { ApiaryError } from '../../shared/index.js';
-import { parseInteger, writeOutputFile } from '../options.js';
+import { printMcpProgress } from '../mcp-progress.js';
+import { parseInteger, parseOutputPath, writeOutputFile } from '../options.js';
 import { printJson, terminalText } from '../output.js';
 
 interface ImportFlags {
@@ -46,18 +47,19 @@ export function registerCatalogImportCommands(catalog: Command): void {
           'USAGE',
           'name the server: apiary catalog import mcp -- <command …>, or --url URL',
         );
+      // checked before the server starts (docs/errors.md: outputs before any work)
+      parseOutputPath('--out', flags.out);
       const spec: McpServerSpec = flags.url
         ? { url: flags.url }
         : { command: command[0]!, args: command.slice(1) };
       // the MCP SDK only when a server is imported (it adds ~0.2 s to every command that loads it)
       const { importMcpServer } = await import('../../mcp/index.js');
-      const server = await importMcpServer(
-        flags.name,
-        spec,
-        flags.connectTimeoutMs === undefined
+      const server = await importMcpServer(flags.name, spec, {
+        onProgress: printMcpProgress,
+        ...(flags.connectTimeoutMs === undefined
           ? {}
-          : { connectTimeoutMs: parseInteger('--connect-timeout-ms', flags.connectTimeoutMs, { min: 1 }) },
-      );
+          : { connectTimeoutMs: parseInteger('--connect-timeout-ms', flags.connectTimeoutMs, { min: 1 }) }),
+      });
       try {
         const imported: Catalog = { name: `mcp-${flags.name}`, apps: [server.app], apis: server.apis };
         for (const p of server.problems)
@@ -88,6 +90,7 @@ export function registerCatalogImportCommands(catalog: Command): void {
     .option('--out <file>', 'write the catalog JSON (Apiary format) here')
     .option('--json', 'print the catalog JSON')
     .action(async (spec: string, flags: OpenApiImportFlags) => {
+      parseOutputPath('--out', flags.out); // before the spec is read or downloaded
       const { openApiToCatalog, readOpenApiSpec } = await import('../../openapi/index.js');
       const { catalog: imported, problems } = openApiToCatalog(await readOpenApiSpec(spec), {
         ...(flags.name === undefined ? {} : { name: flags.name }),

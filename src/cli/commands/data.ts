@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { PluginDownload } from '../../plugins/index.js';
 import { ApiaryError } from '../../shared/index.js';
-import { parseChoice, parseKeyValues } from '../options.js';
+import { parseChoice, parseKeyValues, parseOutputPath } from '../options.js';
 import { cliPlugins } from '../program.js';
 
 interface PullFlags {
@@ -56,6 +56,7 @@ export function registerDataCommands(program: Command): void {
           'USAGE',
           `--url is a flag of ${withUrl.map((d) => `\`apiary data pull ${d.name}\``).join(', ')}`,
         );
+      parseOutputPath('--dir', flags.dir, 'directory'); // before anything is downloaded
       const sha256 = pins(flags.sha256, download.files);
       const pull = await download.load();
       await pull({

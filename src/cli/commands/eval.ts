@@ -206,6 +206,7 @@ export async function evalRequest(taskName: string, flags: EvalFlags): Promise<E
   const limit = parseInteger('--limit', flags.limit, { min: 0 });
   // a run folder: checked before the data loads and the model is called (a file there is a USAGE error)
   parseOutputPath('--out', flags.out, 'directory');
+  if (typeof flags.cache === 'string') parseOutputPath('--cache', flags.cache, 'directory');
   const seed = parseInteger('--seed', flags.seed, { min: 0 }) ?? 0;
   const epochs = parseInteger('--epochs', flags.epochs, { min: 1 }) ?? 1;
   const price = parsePrice(flags.priceInput, flags.priceOutput);

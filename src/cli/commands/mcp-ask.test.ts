@@ -42,6 +42,10 @@ describe('apiary ask --servers', () => {
       /warning: MCP server "mute" not imported: MCP server "mute" \(.*\) could not be reached: MCP error -32001: Request timed out/,
     );
     expect(stderr).toContain(`no MCP server of ${config} could be imported`);
+    // while it waits, stderr says which server is starting and for how long at most
+    expect(stderr.split('\n')[0]).toBe(
+      `starting MCP server "mute" (${process.execPath} -e setInterval(() => {}, 1000); up to 0.3 s)…`,
+    );
     expect(Date.now() - t0).toBeLessThan(5000);
   });
 
@@ -78,7 +82,7 @@ describe('apiary ask --servers', () => {
         ],
         { home: dir },
       );
-      expect(code).toBe(0);
+      expect(code).toBe(3); // a refused transactional call: PERMISSION_DENIED, exit 3, as in `run`
       const out = JSON.parse(stdout);
       expect(out.answer).toBe('Echoed; the note was not written.');
       expect(out.retrieved).toContain('odd.echo');

@@ -9,6 +9,7 @@ import type { McpImport } from '../../mcp/index.js';
 import type { BenchmarkPlugin } from '../../plugins/index.js';
 import { buildRetriever, catalogCorpus, loadWordVectors, RETRIEVER_KINDS } from '../../retrieval/index.js';
 import { ApiaryError, registerSecret } from '../../shared/index.js';
+import { printMcpProgress } from '../mcp-progress.js';
 import { parseChoice, parseExistingFile, parseInteger, parseList, usageError } from '../options.js';
 import { terminalText } from '../output.js';
 import { simulatedApps, toolsets } from '../plugin-help.js';
@@ -107,12 +108,12 @@ export async function executableCatalog(flags: {
   if (flags.servers) {
     const { importMcpServers, readMcpServersConfig } = await loadMcp();
     const config = readMcpServersConfig(parseExistingFile('--servers', flags.servers));
-    const imported = await importMcpServers(
-      config,
-      flags.connectTimeoutMs === undefined
+    const imported = await importMcpServers(config, {
+      onProgress: printMcpProgress,
+      ...(flags.connectTimeoutMs === undefined
         ? {}
-        : { connectTimeoutMs: parseInteger('--connect-timeout-ms', flags.connectTimeoutMs, { min: 1 }) },
-    );
+        : { connectTimeoutMs: parseInteger('--connect-timeout-ms', flags.connectTimeoutMs, { min: 1 }) }),
+    });
     warnImport(imported);
     if (!imported.servers.length)
       throw new ApiaryError('NETWORK', `no MCP server of ${flags.servers} could be imported`);

@@ -6,6 +6,7 @@ import { defaultPluginRegistry } from '../../plugins/index.js';
 import { buildHtmlReportFromFolders } from '../../reports/index.js';
 import { ApiaryError, NotFoundError, redactSecrets } from '../../shared/index.js';
 import { type AnyTask, defaultTaskRegistry, getTask } from '../../tasks/index.js';
+import { parseOutputPath } from '../options.js';
 import { printJson, terminalText } from '../output.js';
 
 /**
@@ -56,7 +57,15 @@ export async function reportRun(run: string, opts: { json?: boolean }): Promise<
     ...(def.passed ? { passed: def.passed } : {}),
   });
   const summaryFile = join(dirname(file), 'summary.json');
-  writeFileSync(summaryFile, `${redactSecrets(JSON.stringify(summary, null, 2))}\n`);
+  // the summary is printed either way: a run read from a read-only place is still reported
+  let unwritten: string | undefined;
+  try {
+    writeFileSync(summaryFile, `${redactSecrets(JSON.stringify(summary, null, 2))}\n`);
+  } catch (error) {
+    unwritten = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+  }
+  if (unwritten)
+    process.stderr.write(`note: ${summaryFile} not written (${unwritten}); the summary is printed only\n`);
   if (opts.json) {
     printJson(summary);
     return;
@@ -73,7 +82,7 @@ export async function reportRun(run: string, opts: { json?: boolean }): Promise<
   const missing = total - summary.records;
   if (missing > 0)
     process.stdout.write(`incomplete: ${missing} of ${total} samples not recorded; continue with --resume\n`);
-  process.stdout.write(`summary: ${summaryFile}\n`);
+  if (!unwritten) process.stdout.write(`summary: ${summaryFile}\n`);
 }
 
 /**
@@ -107,6 +116,7 @@ export function registerReportCommands(program: Command): void {
     .action(async (runs: string[], flags: { json?: boolean; html?: string }) => {
       if (flags.html) {
         if (flags.json) throw new ApiaryError('USAGE', '--html and --json exclude each other');
+        parseOutputPath('--html', flags.html); // before the runs are read (docs/errors.md)
         const out = await writeHtmlReport(runs, flags.html);
         process.stdout.write(`report: ${out}\n`);
         return;

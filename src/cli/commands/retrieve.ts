@@ -17,7 +17,7 @@ import {
   type TrainedModel,
 } from '../../retrieval/index.js';
 import { ApiaryError } from '../../shared/index.js';
-import { parseChoice, parseExistingFile, parseInteger, parseList } from '../options.js';
+import { parseChoice, parseExistingFile, parseInteger, parseList, parseOutputPath } from '../options.js';
 import { printJson } from '../output.js';
 import { retrievalDatasets, retrieveDescription } from '../plugin-help.js';
 import { cliPlugins } from '../program.js';
@@ -247,6 +247,7 @@ function registerRetrieveCommands(
       }) => {
         const catalogName = parseChoice('--catalog', flags.catalog, datasetNames());
         const served = parseChoice('--retriever', flags.retriever, [...INDEXED_KINDS]);
+        parseOutputPath('--out', flags.out); // before the models load and the index is built
         const denseModel =
           flags.model && DENSE_KINDS.has(served)
             ? loadDenseModel(parseExistingFile('--model', flags.model))

@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -128,6 +128,21 @@ describe('apiary eval <task> and apiary report', { timeout: 90_000 }, () => {
     expect(r.stdout).toMatch(/│ samples\s+│ 2\s+│/);
     // mm-0 and ss-0 of the bundled set, as the baseline answered them (official Succ 1 of 2)
     expect(r.stdout).toMatch(/Success \(Succ\)\s+50\.00\s+50\.00/);
+  });
+
+  it('reports a run whose folder takes no summary.json: printed, with a note, exit 0 (issue 27 A13)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'apiary-ro-run-'));
+    const copy = join(dir, 'results.jsonl');
+    copyFileSync(V1, copy);
+    // a folder in the way stands for a run folder that cannot be written (root ignores chmod)
+    mkdirSync(join(dir, 'summary.json'));
+    const r = await runInTempDir(['report', copy]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(
+      `note: ${join(dir, 'summary.json')} not written (EISDIR); the summary is printed only`,
+    );
+    expect(r.stdout).toMatch(/Success \(Succ\)\s+50\.00\s+50\.00/);
+    expect(r.stdout).not.toContain('summary: ');
   });
 
   it('refuses what it cannot do, with exit 2 and the reason', async () => {
