@@ -17,6 +17,12 @@ export {
   type ProposedToolCall,
   type RetryPolicy,
 } from './generate.js';
+// A GGUF file run in process on node-llama-cpp (`--model gguf:PATH`), as an AI SDK model
+export {
+  createLocalModel,
+  LocalLanguageModel,
+  type LocalModelOptions,
+} from './local/local-model.js';
 // apiary.config.json
 export { type ModelConfigFile, readModelConfigFile } from './model-config.js';
 // Why an attempt failed, and how long a server asked us to wait
