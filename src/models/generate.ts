@@ -57,7 +57,7 @@ export interface GenerateRequest {
   retry?: RetryPolicy;
   signal?: AbortSignal;
   /**
-   * A grammar the output must follow, sent as `providerOptions.apiary` (`{ grammar, constraintName }`):
+   * A grammar the output must follow, sent as `providerOptions.apiaryGrammar` (`{ grammar, constraintName }`):
    * a provider that can constrain decoding (the local GGUF one) applies it; any other ignores it.
    */
   constraint?: OutputConstraint;

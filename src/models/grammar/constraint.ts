@@ -11,8 +11,13 @@ export interface OutputConstraint {
   grammar: string;
 }
 
-/** The `providerOptions` key of a constraint: `{ apiary: { grammar, constraintName } }`. */
-export const CONSTRAINT_PROVIDER_KEY = 'apiary';
+/**
+ * The `providerOptions` key of a constraint: `{ apiaryGrammar: { grammar, constraintName } }`. Not
+ * `apiary`: the OpenAI-compatible provider of ../resolve-model.ts is named `apiary`, and such a
+ * provider copies `providerOptions[its name]` into the HTTP request body (OpenAI refuses unknown
+ * fields).
+ */
+export const CONSTRAINT_PROVIDER_KEY = 'apiaryGrammar';
 
 /** What a provider finds under `providerOptions[CONSTRAINT_PROVIDER_KEY]` (a type: JSON, as provider options are). */
 export type ConstraintProviderOptions = {

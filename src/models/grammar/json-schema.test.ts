@@ -1,7 +1,9 @@
 import { MockLanguageModelV3 } from 'ai/test';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startScriptedOpenAiServer } from '../../test/index.js';
 import { generate } from '../generate.js';
+import { resolveModelSetup } from '../resolve-model.js';
 import { type GrammarJudge, loadGrammarJudge } from './__fixtures__/llama-judge.js';
 import { CONSTRAINT_PROVIDER_KEY, readConstraint } from './constraint.js';
 import { integerRangeGbnf } from './integer-range.js';
@@ -394,7 +396,7 @@ describe('a constraint travels with generate()', () => {
       await generate({ model, messages: [{ role: 'user', content: 'hi' }], constraint }, { directTurns });
       await generate({ model, messages: [{ role: 'user', content: 'hi' }] }, { directTurns });
       expect(model.doGenerateCalls.map((c) => c.providerOptions)).toEqual([
-        { apiary: { grammar: 'root ::= "{}"\n', constraintName: 'json' } },
+        { apiaryGrammar: { grammar: 'root ::= "{}"\n', constraintName: 'json' } },
         undefined,
       ]);
       expect(readConstraint(model.doGenerateCalls[0]!.providerOptions)).toEqual({
@@ -403,4 +405,23 @@ describe('a constraint travels with generate()', () => {
       });
       expect(readConstraint(model.doGenerateCalls[1]!.providerOptions)).toBeUndefined();
     });
+
+  it('an OpenAI-compatible endpoint never receives it (the request body is as without a constraint)', async () => {
+    const server = await startScriptedOpenAiServer({ respond: () => 'ok' });
+    try {
+      const setup = resolveModelSetup({ baseURL: server.url, model: 'm' }, { env: {}, cwd: '/nonexistent' })!;
+      const constraint = { name: 'json', grammar: 'root ::= "{}"\n' };
+      for (const c of [constraint, undefined])
+        await generate({
+          model: setup.model,
+          messages: [{ role: 'user', content: 'hi' }],
+          ...(c ? { constraint: c } : {}),
+        });
+      const [withIt, without] = server.requests.map((r) => r.body);
+      expect(withIt).toEqual(without);
+      expect(Object.keys(withIt)).toEqual(['model', 'messages']);
+    } finally {
+      await server.close();
+    }
+  });
 });
