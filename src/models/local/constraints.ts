@@ -1,50 +1,38 @@
-import type { LoadedLocalModel } from './llama-runtime.js';
+import { jsonSchemaGrammar } from '../grammar/json-schema.js';
+import { parseToolCallOutput, toolCallGrammar } from '../grammar/tool-call.js';
 import type { OfferedTool } from './local-prompt.js';
 
-/** What a tool-call answer says: one call, a final answer, or text that is neither. */
-export type ToolCallAnswer =
-  | { kind: 'call'; name: string; input: unknown }
-  | { kind: 'final'; text: string }
-  | { kind: 'invalid'; text: string };
+/**
+ * Bounds that make every constrained output end: a random or weak model may never close a string
+ * or an array on its own. 128 is the longest bound the grammar builder spells out.
+ */
+const TERMINATING = { maxStringLength: 128, maxItems: 16 } as const;
 
-// Bridge until the grammar builder (src/models/grammar) lands: node-llama-cpp's JSON-schema grammar.
-function schemaGbnf(loaded: LoadedLocalModel, schema: unknown): string {
-  // biome-ignore lint/suspicious/noExplicitAny: the bridge hands any JSON Schema to node-llama-cpp
-  return new loaded.lib.LlamaJsonSchemaGrammar(loaded.llama, schema as any).grammar;
-}
+type Schema = Record<string, unknown>;
+const schemaOf = (x: unknown): Schema => (x && typeof x === 'object' ? (x as Schema) : {});
 
 /** GBNF of one `{"tool": name, "arguments": {...}}` object (or `{"final_answer": "..."}`). */
-export function toolCallGbnf(
-  loaded: LoadedLocalModel,
-  tools: readonly OfferedTool[],
-  allowFinalAnswer: boolean,
-): string {
-  const calls = tools.map((t) => ({
-    type: 'object',
-    properties: { tool: { const: t.name }, arguments: t.inputSchema },
-  }));
-  const final = { type: 'object', properties: { final_answer: { type: 'string' } } };
-  return schemaGbnf(loaded, { oneOf: [...calls, ...(allowFinalAnswer ? [final] : [])] });
+export function toolCallGbnf(tools: readonly OfferedTool[], allowFinalAnswer: boolean): string {
+  const specs = Object.fromEntries(
+    tools.map((t) => [
+      t.name,
+      { ...(t.description ? { description: t.description } : {}), inputSchema: schemaOf(t.inputSchema) },
+    ]),
+  );
+  return toolCallGrammar(specs, { ...TERMINATING, allowFinalAnswer });
 }
 
 /** GBNF of a JSON value that fits `schema` (any JSON object without one). */
-export function jsonSchemaGbnf(loaded: LoadedLocalModel, schema: unknown): string {
-  return schemaGbnf(loaded, schema ?? { type: 'object', additionalProperties: true });
+export function jsonSchemaGbnf(schema: unknown): string {
+  return jsonSchemaGrammar(schema === undefined ? { type: 'object' } : schemaOf(schema), TERMINATING);
 }
 
-/** Reads a tool-call answer; anything else is `invalid` (a format error the caller sees as text). */
-export function parseToolCallAnswer(text: string): ToolCallAnswer {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return { kind: 'invalid', text };
-  }
-  if (value && typeof value === 'object' && !Array.isArray(value)) {
-    const o = value as Record<string, unknown>;
-    if (typeof o.tool === 'string' && o.arguments && typeof o.arguments === 'object')
-      return { kind: 'call', name: o.tool, input: o.arguments };
-    if (typeof o.final_answer === 'string') return { kind: 'final', text: o.final_answer };
-  }
-  return { kind: 'invalid', text };
+/** A tool-call answer as content: one call, a final answer's text, or the raw text (a format error). */
+export function readToolCallAnswer(
+  text: string,
+): { kind: 'call'; name: string; input: unknown } | { kind: 'text'; text: string } {
+  const out = parseToolCallOutput(text);
+  if (out.kind === 'call') return { kind: 'call', name: out.toolName, input: out.input };
+  if (out.kind === 'answer') return { kind: 'text', text: out.text };
+  return { kind: 'text', text };
 }

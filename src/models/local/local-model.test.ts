@@ -170,16 +170,15 @@ describe('LocalLanguageModel on the tiny random model', { timeout: 60_000 }, () 
     expect(toolCallText('book', { city: 'Paris' })).toBe('{"tool":"book","arguments":{"city":"Paris"}}');
   });
 
-  it('a grammar sent in providerOptions.apiary.grammar is the only output possible', async () => {
-    const model = createLocalModel(settings);
-    const result = await model.doGenerate({
-      prompt: [{ role: 'user', content: [{ type: 'text', text: 'yes or no?' }] }],
-      maxOutputTokens: 20,
-      providerOptions: { apiary: { grammar: 'root ::= "yes" | "no"', constraintName: 'yes-no' } },
+  it('a grammar sent as generate({ constraint }) is the only output possible', async () => {
+    const out = await generate({
+      model: createLocalModel(settings),
+      messages: [{ role: 'user', content: 'yes or no?' }],
+      constraint: { name: 'yes-no', grammar: 'root ::= "yes" | "no"' },
+      settings: { maxOutputTokens: 20 },
     });
-    expect(result.content).toHaveLength(1);
-    expect(['yes', 'no']).toContain((result.content[0] as { text: string }).text);
-    expect(result.finishReason.unified).toBe('stop');
+    expect(['yes', 'no']).toContain(out.text);
+    expect(out.finishReason).toBe('stop');
   });
 
   it('a JSON response format is decoded under its schema', async () => {

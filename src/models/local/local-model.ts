@@ -1,6 +1,7 @@
 import { basename } from 'node:path';
+import { readConstraint } from '../grammar/constraint.js';
 import type { LanguageModelV3 } from '../sampling.js';
-import { jsonSchemaGbnf, parseToolCallAnswer, toolCallGbnf } from './constraints.js';
+import { jsonSchemaGbnf, readToolCallAnswer, toolCallGbnf } from './constraints.js';
 import { type LoadedLocalModel, type LocalModelSettings, loadLocalModel } from './llama-runtime.js';
 import {
   type ChatTurn,
@@ -22,7 +23,7 @@ const GGUF_PREFIX = 'gguf:';
 export interface LocalModelOptions extends LocalModelSettings {
   /**
    * Grammar-constrained decoding (default true): tool calls, JSON response formats and the
-   * grammars protocols send (`providerOptions.apiary.grammar`). `false` turns every grammar off,
+   * grammars protocols send (`generate({ constraint })`, i.e. `providerOptions.apiaryGrammar`). `false` turns every grammar off,
    * so the format errors a model makes on its own show.
    */
   constrain?: boolean;
@@ -40,19 +41,11 @@ interface Decoding {
   instructions?: string;
 }
 
-function apiaryOptions(options: CallOptions): { grammar?: string; constraintName?: string } {
-  const o = options.providerOptions?.apiary as Record<string, unknown> | undefined;
-  return {
-    ...(typeof o?.grammar === 'string' ? { grammar: o.grammar } : {}),
-    ...(typeof o?.constraintName === 'string' ? { constraintName: o.constraintName } : {}),
-  };
-}
-
-function decodingOf(options: CallOptions, loaded: LoadedLocalModel, constrain: boolean): Decoding {
-  const own = apiaryOptions(options);
+function decodingOf(options: CallOptions, constrain: boolean): Decoding {
+  const own = readConstraint(options.providerOptions);
   const offered = (options.tools ?? []).filter((t) => t.type === 'function');
   const choice = options.toolChoice ?? { type: 'auto' };
-  if (own.grammar !== undefined) return constrain ? { gbnf: own.grammar } : {};
+  if (own !== undefined) return constrain ? { gbnf: own.grammar } : {};
   if (offered.length && choice.type !== 'none') {
     const tools: OfferedTool[] = (
       choice.type === 'tool' ? offered.filter((t) => t.name === choice.toolName) : offered
@@ -65,11 +58,11 @@ function decodingOf(options: CallOptions, loaded: LoadedLocalModel, constrain: b
     return {
       tools,
       instructions: toolInstructions(tools, allowFinal),
-      ...(constrain ? { gbnf: toolCallGbnf(loaded, tools, allowFinal) } : {}),
+      ...(constrain ? { gbnf: toolCallGbnf(tools, allowFinal) } : {}),
     };
   }
   if (options.responseFormat?.type === 'json')
-    return constrain ? { gbnf: jsonSchemaGbnf(loaded, options.responseFormat.schema) } : {};
+    return constrain ? { gbnf: jsonSchemaGbnf(options.responseFormat.schema) } : {};
   return {};
 }
 
@@ -121,7 +114,7 @@ export class LocalLanguageModel implements LanguageModelV3 {
   async doGenerate(options: CallOptions): Promise<GenerateResult> {
     const loaded = await this.load();
     const constrain = this.options.constrain !== false;
-    const decoding = decodingOf(options, loaded, constrain);
+    const decoding = decodingOf(options, constrain);
     const turns = chatTurns(options.prompt, decoding.instructions);
     const prompt = promptText(loaded, turns);
     const grammar = decoding.gbnf !== undefined ? await loaded.grammar(decoding.gbnf) : undefined;
@@ -156,7 +149,7 @@ export class LocalLanguageModel implements LanguageModelV3 {
     const content: Content[] = [];
     let finish: GenerateResult['finishReason']['unified'] = stopReason === 'maxTokens' ? 'length' : 'stop';
     if (decoding.tools) {
-      const answer = parseToolCallAnswer(response);
+      const answer = readToolCallAnswer(response);
       if (answer.kind === 'call') {
         content.push({
           type: 'tool-call',
