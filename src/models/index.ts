@@ -43,6 +43,8 @@ export {
   LocalLanguageModel,
   type LocalModelOptions,
 } from './local/local-model.js';
+// A local model served as an OpenAI-compatible endpoint (`apiary model serve`)
+export { type ModelServer, QUEUE_DEPTH_HEADER, startModelServer } from './local/serve.js';
 // apiary.config.json
 export { type ModelConfigFile, readModelConfigFile } from './model-config.js';
 // Why an attempt failed, and how long a server asked us to wait
