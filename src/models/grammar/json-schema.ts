@@ -142,6 +142,70 @@ export class JsonGrammarBuilder {
     return alternatives.length === 1 ? alternatives[0]! : this.rules.rule(hint, alternatives.join(' | '));
   }
 
+  /**
+   * The text of a scalar value as a text format writes it, without JSON's quotes or escapes (plan
+   * lines quote with `'`, ReAct writes a line): strings per `pattern` / `format` / length (never
+   * holding a character of `excluded`, a control character, `"` or `\\`), enums and consts as
+   * their text, numbers, integers and booleans as in JSON. Objects and arrays are any text.
+   */
+  plainText(schema: unknown, hint: string, opts: { excluded?: string } = {}): string {
+    const anyText = () => this.text(`${hint}-text`, { excluded: `"\\${opts.excluded ?? ''}` });
+    if (!isSchema(schema)) return anyText();
+    const s = typeof schema.$ref === 'string' ? this.resolve(schema.$ref, hint) : schema;
+    if (!isSchema(s)) return anyText();
+    const textOf = (v: unknown) => gbnfLiteral(typeof v === 'string' ? v : JSON.stringify(v));
+    if ('const' in s) return this.rules.rule(hint, textOf(s.const));
+    if (Array.isArray(s.enum) && s.enum.length > 0)
+      return this.rules.rule(hint, s.enum.map(textOf).join(' | '));
+    const branches = Array.isArray(s.anyOf) ? s.anyOf : Array.isArray(s.oneOf) ? s.oneOf : undefined;
+    if (branches)
+      return this.rules.rule(
+        hint,
+        branches.map((b, i) => this.plainText(b, `${hint}-${i}`, opts)).join(' | '),
+      );
+    const type = typeof s.type === 'string' ? s.type : Array.isArray(s.type) ? s.type[0] : undefined;
+    if (type === 'integer' || type === 'number' || type === 'boolean' || type === 'null')
+      return this.typed(type, s, hint);
+    if (type !== 'string') return anyText();
+    const pattern = this.patternOf(s);
+    if (pattern !== undefined) {
+      const body = this.patternBody(pattern, hint);
+      if (body !== undefined) return this.rules.rule(hint, body);
+    }
+    const min = this.bound(num(s.minLength), 0, 'minLength', hint) ?? 0;
+    const max = this.bound(num(s.maxLength), this.options.maxStringLength, 'maxLength', hint);
+    return this.text(hint, {
+      excluded: `"\\${opts.excluded ?? ''}`,
+      minLength: min,
+      ...(max === undefined ? {} : { maxLength: Math.max(min, max) }),
+    });
+  }
+
+  private patternOf(s: Schema): string | undefined {
+    return typeof s.pattern === 'string'
+      ? s.pattern
+      : typeof s.format === 'string'
+        ? FORMAT_PATTERNS[s.format]
+        : undefined;
+  }
+
+  /** The GBNF of a pattern's characters, or undefined (and a note) when it is outside the subset. */
+  private patternBody(pattern: string, hint: string): string | undefined {
+    try {
+      const maxRepeat = this.options.maxStringLength;
+      return patternGbnf(
+        pattern,
+        maxRepeat === undefined ? {} : { maxRepeat: Math.min(maxRepeat, MAX_PATTERN_REPEAT) },
+      );
+    } catch (err) {
+      if (!(err instanceof UnsupportedPattern)) throw err;
+      this.note(
+        `${hint}: pattern ${JSON.stringify(pattern)} is outside the supported subset (${err.message}): any string is allowed`,
+      );
+      return undefined;
+    }
+  }
+
   private mergeAll(base: Schema, parts: unknown[], hint: string): Schema {
     this.note(`${hint}: allOf is merged shallowly (properties, required, the rest of the last part wins)`);
     const merged: Schema = { ...base };
@@ -214,27 +278,13 @@ export class JsonGrammarBuilder {
   }
 
   private string(s: Schema, hint: string): string {
-    const pattern =
-      typeof s.pattern === 'string'
-        ? s.pattern
-        : typeof s.format === 'string'
-          ? FORMAT_PATTERNS[s.format]
-          : undefined;
+    const pattern = this.patternOf(s);
     if (pattern !== undefined) {
-      try {
-        const maxRepeat = this.options.maxStringLength;
-        const body = patternGbnf(
-          pattern,
-          maxRepeat === undefined ? {} : { maxRepeat: Math.min(maxRepeat, MAX_PATTERN_REPEAT) },
-        );
+      const body = this.patternBody(pattern, hint);
+      if (body !== undefined) {
         if (s.minLength !== undefined || s.maxLength !== undefined)
           this.note(`${hint}: minLength/maxLength are not enforced together with a pattern`);
         return this.rules.rule(hint, `"\\"" ${body} "\\""`);
-      } catch (err) {
-        if (!(err instanceof UnsupportedPattern)) throw err;
-        this.note(
-          `${hint}: pattern ${JSON.stringify(pattern)} is outside the supported subset (${err.message}): any string is allowed`,
-        );
       }
     }
     const min = this.bound(num(s.minLength), 0, 'minLength', hint) ?? 0;
