@@ -27,12 +27,30 @@ export function jsonSchemaGbnf(schema: unknown): string {
   return jsonSchemaGrammar(schema === undefined ? { type: 'object' } : schemaOf(schema), TERMINATING);
 }
 
-/** A tool-call answer as content: one call, a final answer's text, or the raw text (a format error). */
+function unescaped(jsonStringBody: string): string {
+  try {
+    return JSON.parse(`"${jsonStringBody}"`) as string;
+  } catch {
+    return jsonStringBody;
+  }
+}
+
+/** A call cut off by the token limit: it starts as a call, its name or arguments unfinished. */
+const CUT_CALL = /^\s*\{\s*"tool"\s*:\s*"((?:[^"\\]|\\.)*)"?\s*,?\s*(?:"arguments"\s*:\s*)?([\s\S]*)$/;
+
+/**
+ * A tool-call answer as content: one call (arguments as JSON text), a final answer's text, or the
+ * raw text. A call the token limit cut off stays a call with its unfinished arguments, so the
+ * caller sees a call it cannot decode (a counted decode failure) rather than a final answer.
+ */
 export function readToolCallAnswer(
   text: string,
-): { kind: 'call'; name: string; input: unknown } | { kind: 'text'; text: string } {
+): { kind: 'call'; name: string; inputText: string } | { kind: 'text'; text: string } {
   const out = parseToolCallOutput(text);
-  if (out.kind === 'call') return { kind: 'call', name: out.toolName, input: out.input };
+  if (out.kind === 'call') return { kind: 'call', name: out.toolName, inputText: JSON.stringify(out.input) };
   if (out.kind === 'answer') return { kind: 'text', text: out.text };
+  const cut = CUT_CALL.exec(text);
+  // empty arguments would read as `{}`, a valid call: the whole unfinished text keeps it undecodable
+  if (cut) return { kind: 'call', name: unescaped(cut[1]!), inputText: cut[2] || text };
   return { kind: 'text', text };
 }

@@ -139,6 +139,21 @@ describe('LocalLanguageModel on the tiny random model', { timeout: 60_000 }, () 
     expect(out.usage.outputTokens).toBe(40);
   });
 
+  it('a call cut off by the token limit stays a call the caller cannot decode (not a final answer)', async () => {
+    const out = await generate({
+      model: createLocalModel(settings),
+      messages: [{ role: 'user', content: 'Book a table for two in Rome' }],
+      tools: BOOK,
+      settings: { temperature: 0, maxOutputTokens: 12 },
+    });
+    expect(out.finishReason).toBe('length');
+    expect(out.toolCalls).toHaveLength(1);
+    expect(out.toolCalls[0]!.name).toBe('book');
+    expect(out.toolCalls[0]!.inputText).toBe('{ "tool": "book');
+    expect(out.toolCalls[0]!.invalid).toContain('JSON parsing failed');
+    expect(out.text).toBe('');
+  });
+
   it('a required tool choice allows no final answer; an earlier call is shown in the same format', async () => {
     const out = await generate({
       model: createLocalModel(settings),

@@ -155,9 +155,9 @@ export class LocalLanguageModel implements LanguageModelV3 {
           type: 'tool-call',
           toolCallId: `local-${++callCounter}`,
           toolName: answer.name,
-          input: JSON.stringify(answer.input),
+          input: answer.inputText,
         });
-        finish = 'tool-calls';
+        if (finish !== 'length') finish = 'tool-calls';
       } else content.push({ type: 'text', text: answer.text });
     } else content.push({ type: 'text', text: response });
     return {
