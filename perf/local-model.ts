@@ -9,7 +9,7 @@
  * of it. Direct calls (N seeded generations, temperature 0.8): native tool calls (one of two tools,
  * arguments validated with Ajv against the tool's schema) and a JSON response format (Ajv). Whole
  * evals (`evaluate`, task defaults, first sample per category): AppBench flat plan lines (format
- * error rate), GTA step ReAct (tool-call errors / tool calls), ShortcutsBench JSON actions (replies
+ * error rate), GTA step ReAct (replies Lagent's parser refuses / replies), ShortcutsBench JSON actions (replies
  * traced as json_error / replies). Each model call is timed from the caller.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -41,7 +41,7 @@ console.log(
 let t = performance.now();
 const loaded = await createLocalModel({ path, threads }).load();
 console.log(
-  `load: ${fmt(performance.now() - t, 0)} ms (model + context ${loaded.loadMs} ms, context ${loaded.settings.contextSize} tokens)`,
+  `load: ${fmt(performance.now() - t, 0)} ms (node-llama-cpp's binding, the weights, a ${loaded.settings.contextSize}-token context)`,
 );
 const model = (constrain: boolean) => createLocalModel({ path, threads, constrain });
 
@@ -185,8 +185,14 @@ for (const constrain of [true, false]) {
     model: local(constrain),
     limit: 1,
   });
-  const step = (gta.result.summary as { report: { step: { toolCall: number; toolCallError: number } } })
-    .report.step;
+  // Lagent's parser answers a reply it cannot read with "Please follow the format"
+  const gtaReplies = lines(gta.outDir).flatMap(
+    (r) =>
+      JSON.parse((r.output as { predictionJson: string }).predictionJson) as Array<{
+        error?: { msg?: string };
+      }>,
+  );
+  const gtaFormat = gtaReplies.filter((m) => m.error?.msg === 'Please follow the format').length;
   const sc = await run(`shortcuts-${on}`, {
     task: 'shortcuts',
     taskOptions: { levels: [1] },
@@ -201,7 +207,7 @@ for (const constrain of [true, false]) {
   const jsonErrors = replies.filter((x) => x.state === 'json_error').length;
   console.log(
     `constraints ${on}: AppBench flat ${fmt(100 * rate)}% format errors (${flat.result.summary.records} samples, ${fmt(flat.ms / 1000)} s); ` +
-      `GTA step ${step.toolCallError}/${step.toolCall} tool-call errors (${fmt(gta.ms / 1000)} s); ` +
+      `GTA step ReAct ${gtaFormat}/${gtaReplies.length} format errors (${fmt(gta.ms / 1000)} s); ` +
       `ShortcutsBench ${jsonErrors}/${replies.length} JSON-action errors (${fmt(sc.ms / 1000)} s)`,
   );
 }

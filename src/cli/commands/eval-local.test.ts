@@ -34,6 +34,14 @@ const eventsOf = (out: string) =>
     .filter((r) => r.events)
     .map((r) => r.events!);
 
+const outputsOf = (out: string) =>
+  readFileSync(join(out, 'results.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { output?: unknown })
+    .filter((r) => r.output)
+    .map((r) => r.output);
+
 async function evalLocal(name: string, args: string[]) {
   const out = join(dir, name);
   const r = await runCliInProcess(['eval', ...args, ...LOCAL, '--out', out]);
@@ -94,34 +102,54 @@ describe('apiary eval --model gguf:PATH', { timeout: 120_000 }, () => {
     expect(eventsOf(off.out)[0]!.map((e) => e.type)).toEqual(['turn', 'stop']);
   });
 
-  it('gta --mode step and shortcuts run to the end on their fixtures', async () => {
-    const gta = await evalLocal('gta-step', [
-      'gta',
-      '--mode',
-      'step',
-      '--data',
-      join(ROOT, 'src', 'benchmarks', 'gta', '__fixtures__', 'data'),
-      '--limit',
-      '1',
-      '--max-tokens',
-      '64',
-    ]);
-    expect([gta.summary.records, gta.summary.errors]).toEqual([3, 0]);
-    expect(gta.summary.modelCalls).toBeGreaterThan(0);
-    const shortcuts = await evalLocal('shortcuts', [
-      'shortcuts',
-      '--data',
-      join(ROOT, 'src', 'benchmarks', 'shortcutsbench', '__fixtures__', 'authored'),
-      '--levels',
-      '1',
-      '--limit',
-      '1',
-      '--max-tokens',
-      '64',
-    ]);
-    expect([shortcuts.summary.records, shortcuts.summary.errors, shortcuts.summary.modelCalls]).toEqual([
-      1, 0, 1,
-    ]);
+  it('gta --mode step: no ReAct reply Lagent refuses under the grammar; with --constrain off every one', async () => {
+    const gta = (name: string, extra: string[]) =>
+      evalLocal(name, [
+        'gta',
+        '--mode',
+        'step',
+        '--data',
+        join(ROOT, 'src', 'benchmarks', 'gta', '__fixtures__', 'data'),
+        '--limit',
+        '1',
+        ...extra,
+      ]);
+    const refused = (out: string) => {
+      const replies = outputsOf(out).flatMap(
+        (o) =>
+          JSON.parse((o as { predictionJson: string }).predictionJson) as Array<{ error?: { msg?: string } }>,
+      );
+      return [replies.filter((m) => m.error?.msg === 'Please follow the format').length, replies.length];
+    };
+    const on = await gta('gta-on', []);
+    expect([on.summary.records, on.summary.errors]).toEqual([3, 0]);
+    expect(refused(on.out)).toEqual([0, 7]);
+    // (the task's token limit for the grammar, which ends each reply; noise is cut at 128)
+    const off = await gta('gta-off', ['--constrain', 'off', '--max-tokens', '128']);
+    expect(refused(off.out)).toEqual([7, 7]);
+  });
+
+  it('shortcuts: JSON actions parse under the grammar; with --constrain off none does', async () => {
+    const shortcuts = (name: string, extra: string[]) =>
+      evalLocal(name, [
+        'shortcuts',
+        '--data',
+        join(ROOT, 'src', 'benchmarks', 'shortcutsbench', '__fixtures__', 'authored'),
+        '--levels',
+        '1',
+        '--limit',
+        '2',
+        ...extra,
+      ]);
+    const states = (out: string) =>
+      outputsOf(out).flatMap((o) =>
+        ((o as { trace: Array<{ state: string }> }).trace ?? []).map((t) => t.state),
+      );
+    const on = await shortcuts('shortcuts-on', []);
+    expect([on.summary.records, on.summary.errors, on.summary.modelCalls]).toEqual([2, 0, 2]);
+    expect(states(on.out).filter((s) => s === 'json_error')).toEqual([]);
+    const off = await shortcuts('shortcuts-off', ['--constrain', 'off', '--max-tokens', '128']);
+    expect(states(off.out)).toEqual(['json_error', 'json_error']);
   });
 });
 
