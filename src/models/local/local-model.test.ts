@@ -6,6 +6,7 @@ import { ApiaryError } from '../../shared/index.js';
 import { writeTinyGguf } from '../../test/index.js';
 import { generate } from '../generate.js';
 import { resolveModelSetup } from '../resolve-model.js';
+import { createResponseCache } from '../response-cache.js';
 import { checkGgufFile, createSerialQueue } from './llama-runtime.js';
 import { createLocalModel, LocalLanguageModel } from './local-model.js';
 import { toolCallText } from './local-prompt.js';
@@ -208,6 +209,26 @@ describe('LocalLanguageModel on the tiny random model', { timeout: 60_000 }, () 
     });
     const text = (result.content[0] as { text: string }).text;
     expect(['red', 'blue']).toContain(JSON.parse(text).colour);
+  });
+
+  it('the response cache keeps constrained and free answers, and files of one name, apart', async () => {
+    const cache = createResponseCache({ dir: mkdtempSync(join(tmpdir(), 'apiary-local-cache-')) });
+    const ask = (options: Parameters<typeof createLocalModel>[0]) =>
+      generate({
+        model: cache.wrap(createLocalModel(options)),
+        messages: [{ role: 'user', content: 'hi' }],
+        settings: { temperature: 0, maxOutputTokens: 5 },
+      });
+    const other = join(mkdtempSync(join(tmpdir(), 'apiary-local-other-')), 'tiny.gguf');
+    writeTinyGguf(other, { seed: 1 });
+    await ask(settings);
+    await ask(settings);
+    await ask({ ...settings, constrain: false });
+    await ask({ ...settings, path: other });
+    expect(cache.stats).toMatchObject({ hits: 1, misses: 3, writes: 3 });
+    expect(createLocalModel({ path: tiny, constrain: false }).provider).toBe(
+      `apiary.local(${tiny})+unconstrained`,
+    );
   });
 
   it('an aborted signal stops the call with its reason', async () => {

@@ -95,7 +95,12 @@ let callCounter = 0;
  */
 export class LocalLanguageModel implements LanguageModelV3 {
   readonly specificationVersion = 'v3' as const;
-  readonly provider = 'apiary.local';
+  /**
+   * `apiary.local(<absolute path>)`, `+unconstrained` with grammars off: the response cache keys on
+   * provider and model id, and neither two files of one name nor a constrained and a free answer
+   * may share an entry.
+   */
+  readonly provider: string;
   readonly modelId: string;
   readonly supportedUrls = {};
   private readonly options: LocalModelOptions;
@@ -103,6 +108,7 @@ export class LocalLanguageModel implements LanguageModelV3 {
   constructor(options: LocalModelOptions) {
     this.options = options;
     this.modelId = `${GGUF_PREFIX}${basename(options.path)}`;
+    this.provider = `apiary.local(${options.path})${options.constrain === false ? '+unconstrained' : ''}`;
   }
 
   /** Loads the file (once per process): a bad file or a missing node-llama-cpp throws here. */
