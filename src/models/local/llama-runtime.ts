@@ -4,18 +4,7 @@ import { availableParallelism } from 'node:os';
 // `apiary --help` and endpoint runs never load it.
 import type * as NodeLlamaCpp from 'node-llama-cpp';
 import { ApiaryError } from '../../shared/index.js';
-
-/** How a GGUF file is loaded: llama.cpp's own names (`--threads`, `--ctx-size`, `--gpu-layers`). */
-export interface LocalModelSettings {
-  /** Absolute path of the GGUF file. */
-  path: string;
-  /** CPU threads (default: the core count; node-llama-cpp's default of 4 on 2 cores ran 10–50× slower). */
-  threads?: number;
-  /** Context size in tokens (default 4096, capped by what the model declares). */
-  contextSize?: number;
-  /** Layers offloaded to a GPU (default 0: the CPU build never needs a GPU). */
-  gpuLayers?: number;
-}
+import type { LocalModelSettings, SerialQueue } from './local-settings.js';
 
 const INSTALL_COMMAND = 'npm install node-llama-cpp';
 
@@ -23,14 +12,6 @@ type Llama = NodeLlamaCpp.Llama;
 type LlamaModel = NodeLlamaCpp.LlamaModel;
 type LlamaContext = NodeLlamaCpp.LlamaContext;
 type LlamaGrammar = NodeLlamaCpp.LlamaGrammar;
-
-/** One request at a time per context sequence (llama.cpp contexts are not re-entrant): a FIFO. */
-export interface SerialQueue {
-  /** Runs `job` once every job queued before it has finished; `signal` drops it while it waits. */
-  run<T>(job: () => Promise<T>, signal?: AbortSignal): Promise<T>;
-  /** Jobs waiting or running. */
-  readonly depth: number;
-}
 
 export function createSerialQueue(): SerialQueue {
   let tail: Promise<unknown> = Promise.resolve();

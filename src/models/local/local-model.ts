@@ -2,7 +2,7 @@ import { basename } from 'node:path';
 import { readConstraint } from '../grammar/constraint.js';
 import type { LanguageModelV3 } from '../sampling.js';
 import { jsonSchemaGbnf, readToolCallAnswer, toolCallGbnf } from './constraints.js';
-import { type LoadedLocalModel, type LocalModelSettings, loadLocalModel } from './llama-runtime.js';
+import { type LoadedLocalModel, loadLocalModel } from './llama-runtime.js';
 import {
   type ChatTurn,
   chatTurns,
@@ -10,6 +10,7 @@ import {
   plainPromptText,
   toolInstructions,
 } from './local-prompt.js';
+import type { LoadedModelInfo, LocalModelSettings } from './local-settings.js';
 
 type CallOptions = Parameters<LanguageModelV3['doGenerate']>[0];
 type GenerateResult = Awaited<ReturnType<LanguageModelV3['doGenerate']>>;
@@ -112,13 +113,17 @@ export class LocalLanguageModel implements LanguageModelV3 {
   }
 
   /** Loads the file (once per process): a bad file or a missing node-llama-cpp throws here. */
-  load(): Promise<LoadedLocalModel> {
+  load(): Promise<LoadedModelInfo> {
+    return this.loaded();
+  }
+
+  private loaded(): Promise<LoadedLocalModel> {
     const { constrain: _, ...settings } = this.options;
     return loadLocalModel(settings);
   }
 
   async doGenerate(options: CallOptions): Promise<GenerateResult> {
-    const loaded = await this.load();
+    const loaded = await this.loaded();
     const constrain = this.options.constrain !== false;
     const decoding = decodingOf(options, constrain);
     const turns = chatTurns(options.prompt, decoding.instructions);
