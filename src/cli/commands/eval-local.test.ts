@@ -174,6 +174,24 @@ describe('apiary ask --model gguf:PATH', { timeout: 120_000 }, () => {
     expect(typeof result.calls[0]!.args).toBe('object');
   });
 
+  it('model serve takes only gguf:PATH; the local flags only a gguf: model', async () => {
+    const serve = await runCliInProcess(['model', 'serve', 'qwen2.5-7b']);
+    expect([serve.code, serve.stderr.trim()]).toEqual([
+      2,
+      'error [USAGE] apiary model serve serves a local GGUF file: pass gguf:PATH (got "qwen2.5-7b")',
+    ]);
+    const flags = await runCliInProcess(['eval', ...APPBENCH_SS, '--threads', '2']);
+    expect([flags.code, flags.stderr.trim()]).toEqual([
+      2,
+      'error [USAGE] --threads, --ctx-size, --gpu-layers and --constrain apply to local models (--model gguf:PATH), not to a run without a model',
+    ]);
+    const constrain = await runCliInProcess(['eval', ...APPBENCH_SS, ...LOCAL, '--constrain', 'maybe']);
+    expect([constrain.code, constrain.stderr.trim()]).toEqual([
+      2,
+      'error [USAGE] --constrain must be one of on | off (got "maybe")',
+    ]);
+  });
+
   it('a file that is not a GGUF model stops before anything runs, naming the file', async () => {
     const text = join(dir, 'notes.gguf');
     writeFileSync(text, 'hello world\n');
