@@ -16,7 +16,9 @@ export function flatAgent(opts: LlmAgentOptions = {}): PlanningAgent {
       const system = planPrompt(renderAppApiList(ctx.catalog), request.currentDate);
       const demos = opts.demos ? await opts.demos(request.instruction) : [];
       const trace = outputAgentTrace(ctx.trace);
-      const r = await runSingleTurn(agentTurns(opts, ctx), planLinesProtocol({ system }), {
+      const constraint = opts.planConstraint?.(ctx.catalog);
+      const protocol = planLinesProtocol({ system, ...(constraint ? { constraint } : {}) });
+      const r = await runSingleTurn(agentTurns(opts, ctx), protocol, {
         instruction: request.instruction,
         history: demoTurns(demos),
         ...(ctx.signal ? { signal: ctx.signal } : {}),

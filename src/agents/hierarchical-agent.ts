@@ -88,7 +88,9 @@ export function hierarchicalAgent(opts: HierarchicalAgentOptions = {}): Planning
 
       const system = planPrompt(renderAppApiList(catalog, selected), request.currentDate);
       const demos = opts.demos ? await opts.demos(request.instruction) : [];
-      const out = await runSingleTurn(turn, planLinesProtocol({ system }), {
+      const constraint = opts.planConstraint?.(catalog, selected);
+      const protocol = planLinesProtocol({ system, ...(constraint ? { constraint } : {}) });
+      const out = await runSingleTurn(turn, protocol, {
         instruction: request.instruction,
         history: demoTurns(demos),
         ...signal,

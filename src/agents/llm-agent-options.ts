@@ -1,5 +1,6 @@
 import type { LanguageModel, ModelMessage } from 'ai';
-import type { SamplingSettings } from '../models/index.js';
+import type { Catalog } from '../catalog/index.js';
+import type { OutputConstraint, SamplingSettings } from '../models/index.js';
 import type { AgentDemo } from '../retrieval/index.js';
 import { ApiaryError } from '../shared/index.js';
 import type { AgentTraceSink } from './runtime/agent-trace.js';
@@ -24,6 +25,11 @@ export interface LlmAgentOptions {
   baseDelayMs?: number;
   /** k-shot demonstrations for an instruction (never the instruction itself). */
   demos?: (instruction: string) => Promise<AgentDemo[]>;
+  /**
+   * The grammar a plan reply is generated under, given the catalog and the Apps offered (all when
+   * undefined): the benchmark's plan-line grammar (AppBench: `planLineConstraint`). None by default.
+   */
+  planConstraint?: (catalog: Catalog, apps?: readonly string[]) => OutputConstraint | undefined;
   /** Injected sleep for the retry loop (tests). */
   deps?: { sleep?: (ms: number, signal?: AbortSignal) => Promise<void> };
 }

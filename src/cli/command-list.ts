@@ -107,6 +107,12 @@ export function coreCommands(plugins: readonly BenchmarkPlugin[]): CommandEntry[
       register: async () => (await import('./commands/mcp.js')).registerMcpCommands,
     },
     {
+      name: 'model',
+      usage: '',
+      description: 'local models: serve a GGUF file as an OpenAI-compatible endpoint',
+      register: async () => (await import('./commands/model.js')).registerModelCommands,
+    },
+    {
       name: 'tools',
       usage: '',
       description: toolsDescription(plugins),

@@ -1,7 +1,12 @@
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import type { LanguageModel } from 'ai';
-import { checkModelEndpoint, type ResponseCache, type ResponseCacheStats } from '../models/index.js';
+import {
+  checkModelEndpoint,
+  createLocalModel,
+  type ResponseCache,
+  type ResponseCacheStats,
+} from '../models/index.js';
 import { defaultPluginRegistry } from '../plugins/index.js';
 import { ApiaryError } from '../shared/index.js';
 import type { AnyTask, TaskDefinition } from '../tasks/index.js';
@@ -94,6 +99,7 @@ const endpointOf = (recipe: TaskRecipe) => (recipe.model?.kind === 'endpoint' ? 
 function specModel(recipe: TaskRecipe, live?: LanguageModel): RunSpec['model'] {
   const m = recipe.model;
   if (m?.kind === 'endpoint') return { id: m.modelId, baseUrl: m.baseURL };
+  if (m?.kind === 'local') return { id: `gguf:${basename(m.path)}`, baseUrl: `gguf:${m.path}` };
   if (m?.kind === 'module') return { id: m.export ?? 'createModel', baseUrl: m.module };
   if (live) return { id: typeof live === 'string' ? live : live.modelId, baseUrl: null };
   return null;
@@ -127,7 +133,7 @@ function recipeForWorkers(resolved: ResolvedRecipe, opts: EvaluateOptions, outDi
   const module = owner ? plugins.moduleOf(owner.name) : undefined;
   const modules = [...(recipe.plugins ?? []), ...(module ? [module] : [])];
   const model =
-    recipe.model?.kind === 'endpoint' && opts.cache
+    (recipe.model?.kind === 'endpoint' || recipe.model?.kind === 'local') && opts.cache
       ? { ...recipe.model, cacheDir: opts.cache.dir }
       : recipe.model;
   return {
@@ -196,6 +202,8 @@ export async function evaluate<R = unknown>(
       modelId: endpoint.modelId,
       ...(endpoint.apiKey ? { apiKey: endpoint.apiKey } : {}),
     });
+  // a local model has no endpoint: it is loaded here once, so a bad file stops the run the same way
+  if (recipe.model?.kind === 'local' && options.checkEndpoint) await createLocalModel(recipe.model).load();
 
   const model = specModel(recipe, liveModel);
   const { outDir, created } = runFolder(options, runFolderPrefix(def.name, solverName, model?.id ?? null));

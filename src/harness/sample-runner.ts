@@ -2,6 +2,7 @@ import type { LanguageModel } from 'ai';
 import { z } from 'zod';
 import { type AgentTraceEvent, memoryAgentTrace } from '../agents/index.js';
 import {
+  createLocalModel,
   createResponseCache,
   isConnectionFailure,
   isInfrastructureFailure,
@@ -32,7 +33,8 @@ import { importPluginModule } from './plugin-modules.js';
 
 /**
  * How a thread (or, later, a process on another machine) that holds no live objects rebuilds the
- * model of a run. `endpoint`: an OpenAI-compatible server, as `apiary eval` resolves one. `module`:
+ * model of a run. `endpoint`: an OpenAI-compatible server, as `apiary eval` resolves one. `local`: a
+ * GGUF file each thread loads once (`--model gguf:PATH`). `module`:
  * a module whose export (default `createModel`) is called with `options` and returns the model —
  * for scripted test and benchmark models, which are closures and cannot cross a thread.
  */
@@ -44,6 +46,17 @@ export const ModelRecipeSchema = z.discriminatedUnion('kind', [
     /** The key itself: passed between threads of one process, never written to disk. */
     apiKey: z.string().optional(),
     /** Response cache folder (`--cache`), when the run uses one. */
+    cacheDir: z.string().optional(),
+  }),
+  z.object({
+    kind: z.literal('local'),
+    /** Absolute path of the GGUF file, run in process on node-llama-cpp (`--model gguf:PATH`). */
+    path: z.string().min(1),
+    threads: z.number().int().min(1).optional(),
+    contextSize: z.number().int().min(1).optional(),
+    gpuLayers: z.number().int().min(0).optional(),
+    /** Grammar-constrained decoding (default on). */
+    constrain: z.boolean().optional(),
     cacheDir: z.string().optional(),
   }),
   z.object({
@@ -257,6 +270,13 @@ async function buildModel(
     if (typeof factory !== 'function')
       throw new ApiaryError('USAGE', `model module ${recipe.module} has no function export "${name}"`);
     return { model: (await factory(recipe.options)) as LanguageModel };
+  }
+  if (recipe.kind === 'local') {
+    const { kind: _, cacheDir, ...local } = recipe;
+    const model = createLocalModel(local);
+    if (!cacheDir) return { model };
+    const cache = createResponseCache({ dir: cacheDir });
+    return { model: cache.wrap(model), cache };
   }
   // No env, no config file: everything comes from the recipe (the thread that wrote it resolved them).
   const setup = resolveModelSetup(

@@ -10,6 +10,7 @@ import {
   wrapLanguageModel,
 } from 'ai';
 import { ApiaryError, parseJsonWithinDepth, redactSecrets } from '../shared/index.js';
+import { constraintProviderOptions, type OutputConstraint } from './grammar/constraint.js';
 import { classifyModelError, type ModelFaultClass, retryAfterMs } from './model-faults.js';
 import type { PromptCache } from './provider-prompt.js';
 import { directAnswer, directCallOptions, isDirectTurn, replayModel } from './provider-turn.js';
@@ -55,6 +56,11 @@ export interface GenerateRequest {
   settings?: SamplingSettings;
   retry?: RetryPolicy;
   signal?: AbortSignal;
+  /**
+   * A grammar the output must follow, sent as `providerOptions.apiaryGrammar` (`{ grammar, constraintName }`):
+   * a provider that can constrain decoding (the local GGUF one) applies it; any other ignores it.
+   */
+  constraint?: OutputConstraint;
 }
 
 /** A tool call the model proposed. `invalid` calls are meant to go back to the model as a tool error. */
@@ -277,6 +283,9 @@ export async function generate(req: GenerateRequest, deps: GenerateDeps = {}): P
         ...(tools ? { tools } : {}),
         ...(req.toolChoice === undefined || wrappable ? {} : { toolChoice: req.toolChoice }),
         ...samplingParams(req.settings),
+        ...(req.constraint === undefined
+          ? {}
+          : { providerOptions: constraintProviderOptions(req.constraint) }),
         maxRetries: 0,
         abortSignal: signal,
       });

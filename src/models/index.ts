@@ -17,6 +17,34 @@ export {
   type ProposedToolCall,
   type RetryPolicy,
 } from './generate.js';
+// Grammar-constrained decoding: JSON Schema → GBNF, one-tool-call grammars, the constraint a call carries
+export {
+  CONSTRAINT_PROVIDER_KEY,
+  type ConstraintProviderOptions,
+  constraintProviderOptions,
+  type OutputConstraint,
+  readConstraint,
+} from './grammar/constraint.js';
+export { type GrammarLimits, gbnfLiteral } from './grammar/gbnf.js';
+export {
+  JsonGrammarBuilder,
+  type JsonSchemaGrammarOptions,
+  jsonSchemaGrammar,
+} from './grammar/json-schema.js';
+export {
+  parseToolCallOutput,
+  type ToolCallGrammarOptions,
+  type ToolCallOutput,
+  toolCallGrammar,
+} from './grammar/tool-call.js';
+// A GGUF file run in process on node-llama-cpp (`--model gguf:PATH`), as an AI SDK model
+export {
+  createLocalModel,
+  LocalLanguageModel,
+  type LocalModelOptions,
+} from './local/local-model.js';
+// A local model served as an OpenAI-compatible endpoint (`apiary model serve`)
+export { type ModelServer, QUEUE_DEPTH_HEADER, startModelServer } from './local/serve.js';
 // apiary.config.json
 export { type ModelConfigFile, readModelConfigFile } from './model-config.js';
 // Why an attempt failed, and how long a server asked us to wait

@@ -10,6 +10,7 @@
 import { createRequire } from 'node:module';
 import type { ModelMessage } from 'ai';
 import type { ModelToolChoice, ModelToolSpec } from './generate.js';
+import { constraintProviderOptions, type OutputConstraint } from './grammar/constraint.js';
 import type { PromptCache } from './provider-prompt.js';
 import { providerPrompt } from './provider-prompt.js';
 import type { LanguageModelV3, SamplingSettings } from './sampling.js';
@@ -27,6 +28,7 @@ export interface DirectTurnRequest {
   tools?: Record<string, ModelToolSpec>;
   toolChoice?: ModelToolChoice;
   settings?: SamplingSettings;
+  constraint?: OutputConstraint;
 }
 
 const isInteger = (x: unknown) => x === undefined || Number.isInteger(x);
@@ -96,7 +98,7 @@ export function directCallOptions(
     toolChoice: hasTools ? toolChoiceOf(req.toolChoice) : undefined,
     responseFormat: undefined,
     prompt,
-    providerOptions: undefined,
+    providerOptions: constraintProviderOptions(req.constraint),
     abortSignal,
     headers: { 'user-agent': USER_AGENT },
   };

@@ -1,5 +1,7 @@
+import { isAbsolute, resolve } from 'node:path';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { ApiaryError, registerSecret } from '../shared/index.js';
+import { ggufPathOf, LocalLanguageModel, type LocalModelOptions } from './local/local-model.js';
 import { type ModelConfigFile, readModelConfigFile } from './model-config.js';
 import type { LanguageModelV3, SamplingSettings } from './sampling.js';
 
@@ -16,6 +18,8 @@ export interface ResolveModelOptions {
   sampling?: SamplingSettings;
   /** The task's sampling defaults (e.g. AppBench's temperature 0, top_p 0, 1024 tokens). */
   defaults?: SamplingSettings;
+  /** How a `gguf:PATH` model runs (`--threads`, `--ctx-size`, `--gpu-layers`, `--constrain`). */
+  local?: Omit<LocalModelOptions, 'path'>;
 }
 
 export interface ResolveModelDeps {
@@ -35,6 +39,8 @@ export interface ResolvedModel {
   apiKey?: string;
   /** The sampling settings configured (flags, env, config file); the task fills in the rest. */
   sampling: SamplingSettings;
+  /** A `gguf:PATH` model run in process: the absolute file and how it runs (`baseURL` is `gguf:` + the file). */
+  local?: LocalModelOptions;
 }
 
 const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
@@ -96,12 +102,43 @@ export function resolveModelSetup(
   );
   const baseURLSetting = opts.baseURL ?? env.APIARY_BASE_URL ?? file?.baseURL;
   const modelId = opts.model ?? env.APIARY_MODEL ?? file?.model;
-  if (!baseURLSetting && !modelId) return undefined;
+  const localSet = Object.values(opts.local ?? {}).some((v) => v !== undefined);
+  const localOnly = (what: string) =>
+    new ApiaryError(
+      'USAGE',
+      `--threads, --ctx-size, --gpu-layers and --constrain apply to local models (--model gguf:PATH), not to ${what}`,
+    );
+  if (!baseURLSetting && !modelId) {
+    if (localSet) throw localOnly('a run without a model');
+    return undefined;
+  }
   if (!modelId)
     throw new ApiaryError(
       'USAGE',
       `a model endpoint is configured (${baseURLSetting}) but no model name: pass --model or set APIARY_MODEL`,
     );
+  const ggufPath = ggufPathOf(modelId);
+  if (ggufPath !== undefined) {
+    if (opts.baseURL)
+      throw new ApiaryError(
+        'USAGE',
+        `--model ${modelId} runs in process: --base-url ${opts.baseURL} is for a served model (drop one of the two)`,
+      );
+    if (!ggufPath)
+      throw new ApiaryError('USAGE', '--model gguf: names no file: pass --model gguf:PATH/TO/model.gguf');
+    const path = isAbsolute(ggufPath) ? ggufPath : resolve(deps.cwd, ggufPath);
+    const local: LocalModelOptions = { path, ...definedOnly(opts.local ?? {}) };
+    const model = new LocalLanguageModel(local);
+    return {
+      model,
+      modelId: model.modelId,
+      baseURL: `gguf:${path}`,
+      apiKeySource: undefined,
+      sampling: layerSampling(opts.sampling ?? {}, env, file, opts.defaults),
+      local,
+    };
+  }
+  if (localSet) throw localOnly(modelId);
   const baseURL = (baseURLSetting ?? DEFAULT_OPENAI_BASE_URL).replace(/\/+$/, '');
 
   let apiKey: string | undefined;
@@ -136,6 +173,10 @@ export function resolveModelSetup(
     ...(apiKey ? { apiKey } : {}),
     sampling,
   };
+}
+
+function definedOnly<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 }
 
 /** The configured model, or undefined when nothing is configured (see {@link resolveModelSetup}). */

@@ -1,4 +1,5 @@
 import type { ModelMessage } from 'ai';
+import type { OutputConstraint } from '../../models/index.js';
 import { parseJsonWithinDepth } from '../../shared/index.js';
 import type { AgentProtocol, Decision } from '../runtime/types.js';
 
@@ -48,11 +49,13 @@ const JSON_ACTION_FINISH = 'Finish';
 
 /**
  * JSON actions over text (ShortcutsBench): one action per reply; `Finish` ends the run. The system
- * prompt belongs to the task (it lists the candidate APIs), so it is passed in.
+ * prompt belongs to the task (it lists the candidate APIs), so it is passed in, and so is the
+ * grammar replies are generated under (`constraint`, for models that can be constrained).
  */
-export function jsonActionProtocol(opts: { system: string }): AgentProtocol {
+export function jsonActionProtocol(opts: { system: string; constraint?: OutputConstraint }): AgentProtocol {
   return {
     name: 'json-action',
+    ...(opts.constraint ? { constraint: () => opts.constraint } : {}),
     start: ({ instruction, history }) => ({
       system: opts.system,
       messages: [...history, { role: 'user', content: instruction }],

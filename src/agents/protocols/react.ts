@@ -1,4 +1,5 @@
 import type { ModelMessage } from 'ai';
+import type { OutputConstraint } from '../../models/index.js';
 import { parseJsonWithinDepth, pyRepr, pyStrip } from '../../shared/index.js';
 import type { AgentProtocol, AgentTool, Decision, ProposedCall } from '../runtime/types.js';
 
@@ -108,11 +109,15 @@ export function parseReactArguments(
 
 /**
  * ReAct over text: the model writes `Thought/Action/Action Input` or `Final Answer`; one action per
- * turn; each result goes back as a system message `Response:<text>\n`.
+ * turn; each result goes back as a system message `Response:<text>\n`. `constraint`: the grammar
+ * replies are generated under, given the tools (the benchmark's), for models that can be constrained.
  */
-export function reactProtocol(): AgentProtocol {
+export function reactProtocol(
+  opts: { constraint?: (tools: readonly AgentTool[]) => OutputConstraint | undefined } = {},
+): AgentProtocol {
   return {
     name: 'react',
+    ...(opts.constraint ? { constraint: opts.constraint } : {}),
     start: ({ instruction, tools, history }) => ({
       system: reactSystemPrompt(tools),
       messages: [...history, { role: 'user', content: instruction }],

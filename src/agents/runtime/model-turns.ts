@@ -20,6 +20,7 @@ export function modelTurns(
         messages: request.messages,
         ...(request.tools ? { tools: request.tools } : {}),
         ...(request.toolChoice ? { toolChoice: request.toolChoice } : {}),
+        ...(request.constraint ? { constraint: request.constraint } : {}),
         ...(opts.settings ? { settings: opts.settings } : {}),
         ...(opts.retry ? { retry: opts.retry } : {}),
         ...(signal ? { signal } : {}),

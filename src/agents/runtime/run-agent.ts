@@ -85,6 +85,8 @@ export async function runAgent(opts: RunAgentOptions): Promise<AgentResult> {
   const opening = protocol.start({ instruction: opts.instruction, tools, history: opts.history ?? [] });
   const messages: ModelMessage[] = [...opening.messages];
   const nativeTools = protocol.nativeTools?.(tools);
+  // built once per run: the tools do not change between turns
+  const constraint = protocol.constraint?.(tools);
 
   let usage: TokenUsage = ZERO_USAGE;
   let steps = 0;
@@ -148,6 +150,7 @@ export async function runAgent(opts: RunAgentOptions): Promise<AgentResult> {
       ...(nativeTools && Object.keys(nativeTools).length
         ? { tools: nativeTools, toolChoice: 'auto' as const }
         : {}),
+      ...(constraint ? { constraint } : {}),
     };
     const tTurn = now();
     let reply: TurnReply;

@@ -1,6 +1,6 @@
 import type { ModelMessage } from 'ai';
 import type { CallOutcome } from '../../exec/index.js';
-import type { ModelToolSpec, ProposedToolCall, TokenUsage } from '../../models/index.js';
+import type { ModelToolSpec, OutputConstraint, ProposedToolCall, TokenUsage } from '../../models/index.js';
 
 /**
  * The agent runtime's vocabulary. A model (or a no-model policy) takes turns; a protocol turns
@@ -13,6 +13,8 @@ export interface TurnRequest {
   messages: ModelMessage[];
   tools?: Record<string, ModelToolSpec>;
   toolChoice?: 'auto' | 'none' | 'required';
+  /** The grammar the reply must follow (a provider that can constrain decoding applies it). */
+  constraint?: OutputConstraint;
 }
 
 /** What one turn returned. */
@@ -93,6 +95,8 @@ export interface AgentProtocol {
   };
   /** Tools offered through the provider's tool calling (native protocol only). */
   nativeTools?(tools: readonly AgentTool[]): Record<string, ModelToolSpec>;
+  /** The grammar every reply of the run is generated under (text protocols; none by default). */
+  constraint?(tools: readonly AgentTool[]): OutputConstraint | undefined;
   /** Reads one reply. Must never throw: untrusted text becomes a decode failure. */
   parse(reply: TurnReply, tools: readonly AgentTool[]): Decision;
   /** Messages appended after a turn that did not end the run: the model's turn and the observations. */

@@ -17,6 +17,7 @@ import { chain, createSolver, defineSolver, type SolverDefinition, solverNamed }
 import { openSgdDatabase } from './apps/sgd-database.js';
 import { appBenchCatalogSource } from './catalog.js';
 import { resolveAppBenchData } from './data-folder.js';
+import { planLineConstraint } from './plan-line-grammar.js';
 import { APPBENCH_CATEGORIES } from './record.js';
 import { AppBenchOutputSchema, AppBenchScoreSchema } from './record-schemas.js';
 import { formatAppBenchReport } from './report-format.js';
@@ -64,8 +65,18 @@ const LlmSolverOptionsShape = () =>
       .default('same-app')
       .describe('same-app (the paper: demos sharing a likely App) | random (seeded)'),
   });
-const LlmSolverOptions = LlmSolverOptionsShape();
-type DemoArgs = z.output<typeof LlmSolverOptions>;
+type DemoArgs = z.output<ReturnType<typeof LlmSolverOptionsShape>>;
+
+/** Flat and hierarchical prompting: the demos, and whether the plan is generated under the plan-line grammar. */
+const PlanSolverOptions = LlmSolverOptionsShape().extend({
+  constrain: z
+    .boolean()
+    .optional()
+    .describe(
+      'generate the plan under the plan-line grammar where the model supports it (local GGUF models); default on',
+    ),
+});
+type PlanSolverArgs = z.output<typeof PlanSolverOptions>;
 
 const ToolLoopOptions = LlmSolverOptionsShape().extend({
   maxSteps: z.number().int().min(1).default(10).describe('model turns per instruction at most'),
@@ -108,13 +119,18 @@ function llmOptions(ctx: TaskLoadContext, demos: readonly AgentDemo[] | undefine
   };
 }
 
-/** An LLM solver: the demos step, then the agent `make` builds plans. */
+/** An LLM solver: the demos step, then the agent `make` builds plans (under the plan-line grammar unless `constrain: false`). */
 function llmSolver(
-  args: DemoArgs,
+  args: DemoArgs & { constrain?: boolean },
   env: AppBenchSolverEnv,
   make: (opts: LlmAgentOptions) => PlanningAgent,
 ): AppBenchSolverFn {
-  const plan = appBenchPlanner((demos) => make(llmOptions(env.ctx, demos)), { catalog: env.catalog });
+  const constrained = args.constrain !== false;
+  const plan = appBenchPlanner(
+    (demos) =>
+      make({ ...llmOptions(env.ctx, demos), ...(constrained ? { planConstraint: planLineConstraint } : {}) }),
+    { catalog: env.catalog },
+  );
   return chain(...demosStep(args, env), plan);
 }
 
@@ -123,16 +139,16 @@ export const APPBENCH_SOLVERS = {
   flat: defineSolver({
     name: 'flat',
     description: 'one prompt listing every App and API; the model writes the plan lines',
-    args: LlmSolverOptions,
+    args: PlanSolverOptions,
     needsModel: true,
-    create: (args, env: AppBenchSolverEnv) => llmSolver(args, env, flatAgent),
+    create: (args: PlanSolverArgs, env: AppBenchSolverEnv) => llmSolver(args, env, flatAgent),
   }),
   hierarchical: defineSolver({
     name: 'hierarchical',
     description: 'two prompts: pick the Apps, then plan with their APIs only',
-    args: LlmSolverOptions,
+    args: PlanSolverOptions,
     needsModel: true,
-    create: (args, env: AppBenchSolverEnv) => llmSolver(args, env, hierarchicalAgent),
+    create: (args: PlanSolverArgs, env: AppBenchSolverEnv) => llmSolver(args, env, hierarchicalAgent),
   }),
   baseline: defineSolver({
     name: 'baseline',

@@ -23,6 +23,7 @@ import { type PyJson, type PyObject, pyGet, pyJsonDumps, toPyJson } from '../../
 import { type Solver, withOutput } from '../../tasks/index.js';
 import type { GtaRecord } from './dataset.js';
 import { pyObject } from './py-value.js';
+import type { GtaConstrainOption } from './react-grammar.js';
 import type { GtaOutput, GtaSample } from './register.js';
 import {
   answerStep,
@@ -64,6 +65,8 @@ export interface GtaE2eOptions {
   signal?: AbortSignal;
   /** The sample's event sink: the agent loop's trace. */
   trace?: AgentTraceSink;
+  /** ReAct only: the grammar replies are generated under, given the tools (native tool calls: the provider's). */
+  constraint?: GtaConstrainOption['constraint'];
 }
 
 export interface GtaE2eRun {
@@ -223,7 +226,9 @@ export async function runGtaE2e(opts: GtaE2eOptions): Promise<GtaE2eRun> {
   const known = new Set(toolset.tools.map((t) => t.name));
   const steps: PyObject[] = [];
   const inner =
-    kind === 'react' ? reactProtocol() : nativeToolsProtocol({ askUser: false, system: GTA_NATIVE_SYSTEM });
+    kind === 'react'
+      ? reactProtocol(opts.constraint ? { constraint: opts.constraint } : {})
+      : nativeToolsProtocol({ askUser: false, system: GTA_NATIVE_SYSTEM });
   const query = pyGet(opts.record.dialogs[0], 'content');
   const hint = gtaFilesHint(opts.record);
   const result = await runAgent({
@@ -261,7 +266,11 @@ export interface GtaE2eEnv {
  * End to end as a solver: the agent loop over the sample's real tools with `protocol`, recorded as
  * GTA's prediction steps plus the answer, the stop reason and the turns taken.
  */
-export function gtaE2eSolver(env: GtaE2eEnv, protocol: GtaE2eProtocol): Solver<GtaSample, GtaOutput> {
+export function gtaE2eSolver(
+  env: GtaE2eEnv,
+  protocol: GtaE2eProtocol,
+  opts: GtaConstrainOption = {},
+): Solver<GtaSample, GtaOutput> {
   return async (state, ctx) => {
     const { tools, dispatch, outputDir } = env.toolsFor(state.sample);
     const run = await runGtaE2e({
@@ -271,6 +280,7 @@ export function gtaE2eSolver(env: GtaE2eEnv, protocol: GtaE2eProtocol): Solver<G
       dispatch,
       protocol,
       maxTurn: env.maxTurn,
+      ...(opts.constraint ? { constraint: opts.constraint } : {}),
       ...(ctx.signal ? { signal: ctx.signal } : {}),
       ...(ctx.events ? { trace: ctx.events } : {}),
     });

@@ -16,6 +16,7 @@ import { type GtaRecord, loadGtaDataset } from './dataset.js';
 import { type GtaE2eEnv, gtaE2eSolver } from './e2e-agent.js';
 import { type GtaE2eRecordScore, scoreGtaE2eRecord } from './e2e-metrics.js';
 import { gtaCacheDir } from './pull-gta.js';
+import { reactConstraint } from './react-grammar.js';
 import { GtaOutputSchema, GtaScoreSchema } from './record-schemas.js';
 import { callStep, GTA_NO_ACTION } from './step-execute.js';
 import { type GtaStepCounts, scoreGtaSteps } from './step-metrics.js';
@@ -77,17 +78,31 @@ export interface GtaSolverEnv extends GtaStepModeEnv, GtaE2eEnv {
   mode: GtaMode;
 }
 
+/** GTA's one solver argument: ReAct replies under Lagent's ReAct grammar (default) or not. */
+const GtaSolverArgs = z.object({
+  constrain: z
+    .boolean()
+    .optional()
+    .describe(
+      "ReAct: generate replies under Lagent's ReAct grammar where the model supports it (local GGUF models); default on",
+    ),
+});
+type GtaSolverArgs = z.output<typeof GtaSolverArgs>;
+
 /** A GTA solver: a registered solver plus the modes it refuses (checked before any data is read). */
-interface GtaSolverDefinition
-  extends SolverDefinition<Record<string, never>, GtaSolverEnv, GtaSample, GtaOutput> {
+interface GtaSolverDefinition extends SolverDefinition<GtaSolverArgs, GtaSolverEnv, GtaSample, GtaOutput> {
   readonly refuses: Partial<Record<GtaMode, string>>;
 }
 
-/** A GTA solver (GTA's solvers take no arguments). */
+/** A GTA solver (its one argument: `constrain`). */
 const gtaSolver = (
   spec: Omit<GtaSolverDefinition, 'args' | 'options' | 'refuses'>,
   refuses: GtaSolverDefinition['refuses'] = {},
-): GtaSolverDefinition => ({ ...defineSolver({ ...spec, args: z.object({}) }), refuses });
+): GtaSolverDefinition => ({ ...defineSolver({ ...spec, args: GtaSolverArgs }), refuses });
+
+/** The ReAct constraint unless the solver's `constrain` is false. */
+const reactConstrained = (args: GtaSolverArgs) =>
+  args.constrain === false ? {} : { constraint: reactConstraint };
 
 export const GTA_SOLVERS = {
   // ReAct in step mode is the step solver: the official step prompts are Lagent's ReAct prompts
@@ -96,7 +111,10 @@ export const GTA_SOLVERS = {
     description:
       "Lagent's ReAct protocol as GTA runs it (step mode: one turn per gold step; e2e: the loop over the real tools)",
     needsModel: true,
-    create: (_args, env) => (env.mode === 'step' ? gtaStepModeSolver(env) : gtaE2eSolver(env, 'react')),
+    create: (args, env) =>
+      env.mode === 'step'
+        ? gtaStepModeSolver(env, reactConstrained(args))
+        : gtaE2eSolver(env, 'react', reactConstrained(args)),
   }),
   'native-tools': gtaSolver(
     {
@@ -113,7 +131,7 @@ export const GTA_SOLVERS = {
       name: 'step',
       description: 'step mode only: the official step-by-step prompts (same as react with --mode step)',
       needsModel: true,
-      create: (_args, env) => gtaStepModeSolver(env),
+      create: (args, env) => gtaStepModeSolver(env, reactConstrained(args)),
     },
     { e2e: 'gta: the step solver is for --mode step; end to end use react or native-tools' },
   ),

@@ -144,7 +144,7 @@ describe('GTA step mode as a registered solver value', () => {
       ['step', { e2e: 'gta: the step solver is for --mode step; end to end use react or native-tools' }],
     ]);
     expect(() => createSolver(GTA_SOLVERS.step, { shots: 1 }, env(scripted()))).toThrow(
-      'solver "step" has no option "shots" (options: none)',
+      'solver "step" has no option "shots" (options: constrain)',
     );
   });
 });

@@ -1,13 +1,14 @@
-import { type AgentTraceSink, parseReactReply, type TurnTaker } from '../../agents/index.js';
-import { addUsage, type TokenUsage, ZERO_USAGE } from '../../models/index.js';
+import { type AgentTool, type AgentTraceSink, parseReactReply, type TurnTaker } from '../../agents/index.js';
+import { addUsage, type OutputConstraint, type TokenUsage, ZERO_USAGE } from '../../models/index.js';
 import { pyJsonDumps } from '../../shared/index.js';
 import { type Solver, withOutput } from '../../tasks/index.js';
 import type { GtaDataset } from './dataset.js';
 import type { GtaStepPredictionRecord } from './predictions.js';
+import type { GtaConstrainOption } from './react-grammar.js';
 import type { GtaOutput, GtaSample } from './register.js';
 import { gtaStepFromReply } from './step-execute.js';
 import { gtaStepPrompts } from './step-prompt.js';
-import { type GtaToolMeta, recordTools } from './toolmeta.js';
+import { type GtaToolMeta, gtaAgentTool, recordTools } from './toolmeta.js';
 
 /**
  * Step-by-step mode on the agent runtime's `TurnTaker`: one model turn per gold assistant message,
@@ -20,7 +21,13 @@ export async function runGtaStepMode(
   dataset: GtaDataset,
   toolmeta: ReadonlyMap<string, GtaToolMeta>,
   turns: TurnTaker,
-  options: { file?: string; signal?: AbortSignal; events?: AgentTraceSink } = {},
+  options: {
+    file?: string;
+    signal?: AbortSignal;
+    events?: AgentTraceSink;
+    /** The grammar each step's reply is generated under, given the record's tools. */
+    constraint?: (tools: readonly AgentTool[]) => OutputConstraint | undefined;
+  } = {},
 ): Promise<Array<GtaStepPredictionRecord & { usage: TokenUsage }>> {
   const out: Array<GtaStepPredictionRecord & { usage: TokenUsage }> = [];
   for (const record of dataset.records) {
@@ -29,13 +36,17 @@ export async function runGtaStepMode(
       record: record.key,
     });
     const prompts = gtaStepPrompts(record, tools);
+    const constraint = options.constraint?.(tools.map(gtaAgentTool));
     const predictions = [];
     const { events } = options;
     const t0 = performance.now();
     let usage: TokenUsage = ZERO_USAGE;
     let step = 0;
     for (const prompt of prompts) {
-      const reply = await turns({ system: prompt.system, messages: prompt.messages }, options.signal);
+      const reply = await turns(
+        { system: prompt.system, messages: prompt.messages, ...(constraint ? { constraint } : {}) },
+        options.signal,
+      );
       predictions.push(gtaStepFromReply(reply.text, tools));
       step++;
       usage = addUsage(usage, reply.usage);
@@ -91,7 +102,10 @@ export interface GtaStepModeEnv {
  * predicted steps (Python `json.dumps` text); one model call per step, their tokens summed (what
  * `--max-cost` and the cost columns read).
  */
-export function gtaStepModeSolver(env: GtaStepModeEnv): Solver<GtaSample, GtaOutput> {
+export function gtaStepModeSolver(
+  env: GtaStepModeEnv,
+  opts: GtaConstrainOption = {},
+): Solver<GtaSample, GtaOutput> {
   return async (state, ctx) => {
     const [run] = await runGtaStepMode(
       { root: env.root, records: [state.sample.record] },
@@ -99,6 +113,7 @@ export function gtaStepModeSolver(env: GtaStepModeEnv): Solver<GtaSample, GtaOut
       env.turns,
       {
         file: env.file,
+        ...(opts.constraint ? { constraint: opts.constraint } : {}),
         ...(ctx.signal ? { signal: ctx.signal } : {}),
         ...(ctx.events ? { events: ctx.events } : {}),
       },

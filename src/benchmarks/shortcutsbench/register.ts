@@ -3,6 +3,7 @@ import { modelTurns } from '../../agents/index.js';
 import { ApiaryError, sha256OfFiles } from '../../shared/index.js';
 import type { Outcome, Task, TaskDefinition, TaskLoadContext, TaskSample } from '../../tasks/index.js';
 import { createSolver, defineSolver, solverNamed } from '../../tasks/index.js';
+import { shortcutsActionConstraint } from './action-grammar.js';
 import { loadShortcutsApis } from './api-files.js';
 import { baselineStepper } from './baseline.js';
 import {
@@ -68,9 +69,16 @@ export const SHORTCUTS_SOLVERS = {
   'teacher-forced': defineSolver({
     name: 'teacher-forced',
     description: 'the paper protocol: one model call per gold action, gold history, JSON action replies',
-    args: z.object({}),
+    args: z.object({
+      constrain: z
+        .boolean()
+        .optional()
+        .describe(
+          'generate each reply under the JSON-action grammar of the candidate APIs where the model supports it (local GGUF models); default on',
+        ),
+    }),
     needsModel: true,
-    create: (_args, { ctx, apis }: ShortcutsSolverEnv) => {
+    create: ({ constrain }, { ctx, apis }: ShortcutsSolverEnv) => {
       if (!ctx.model)
         throw new ApiaryError(
           'USAGE',
@@ -80,7 +88,11 @@ export const SHORTCUTS_SOLVERS = {
         settings: ctx.sampling,
         ...(ctx.modelCalls ? { retry: ctx.modelCalls } : {}),
       });
-      return teacherForcedSolver(apis, modelStepper(turns), { countModelCalls: true });
+      const stepper = modelStepper(
+        turns,
+        constrain === false ? {} : { constraint: shortcutsActionConstraint(apis) },
+      );
+      return teacherForcedSolver(apis, stepper, { countModelCalls: true });
     },
   }),
   baseline: defineSolver({

@@ -1,5 +1,5 @@
 import { type AgentTraceSink, jsonActionProtocol, runAgent, type TurnTaker } from '../../agents/index.js';
-import { addUsage, type TokenUsage, ZERO_USAGE } from '../../models/index.js';
+import { addUsage, type OutputConstraint, type TokenUsage, ZERO_USAGE } from '../../models/index.js';
 import { type Solver, withOutput } from '../../tasks/index.js';
 import { actionClass } from './actions.js';
 import { type CandidateApis, candidateApis, candidateSeed } from './candidates.js';
@@ -198,12 +198,17 @@ export function isContextOrSafetyError(error: unknown): boolean {
  * (docs/shortcutsbench.md, "Official reply parsing"), because the protocol's own parse uses
  * `JSON.parse`, which loses the int/float distinction the scorer needs.
  * Context-length and safety errors end the shortcut; any other model error is rethrown.
+ * `constraint`: the grammar each step's reply is generated under (none by default).
  */
-export function modelStepper(turn: TurnTaker): ShortcutStepper {
+export function modelStepper(
+  turn: TurnTaker,
+  opts: { constraint?: (step: ShortcutStep) => OutputConstraint | undefined } = {},
+): ShortcutStepper {
   return async (step, signal, events) => {
+    const constraint = opts.constraint?.(step);
     const result = await runAgent({
       turn,
-      protocol: jsonActionProtocol({ system: step.system }),
+      protocol: jsonActionProtocol({ system: step.system, ...(constraint ? { constraint } : {}) }),
       instruction: step.user,
       budget: { maxSteps: 1, maxDecodeFailures: 0 },
       ...(signal ? { signal } : {}),

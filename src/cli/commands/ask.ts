@@ -12,7 +12,7 @@ import {
 } from '../../agents/index.js';
 import { indexCatalog, type loadCatalog } from '../../catalog/index.js';
 import { appRegistry } from '../../exec/index.js';
-import { checkModelEndpoint, resolveModelSetup } from '../../models/index.js';
+import { checkModelEndpoint, createLocalModel, resolveModelSetup } from '../../models/index.js';
 import type { PluginGoldPlans } from '../../plugins/index.js';
 import {
   buildRetrievalIndex,
@@ -27,6 +27,7 @@ import {
 } from '../../retrieval/index.js';
 import { ApiaryError } from '../../shared/index.js';
 import { parseApprover } from '../approve-option.js';
+import { type LocalModelFlags, localModelOption, localModelOptions } from '../local-model-options.js';
 import { parseChoice, parseInteger, parseNumber, parseOutputPath } from '../options.js';
 import { EXIT, printJson, terminalText } from '../output.js';
 import { cliPlugins } from '../program.js';
@@ -39,7 +40,7 @@ import {
   executableCatalogs,
 } from './mcp.js';
 
-interface AskFlags {
+interface AskFlags extends LocalModelFlags {
   catalog: string;
   data?: string;
   db?: string;
@@ -162,10 +163,17 @@ export function registerAskCommand(program: Command): void {
     )
     .option('--allow-dir <dir>', allowDirHelp(plugins), collectOption)
     .option('--trace <file>', 'append the run trace (turns, calls, stop) as JSON lines')
-    .option('--model <id>', 'model name (or APIARY_MODEL / apiary.config.json)')
+    .option(
+      '--model <id>',
+      'model name, or gguf:PATH for a local GGUF file run in process (or APIARY_MODEL / apiary.config.json)',
+    )
     .option('--base-url <url>', 'OpenAI-compatible endpoint ending in /v1 (or APIARY_BASE_URL)')
     .option('--api-key-env <name>', 'environment variable holding the API key')
     .option('--config <file>', 'model config file')
+    .addOption(localModelOption('threads'))
+    .addOption(localModelOption('ctx-size'))
+    .addOption(localModelOption('gpu-layers'))
+    .addOption(localModelOption('constrain'))
     .option('--no-endpoint-check', 'skip the request to <base-url>/models made before anything starts')
     .option('--json', 'machine-readable result')
     .action(async (request: string, flags: AskFlags) => {
@@ -187,6 +195,7 @@ export function registerAskCommand(program: Command): void {
         ...(flags.model ? { model: flags.model } : {}),
         ...(flags.apiKeyEnv ? { apiKeyEnv: flags.apiKeyEnv } : {}),
         ...(flags.config ? { configFile: flags.config } : {}),
+        local: localModelOptions(flags),
       });
       if (!setup)
         throw new ApiaryError(
@@ -196,7 +205,9 @@ export function registerAskCommand(program: Command): void {
       const approver = parseApprover(flags.approve);
       const threshold = parseNumber('--demo-threshold', flags.demoThreshold, { min: -1, max: 1 });
       // as `eval` does: a dead endpoint is one coded line before any server starts or index loads
-      if (flags.endpointCheck !== false)
+      // a local model has no endpoint: it is loaded once here instead, so a bad file is one coded line too
+      if (flags.endpointCheck !== false && setup.local) await createLocalModel(setup.local).load();
+      else if (flags.endpointCheck !== false)
         await checkModelEndpoint(
           {
             baseURL: setup.baseURL,

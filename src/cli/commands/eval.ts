@@ -30,6 +30,7 @@ import {
   routeOptions,
   validateOptions,
 } from '../../tasks/index.js';
+import { addLocalModelOptions, type LocalModelFlags, localModelOptions } from '../local-model-options.js';
 import { parseInteger, parseNumber, parseOutputPath } from '../options.js';
 import { EXIT, printJson, terminalText } from '../output.js';
 import { runEvalAll } from './eval-all.js';
@@ -40,7 +41,7 @@ import { reportRun } from './report.js';
  * The flags of `apiary eval`. A task's own flags (declared by its plugin, `PluginTask.evalFlags`)
  * arrive under commander's camelCase keys beside these.
  */
-export interface EvalFlags {
+export interface EvalFlags extends LocalModelFlags {
   /** Plugin modules to import and register (`--plugin FILE`, repeatable). */
   plugin?: string[];
   solver?: string;
@@ -264,6 +265,7 @@ export async function evalRequest(taskName: string, flags: EvalFlags): Promise<E
     ...(flags.model ? { model: flags.model } : {}),
     ...(flags.apiKeyEnv ? { apiKeyEnv: flags.apiKeyEnv } : {}),
     ...(flags.config ? { configFile: flags.config } : {}),
+    local: localModelOptions(flags),
     sampling: flagSampling,
     ...(def.sampling ? { defaults: def.sampling } : {}),
   });
@@ -305,12 +307,14 @@ export async function evalRequest(taskName: string, flags: EvalFlags): Promise<E
     solver: solverName,
     solverOptions,
     model: model
-      ? {
-          kind: 'endpoint' as const,
-          baseURL: model.baseURL,
-          modelId: model.modelId,
-          ...(model.apiKey ? { apiKey: model.apiKey } : {}),
-        }
+      ? model.local
+        ? { kind: 'local' as const, ...model.local }
+        : {
+            kind: 'endpoint' as const,
+            baseURL: model.baseURL,
+            modelId: model.modelId,
+            ...(model.apiKey ? { apiKey: model.apiKey } : {}),
+          }
       : null,
     sampling: model ? model.sampling : (def.sampling ?? {}),
     ...(flags.data ? { dataDir: flags.data } : {}),
@@ -513,7 +517,7 @@ function tasksHelp(part: 'data' | 'category', named: boolean): string {
 function evalOptions(cmd: Command): Command {
   const dataHelp = tasksHelp('data', true);
   const categoryHelp = tasksHelp('category', false);
-  return cmd
+  const modelFlags = cmd
     .option('--solver <name>', 'solver of the task (apiary tasks lists them; default: the task default)')
     .option('--option <key=value>', 'task or solver option, repeatable (apiary tasks lists them)', collect)
     .option('--epochs <k>', 'run every sample k times (mean ± 95% CI, pass^k)', '1')
@@ -521,13 +525,17 @@ function evalOptions(cmd: Command): Command {
     .option('--price-output <usd>', 'dollars per million output tokens')
     .option('--max-cost <usd>', 'stop starting samples once the recorded cost reaches this (exit 3)')
     .option('--data <dir>', `data folder${dataHelp ? ` (${dataHelp})` : ''}`)
-    .option('--model <id>', 'model name (or APIARY_MODEL / apiary.config.json)')
+    .option(
+      '--model <id>',
+      'model name, or gguf:PATH for a local GGUF file run in process (or APIARY_MODEL / apiary.config.json)',
+    )
     .option('--base-url <url>', 'OpenAI-compatible endpoint ending in /v1 (or APIARY_BASE_URL)')
     .option('--api-key-env <name>', 'environment variable holding the API key')
     .option('--config <file>', 'model config file (default ./apiary.config.json when present)')
     .option('--temperature <t>', 'sampling temperature (default: the task default)')
     .option('--top-p <p>', 'top_p in [0, 1], or omit (default: the task default)')
-    .option('--max-tokens <n>', 'max output tokens (default: the task default)')
+    .option('--max-tokens <n>', 'max output tokens (default: the task default)');
+  return addLocalModelOptions(modelFlags)
     .option('--out <dir>', 'run folder (default .apiary/runs/<task>-<solver>-<model>-<time>, new per run)')
     .option('--concurrency <n>', 'samples in flight', '4')
     .option(
