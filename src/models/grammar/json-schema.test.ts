@@ -359,6 +359,23 @@ describe('toolCallGrammar', () => {
     expect(await judge.accepts(grammar, '{"tool":"get_weather","arguments":{"city":"paris"}}')).toBe(false);
   });
 
+  it('a tool whose schema is {} takes any object as its arguments, never another value', async () => {
+    const grammar = toolCallGrammar({ anything: { inputSchema: {} } }, { allowFinalAnswer: false });
+    expect(
+      await verdicts(grammar, [
+        '{"tool":"anything","arguments":{}}',
+        '{"tool":"anything","arguments":{"a":[1,"x"]}}',
+        '{"tool":"anything","arguments":5}',
+        '{"tool":"anything","arguments":"x"}',
+      ]),
+    ).toEqual({
+      '{"tool":"anything","arguments":{}}': true,
+      '{"tool":"anything","arguments":{"a":[1,"x"]}}': true,
+      '{"tool":"anything","arguments":5}': false,
+      '{"tool":"anything","arguments":"x"}': false,
+    });
+  });
+
   it('parseToolCallOutput reads calls and answers and never throws', () => {
     expect(parseToolCallOutput(' {"tool":"t","arguments":{"a":1}} ')).toEqual({
       kind: 'call',
