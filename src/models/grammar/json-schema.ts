@@ -172,6 +172,7 @@ export class JsonGrammarBuilder {
       const body = this.patternBody(pattern, hint);
       if (body !== undefined) return this.rules.rule(hint, body);
     }
+    this.refuseEmptyRange(s, 'minLength', 'maxLength', 'string', hint);
     const min = this.bound(num(s.minLength), 0, 'minLength', hint) ?? 0;
     const max = this.bound(num(s.maxLength), this.options.maxStringLength, 'maxLength', hint);
     return this.text(hint, {
@@ -269,6 +270,17 @@ export class JsonGrammarBuilder {
     }
   }
 
+  /** A schema whose own lower bound is above its upper bound allows nothing: a USAGE error naming the place. */
+  private refuseEmptyRange(s: Schema, minKey: string, maxKey: string, what: string, hint: string): void {
+    const min = num(s[minKey]);
+    const max = num(s[maxKey]);
+    if (min !== undefined && max !== undefined && min > max)
+      throw new ApiaryError(
+        'USAGE',
+        `schema at "${hint}": ${minKey} ${min} > ${maxKey} ${max}: no ${what} fits`,
+      );
+  }
+
   /** A bound spelled out when small, else left out (or the builder's default) and said so. */
   private bound(value: number | undefined, fallback: number | undefined, what: string, hint: string) {
     if (value === undefined) return fallback;
@@ -287,6 +299,7 @@ export class JsonGrammarBuilder {
         return this.rules.rule(hint, `"\\"" ${body} "\\""`);
       }
     }
+    this.refuseEmptyRange(s, 'minLength', 'maxLength', 'string', hint);
     const min = this.bound(num(s.minLength), 0, 'minLength', hint) ?? 0;
     const max = this.bound(num(s.maxLength), this.options.maxStringLength, 'maxLength', hint);
     const char = this.rules.rule('char', '[^"\\\\\\x00-\\x1F] | "\\\\" (["\\\\/bfnrt] | "u" [0-9a-fA-F]{4})');
@@ -425,6 +438,7 @@ export class JsonGrammarBuilder {
       return this.rules.rule(hint, `"[" ${ws} ${body} "]"`);
     }
     const item = this.schemaRule(s.items ?? true, `${hint}-item`);
+    this.refuseEmptyRange(s, 'minItems', 'maxItems', 'array', hint);
     const min = this.bound(num(s.minItems), 0, 'minItems', hint) ?? 0;
     const max = this.bound(num(s.maxItems), this.options.maxItems, 'maxItems', hint);
     if (max === 0) return this.rules.rule('empty-array', `"[" ${ws} "]"`);
