@@ -71,6 +71,16 @@ describe('jsonSchemaGrammar (llama.cpp as the judge)', () => {
     });
   });
 
+  it('an enum keeps only the values of its type', async () => {
+    const g = jsonSchemaGrammar({ type: 'string', enum: ['a', 1, null, 'b'] });
+    expect(await verdicts(g, ['"a"', '"b"', '1', 'null'])).toEqual({
+      '"a"': true,
+      '"b"': true,
+      '1': false,
+      null: false,
+    });
+  });
+
   it('enum, const and type unions', async () => {
     const g = jsonSchemaGrammar({
       type: 'object',
@@ -274,6 +284,10 @@ describe('jsonSchemaGrammar (llama.cpp as the judge)', () => {
     expect(() => jsonSchemaGrammar({ $ref: '#/$defs/missing' })).toThrow(
       'schema at "value": $ref "#/$defs/missing" names no definition',
     );
+    expect(() => jsonSchemaGrammar({ type: 'integer', enum: ['a', 1.5] })).toThrow(
+      'schema at "value" has no enum value of its type',
+    );
+    expect(() => jsonSchemaGrammar({ enum: [] })).toThrow('schema at "value" has no enum value of its type');
     expect(() => jsonSchemaGrammar({ type: 'string', minLength: 1, maxLength: 0 })).toThrow(
       'schema at "value": minLength 1 > maxLength 0: no string fits',
     );

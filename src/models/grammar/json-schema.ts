@@ -43,6 +43,25 @@ const FORMAT_PATTERNS: Record<string, string> = {
 const isSchema = (x: unknown): x is Schema => x !== null && typeof x === 'object' && !Array.isArray(x);
 const num = (x: unknown): number | undefined => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
 
+/** Whether a JSON value is of a schema's `type` (any when the schema names none). */
+function fitsType(value: unknown, type: unknown): boolean {
+  const types = typeof type === 'string' ? [type] : Array.isArray(type) ? type : undefined;
+  if (!types) return true;
+  const kind =
+    value === null
+      ? 'null'
+      : Array.isArray(value)
+        ? 'array'
+        : typeof value === 'object'
+          ? 'object'
+          : typeof value === 'number'
+            ? Number.isInteger(value)
+              ? 'integer'
+              : 'number'
+            : typeof value;
+  return types.includes(kind) || (kind === 'integer' && types.includes('number'));
+}
+
 /** Repetition of `item` between `min` and `max` times (max undefined: unbounded). */
 function repeat(item: string, min: number, max: number | undefined): string {
   if (max === undefined) return min === 0 ? `${item}*` : min === 1 ? `${item}+` : `${item}{${min},}`;
@@ -116,8 +135,11 @@ export class JsonGrammarBuilder {
     if (typeof schema.$ref === 'string') return this.ref(schema.$ref, hint);
     if ('const' in schema) return this.rules.rule(hint, gbnfLiteral(JSON.stringify(schema.const)));
     if (Array.isArray(schema.enum)) {
-      if (schema.enum.length === 0) throw new ApiaryError('USAGE', `schema at "${hint}" has an empty enum`);
-      return this.rules.rule(hint, schema.enum.map((v) => gbnfLiteral(JSON.stringify(v))).join(' | '));
+      // values of another type than `type` allows would not validate: left out
+      const values = schema.enum.filter((v) => fitsType(v, schema.type));
+      if (values.length === 0)
+        throw new ApiaryError('USAGE', `schema at "${hint}" has no enum value of its type`);
+      return this.rules.rule(hint, values.map((v) => gbnfLiteral(JSON.stringify(v))).join(' | '));
     }
     const { anyOf, oneOf, allOf, ...rest } = schema;
     const branches = Array.isArray(anyOf) ? anyOf : Array.isArray(oneOf) ? oneOf : undefined;
