@@ -48,6 +48,11 @@ export function hierarchicalAgent(opts: HierarchicalAgentOptions = {}): Planning
       const catalog: Catalog = ctx.catalog;
       const appNames = catalog.apps.map((a) => a.name);
       const selectionSystem = appSelectionPrompt(renderAppList(catalog));
+      const selectionConstraint = opts.appSelectionConstraint?.(catalog);
+      const selection = freeTextProtocol({
+        system: selectionSystem,
+        ...(selectionConstraint ? { constraint: selectionConstraint } : {}),
+      });
       const turn = agentTurns(opts, ctx);
       const trace = outputAgentTrace(ctx.trace);
       const signal = { ...(ctx.signal ? { signal: ctx.signal } : {}), trace };
@@ -59,7 +64,7 @@ export function hierarchicalAgent(opts: HierarchicalAgentOptions = {}): Planning
       let selected: string[] = [];
       const selectionReplies: string[] = [];
       for (let i = 0; i < maxSelection && selected.length === 0; i++) {
-        const out = await runSingleTurn(turn, freeTextProtocol({ system: selectionSystem }), {
+        const out = await runSingleTurn(turn, selection, {
           instruction: request.instruction,
           ...signal,
         });

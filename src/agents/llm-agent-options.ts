@@ -30,6 +30,8 @@ export interface LlmAgentOptions {
    * undefined): the benchmark's plan-line grammar (AppBench: `planLineConstraint`). None by default.
    */
   planConstraint?: (catalog: Catalog, apps?: readonly string[]) => OutputConstraint | undefined;
+  /** The grammar hierarchical prompting's App selection is generated under (AppBench: a list of App names). */
+  appSelectionConstraint?: (catalog: Catalog) => OutputConstraint | undefined;
   /** Injected sleep for the retry loop (tests). */
   deps?: { sleep?: (ms: number, signal?: AbortSignal) => Promise<void> };
 }

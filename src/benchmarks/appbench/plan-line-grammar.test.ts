@@ -2,10 +2,15 @@ import { MockLanguageModelV3 } from 'ai/test';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractPlanLines } from '../../agents/extract-plan-lines.js';
-import { flatAgent } from '../../agents/index.js';
+import { flatAgent, hierarchicalAgent } from '../../agents/index.js';
 import { apiInputJsonSchema, type Catalog, CatalogSchema } from '../../catalog/index.js';
 import { type GrammarJudge, loadGrammarJudge } from '../../models/grammar/__fixtures__/llama-judge.js';
-import { planLineConstraint, planLineGrammar } from './plan-line-grammar.js';
+import {
+  appSelectionConstraint,
+  appSelectionGrammar,
+  planLineConstraint,
+  planLineGrammar,
+} from './plan-line-grammar.js';
 import { extractNameParams, splitOfficialReply } from './score-official-parse.js';
 
 const str = { kind: 'primitive', name: 'string' } as const;
@@ -186,5 +191,44 @@ describe('AppBench plan-line grammar', () => {
       { catalog },
     );
     expect(model.doGenerateCalls[1]!.providerOptions).toBeUndefined();
+  });
+
+  it('hierarchical prompting: the App selection is a list of catalog Apps, then the plan covers the selected ones', async () => {
+    const grammar = appSelectionGrammar(catalog);
+    const verdicts: Record<string, boolean> = {};
+    for (const t of ['[Weather]', '[Rents, Weather]', '[]', '[Cars]', 'Weather', '[Rents,Weather]'])
+      verdicts[t] = await judge.accepts(grammar, t);
+    expect(verdicts).toEqual({
+      '[Weather]': true,
+      '[Rents, Weather]': true,
+      '[]': false,
+      '[Cars]': false,
+      Weather: false,
+      '[Rents,Weather]': false,
+    });
+    const replies = ['[Weather]', "Weather: [temperature = Weather_getweather(#city='Oslo')]"];
+    const model = new MockLanguageModelV3({
+      doGenerate: async () => ({
+        content: [{ type: 'text', text: replies.shift()! }],
+        finishReason: { unified: 'stop', raw: 'stop' },
+        usage: {
+          inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+          outputTokens: { total: 1, text: 1, reasoning: 0 },
+        },
+        warnings: [],
+      }),
+    });
+    const agent = hierarchicalAgent({ model, planConstraint: planLineConstraint, appSelectionConstraint });
+    const out = await agent.plan({ instruction: 'weather in Oslo', currentDate: '2019-03-01' }, { catalog });
+    expect(out.selectedApps).toEqual(['Weather']);
+    expect(
+      model.doGenerateCalls.map(
+        (c) => (c.providerOptions?.apiaryGrammar as { constraintName: string }).constraintName,
+      ),
+    ).toEqual(['appbench-app-selection', 'appbench-plan-lines']);
+    expect(model.doGenerateCalls[1]!.providerOptions?.apiaryGrammar).toEqual({
+      grammar: planLineGrammar(catalog, ['Weather'], { maxLines: 8, maxStringLength: 64 }),
+      constraintName: 'appbench-plan-lines',
+    });
   });
 });

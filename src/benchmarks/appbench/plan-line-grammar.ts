@@ -102,3 +102,28 @@ export function planLineConstraint(catalog: Catalog, apps?: readonly string[]): 
   }
   return constraint;
 }
+
+/**
+ * Hierarchical prompting's App selection under a grammar: the prompt's `[app1, app2, ...]` with 1 to
+ * `maxApps` App names of the catalog (src/agents/prompts.ts, `appSelectionPrompt`).
+ */
+export function appSelectionGrammar(catalog: Catalog, maxApps = 4): string {
+  const b = new JsonGrammarBuilder();
+  const app = b.rules.rule(
+    'app',
+    catalog.apps.map((a) => gbnfLiteral(a.name)).join(' | ') || gbnfLiteral('none'),
+  );
+  return b.grammar(`"[" ${app} (", " ${app}){0,${Math.max(0, maxApps - 1)}} "]"`);
+}
+
+const selections = new WeakMap<Catalog, OutputConstraint>();
+
+/** {@link appSelectionGrammar} as a constraint (memoised per catalog). */
+export function appSelectionConstraint(catalog: Catalog): OutputConstraint {
+  let constraint = selections.get(catalog);
+  if (!constraint) {
+    constraint = { name: 'appbench-app-selection', grammar: appSelectionGrammar(catalog) };
+    selections.set(catalog, constraint);
+  }
+  return constraint;
+}

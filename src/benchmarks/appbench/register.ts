@@ -17,7 +17,7 @@ import { chain, createSolver, defineSolver, type SolverDefinition, solverNamed }
 import { openSgdDatabase } from './apps/sgd-database.js';
 import { appBenchCatalogSource } from './catalog.js';
 import { resolveAppBenchData } from './data-folder.js';
-import { planLineConstraint } from './plan-line-grammar.js';
+import { appSelectionConstraint, planLineConstraint } from './plan-line-grammar.js';
 import { APPBENCH_CATEGORIES } from './record.js';
 import { AppBenchOutputSchema, AppBenchScoreSchema } from './record-schemas.js';
 import { formatAppBenchReport } from './report-format.js';
@@ -128,7 +128,10 @@ function llmSolver(
   const constrained = args.constrain !== false;
   const plan = appBenchPlanner(
     (demos) =>
-      make({ ...llmOptions(env.ctx, demos), ...(constrained ? { planConstraint: planLineConstraint } : {}) }),
+      make({
+        ...llmOptions(env.ctx, demos),
+        ...(constrained ? { planConstraint: planLineConstraint, appSelectionConstraint } : {}),
+      }),
     { catalog: env.catalog },
   );
   return chain(...demosStep(args, env), plan);

@@ -69,9 +69,7 @@ function primitiveSchema(typeText: string): Record<string, unknown> {
 }
 
 /** The JSON Schema of one API's `WFWorkflowActionParameters`. */
-function shortcutsParametersSchema(
-  paraTypes: Readonly<Record<string, string>>,
-): Record<string, unknown> {
+function shortcutsParametersSchema(paraTypes: Readonly<Record<string, string>>): Record<string, unknown> {
   const properties: Record<string, unknown> = {};
   for (const [name, type] of Object.entries(paraTypes))
     if (!name.startsWith(RETURN_VALUE_PREFIX))

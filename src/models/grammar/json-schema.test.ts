@@ -1,6 +1,7 @@
 import { MockLanguageModelV3 } from 'ai/test';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mulberry32 } from '../../shared/index.js';
 import { startScriptedOpenAiServer } from '../../test/index.js';
 import { generate } from '../generate.js';
 import { resolveModelSetup } from '../resolve-model.js';
@@ -67,6 +68,16 @@ describe('jsonSchemaGrammar (llama.cpp as the judge)', () => {
       '{"x":1,"y":2}': true,
       '{"x":1,}': false,
       '{,"y":2}': false,
+    });
+  });
+
+  it('an enum keeps only the values of its type', async () => {
+    const g = jsonSchemaGrammar({ type: 'string', enum: ['a', 1, null, 'b'] });
+    expect(await verdicts(g, ['"a"', '"b"', '1', 'null'])).toEqual({
+      '"a"': true,
+      '"b"': true,
+      '1': false,
+      null: false,
     });
   });
 
@@ -273,6 +284,16 @@ describe('jsonSchemaGrammar (llama.cpp as the judge)', () => {
     expect(() => jsonSchemaGrammar({ $ref: '#/$defs/missing' })).toThrow(
       'schema at "value": $ref "#/$defs/missing" names no definition',
     );
+    expect(() => jsonSchemaGrammar({ type: 'integer', enum: ['a', 1.5] })).toThrow(
+      'schema at "value" has no enum value of its type',
+    );
+    expect(() => jsonSchemaGrammar({ enum: [] })).toThrow('schema at "value" has no enum value of its type');
+    expect(() => jsonSchemaGrammar({ type: 'string', minLength: 1, maxLength: 0 })).toThrow(
+      'schema at "value": minLength 1 > maxLength 0: no string fits',
+    );
+    expect(() => jsonSchemaGrammar({ type: 'array', minItems: 3, maxItems: 2 })).toThrow(
+      'schema at "value": minItems 3 > maxItems 2: no array fits',
+    );
     expect(() => jsonSchemaGrammar({ type: 'integer', minimum: 3, maximum: 2 })).toThrow(
       'schema at "value": no integer lies in [3, 2]',
     );
@@ -286,6 +307,75 @@ describe('jsonSchemaGrammar (llama.cpp as the judge)', () => {
       /the output grammar grew past 20000 characters/,
     );
   });
+});
+
+/** A random schema of the supported subset (seeded): nested objects, arrays, ranges, patterns, enums, unions. */
+function randomSchema(rand: () => number, depth = 0): Record<string, unknown> {
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+  const int = (lo: number, hi: number) => lo + Math.floor(rand() * (hi - lo + 1));
+  const leaves: Array<() => Record<string, unknown>> = [
+    () => {
+      const lo = int(-2000, 2000);
+      return { type: 'integer', minimum: lo, maximum: lo + int(0, 3000) };
+    },
+    () => ({ type: 'integer', exclusiveMinimum: int(-50, 50) }),
+    () => ({ type: 'integer', maximum: int(-500, 500), exclusiveMaximum: int(-500, 500) }),
+    () => {
+      const lo = int(-100, 100) / 4;
+      return { type: 'number', minimum: lo, maximum: lo + int(1, 400) / 4 };
+    },
+    () => ({ type: 'number', exclusiveMinimum: int(-10, 10) }),
+    () => ({ type: 'string', maxLength: int(2, 6), minLength: int(0, 2) }),
+    () => ({
+      type: 'string',
+      pattern: pick(['^[a-c]{1,3}$', '^x(y|zz)?d$', '[A-Z]+-d{2}', '^w.s$', '^[^a-z]{2}$']),
+    }),
+    () => ({
+      enum: pick([
+        ['a', 'b'],
+        [1, 2.5, null],
+        [true, 'x', { k: [1] }],
+      ]),
+    }),
+    () => ({ const: pick(['c', 7, false]) }),
+    () => ({ type: pick(['boolean', 'null']) }),
+    () => ({ type: ['integer', 'string'], minimum: 0, maximum: 9, maxLength: 2 }),
+  ];
+  if (depth >= 2 || rand() < 0.35) return pick(leaves)();
+  const kind = pick(['object', 'object', 'array', 'anyOf']);
+  if (kind === 'array')
+    return { type: 'array', items: randomSchema(rand, depth + 1), minItems: int(0, 1), maxItems: int(1, 3) };
+  if (kind === 'anyOf') return { anyOf: [randomSchema(rand, depth + 1), randomSchema(rand, depth + 1)] };
+  const n = int(1, 4);
+  const properties: Record<string, unknown> = {};
+  for (let i = 0; i < n; i++) properties[`p${i}`] = randomSchema(rand, depth + 1);
+  const required = Object.keys(properties).filter(() => rand() < 0.5);
+  return { type: 'object', properties, required, additionalProperties: false };
+}
+
+describe('jsonSchemaGrammar on random schemas', () => {
+  it('30 seeded random schemas × 4 generations: every output validates (Ajv)', async () => {
+    const rand = mulberry32(28);
+    const ajv = new Ajv({ strict: false });
+    const failures: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      const schema = randomSchema(rand);
+      const grammar = jsonSchemaGrammar(schema, { maxStringLength: 6, maxItems: 3 });
+      const validate = ajv.compile(schema);
+      for (const text of await judge.generate(grammar, { count: 4, seed: 100 * i, maxTokens: 300 })) {
+        let value: unknown;
+        try {
+          value = JSON.parse(text);
+        } catch {
+          failures.push(`${JSON.stringify(schema)}: not JSON: ${text}`);
+          continue;
+        }
+        if (!validate(value))
+          failures.push(`${JSON.stringify(schema)}: ${ajv.errorsText(validate.errors)}: ${text}`);
+      }
+    }
+    expect(failures).toEqual([]);
+  }, 60_000);
 });
 
 /** A GBNF expression of digit classes, literals, groups and `{n}` as a JS regex (integer ranges only). */
@@ -357,6 +447,23 @@ describe('toolCallGrammar', () => {
       true,
     );
     expect(await judge.accepts(grammar, '{"tool":"get_weather","arguments":{"city":"paris"}}')).toBe(false);
+  });
+
+  it('a tool whose schema is {} takes any object as its arguments, never another value', async () => {
+    const grammar = toolCallGrammar({ anything: { inputSchema: {} } }, { allowFinalAnswer: false });
+    expect(
+      await verdicts(grammar, [
+        '{"tool":"anything","arguments":{}}',
+        '{"tool":"anything","arguments":{"a":[1,"x"]}}',
+        '{"tool":"anything","arguments":5}',
+        '{"tool":"anything","arguments":"x"}',
+      ]),
+    ).toEqual({
+      '{"tool":"anything","arguments":{}}': true,
+      '{"tool":"anything","arguments":{"a":[1,"x"]}}': true,
+      '{"tool":"anything","arguments":5}': false,
+      '{"tool":"anything","arguments":"x"}': false,
+    });
   });
 
   it('parseToolCallOutput reads calls and answers and never throws', () => {

@@ -43,6 +43,25 @@ const FORMAT_PATTERNS: Record<string, string> = {
 const isSchema = (x: unknown): x is Schema => x !== null && typeof x === 'object' && !Array.isArray(x);
 const num = (x: unknown): number | undefined => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
 
+/** Whether a JSON value is of a schema's `type` (any when the schema names none). */
+function fitsType(value: unknown, type: unknown): boolean {
+  const types = typeof type === 'string' ? [type] : Array.isArray(type) ? type : undefined;
+  if (!types) return true;
+  const kind =
+    value === null
+      ? 'null'
+      : Array.isArray(value)
+        ? 'array'
+        : typeof value === 'object'
+          ? 'object'
+          : typeof value === 'number'
+            ? Number.isInteger(value)
+              ? 'integer'
+              : 'number'
+            : typeof value;
+  return types.includes(kind) || (kind === 'integer' && types.includes('number'));
+}
+
 /** Repetition of `item` between `min` and `max` times (max undefined: unbounded). */
 function repeat(item: string, min: number, max: number | undefined): string {
   if (max === undefined) return min === 0 ? `${item}*` : min === 1 ? `${item}+` : `${item}{${min},}`;
@@ -116,8 +135,11 @@ export class JsonGrammarBuilder {
     if (typeof schema.$ref === 'string') return this.ref(schema.$ref, hint);
     if ('const' in schema) return this.rules.rule(hint, gbnfLiteral(JSON.stringify(schema.const)));
     if (Array.isArray(schema.enum)) {
-      if (schema.enum.length === 0) throw new ApiaryError('USAGE', `schema at "${hint}" has an empty enum`);
-      return this.rules.rule(hint, schema.enum.map((v) => gbnfLiteral(JSON.stringify(v))).join(' | '));
+      // values of another type than `type` allows would not validate: left out
+      const values = schema.enum.filter((v) => fitsType(v, schema.type));
+      if (values.length === 0)
+        throw new ApiaryError('USAGE', `schema at "${hint}" has no enum value of its type`);
+      return this.rules.rule(hint, values.map((v) => gbnfLiteral(JSON.stringify(v))).join(' | '));
     }
     const { anyOf, oneOf, allOf, ...rest } = schema;
     const branches = Array.isArray(anyOf) ? anyOf : Array.isArray(oneOf) ? oneOf : undefined;
@@ -172,6 +194,7 @@ export class JsonGrammarBuilder {
       const body = this.patternBody(pattern, hint);
       if (body !== undefined) return this.rules.rule(hint, body);
     }
+    this.refuseEmptyRange(s, 'minLength', 'maxLength', 'string', hint);
     const min = this.bound(num(s.minLength), 0, 'minLength', hint) ?? 0;
     const max = this.bound(num(s.maxLength), this.options.maxStringLength, 'maxLength', hint);
     return this.text(hint, {
@@ -269,6 +292,17 @@ export class JsonGrammarBuilder {
     }
   }
 
+  /** A schema whose own lower bound is above its upper bound allows nothing: a USAGE error naming the place. */
+  private refuseEmptyRange(s: Schema, minKey: string, maxKey: string, what: string, hint: string): void {
+    const min = num(s[minKey]);
+    const max = num(s[maxKey]);
+    if (min !== undefined && max !== undefined && min > max)
+      throw new ApiaryError(
+        'USAGE',
+        `schema at "${hint}": ${minKey} ${min} > ${maxKey} ${max}: no ${what} fits`,
+      );
+  }
+
   /** A bound spelled out when small, else left out (or the builder's default) and said so. */
   private bound(value: number | undefined, fallback: number | undefined, what: string, hint: string) {
     if (value === undefined) return fallback;
@@ -287,6 +321,7 @@ export class JsonGrammarBuilder {
         return this.rules.rule(hint, `"\\"" ${body} "\\""`);
       }
     }
+    this.refuseEmptyRange(s, 'minLength', 'maxLength', 'string', hint);
     const min = this.bound(num(s.minLength), 0, 'minLength', hint) ?? 0;
     const max = this.bound(num(s.maxLength), this.options.maxStringLength, 'maxLength', hint);
     const char = this.rules.rule('char', '[^"\\\\\\x00-\\x1F] | "\\\\" (["\\\\/bfnrt] | "u" [0-9a-fA-F]{4})');
@@ -425,6 +460,7 @@ export class JsonGrammarBuilder {
       return this.rules.rule(hint, `"[" ${ws} ${body} "]"`);
     }
     const item = this.schemaRule(s.items ?? true, `${hint}-item`);
+    this.refuseEmptyRange(s, 'minItems', 'maxItems', 'array', hint);
     const min = this.bound(num(s.minItems), 0, 'minItems', hint) ?? 0;
     const max = this.bound(num(s.maxItems), this.options.maxItems, 'maxItems', hint);
     if (max === 0) return this.rules.rule('empty-array', `"[" ${ws} "]"`);

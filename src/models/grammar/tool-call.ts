@@ -15,6 +15,14 @@ export interface ToolCallGrammarOptions extends JsonSchemaGrammarOptions {
   allowFinalAnswer: boolean;
 }
 
+/** Keywords that say what a value is: a schema with none of them (`{}`) means "any object" for tool arguments. */
+const SHAPING = ['type', '$ref', 'anyOf', 'oneOf', 'allOf', 'enum', 'const', 'properties'];
+
+/** A tool's arguments are an object (the native protocol refuses anything else), even when its schema is `{}`. */
+function argumentsSchema(schema: Record<string, unknown>): Record<string, unknown> {
+  return SHAPING.some((k) => k in schema) ? schema : { ...schema, type: 'object' };
+}
+
 /** GBNF for one tool call of the offered tools (or a final answer when allowed). */
 export function toolCallGrammar(
   tools: Record<string, ModelToolSpec>,
@@ -23,7 +31,7 @@ export function toolCallGrammar(
   const b = new JsonGrammarBuilder(options);
   const ws = b.ws;
   const alternatives = Object.entries(tools).map(([name, spec], i) => {
-    const args = b.value(spec.inputSchema, `args-${i}-${name}`);
+    const args = b.value(argumentsSchema(spec.inputSchema), `args-${i}-${name}`, spec.inputSchema);
     return `"{" ${ws} ${gbnfLiteral(`"tool":`)} ${ws} ${gbnfLiteral(JSON.stringify(name))} "," ${ws} ${gbnfLiteral(`"arguments":`)} ${ws} ${args} ${ws} "}"`;
   });
   if (options.allowFinalAnswer) {
