@@ -50,6 +50,11 @@ export interface LoadedLocalModel {
   readonly queue: SerialQueue;
   /** Milliseconds the load took (the binding, the weights and the context). */
   readonly loadMs: number;
+  /**
+   * Control and unknown tokens that do not end generation (BOS, `<unk>`) are never sampled: llama.cpp's grammar
+   * reads one as its text (BOS as "<s>") while the response drops it, so the text would break the grammar.
+   */
+  readonly tokenBias: NodeLlamaCpp.TokenBias;
   /** A compiled grammar per GBNF text (compiling is cheap but not free, and protocols repeat theirs). */
   grammar(gbnf: string): Promise<LlamaGrammar>;
 }
@@ -157,6 +162,7 @@ async function load(settings: Required<LocalModelSettings>): Promise<LoadedLocal
   const contextSize = trained > 0 ? Math.min(settings.contextSize, trained) : settings.contextSize;
   const context = await model.createContext({ contextSize, threads: settings.threads, sequences: 1 });
   const completion = new lib.LlamaCompletion({ contextSequence: context.getSequence() });
+  const tokenBias = neverControlTokens(lib, model);
   const grammars = new Map<string, Promise<LlamaGrammar>>();
   return {
     settings: { ...settings, contextSize },
@@ -167,6 +173,7 @@ async function load(settings: Required<LocalModelSettings>): Promise<LoadedLocal
     lib,
     queue: createSerialQueue(),
     loadMs: Date.now() - started,
+    tokenBias,
     grammar(gbnf) {
       let g = grammars.get(gbnf);
       if (!g) {
@@ -201,4 +208,20 @@ export function loadLocalModel(settings: LocalModelSettings): Promise<LoadedLoca
     entry.catch(() => loaded.delete(key));
   }
   return entry;
+}
+
+/** SentencePiece/GGUF token types (`tokenizer.ggml.token_type`): 2 unknown, 3 control. */
+const UNKNOWN_TOKEN = 2;
+const CONTROL_TOKEN = 3;
+
+function neverControlTokens(lib: typeof NodeLlamaCpp, model: LlamaModel): NodeLlamaCpp.TokenBias {
+  const bias = lib.TokenBias.for(model);
+  const types = (model.fileInfo.metadata as { tokenizer?: { ggml?: { token_type?: readonly number[] } } })
+    .tokenizer?.ggml?.token_type;
+  types?.forEach((type, id) => {
+    const token = id as NodeLlamaCpp.Token;
+    if ((type === UNKNOWN_TOKEN || type === CONTROL_TOKEN) && !model.isEogToken(token))
+      bias.set(token, 'never');
+  });
+  return bias;
 }

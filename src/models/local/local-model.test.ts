@@ -197,6 +197,22 @@ describe('LocalLanguageModel on the tiny random model', { timeout: 60_000 }, () 
     expect(out.finishReason).toBe('stop');
   });
 
+  it('never samples BOS or <unk> (the grammar reads them as text the response drops): 200 short strings all in bounds', async () => {
+    const model = createLocalModel(settings);
+    const lengths: number[] = [];
+    for (let seed = 0; seed < 200; seed++) {
+      const result = await model.doGenerate({
+        prompt: [{ role: 'user', content: [{ type: 'text', text: 'a word' }] }],
+        maxOutputTokens: 12,
+        temperature: 1,
+        seed,
+        responseFormat: { type: 'json', schema: { type: 'string', minLength: 2, maxLength: 4 } },
+      });
+      lengths.push((JSON.parse((result.content[0] as { text: string }).text) as string).length);
+    }
+    expect(lengths.filter((n) => n < 2 || n > 4)).toEqual([]);
+  }, 60_000);
+
   it('a JSON response format is decoded under its schema', async () => {
     const model = createLocalModel(settings);
     const result = await model.doGenerate({

@@ -143,6 +143,7 @@ export class LocalLanguageModel implements LanguageModelV3 {
         ...(temperature > 0 && options.topK !== undefined ? { topK: options.topK } : {}),
         ...(options.seed !== undefined ? { seed: options.seed } : {}),
         ...(grammar ? { grammar } : {}),
+        tokenBias: loaded.tokenBias,
         customStopTriggers: [...(grammar ? [] : prompt.stops), ...(options.stopSequences ?? [])] as never,
         ...(signal ? { signal } : {}),
         onToken: (tokens) => {
