@@ -1,5 +1,6 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { ApiaryError, registerSecret } from '../shared/index.js';
+import { sharedEndpointFetch } from './endpoint-fetch.js';
 import { type ModelConfigFile, readModelConfigFile } from './model-config.js';
 import type { LanguageModelV3, SamplingSettings } from './sampling.js';
 
@@ -127,6 +128,9 @@ export function resolveModelSetup(
     baseURL,
     ...(apiKey ? { apiKey } : {}),
     includeUsage: true,
+    // node:http over one keep-alive pool per process (./endpoint-fetch.ts): the global fetch cost
+    // a third of a sample's CPU at high concurrency
+    fetch: sharedEndpointFetch(),
   });
   return {
     model: provider.chatModel(modelId),
