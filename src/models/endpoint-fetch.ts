@@ -47,13 +47,13 @@ function decoded(res: IncomingMessage): NodeJS.ReadableStream {
   }
 }
 
-function responseHeaders(raw: string[]): Headers {
+export function responseHeaders(raw: string[]): Headers {
   const headers = new Headers();
   for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
   return headers;
 }
 
-function requestHeaders(init: RequestInit, body: string): Record<string, string> {
+export function requestHeaders(init: RequestInit, body: string): Record<string, string> {
   const out: Record<string, string> = { ...DEFAULT_HEADERS };
   const given = init.headers;
   if (given instanceof Headers) for (const [key, value] of given) out[key] = value;
@@ -69,11 +69,32 @@ function requestHeaders(init: RequestInit, body: string): Record<string, string>
 const abortReason = (signal: AbortSignal): unknown =>
   signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
 
-/**
- * A `fetch` for the model provider (`createOpenAICompatible({ fetch })`) over its own keep-alive
- * pools, one for http and one for https.
- */
-export function createEndpointFetch(options: EndpointFetchOptions = {}): typeof fetch {
+/** A whole HTTP answer: what `Response` is built from. */
+export interface BufferedAnswer {
+  status: number;
+  statusText: string;
+  /** Node's raw header list: name, value, name, value… */
+  rawHeaders: string[];
+  body: Buffer;
+  /** A 3xx with a location: not followed here (the body is empty). */
+  redirect: boolean;
+}
+
+/** Keep-alive sockets for http and https, and POSTs read whole over them. */
+export interface EndpointPool {
+  /**
+   * POSTs `body` to `url`. Rejects as fetch does: `TypeError('fetch failed')` caused by the
+   * socket error, or the signal's abort reason.
+   */
+  post(
+    url: URL,
+    headers: Record<string, string>,
+    body: string,
+    signal?: AbortSignal,
+  ): Promise<BufferedAnswer>;
+}
+
+export function createEndpointPool(options: EndpointFetchOptions = {}): EndpointPool {
   const idleMs = options.idleMs ?? 4000;
   const pool = {
     keepAlive: true,
@@ -85,47 +106,43 @@ export function createEndpointFetch(options: EndpointFetchOptions = {}): typeof 
   };
   const http = new HttpAgent(pool);
   const https = new HttpsAgent(pool);
-
-  const endpointFetch = (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
-    const url = typeof input === 'string' ? new URL(input) : input instanceof URL ? input : null;
-    const method = (init.method ?? 'GET').toUpperCase();
-    if (
-      url === null ||
-      (url.protocol !== 'http:' && url.protocol !== 'https:') ||
-      typeof init.body !== 'string' ||
-      method !== 'POST' ||
-      (init.redirect !== undefined && init.redirect !== 'follow')
-    )
-      return fetch(input, init);
-    const body = init.body;
-    const signal = init.signal ?? undefined;
+  const post: EndpointPool['post'] = (url, headers, body, signal) => {
     if (signal?.aborted) return Promise.reject(abortReason(signal));
-
-    return new Promise<Response>((resolve, reject) => {
+    return new Promise<BufferedAnswer>((resolve, reject) => {
       let settled = false;
-      const fail = (error: unknown) => {
-        if (settled) return;
+      const settle = () => {
         settled = true;
         signal?.removeEventListener('abort', onAbort);
+      };
+      const fail = (error: unknown) => {
+        if (settled) return;
+        settle();
         reject(error);
       };
       const onAbort = () => {
         fail(abortReason(signal!));
         req.destroy();
       };
-      const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-      const req = send(
+      const https_ = url.protocol === 'https:';
+      const req = (https_ ? httpsRequest : httpRequest)(
         url,
-        { method, headers: requestHeaders(init, body), agent: url.protocol === 'https:' ? https : http },
+        { method: 'POST', headers, agent: https_ ? https : http },
         (res) => {
           const status = res.statusCode ?? 0;
-          if (status >= 300 && status < 400 && res.headers.location !== undefined) {
-            // redirects are rare for an API: the global fetch follows them as it always did
-            res.resume();
+          const answer = (content: Buffer, redirect: boolean) => {
             if (settled) return;
-            settled = true;
-            signal?.removeEventListener('abort', onAbort);
-            fetch(input, init).then(resolve, reject);
+            settle();
+            resolve({
+              status,
+              statusText: res.statusMessage ?? '',
+              rawHeaders: res.rawHeaders,
+              body: content,
+              redirect,
+            });
+          };
+          if (status >= 300 && status < 400 && res.headers.location !== undefined) {
+            res.resume();
+            answer(Buffer.alloc(0), true);
             return;
           }
           const chunks: Buffer[] = [];
@@ -138,19 +155,7 @@ export function createEndpointFetch(options: EndpointFetchOptions = {}): typeof 
           res.on('close', () => {
             if (!res.complete) cut(Object.assign(new Error('other side closed'), { code: 'ECONNRESET' }));
           });
-          stream.on('end', () => {
-            if (settled) return;
-            settled = true;
-            signal?.removeEventListener('abort', onAbort);
-            const content = NULL_BODY_STATUS.has(status) ? null : Buffer.concat(chunks);
-            resolve(
-              new Response(content, {
-                status,
-                statusText: res.statusMessage ?? '',
-                headers: responseHeaders(res.rawHeaders),
-              }),
-            );
-          });
+          stream.on('end', () => answer(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), false));
         },
       );
       req.on('error', (error) => fail(new TypeError('fetch failed', { cause: error })));
@@ -158,13 +163,51 @@ export function createEndpointFetch(options: EndpointFetchOptions = {}): typeof 
       req.end(body);
     });
   };
+  return { post };
+}
+
+/** The `Response` fetch would have given for this answer. */
+export function answerResponse(answer: BufferedAnswer): Response {
+  return new Response(NULL_BODY_STATUS.has(answer.status) ? null : answer.body, {
+    status: answer.status,
+    statusText: answer.statusText,
+    headers: responseHeaders(answer.rawHeaders),
+  });
+}
+
+/**
+ * A `fetch` for the model provider (`createOpenAICompatible({ fetch })`) over `pool`'s keep-alive
+ * sockets (its own pool when none is given).
+ */
+export function createEndpointFetch(
+  options: EndpointFetchOptions = {},
+  pool: EndpointPool = createEndpointPool(options),
+): typeof fetch {
+  const endpointFetch = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
+    const url = typeof input === 'string' ? new URL(input) : input instanceof URL ? input : null;
+    const method = (init.method ?? 'GET').toUpperCase();
+    if (
+      url === null ||
+      (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+      typeof init.body !== 'string' ||
+      method !== 'POST' ||
+      (init.redirect !== undefined && init.redirect !== 'follow')
+    )
+      return fetch(input, init);
+    const answer = await pool.post(url, requestHeaders(init, init.body), init.body, init.signal ?? undefined);
+    // redirects are rare for an API: the global fetch follows them as it always did
+    return answer.redirect ? fetch(input, init) : answerResponse(answer);
+  };
   return endpointFetch as typeof fetch;
 }
 
-let shared: typeof fetch | undefined;
+let shared: { pool: EndpointPool; fetch: typeof fetch } | undefined;
 
-/** The process's one endpoint fetch: every model built by `resolveModelSetup` shares its sockets. */
-export function sharedEndpointFetch(): typeof fetch {
-  shared ??= createEndpointFetch();
+/** The process's one endpoint pool and its fetch: every model of `resolveModelSetup` shares its sockets. */
+export function sharedEndpoint(): { pool: EndpointPool; fetch: typeof fetch } {
+  if (!shared) {
+    const pool = createEndpointPool();
+    shared = { pool, fetch: createEndpointFetch({}, pool) };
+  }
   return shared;
 }
