@@ -27,6 +27,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
 import { flatAgent } from '../src/agents/index.js';
 import { APPBENCH_SAMPLING, type AppBenchSample, appBenchTask } from '../src/benchmarks/appbench/index.js';
+import { createEndpointFetch } from '../src/models/endpoint-fetch.js';
 import { resolveModelSetup } from '../src/models/index.js';
 import {
   best,
@@ -101,9 +102,10 @@ async function bestPasses(variants: Variant[], n: number, concurrency: number): 
 }
 
 /**
- * Part 3: the 50 ms endpoint at concurrency 64 and 256: the model in process, over HTTP as
- * `apiary eval` builds it, and over HTTP through the global fetch (how models were built before
- * the shared endpoint fetch, src/models/endpoint-fetch.ts).
+ * Part 3: the 50 ms endpoint at concurrency 64 and 256: the model in process; over HTTP as
+ * `apiary eval` builds it (src/models/endpoint-chat-model.ts); the provider's own model over the
+ * keep-alive pool fetch (src/models/endpoint-fetch.ts) alone; and the provider over the global
+ * fetch, as models were built before both.
  */
 async function latency50(): Promise<boolean> {
   const LATENCY = 50;
@@ -114,6 +116,19 @@ async function latency50(): Promise<boolean> {
     {
       what: 'over HTTP (apiary eval)',
       make: taskOf(resolveModelSetup({ baseURL: server.url, model: 'scripted' }, noConfig)!.model),
+      serverCpuMs: server.cpuMs,
+      http: true,
+    },
+    {
+      what: 'over HTTP, provider + pool fetch',
+      make: taskOf(
+        createOpenAICompatible({
+          name: 'apiary',
+          baseURL: server.url,
+          includeUsage: true,
+          fetch: createEndpointFetch(),
+        }).chatModel('scripted'),
+      ),
       serverCpuMs: server.cpuMs,
       http: true,
     },

@@ -278,7 +278,7 @@ describe('createEndpointChatModel', () => {
           body: Buffer.from(c.body),
           redirect: false,
         },
-        '{}',
+        () => '{}',
         'apiary',
       );
     expect(LEAN.map((c) => read(c) !== null)).toEqual(LEAN.map(() => true));

@@ -39,55 +39,93 @@ export interface EndpointChatModelSettings {
   fetch: typeof fetch;
 }
 
-/** Strings this long are serialised once and kept (the catalog-long system prompt of every sample). */
+/**
+ * A request body in pieces: small JSON text, and the JSON of long strings serialised once and
+ * kept with its UTF-8 bytes (the catalog-long system prompt of every sample). Sent as they are,
+ * the bytes are not copied into a new 33 KB string per request, which the young generation then
+ * had to copy for as long as the request was in flight (most of the lean path's GC).
+ */
+type BodyPiece = string | KeptJson;
+interface KeptJson {
+  json: string;
+  bytes: Buffer;
+}
+
+/** Strings this long are serialised once and kept. */
 const KEEP_JSON_FROM = 1024;
 const KEPT_JSON_MAX = 64;
-const keptJson = new Map<string, string>();
+const keptJson = new Map<string, KeptJson>();
 
-function jsonText(s: string): string {
+function jsonPiece(s: string): BodyPiece {
   if (s.length < KEEP_JSON_FROM) return JSON.stringify(s);
-  let json = keptJson.get(s);
-  if (json === undefined) {
+  let kept = keptJson.get(s);
+  if (kept === undefined) {
     if (keptJson.size >= KEPT_JSON_MAX) keptJson.clear();
-    json = JSON.stringify(s);
-    keptJson.set(s, json);
+    const json = JSON.stringify(s);
+    kept = { json, bytes: Buffer.from(json) };
+    keptJson.set(s, kept);
   }
-  return json;
+  return kept;
+}
+
+/** The body as the provider's one string (its `request.body`). */
+const bodyText = (pieces: readonly BodyPiece[]) =>
+  pieces.map((p) => (typeof p === 'string' ? p : p.json)).join('');
+
+/** The body as what goes on the wire: short text joined, kept bytes as they are. */
+function bodyChunks(pieces: readonly BodyPiece[]): { chunks: Array<string | Buffer>; bytes: number } {
+  const chunks: Array<string | Buffer> = [];
+  let text = '';
+  let bytes = 0;
+  for (const p of pieces) {
+    if (typeof p === 'string') text += p;
+    else {
+      if (text) chunks.push(text);
+      bytes += Buffer.byteLength(text) + p.bytes.length;
+      chunks.push(p.bytes);
+      text = '';
+    }
+  }
+  if (text) chunks.push(text);
+  bytes += Buffer.byteLength(text);
+  return { chunks, bytes };
 }
 
 /** What the provider spreads into a message or part from its `openaiCompatible` options. */
 const hasCompatMetadata = (x: { providerOptions?: Record<string, unknown> }) =>
   x.providerOptions?.openaiCompatible !== undefined;
 
-/** The `messages` JSON the provider writes for a prompt of plain text turns; null for any other prompt. */
-function messagesJson(prompt: CallOptions['prompt']): string | null {
-  const out: string[] = [];
-  for (const m of prompt) {
-    if (hasCompatMetadata(m)) return null;
+/** The `messages` JSON the provider writes for a prompt of plain text turns; false for any other prompt. */
+function messagesJson(prompt: CallOptions['prompt'], out: BodyPiece[]): boolean {
+  for (const [i, m] of prompt.entries()) {
+    if (hasCompatMetadata(m)) return false;
+    if (i > 0) out.push(',');
     if (m.role === 'system') {
-      out.push(`{"role":"system","content":${jsonText(m.content)}}`);
+      out.push('{"role":"system","content":', jsonPiece(m.content), '}');
     } else if (m.role === 'user') {
-      for (const part of m.content) if (part.type !== 'text' || hasCompatMetadata(part)) return null;
+      for (const part of m.content) if (part.type !== 'text' || hasCompatMetadata(part)) return false;
       const parts = m.content as Array<{ text: string }>;
-      if (parts.length === 1) out.push(`{"role":"user","content":${jsonText(parts[0]!.text)}}`);
-      else
-        out.push(
-          `{"role":"user","content":[${parts.map((p) => `{"type":"text","text":${jsonText(p.text)}}`).join(',')}]}`,
-        );
+      if (parts.length === 1) out.push('{"role":"user","content":', jsonPiece(parts[0]!.text), '}');
+      else {
+        out.push('{"role":"user","content":[');
+        for (const [k, p] of parts.entries())
+          out.push(k > 0 ? ',' : '', '{"type":"text","text":', jsonPiece(p.text), '}');
+        out.push(']}');
+      }
     } else if (m.role === 'assistant') {
       let text = '';
       for (const part of m.content) {
-        if (part.type !== 'text') return null;
+        if (part.type !== 'text') return false;
         text += part.text;
       }
-      out.push(`{"role":"assistant","content":${jsonText(text)}}`);
-    } else return null;
+      out.push('{"role":"assistant","content":', jsonPiece(text), '}');
+    } else return false;
   }
-  return out.join(',');
+  return true;
 }
 
-/** The request body the provider would send for this call, or null when the call is not a lean one. */
-function leanRequestBody(modelId: string, o: CallOptions): string | null {
+/** The request body the provider would send for this call, in pieces; null when the call is not a lean one. */
+function leanRequestBody(modelId: string, o: CallOptions): BodyPiece[] | null {
   if (
     (o.tools !== undefined && o.tools.length > 0) ||
     o.toolChoice !== undefined ||
@@ -98,8 +136,6 @@ function leanRequestBody(modelId: string, o: CallOptions): string | null {
     o.presencePenalty !== undefined
   )
     return null;
-  const messages = messagesJson(o.prompt);
-  if (messages === null) return null;
   // the provider's key order: model, max_tokens, temperature, top_p, stop, seed, messages
   const head = JSON.stringify({
     model: modelId,
@@ -109,7 +145,10 @@ function leanRequestBody(modelId: string, o: CallOptions): string | null {
     stop: o.stopSequences,
     seed: o.seed,
   });
-  return `${head.slice(0, -1)},"messages":[${messages}]}`;
+  const pieces: BodyPiece[] = [`${head.slice(0, -1)},"messages":[`];
+  if (!messagesJson(o.prompt, pieces)) return null;
+  pieces.push(']}');
+  return pieces;
 }
 
 // what the provider's JSON parser (secure-json-parse) treats specially: left to it
@@ -169,7 +208,11 @@ function convertUsage(usage: Json | null | undefined): ProviderAnswer['usage'] {
  * What the provider's `doGenerate` returns for a 2xx answer of one plain text choice; null for any
  * other answer (the provider reads those).
  */
-export function leanAnswer(answer: BufferedAnswer, body: string, metadataKey: string): ProviderAnswer | null {
+export function leanAnswer(
+  answer: BufferedAnswer,
+  body: () => string,
+  metadataKey: string,
+): ProviderAnswer | null {
   if (answer.status < 200 || answer.status > 299) return null;
   // TextDecoder, which the provider reads with, drops a byte-order mark
   if (answer.body[0] === 0xef && answer.body[1] === 0xbb && answer.body[2] === 0xbf) return null;
@@ -205,7 +248,12 @@ export function leanAnswer(answer: BufferedAnswer, body: string, metadataKey: st
     finishReason: { unified: (finish && FINISH[finish]) || 'other', raw: finish ?? undefined },
     usage: convertUsage(usage),
     providerMetadata: { [metadataKey]: metadata },
-    request: { body },
+    // built when read (nothing in Apiary reads it on this path): the pieces stay as they are
+    request: {
+      get body() {
+        return body();
+      },
+    },
     response: {
       id: (raw.id as string | null | undefined) ?? undefined,
       modelId: (raw.model as string | null | undefined) ?? undefined,
@@ -264,21 +312,22 @@ export function createEndpointChatModel(settings: EndpointChatModelSettings): La
       return provider.supportedUrls;
     },
     async doGenerate(options) {
-      const body = leanRequestBody(modelId, options);
-      if (body === null) return provider.doGenerate(options);
+      const pieces = leanRequestBody(modelId, options);
+      if (pieces === null) return provider.doGenerate(options);
       const key = options.headers === undefined ? '' : JSON.stringify(options.headers);
       const request = learned.get(key);
       if (!request) return learner(key).doGenerate(options);
       let answer: BufferedAnswer;
       try {
-        const headers = { ...request.headers, 'content-length': String(Buffer.byteLength(body)) };
-        answer = await pool.post(request.url, headers, body, options.abortSignal);
+        const { chunks, bytes } = bodyChunks(pieces);
+        const headers = { ...request.headers, 'content-length': String(bytes) };
+        answer = await pool.post(request.url, headers, chunks, options.abortSignal);
       } catch (error) {
         return replay(options, { error });
       }
       // a redirect: the provider posts again through the fetch, which follows it
       if (answer.redirect) return provider.doGenerate(options);
-      return leanAnswer(answer, body, metadataKey) ?? replay(options, { answer });
+      return leanAnswer(answer, () => bodyText(pieces), metadataKey) ?? replay(options, { answer });
     },
     doStream: (options) => provider.doStream(options),
   };

@@ -89,7 +89,7 @@ export interface EndpointPool {
   post(
     url: URL,
     headers: Record<string, string>,
-    body: string,
+    body: string | ReadonlyArray<string | Buffer>,
     signal?: AbortSignal,
   ): Promise<BufferedAnswer>;
 }
@@ -160,7 +160,11 @@ export function createEndpointPool(options: EndpointFetchOptions = {}): Endpoint
       );
       req.on('error', (error) => fail(new TypeError('fetch failed', { cause: error })));
       signal?.addEventListener('abort', onAbort, { once: true });
-      req.end(body);
+      if (typeof body === 'string') req.end(body);
+      else {
+        for (const chunk of body) req.write(chunk);
+        req.end();
+      }
     });
   };
   return { post };
