@@ -154,6 +154,8 @@ const at = process.argv.indexOf('--serve-scripted');
 if (at > 0 && process.argv[1] === fileURLToPath(import.meta.url))
   startScriptedOpenAiServer({
     latencyMs: Number(process.argv[at + 1]),
+    // a load test: retained requests would be the server's own GC load (a measurement artefact)
+    recordRequests: false,
     respond: (req) => goldAnswer(req.messages.at(-1)?.content),
   }).then((server) => {
     process.on('message', () => {
