@@ -125,8 +125,15 @@ export async function best(reps: number, run: () => Promise<Measure>): Promise<M
   return top!;
 }
 
+export interface ServerProcess {
+  url: string;
+  /** CPU time the server process has used so far (ms, all its threads): its share of the machine. */
+  cpuMs: () => Promise<number>;
+  close: () => void;
+}
+
 /** Starts the scripted server answering gold replies after `latencyMs`, in a child process. */
-export async function scriptedServerProcess(latencyMs: number): Promise<{ url: string; close: () => void }> {
+export async function scriptedServerProcess(latencyMs: number): Promise<ServerProcess> {
   const child = fork(fileURLToPath(import.meta.url), ['--serve-scripted', String(latencyMs)], {
     execArgv: process.execArgv,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -135,12 +142,25 @@ export async function scriptedServerProcess(latencyMs: number): Promise<{ url: s
     child.once('message', (m) => res(String(m)));
     child.once('exit', (code) => rej(new Error(`scripted server exited (${code})`)));
   });
-  return { url, close: () => child.kill() };
+  const cpuMs = () =>
+    new Promise<number>((res) => {
+      child.once('message', (m) => res(Number(m)));
+      child.send('cpu');
+    });
+  return { url, cpuMs, close: () => child.kill() };
 }
 
 const at = process.argv.indexOf('--serve-scripted');
 if (at > 0 && process.argv[1] === fileURLToPath(import.meta.url))
   startScriptedOpenAiServer({
     latencyMs: Number(process.argv[at + 1]),
+    // a load test: retained requests would be the server's own GC load (a measurement artefact)
+    recordRequests: false,
     respond: (req) => goldAnswer(req.messages.at(-1)?.content),
-  }).then((server) => process.send!(server.url));
+  }).then((server) => {
+    process.on('message', () => {
+      const u = process.cpuUsage();
+      process.send!((u.user + u.system) / 1000);
+    });
+    process.send!(server.url);
+  });

@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { ApiaryError, registerSecret } from '../shared/index.js';
+import { createEndpointChatModel } from './endpoint-chat-model.js';
+import { sharedEndpoint } from './endpoint-fetch.js';
 import { ggufPathOf, LocalLanguageModel, type LocalModelOptions } from './local/local-model.js';
 import { type ModelConfigFile, readModelConfigFile } from './model-config.js';
 import type { LanguageModelV3, SamplingSettings } from './sampling.js';
@@ -159,14 +160,17 @@ export function resolveModelSetup(
   registerSecret(apiKey);
   const sampling = layerSampling(opts.sampling ?? {}, env, file, opts.defaults);
 
-  const provider = createOpenAICompatible({
+  // @ai-sdk/openai-compatible's chat model with a lean path for plain text turns
+  // (./endpoint-chat-model.ts), posting over one keep-alive pool per process (./endpoint-fetch.ts)
+  const model = createEndpointChatModel({
     name: 'apiary',
     baseURL,
+    modelId,
     ...(apiKey ? { apiKey } : {}),
-    includeUsage: true,
+    ...sharedEndpoint(),
   });
   return {
-    model: provider.chatModel(modelId),
+    model,
     modelId,
     baseURL,
     apiKeySource,

@@ -67,6 +67,22 @@ describe('startScriptedOpenAiServer', () => {
     ]);
   });
 
+  it('with recordRequests: false answers as before and keeps no request', async () => {
+    const seen: string[] = [];
+    server = await startScriptedOpenAiServer({
+      recordRequests: false,
+      respond: ({ messages }) => {
+        seen.push(messages.at(-1)!.content);
+        return 'ok';
+      },
+    });
+    const provider = createOpenAICompatible({ name: 'scripted', baseURL: server.url });
+    for (const prompt of ['one', 'two'])
+      expect((await generateText({ model: provider('m'), prompt, maxRetries: 0 })).text).toBe('ok');
+    expect(seen).toEqual(['one', 'two']);
+    expect(server.requests).toEqual([]);
+  });
+
   it('estimates usage as word counts when the script gives none', async () => {
     server = await startScriptedOpenAiServer({ respond: () => 'a b c' });
     const provider = createOpenAICompatible({ name: 'scripted', baseURL: server.url });
