@@ -92,6 +92,7 @@ describe("a plugin's CLI hooks", () => {
       'ask',
       'mcp',
       'shortcuts',
+      'model',
       'tools',
       'gta',
       'view',
