@@ -38,6 +38,8 @@ export class FieldRankScorer {
   private readonly hits: Uint32Array;
   private readonly logSize?: Float32Array;
   private readonly families: number;
+  /** Per-sentence doc scores kept for the diversification, reused across queries (no garbage per query). */
+  private readonly sentenceBufs: Float32Array[] = [];
 
   /**
    * With `diversity`, the best documents are then re-ranked by `diversifyBySentence` over the
@@ -144,7 +146,12 @@ export class FieldRankScorer {
       for (const s of sentences) {
         const st = text.terms(s);
         const ds = this.docScore(st, this.ds);
-        if (diversify && sentences.length > 1) sentenceScores.push(ds.slice());
+        if (diversify && sentences.length > 1) {
+          const buf = this.sentenceBufs[sentenceScores.length] ?? new Float32Array(n);
+          this.sentenceBufs[sentenceScores.length] = buf;
+          buf.set(ds);
+          sentenceScores.push(buf);
+        }
         const m = maxOf(ds) || 1;
         if (docSentence)
           for (let i = 0; i < n; i++) {
