@@ -6,12 +6,18 @@
  * - latency per retriever over all G1 queries (median and p95 of top-10 `search`), with `ranked`
  *   as a ratio to `bm25` measured in the same run;
  * - NDCG@5 per G1 split, trained on the two other files and tested on the third (the ranker is
- *   trained here, fields only): bm25-plain, bm25, bm25-fields, ranked, and ranked as it was before
- *   multi-tool training (no `group.sentence`, G1 requests alone); `ranked` is also scored by the
- *   reference implementation (18 feature vectors per query, `LinearRankRetriever`) to show the
- *   fast scorer gives the same NDCG, and with the gold tool given (the tool-choice ceiling);
+ *   trained here, fields only): bm25-plain, bm25, bm25-fields, ranked, and ranked without each of
+ *   issue 27's changes (sentence diversification, `family.coverage`), without both (as before), and
+ *   trained on same-category requests too; `ranked` is also scored by the reference implementation
+ *   (19 feature vectors per query, `LinearRankRetriever`, no diversification) to show the fast
+ *   scorer gives the same NDCG as its undiversified row, and with the gold tool given (the
+ *   tool-choice ceiling);
  *   the same retrievers on held-out requests of two and of three tools composed from the G1 ones
  *   (`composeMultiToolRequests`; ToolBench G2/G3 have that shape);
+ * - the real multi-tool request files of the data folder (any `toolbench/queries/*.json` other than
+ *   the G1 files, e.g. StableToolBench's G2_category; validation only, never trained on), scored by
+ *   each split's ranker, and a summary: NDCG@1/3/5 of `ranked` and `bm25-plain` (mean of the three
+ *   rankers) on G1, the composed requests and each real multi-tool file, with `ranked`'s p50 ms;
  * - the dense retriever (unless --no-dense), per G1 split: the encoder trained on the two other
  *   files (`trainToolBenchDense`, the same honest protocol as `ranked`): training time, corpus
  *   encoding time (the dense part of an index build), the index file with its dense sections (size,
@@ -32,6 +38,7 @@ import {
   TOOLBENCH_GROUPS,
   toolBenchCatalogHash,
   toolBenchCorpus,
+  toolBenchQueryFiles,
   trainToolBenchDense,
   trainToolBenchRanker,
 } from '../src/benchmarks/toolbench/index.js';
@@ -83,7 +90,11 @@ line(
     .map((x) => x.toFixed(2))
     .join(' '),
 );
-const [suite, suiteMs] = time(() => loadToolBenchSuite(dataDir));
+// the G1 files (trained and tested on) and every other query file (tested on only)
+const [suite, suiteMs] = time(() => loadToolBenchSuite(dataDir, toolBenchQueryFiles(dataDir)));
+const realMultiTool = [...suite.sets.keys()].filter(
+  (f) => !(TOOLBENCH_GROUPS as readonly string[]).includes(f),
+);
 const corpus = toolBenchCorpus(suite);
 line('corpus', `${suite.docs.length} APIs, tools.jsonl parsed in ${(suiteMs / 1000).toFixed(2)} s`);
 
@@ -112,9 +123,11 @@ line('index load (3 loads, file in page cache)', loadMs);
 
 // ---------------------------------------------------------------- per-split rankers (fields only)
 const rankers = new Map<string, RankerModel>();
-/** The ranker before multi-tool training: no `group.sentence`, the G1 requests alone. */
+/** The ranker before issue 27: no `family.coverage` (and, when scored, no sentence diversification). */
 const previousRankers = new Map<string, RankerModel>();
-const previousFields = FIELD_FEATURES.filter((f) => f !== 'group.sentence');
+const previousFields = FIELD_FEATURES.filter((f) => f !== 'family.coverage');
+/** The default ranker also trained on same-category 2-tool requests (the shape of ToolBench G2). */
+const sameCategoryRankers = new Map<string, RankerModel>();
 for (const held of TOOLBENCH_GROUPS) {
   const trainOn = TOOLBENCH_GROUPS.filter((g) => g !== held);
   const [r, ms] = await (async () => {
@@ -127,10 +140,8 @@ for (const held of TOOLBENCH_GROUPS) {
     `ranker trained on ${trainOn.join(' + ')}`,
     `${(ms / 1000).toFixed(1)} s (${r.info.queries} requests)`,
   );
-  previousRankers.set(
-    held,
-    await trainToolBenchRanker(suite, { trainOn, fields: previousFields, multiToolRequests: 0 }),
-  );
+  previousRankers.set(held, await trainToolBenchRanker(suite, { trainOn, fields: previousFields }));
+  sameCategoryRankers.set(held, await trainToolBenchRanker(suite, { trainOn, sameCategoryRequests: 1 }));
 }
 
 // ---------------------------------------------------------------- per-split dense encoders
@@ -175,7 +186,7 @@ if (withDense) {
 // ---------------------------------------------------------------- latency per retriever
 const deps: RetrieverDeps = { indexes: index.indexes, ...(index.plain ? { plain: index.plain } : {}) };
 const kinds: RetrieverKind[] = ['bm25-plain', 'bm25', 'bm25-tool', 'bm25-fields', 'ranked'];
-const allQueries = [...suite.sets.values()].flatMap((s) => s.queries);
+const allQueries = TOOLBENCH_GROUPS.flatMap((g) => suite.sets.get(g)?.queries ?? []);
 const latency = new Map<string, { median: number; p95: number }>();
 const measure = async (name: string, r: Retriever) => {
   for (const q of allQueries.slice(0, 30)) await r.search(q.text, 10); // warm-up
@@ -192,15 +203,40 @@ for (const kind of kinds)
     kind,
     await buildRetriever(kind, corpus, { ...deps, ranker: rankers.get('G1_tool') as RankerModel }),
   );
+await measure(
+  'ranked without sentence diversification',
+  await buildRetriever('ranked', corpus, {
+    ...deps,
+    ranker: rankers.get('G1_tool') as RankerModel,
+    sentenceDiversity: { lambda: 0, depth: 0 },
+  }),
+);
 const reference = new LinearRankRetriever(
   async (q) => ff.compute(q),
   rankers.get('G1_tool') as RankerModel,
-  'ranked (reference: 18 feature vectors)',
+  'ranked (reference: 19 feature vectors, no diversification)',
 );
 const ff = new FieldFeatures(index.indexes);
 await measure(reference.name, reference);
 const denseOfTool = denses.get('G1_tool');
 if (denseOfTool) await measure('dense', await buildRetriever('dense', corpus, { dense: () => denseOfTool }));
+/** `ranked`'s median ms per query on each real multi-tool file (the G1_tool split's weights). */
+const realLatency = new Map<string, number>();
+{
+  const r = await buildRetriever('ranked', corpus, {
+    ...deps,
+    ranker: rankers.get('G1_tool') as RankerModel,
+  });
+  for (const f of realMultiTool) {
+    const ms: number[] = [];
+    for (const q of suite.sets.get(f)?.queries ?? []) {
+      const t = performance.now();
+      await r.search(q.text, 10);
+      ms.push(performance.now() - t);
+    }
+    realLatency.set(f, pct(ms, 0.5));
+  }
+}
 const bm25Median = latency.get('bm25')?.median ?? 1;
 process.stdout.write(`\nlatency per query, top-10 search over ${allQueries.length} G1 queries (ms)\n`);
 for (const [name, l] of latency)
@@ -251,6 +287,7 @@ oneOff('tsx, wall', ['--import', 'tsx', join(import.meta.dirname, '../src/cli/ma
 // of three tools composed from them (5 compositions per request, fixed seeds), the shape of
 // ToolBench G2/G3, which G1 lacks. `ranked, gold tool given` keeps only the gold tools' APIs:
 // the ceiling of a perfect tool choice under the ranker's own order within a tool.
+const noDiversity = { lambda: 0, depth: 0 };
 const goldToolsOnly = (r: Retriever, queries: readonly RetrievalQuery[]): Retriever => {
   const byText = new Map(queries.map((q) => [q.text, new Set(q.relevant.map((d) => suite.toolOf[d]))]));
   return {
@@ -263,8 +300,9 @@ const goldToolsOnly = (r: Retriever, queries: readonly RetrievalQuery[]): Retrie
     },
   };
 };
-/** Per table: the rows (NDCG@5 per split) and the number of requests per split. */
-const tables = new Map<string, { rows: Map<string, number[]>; sizes: number[] }>();
+/** Per table: the rows (NDCG@1/3/5 per split) and the number of requests per split. */
+type Ndcgs = { ndcg1: number; ndcg3: number; ndcg5: number };
+const tables = new Map<string, { rows: Map<string, Ndcgs[]>; sizes: number[] }>();
 for (const held of TOOLBENCH_GROUPS) {
   const set = suite.sets.get(held);
   if (!set) continue;
@@ -277,12 +315,31 @@ for (const held of TOOLBENCH_GROUPS) {
   common.push(
     ['ranked', ranked],
     [
-      'ranked, before multi-tool training',
+      'ranked without sentence diversification',
+      await buildRetriever('ranked', corpus, { ...deps, ranker, sentenceDiversity: noDiversity }),
+    ],
+    [
+      'ranked without family.coverage',
       await buildRetriever('ranked', corpus, { ...deps, ranker: previousRankers.get(held) as RankerModel }),
+    ],
+    [
+      'ranked before issue 27 (neither)',
+      await buildRetriever('ranked', corpus, {
+        ...deps,
+        ranker: previousRankers.get(held) as RankerModel,
+        sentenceDiversity: noDiversity,
+      }),
+    ],
+    [
+      'ranked + same-category 2-tool training',
+      await buildRetriever('ranked', corpus, {
+        ...deps,
+        ranker: sameCategoryRankers.get(held) as RankerModel,
+      }),
     ],
   );
   const singleOnly: Array<[string, Retriever]> = [
-    ['ranked (reference implementation)', new LinearRankRetriever(async (q) => ff.compute(q), ranker)],
+    ['ranked (reference, no diversification)', new LinearRankRetriever(async (q) => ff.compute(q), ranker)],
     ['ranked, gold tool given (ceiling)', goldToolsOnly(ranked, set.queries)],
   ];
   const dense = denses.get(held);
@@ -301,28 +358,54 @@ for (const held of TOOLBENCH_GROUPS) {
       composedTestRequests(set.queries, suite.toolOf, 3),
       [...common, ...last],
     ],
+    ...realMultiTool.map((f): [string, RetrievalQuery[], Array<[string, Retriever]>] => [
+      `${f} (real multi-tool requests, never trained on)`,
+      suite.sets.get(f)?.queries ?? [],
+      [...common, ...last],
+    ]),
   ];
   for (const [title, queries, retrievers] of sets) {
-    const table = tables.get(title) ?? { rows: new Map<string, number[]>(), sizes: [] };
+    const table = tables.get(title) ?? { rows: new Map<string, Ndcgs[]>(), sizes: [] };
     tables.set(title, table);
     table.sizes.push(queries.length);
     for (const [name, r] of retrievers) {
       const rep = await evaluateRetriever(r, queries);
-      table.rows.set(name, [...(table.rows.get(name) ?? []), rep.ndcg5]);
+      table.rows.set(name, [...(table.rows.get(name) ?? []), rep]);
     }
   }
 }
 for (const [title, { rows, sizes }] of tables) {
+  const columns = title.includes('real multi-tool')
+    ? TOOLBENCH_GROUPS.map((g) => `${g}'s ranker`)
+    : TOOLBENCH_GROUPS;
   process.stdout.write(
     `\nNDCG@5 ×100 on ${title}, held out (ranker${withDense ? ' and dense encoder' : ''} trained on the two other G1 files; ${sizes.join(' / ')} requests)\n`,
   );
-  process.stdout.write(`${'retriever'.padEnd(40)}${TOOLBENCH_GROUPS.map((g) => g.padStart(16)).join('')}\n`);
+  process.stdout.write(`${'retriever'.padEnd(40)}${columns.map((g) => g.padStart(24)).join('')}\n`);
   for (const [name, v] of rows)
-    process.stdout.write(`${name.padEnd(40)}${v.map((x) => x.toFixed(2).padStart(16)).join('')}\n`);
+    process.stdout.write(`${name.padEnd(40)}${v.map((x) => x.ndcg5.toFixed(2).padStart(24)).join('')}\n`);
   const plain = rows.get('bm25-plain') ?? [];
   const ranked = rows.get('ranked') ?? [];
   process.stdout.write(
-    `${'ranked / bm25-plain'.padEnd(40)}${ranked.map((x, i) => `×${(x / (plain[i] ?? 1)).toFixed(2)}`.padStart(16)).join('')}\n`,
+    `${'ranked / bm25-plain'.padEnd(40)}${ranked.map((x, i) => `×${(x.ndcg5 / (plain[i]?.ndcg5 ?? 1)).toFixed(2)}`.padStart(24)).join('')}\n`,
+  );
+}
+// One summary: every request shape and real multi-tool file, ranked against bm25-plain
+const meanOf = (v: readonly Ndcgs[] | undefined, k: keyof Ndcgs) =>
+  v?.length ? v.reduce((a, x) => a + x[k], 0) / v.length : Number.NaN;
+const rankedP50 = latency.get('ranked')?.median ?? Number.NaN;
+process.stdout.write(
+  `\nsummary (mean of the three split rankers; NDCG ×100 @1 / @3 / @5; ranked p50 ms of a top-10 search)\n${'requests'.padEnd(58)}${'ranked'.padStart(24)}${'bm25-plain'.padStart(24)}${'×'.padStart(8)}${'p50'.padStart(8)}\n`,
+);
+for (const [title, { rows }] of tables) {
+  const cell = (v: readonly Ndcgs[] | undefined) =>
+    (['ndcg1', 'ndcg3', 'ndcg5'] as const).map((k) => meanOf(v, k).toFixed(2)).join(' / ');
+  const r = rows.get('ranked');
+  const p = rows.get('bm25-plain');
+  const file = realMultiTool.find((f) => title.startsWith(`${f} `));
+  const p50 = file ? realLatency.get(file) : title.startsWith('G1 requests') ? rankedP50 : undefined;
+  process.stdout.write(
+    `${title.slice(0, 56).padEnd(58)}${cell(r).padStart(24)}${cell(p).padStart(24)}${`×${(meanOf(r, 'ndcg5') / meanOf(p, 'ndcg5')).toFixed(2)}`.padStart(8)}${(p50 === undefined ? '' : p50.toFixed(2)).padStart(8)}\n`,
   );
 }
 line(

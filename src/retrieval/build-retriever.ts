@@ -8,7 +8,13 @@ import { GroupBoostRetriever } from './group-boost.js';
 import { HybridRetriever, LinearSumRetriever, WeightedFusionRetriever } from './hybrid.js';
 import type { RankerModel } from './linear-ranker.js';
 import { fieldFeaturesOf } from './rank-features.js';
-import { BM25_FIELDS, DENSE_HYBRID_WEIGHT, TRAINED_FUSION_WEIGHT } from './retriever-weights.js';
+import {
+  BM25_FIELDS,
+  DENSE_HYBRID_WEIGHT,
+  RANKER_SENTENCE_DIVERSITY,
+  TRAINED_FUSION_WEIGHT,
+} from './retriever-weights.js';
+import type { SentenceDiversity } from './sentence-diversity.js';
 import { type TokenizeOptions, tokenize } from './tokenize.js';
 import { topK } from './top-k.js';
 import { contextFeatures, type TrainedModel, TrainedRetriever } from './trained-retriever.js';
@@ -75,6 +81,8 @@ export interface RetrieverDeps {
    * the trained model's projection), e.g. a dense encoder (`trainToolBenchRanker`'s `featureRetrievers`).
    */
   rankFeature?: () => Retriever;
+  /** `ranked`'s sentence diversification (default `RANKER_SENTENCE_DIVERSITY`; λ 0 turns it off). */
+  sentenceDiversity?: SentenceDiversity;
 }
 
 /** `ranked`: the learned linear ranker over the field features (and the trained cosine when weighted). */
@@ -199,7 +207,7 @@ export async function buildRetriever(
         ]);
       const indexes = ix ?? fieldFeaturesOf(corpus).indexes;
       return new FieldRankRetriever(
-        new FieldRankScorer(indexes, ranker),
+        new FieldRankScorer(indexes, ranker, deps.sentenceDiversity ?? RANKER_SENTENCE_DIVERSITY),
         ranker.weights.trained ? (deps.rankFeature?.() ?? trained()) : undefined,
       );
     }

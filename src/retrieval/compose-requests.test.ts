@@ -47,6 +47,18 @@ describe('composeMultiToolRequests', () => {
     ]);
   });
 
+  it('familyOf: partners only from the family (category) of the first relevant document', () => {
+    // tools 0 and 1 are of family 0, tool 2 of family 1
+    const familyOf = Uint32Array.from([0, 0, 0, 1]);
+    const qs = [q('a', 'A.', [0]), q('b', 'B.', [2]), q('c', 'C.', [3])];
+    expect(composeMultiToolRequests(qs, groupOf, { familyOf })).toEqual([
+      { id: 'a+b', text: 'A. B.', relevant: [0, 2] },
+      { id: 'b+a', text: 'B. A.', relevant: [2, 0] },
+    ]);
+    // without the family c could pair with a or b
+    expect(composeMultiToolRequests(qs, groupOf).map((r) => r.id)).toHaveLength(3);
+  });
+
   it('composedTestRequests: rounds of compositions with seeds 100 + 10·parts + round', () => {
     const qs = [q('a', 'A.', [0]), q('b', 'B.', [2]), q('c', 'C.', [3]), q('d', 'D.', [1])];
     const set = composedTestRequests(qs, groupOf, 2, 3);

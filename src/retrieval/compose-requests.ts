@@ -6,6 +6,12 @@ export interface ComposeOptions {
   parts?: number;
   /** Seed of the partner draw (default 1). */
   seed?: number;
+  /**
+   * Family of each document (e.g. its tool's category): when given, partners are drawn only
+   * among requests whose relevant documents share the family of the request's first relevant
+   * document, as ToolBench's G2 requests (several tools of one category) are made.
+   */
+  familyOf?: ArrayLike<number>;
 }
 
 /**
@@ -15,7 +21,7 @@ export interface ComposeOptions {
  * union. ToolBench's G2/G3 requests (several tools, one sentence or two per API) have this shape,
  * and G1 has none: the ranker learns from these how to rank when no single tool covers a request,
  * and the bench scores held-out ones. A query gets no composition when no partner with other
- * groups is found in 50 draws; queries without relevant documents are skipped.
+ * groups is found in 50 draws (200 within a family); queries without relevant documents are skipped.
  */
 export function composeMultiToolRequests(
   queries: readonly RetrievalQuery[],
@@ -25,15 +31,20 @@ export function composeMultiToolRequests(
   const parts = opts.parts ?? 2;
   const random = mulberry32(opts.seed ?? 1);
   const groupsOf = (q: RetrievalQuery) => new Set(q.relevant.map((d) => groupOf[d] as number));
+  const familyOf = opts.familyOf;
+  const inFamily = (q: RetrievalQuery, family: number | undefined) =>
+    !familyOf || q.relevant.every((d) => familyOf[d] === family);
   const out: RetrievalQuery[] = [];
   for (const q of queries) {
     if (!q.relevant.length) continue;
     const used = groupsOf(q);
+    const family = familyOf?.[q.relevant[0] as number];
     const picked = [q];
-    for (let draws = 0; picked.length < parts && draws < 50; draws++) {
+    // a family holds fewer partners: more draws before giving up (50 kept the old compositions)
+    for (let draws = 0; picked.length < parts && draws < (familyOf ? 200 : 50); draws++) {
       const o = queries[Math.floor(random() * queries.length)] as RetrievalQuery;
       const og = groupsOf(o);
-      if (!o.relevant.length || [...og].some((g) => used.has(g))) continue;
+      if (!o.relevant.length || [...og].some((g) => used.has(g)) || !inFamily(o, family)) continue;
       for (const g of og) used.add(g);
       picked.push(o);
     }

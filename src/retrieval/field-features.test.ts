@@ -79,6 +79,32 @@ describe('FieldFeatures', () => {
     expect([...(f.get('group.single') as Float32Array)]).toEqual([0, 0, 1, 1]);
   });
 
+  it('family.coverage: a family (category) answering every sentence with different tools scores 1', () => {
+    // tools 0 and 1 (family 0) answer one sentence each; tool 2 (family 1) answers the first only
+    const fam = new FieldFeatures({
+      texts: ['hotel search', 'taxi booking', 'hotel search', 'currency rates'],
+      groups: {
+        texts: ['a', 'b', 'c', 'd'],
+        groupOf: Uint32Array.from([0, 1, 2, 3]),
+        familyOf: Uint32Array.from([0, 0, 1, 1]),
+      },
+    }).compute(query);
+    expect([...(fam.get('group.coverage') as Float32Array)]).toEqual([0.5, 0.5, 0.5, 0]);
+    expect([...(fam.get('family.coverage') as Float32Array)]).toEqual([1, 1, 0.5, 0.5]);
+    // without families the feature is zero
+    expect([...(f.get('family.coverage') as Float32Array)]).toEqual([0, 0, 0, 0]);
+  });
+
+  it('rejects a family map whose length differs from the groups', () => {
+    expect(
+      () =>
+        new FieldFeatures({
+          texts: ['a', 'b'],
+          groups: { texts: ['x', 'y'], groupOf: Uint32Array.from([0, 1]), familyOf: Uint32Array.from([0]) },
+        }),
+    ).toThrow('field "groups.familyOf" has 1 entries for 2 groups');
+  });
+
   it('name coverage: share of the name words present in the query', () => {
     const names = new FieldFeatures({
       texts: ['a', 'b', 'c'],

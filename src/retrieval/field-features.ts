@@ -19,6 +19,12 @@ export interface FieldedCorpus {
     descriptions?: readonly string[];
     /** Group of each document. */
     groupOf: Uint32Array;
+    /**
+     * Family of each group, one level up (ToolBench: the tool's category). Multi-tool requests
+     * ask for tools of one family (ToolBench G2 is intra-category), so `family.coverage` asks
+     * how well one family answers every sentence. Without it the feature is 0.
+     */
+    familyOf?: Uint32Array;
   };
 }
 
@@ -39,7 +45,11 @@ export interface FieldedCorpus {
  *   `group.coverage` of about 1/2 but a `group.sentence` of 1;
  * - `group.log-size`, `group.single`: ln(members) and 1 for single-API groups (priors);
  * - `doc.name.coverage`, `group.name.coverage`: share of the name's words (BM25 analyzer) that
- *   occur in the query, so "Shazam" beats "ShazamAPI" when the query says "Shazam".
+ *   occur in the query, so "Shazam" beats "ShazamAPI" when the query says "Shazam";
+ * - `family.coverage`: `group.coverage` one level up — per sentence, the best member's relative doc
+ *   score within the group's family (e.g. the tool's category), averaged over sentences. A
+ *   request whose parts need different tools of one category gives that category 1 while each
+ *   tool covers only its part; a tool of another category that matches one part scores less.
  */
 export const FIELD_FEATURES = [
   'doc.text',
@@ -60,11 +70,12 @@ export const FIELD_FEATURES = [
   'doc.name.coverage',
   'group.name.coverage',
   'group.sentence',
+  'family.coverage',
 ] as const;
 export type FieldFeatureName = (typeof FIELD_FEATURES)[number];
 
-/** The features of a document's group (zero without groups). */
-const GROUP_FEATURES = FIELD_FEATURES.filter((f) => f.startsWith('group.'));
+/** The features of a document's group or family (zero without groups). */
+const GROUP_FEATURES = FIELD_FEATURES.filter((f) => f.startsWith('group.') || f.startsWith('family.'));
 
 /** Features whose scale depends on the query (raw BM25 sums); the others are shares in [0, 1] or priors. */
 export const UNBOUNDED_FIELD_FEATURES: readonly FieldFeatureName[] = FIELD_FEATURES.filter(
@@ -116,6 +127,13 @@ export function groupMaxInto(
   return out;
 }
 
+/** Number of families of a group → family map (largest id + 1). */
+export function familyCount(familyOf: Uint32Array): number {
+  let m = -1;
+  for (const f of familyOf) if (f > m) m = f;
+  return m + 1;
+}
+
 const maxOf = (a: Float32Array): number => {
   let m = 0;
   for (let i = 0; i < a.length; i++) if ((a[i] as number) > m) m = a[i] as number;
@@ -131,6 +149,8 @@ export interface FieldIndexes {
   group?: {
     groupOf: Uint32Array;
     count: number;
+    /** Family of each group (see `FieldedCorpus`). */
+    familyOf?: Uint32Array;
     text: Bm25Index;
     textB03: Bm25Index;
     textK2: Bm25Index;
@@ -150,6 +170,11 @@ export function buildFieldIndexes(corpus: FieldedCorpus, onIndex?: (name: string
   check('names', corpus.names);
   check('descriptions', corpus.descriptions);
   check('groups.groupOf', corpus.groups?.groupOf);
+  const familyOf = corpus.groups?.familyOf;
+  if (familyOf && familyOf.length !== corpus.groups?.texts.length)
+    throw new RangeError(
+      `field "groups.familyOf" has ${familyOf.length} entries for ${corpus.groups?.texts.length} groups`,
+    );
   const bm25 = (name: string, texts: readonly string[], opts?: Bm25Options) => {
     const ix = new Bm25Index(texts, opts);
     onIndex?.(name);
@@ -166,6 +191,7 @@ export function buildFieldIndexes(corpus: FieldedCorpus, onIndex?: (name: string
           group: {
             groupOf: g.groupOf,
             count: g.texts.length,
+            ...(g.familyOf ? { familyOf: g.familyOf } : {}),
             text: bm25('group.text', g.texts),
             textB03: bm25('group.text.b03', g.texts, { b: 0.3 }),
             textK2: bm25('group.text.k2b05', g.texts, { k1: 2, b: 0.5 }),
@@ -185,7 +211,11 @@ export class FieldFeatures {
   private readonly second?: Bm25Index;
   private readonly name?: Bm25Index;
   private readonly description?: Bm25Index;
-  private readonly group?: FieldIndexes['group'] & { logSize: Float32Array; single: Float32Array };
+  private readonly group?: FieldIndexes['group'] & {
+    logSize: Float32Array;
+    single: Float32Array;
+    families: number;
+  };
   private scratch?: {
     a: Float32Array;
     b: Float32Array;
@@ -196,6 +226,9 @@ export class FieldFeatures {
       cover: Float32Array;
       coverText: Float32Array;
       hits: Uint32Array;
+      /** Per family: best of one sentence, and the coverage summed over sentences. */
+      familyBest: Float32Array;
+      familyCover: Float32Array;
     };
   };
 
@@ -213,7 +246,8 @@ export class FieldFeatures {
       const size = new Float32Array(g.count);
       for (const k of g.groupOf) size[k] = (size[k] as number) + 1;
       const logSize = size.map((s) => (s > 0 ? Math.log(s) : 0));
-      this.group = { ...g, logSize, single: logSize.map((x) => (x === 0 ? 1 : 0)) };
+      const families = g.familyOf ? familyCount(g.familyOf) : 0;
+      this.group = { ...g, logSize, single: logSize.map((x) => (x === 0 ? 1 : 0)), families };
     }
   }
 
@@ -256,6 +290,7 @@ export class FieldFeatures {
     const gs = scratch.group;
     const cover = gs?.cover.fill(0);
     const coverText = gs?.coverText.fill(0);
+    const familyCover = gs?.familyCover.fill(0);
     for (const s of sentences) {
       // doc.text + doc.second of the sentence: the document score the coverage features are built on
       const ds = bm25(this.text, s, scratch.a);
@@ -275,6 +310,12 @@ export class FieldFeatures {
         for (let k = 0; k < g.count; k++) {
           cover[k] = (cover[k] as number) + (best[k] as number) / m / sentences.length;
           coverText[k] = (coverText[k] as number) + (ts[k] as number) / mt / sentences.length;
+        }
+        if (g.familyOf && familyCover) {
+          // a family's best document is the best of its groups' best documents
+          const fb = groupMaxInto(best, g.familyOf, gs.familyBest);
+          for (let c = 0; c < g.families; c++)
+            familyCover[c] = (familyCover[c] as number) + (fb[c] as number) / m / sentences.length;
         }
       }
     }
@@ -312,6 +353,13 @@ export class FieldFeatures {
     spread('group.description', bm25(g.description, query, gs.a));
     spread('group.coverage', cover);
     spread('group.coverage.text', coverText);
+    {
+      const v = vec('family.coverage');
+      if (g.familyOf && familyCover)
+        for (let i = 0; i < n; i++)
+          v[i] = familyCover[g.familyOf[g.groupOf[i] as number] as number] as number;
+      else v.fill(0);
+    }
     spread('group.log-size', g.logSize);
     spread('group.single', g.single);
     if (g.name) spread('group.name.coverage', nameCoverage(g.name, queryWords, gs.hits, gs.a));
@@ -336,6 +384,8 @@ export class FieldFeatures {
                 cover: new Float32Array(count),
                 coverText: new Float32Array(count),
                 hits: new Uint32Array(count),
+                familyBest: new Float32Array(g.families),
+                familyCover: new Float32Array(g.families),
               },
             }
           : {}),

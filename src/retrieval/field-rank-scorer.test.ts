@@ -5,6 +5,7 @@ import { LinearRankRetriever } from './linear-ranker.js';
 import { RANKER_SCALED } from './retriever-weights.js';
 
 // Two tools: Travel (docs 0, 1) answers both sentences; Clone (doc 2) only the first; Money (doc 3) none.
+// Travel and Clone are of one family (category), Money of another.
 const corpus = {
   texts: ['hotel search', 'taxi booking', 'hotel search', 'currency rates'],
   second: ['search_hotel(city)', 'book_taxi(from, to)', 'hotel_search(city)', 'rates(base)'],
@@ -15,6 +16,7 @@ const corpus = {
     names: ['Travel', 'Clone', 'Money'],
     descriptions: ['trips', 'trips too', 'money'],
     groupOf: Uint32Array.from([0, 0, 1, 2]),
+    familyOf: Uint32Array.from([0, 0, 1]),
   },
 };
 const query = 'Find a hotel search in Paris. Then a taxi booking.';
@@ -39,6 +41,23 @@ describe('FieldRankScorer', () => {
     }).score(query);
     // Travel covers both sentences (2·1); Clone covers one of two (2·0.5) and is a single-API tool (−1)
     expect([...fast]).toEqual([2, 2, 0, -1]);
+  });
+
+  it('hand-checked: family.coverage 1 for the family answering both sentences, 0 for the other', () => {
+    const fast = new FieldRankScorer(ff.indexes, { weights: { 'family.coverage': 2 }, scaled: [] }).score(
+      query,
+    );
+    expect([...fast]).toEqual([2, 2, 2, 0]);
+  });
+
+  it('sentence diversity: λ 0 changes nothing; otherwise the same scores among the re-ranked documents', () => {
+    const model = { weights: { 'group.coverage': 2, 'doc.text': 1 }, scaled: ['doc.text'] };
+    const plain = new FieldRankScorer(ff.indexes, model).score(query);
+    expect([...new FieldRankScorer(ff.indexes, model, { lambda: 0, depth: 4 }).score(query)]).toEqual([
+      ...plain,
+    ]);
+    const diverse = new FieldRankScorer(ff.indexes, model, { lambda: 0.9, depth: 4 }).score(query);
+    expect([...diverse].sort()).toEqual([...plain].sort());
   });
 
   it('adds extra features (the trained cosine), scaled by their max |x|', () => {

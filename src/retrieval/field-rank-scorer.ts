@@ -1,6 +1,7 @@
 import type { Bm25Index } from './bm25.js';
-import { type FieldIndexes, groupMaxInto, splitSentences } from './field-features.js';
+import { type FieldIndexes, familyCount, groupMaxInto, splitSentences } from './field-features.js';
 import type { RankerModel } from './linear-ranker.js';
+import { diversifyBySentence, type SentenceDiversity } from './sentence-diversity.js';
 
 /** The largest value of a vector (0 for an empty or non-positive one). */
 function maxOf(a: ArrayLike<number>): number {
@@ -36,10 +37,18 @@ export class FieldRankScorer {
   private readonly ds: Float32Array;
   private readonly hits: Uint32Array;
   private readonly logSize?: Float32Array;
+  private readonly families: number;
+  /** Per-sentence doc scores kept for the diversification, reused across queries (no garbage per query). */
+  private readonly sentenceBufs: Float32Array[] = [];
 
+  /**
+   * With `diversity`, the best documents are then re-ranked by `diversifyBySentence` over the
+   * request's sentences (the doc scores per sentence are those `doc.sentence` is made of).
+   */
   constructor(
     private readonly ix: FieldIndexes,
     model: RankerModel,
+    private readonly diversity?: SentenceDiversity,
   ) {
     this.n = ix.text.size;
     this.w = (f) => model.weights[f] ?? 0;
@@ -49,6 +58,7 @@ export class FieldRankScorer {
     this.ds = new Float32Array(this.n);
     this.hits = new Uint32Array(this.n);
     const g = ix.group;
+    this.families = g?.familyOf ? familyCount(g.familyOf) : 0;
     if (g) {
       const size = new Float32Array(g.count);
       for (const k of g.groupOf) size[k] = (size[k] as number) + 1;
@@ -118,28 +128,44 @@ export class FieldRankScorer {
     const wGroupSentence = g ? w('group.sentence') : 0;
     const wCover = g ? w('group.coverage') : 0;
     const wCoverText = g ? w('group.coverage.text') : 0;
+    const wFamily = g?.familyOf ? w('family.coverage') : 0;
     const count = g?.count ?? 0;
     const cover = new Float64Array(count);
     const coverText = new Float64Array(count);
+    const familyCover = new Float64Array(this.families);
     // group.sentence is the best doc.sentence of a group's members
     const docSentence = wSentence || wGroupSentence ? new Float32Array(n) : undefined;
-    if (docSentence || wCover || wCoverText) {
+    const diversify = this.diversity && this.diversity.lambda !== 0 ? this.diversity : undefined;
+    const sentenceScores: Float32Array[] = [];
+    if (docSentence || wCover || wCoverText || wFamily || diversify) {
       const sentences = splitSentences(query);
       const share = 1 / sentences.length;
       const best = new Float32Array(count);
       const groupBuf = new Float32Array(count);
+      const familyBest = new Float32Array(this.families);
       for (const s of sentences) {
         const st = text.terms(s);
         const ds = this.docScore(st, this.ds);
+        if (diversify && sentences.length > 1) {
+          const buf = this.sentenceBufs[sentenceScores.length] ?? new Float32Array(n);
+          this.sentenceBufs[sentenceScores.length] = buf;
+          buf.set(ds);
+          sentenceScores.push(buf);
+        }
         const m = maxOf(ds) || 1;
         if (docSentence)
           for (let i = 0; i < n; i++) {
             const r = (ds[i] as number) / m;
             if (r > (docSentence[i] as number)) docSentence[i] = r;
           }
-        if (g && wCover) {
+        if (g && (wCover || wFamily)) {
           groupMaxInto(ds, g.groupOf, best);
           for (let k = 0; k < count; k++) cover[k] = (cover[k] as number) + ((best[k] as number) / m) * share;
+          if (wFamily && g.familyOf) {
+            groupMaxInto(best, g.familyOf, familyBest);
+            for (let c = 0; c < this.families; c++)
+              familyCover[c] = (familyCover[c] as number) + ((familyBest[c] as number) / m) * share;
+          }
         }
         if (g && wCoverText) {
           const ts = g.text.scoreTermsInto(st, groupBuf);
@@ -150,7 +176,11 @@ export class FieldRankScorer {
       }
       if (docSentence) this.addScaled(acc, 'doc.sentence', docSentence);
     }
-    if (!g) return Float32Array.from(acc);
+    const finish = (scores: Float32Array) =>
+      diversify && sentenceScores.length > 1
+        ? diversifyBySentence(scores, sentenceScores, diversify)
+        : scores;
+    if (!g) return finish(Float32Array.from(acc));
 
     // group-level features, summed per group, then added to every member
     const gacc = new Float64Array(count);
@@ -168,6 +198,9 @@ export class FieldRankScorer {
     if (wGroupSentence && docSentence)
       this.addScaled(gacc, 'group.sentence', groupMaxInto(docSentence, g.groupOf, new Float32Array(count)));
     this.addScaled(gacc, 'group.coverage.text', coverText);
+    if (wFamily && g.familyOf)
+      for (let k = 0; k < count; k++)
+        gacc[k] = (gacc[k] as number) + wFamily * (familyCover[g.familyOf[k] as number] as number);
     if (top2Doc) {
       const d = top2Doc;
       const top1 = new Float32Array(count);
@@ -192,6 +225,6 @@ export class FieldRankScorer {
 
     const out = new Float32Array(n);
     for (let i = 0; i < n; i++) out[i] = (acc[i] as number) + (gacc[g.groupOf[i] as number] as number);
-    return out;
+    return finish(out);
   }
 }

@@ -30,10 +30,11 @@ const corpus: FieldedCorpus = {
     names: ['Hotels', 'Flights', 'Café'],
     descriptions: ['rooms', 'flights', 'food'],
     groupOf: Uint32Array.from([0, 1, 0, 2]),
+    familyOf: Uint32Array.from([0, 0, 1]),
   },
 };
 const ranker = {
-  weights: { 'doc.text': 1, 'group.coverage': 2, 'doc.name.coverage': 0.5 },
+  weights: { 'doc.text': 1, 'group.coverage': 2, 'doc.name.coverage': 0.5, 'family.coverage': 1 },
   scaled: ['doc.text'],
 };
 const dir = mkdtempSync(join(tmpdir(), 'apiary-index-'));
@@ -52,6 +53,7 @@ describe('retrieval index files', () => {
     expect(loaded.catalogHash).toBe(hash);
     expect(loaded.labels).toEqual(['a', 'b', 'c', 'd']);
     expect(loaded.ranker).toEqual(ranker);
+    expect([...(loaded.indexes.group?.familyOf ?? [])]).toEqual([0, 0, 1]);
     const kinds: RetrieverKind[] = ['bm25-plain', 'bm25', 'bm25-tool', 'bm25-fields', 'ranked'];
     for (const q of ['cheap hotel room in the city. Then a flight', 'crème brûlée', 'nothing matches']) {
       for (const kind of kinds) {

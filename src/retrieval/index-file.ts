@@ -22,9 +22,11 @@ import { type DocWordLists, docWordListsProblem } from './word-match.js';
  * (a changed catalog makes the file stale) and a CRC-32 of the section bytes (a damaged file is
  * refused with a clear error instead of giving wrong rankings). Version 3 added the optional
  * dense encoder and its document vectors (`dense.*` sections), version 4 the documents' word
- * lists for the dense retriever's word matching; older files are refused with a "rebuild" message.
+ * lists for the dense retriever's word matching, version 5 the groups' families (`familyOf`, the
+ * ToolBench categories `family.coverage` needs: a version-4 file would silently score it 0);
+ * older files are refused with a "rebuild" message.
  */
-export const INDEX_FORMAT_VERSION = 4;
+export const INDEX_FORMAT_VERSION = 5;
 const MAGIC = 'APIX0001';
 
 const bm25Meta = z.object({ k1: z.number(), b: z.number(), size: z.number().int().min(0) });
@@ -131,6 +133,7 @@ export function saveRetrievalIndex(path: string, index: RetrievalIndex): void {
   }
   const g = index.indexes.group;
   if (g) add('groupOf', 'u32', bytes(g.groupOf));
+  if (g?.familyOf) add('familyOf', 'u32', bytes(g.familyOf));
   const dense = index.dense;
   if (dense) {
     add('dense.vocabulary', 'utf8', Buffer.from(JSON.stringify(dense.model.vocabulary), 'utf8'));
@@ -267,6 +270,11 @@ export function loadRetrievalIndex(path: string): RetrievalIndex {
   const textIndex = bm25('text');
   if (!textIndex) throw bad('missing BM25 index', 'text');
   const opt = <K extends string>(key: K, b: Bm25Index | undefined) => (b ? { [key]: b } : {});
+  const familyOfSection = (groups: number): Uint32Array => {
+    const f = u32('familyOf');
+    if (f.length !== groups) throw bad(`${f.length} families for ${groups} groups`, 'familyOf');
+    return f;
+  };
   let group: FieldIndexes['group'];
   if (header.groups !== undefined) {
     const groupText = bm25('group.text');
@@ -276,6 +284,7 @@ export function loadRetrievalIndex(path: string): RetrievalIndex {
     group = {
       groupOf: u32('groupOf'),
       count: header.groups,
+      ...(byName.has('familyOf') ? { familyOf: familyOfSection(header.groups) } : {}),
       text: groupText,
       textB03: b03,
       textK2: k2,

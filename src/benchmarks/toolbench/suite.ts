@@ -144,6 +144,13 @@ export function toolBenchCorpus(suite: ToolBenchSuite): FieldedCorpus {
 }
 
 function corpusOf(suite: ToolBenchSuite): FieldedCorpus {
+  // each tool's family is its category (ToolBench G2 requests need tools of one category)
+  const categories = new Map<string, number>();
+  const familyOf = new Uint32Array(suite.toolTexts.length);
+  suite.docs.forEach((d, i) => {
+    if (!categories.has(d.category)) categories.set(d.category, categories.size);
+    familyOf[suite.toolOf[i] as number] = categories.get(d.category) as number;
+  });
   return {
     texts: suite.texts,
     second: suite.docs.map((d) => d.text),
@@ -154,6 +161,7 @@ function corpusOf(suite: ToolBenchSuite): FieldedCorpus {
       names: suite.toolNames,
       descriptions: suite.toolDescriptions,
       groupOf: suite.toolOf,
+      familyOf,
     },
   };
 }
@@ -321,6 +329,12 @@ export interface RankerTrainingOptions {
    * `RANKER_MULTI_TOOL_REQUESTS`; 0 trains on the files' own requests only.
    */
   multiToolRequests?: number;
+  /**
+   * Two-tool requests composed per training query from requests of the same category
+   * (`composeMultiToolRequests` with the tools' categories as families), the shape of
+   * ToolBench's G2 (intra-category) requests: default `RANKER_SAME_CATEGORY_REQUESTS`; 0 none.
+   */
+  sameCategoryRequests?: number;
   /** The field features to weigh (default all of `FIELD_FEATURES`; the bench trains older sets). */
   fields?: readonly FieldFeatureName[];
 }
@@ -334,6 +348,9 @@ export interface RankerTrainingOptions {
  * requests").
  */
 export const RANKER_MULTI_TOOL_REQUESTS = 1;
+
+/** Same-category two-tool requests per G1 training query (see `RankerTrainingOptions`). */
+const RANKER_SAME_CATEGORY_REQUESTS = 0;
 
 /**
  * Learns the `ranked` weights (listwise softmax, `trainLinearRanker`) on the `trainOn` queries;
@@ -349,6 +366,12 @@ export async function trainToolBenchRanker(
   const multiTool = opts.multiToolRequests ?? RANKER_MULTI_TOOL_REQUESTS;
   if (!Number.isInteger(multiTool) || multiTool < 0)
     throw new RangeError(`multiToolRequests must be a whole number ≥ 0, got ${multiTool}`);
+  const sameCategory = opts.sameCategoryRequests ?? RANKER_SAME_CATEGORY_REQUESTS;
+  if (!Number.isInteger(sameCategory) || sameCategory < 0)
+    throw new RangeError(`sameCategoryRequests must be a whole number ≥ 0, got ${sameCategory}`);
+  // the category of each API, through its tool's family
+  const familyOf = corpus.groups?.familyOf;
+  const categoryOfDoc = familyOf ? Uint32Array.from(suite.toolOf, (t) => familyOf[t] as number) : undefined;
   const examples = [];
   // One buffer for the document vectors of every file's feature model, and no SIMD copy of them:
   // a new 66 MB array (and its 66 MB Wasm copy) per file outlived its file until a GC, which
@@ -373,9 +396,15 @@ export async function trainToolBenchRanker(
         { into: vectors, simd: false },
       );
     }
-    const composed = Array.from({ length: multiTool }, (_, i) =>
-      composeMultiToolRequests(set.queries, suite.toolOf, { seed: i + 1 }),
-    ).flat();
+    const composed = [
+      ...Array.from({ length: multiTool }, (_, i) =>
+        composeMultiToolRequests(set.queries, suite.toolOf, { seed: i + 1 }),
+      ),
+      // other seeds than the plain compositions' and the test compositions' (100 + …)
+      ...Array.from({ length: categoryOfDoc ? sameCategory : 0 }, (_, i) =>
+        composeMultiToolRequests(set.queries, suite.toolOf, { seed: 51 + i, familyOf: categoryOfDoc }),
+      ),
+    ].flat();
     const queries = [...set.queries, ...composed];
     examples.push(...(await rankExamples(corpus, queries, names, RANKER_INITIAL, trained)));
   }
@@ -389,6 +418,7 @@ export async function trainToolBenchRanker(
       trainOn: opts.trainOn,
       queries: examples.length,
       multiToolRequests: multiTool,
+      sameCategoryRequests: sameCategory,
       trainNdcg5: trainNdcg,
       loss,
       trainedFeature: useTrained,
