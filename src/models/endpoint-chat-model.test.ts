@@ -4,6 +4,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEndpointChatModel, leanAnswer } from './endpoint-chat-model.js';
 import { createEndpointFetch, createEndpointPool } from './endpoint-fetch.js';
+import { constraintProviderOptions } from './grammar/constraint.js';
 import type { LanguageModelV3 } from './sampling.js';
 
 type CallOptions = Parameters<LanguageModelV3['doGenerate']>[0];
@@ -227,6 +228,19 @@ describe('createEndpointChatModel', () => {
     }
     expect(counted.calls).toBe(1);
     expect([lean.bodies.length, prov.bodies.length]).toEqual([LEAN.length + 1, LEAN.length + 1]);
+  });
+
+  it('a grammar constraint (for local models; never on the wire) keeps a turn on the lean path, same bytes', async () => {
+    const lean = await cannedServer(() => LEAN[0]!);
+    const prov = await cannedServer(() => LEAN[0]!);
+    const { model, counted } = leanModel(lean.url);
+    const constrained = call({
+      providerOptions: constraintProviderOptions({ name: 'yes-no', grammar: 'root ::= "yes" | "no"' }),
+    });
+    for (let k = 0; k < 3; k++)
+      expect(await outcome(model, constrained)).toEqual(await outcome(providerModel(prov.url), constrained));
+    expect(counted.calls).toBe(1); // only the first call, which shows the provider's URL and headers
+    expect(lean.bodies).toEqual(prov.bodies);
   });
 
   it('leaves any other answer to the provider, on the bytes received: same result or error, one request each', async () => {

@@ -23,6 +23,7 @@ import {
   requestHeaders,
   responseHeaders,
 } from './endpoint-fetch.js';
+import { CONSTRAINT_PROVIDER_KEY } from './grammar/constraint.js';
 import type { LanguageModelV3 } from './sampling.js';
 
 type CallOptions = Parameters<LanguageModelV3['doGenerate']>[0];
@@ -124,13 +125,23 @@ function messagesJson(prompt: CallOptions['prompt'], out: BodyPiece[]): boolean 
   return true;
 }
 
+/**
+ * No provider options, or only a grammar constraint: that one is for local models, and the provider
+ * sends nothing of it (it copies only `providerOptions.apiary` and `.openaiCompatible`), so the bytes
+ * are the same. Every solver of a text protocol sends one by default.
+ */
+function onlyGrammarConstraint(options: CallOptions['providerOptions']): boolean {
+  if (options === undefined) return true;
+  return Object.keys(options).every((key) => key === CONSTRAINT_PROVIDER_KEY);
+}
+
 /** The request body the provider would send for this call, in pieces; null when the call is not a lean one. */
 function leanRequestBody(modelId: string, o: CallOptions): BodyPiece[] | null {
   if (
     (o.tools !== undefined && o.tools.length > 0) ||
     o.toolChoice !== undefined ||
     o.responseFormat !== undefined ||
-    o.providerOptions !== undefined ||
+    !onlyGrammarConstraint(o.providerOptions) ||
     o.topK !== undefined ||
     o.frequencyPenalty !== undefined ||
     o.presencePenalty !== undefined
