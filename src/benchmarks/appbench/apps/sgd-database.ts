@@ -104,7 +104,8 @@ CREATE TABLE side_effects (
 );
 `;
 
-const FrameSchema = z.object({
+/** A frame of a dialogue turn: its service, and on SYSTEM turns the call made and its results. */
+export const FrameSchema = z.object({
   service: z.string().min(1),
   service_call: z
     .object({ method: z.string().min(1), parameters: z.record(z.string(), z.string()) })

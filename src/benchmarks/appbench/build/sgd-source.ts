@@ -2,19 +2,13 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { z } from 'zod';
 import { ApiaryError, parseWith, readJsonFile } from '../../../shared/index.js';
+import { FrameSchema } from '../apps/sgd-database.js';
 
 /**
  * The parts of a Schema-Guided Dialogue `dialogues_NNN.json` the builder reads: the utterances
  * (for the instruction prompt) and the SYSTEM frames' `service_call` / `service_results` (for the
  * planning path). Other fields are ignored.
  */
-const FrameSchema = z.object({
-  service: z.string().min(1),
-  service_call: z
-    .object({ method: z.string().min(1), parameters: z.record(z.string(), z.string()) })
-    .optional(),
-  service_results: z.array(z.record(z.string(), z.string())).optional(),
-});
 const DialogueSchema = z.object({
   dialogue_id: z.string().min(1),
   services: z.array(z.string()),
