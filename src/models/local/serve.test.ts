@@ -116,6 +116,41 @@ describe('apiary model serve: a GGUF file as an OpenAI-compatible endpoint', { t
     expect(lines.at(-1)).toMatch(/^chat completion \d+: \d ahead in the queue, \d+ in \/ 20 out, \d+ ms$/);
   });
 
+  it("refuses a client's GBNF grammar that llama.cpp would expand past its budget (memory in native code)", async () => {
+    // each x{1999} is 1,999 grammar elements in llama.cpp: 7,000 of them in 56 KB would be 14 million
+    const wide = `root ::= ${'x{1999} '.repeat(7000)}\nx ::= "a"`;
+    const tooWide = await post(
+      JSON.stringify({ messages: [{ role: 'user', content: 'hi' }], grammar: wide }),
+    );
+    expect(tooWide.status).toBe(400);
+    expect(await tooWide.json()).toMatchObject({
+      error: {
+        message: 'grammar: repetitions expand to 13993000 grammar elements, over the limit of 100000',
+      },
+    });
+    const long = await post(
+      JSON.stringify({
+        messages: [{ role: 'user', content: 'hi' }],
+        grammar: `root ::= "${'a'.repeat(70_000)}"`,
+      }),
+    );
+    expect(long.status).toBe(400);
+    expect(await long.json()).toMatchObject({
+      error: { message: 'grammar: Too big: expected string to have <=65536 characters' },
+    });
+    const fine = await post(
+      JSON.stringify({
+        messages: [{ role: 'user', content: 'hi' }],
+        grammar: 'root ::= "y"{2} "es"',
+        max_tokens: 8,
+      }),
+    );
+    expect(fine.status).toBe(200);
+    expect(
+      ((await fine.json()) as { choices: [{ message: { content: string } }] }).choices[0].message.content,
+    ).toBe('yyes');
+  });
+
   it('bad JSON, a bad request and an oversized body are OpenAI-style errors', async () => {
     const bad = await post('{"messages": [');
     expect(bad.status).toBe(400);

@@ -39,6 +39,25 @@ const ChatMessage = z.discriminatedUnion('role', [
   }),
   z.looseObject({ role: z.literal('tool'), tool_call_id: z.string(), content: TextContent }),
 ]);
+
+/** A client's GBNF text: llama.cpp compiles it in native code, where no deadline can stop it. */
+const MAX_REQUEST_GRAMMAR_CHARS = 65_536;
+/**
+ * llama.cpp expands `x{m,n}` into about max(m, n) copies of `x` (a group becomes one rule first, so
+ * nesting adds rather than multiplies): a few KB of `x{1999}` would be gigabytes. Our own grammars
+ * stay far below this.
+ */
+const MAX_REPEATED_ELEMENTS = 100_000;
+
+/** The elements the repetitions of `grammar` expand to (counted everywhere, literals too: an upper bound). */
+function repetitionElements(grammar: string): number {
+  let total = 0;
+  for (const m of grammar.matchAll(/\{\s*(\d+)\s*(?:,\s*(\d*)\s*)?\}/g)) {
+    total += Math.max(Number(m[1]), m[2] ? Number(m[2]) : 0);
+  }
+  return total;
+}
+
 const ChatRequest = z.looseObject({
   model: z.string().optional(),
   messages: z.array(ChatMessage).min(1),
@@ -73,8 +92,19 @@ const ChatRequest = z.looseObject({
       }),
     ])
     .optional(),
-  /** llama.cpp server's extension: a GBNF grammar the answer must follow. */
-  grammar: z.string().optional(),
+  /** llama.cpp server's extension: a GBNF grammar the answer must follow (bounded: it is compiled in native code). */
+  grammar: z
+    .string()
+    .max(MAX_REQUEST_GRAMMAR_CHARS)
+    .superRefine((grammar, ctx) => {
+      const elements = repetitionElements(grammar);
+      if (elements > MAX_REPEATED_ELEMENTS)
+        ctx.addIssue({
+          code: 'custom',
+          message: `repetitions expand to ${elements} grammar elements, over the limit of ${MAX_REPEATED_ELEMENTS}`,
+        });
+    })
+    .optional(),
   max_tokens: z.number().int().positive().optional(),
   max_completion_tokens: z.number().int().positive().optional(),
   temperature: z.number().min(0).max(2).optional(),
