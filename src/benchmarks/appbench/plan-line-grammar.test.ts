@@ -223,7 +223,7 @@ describe('AppBench plan-line grammar', () => {
     expect(out.selectedApps).toEqual(['Weather']);
     expect(
       model.doGenerateCalls.map(
-        (c) => (c.providerOptions?.apiaryGrammar as { constraintName: string }).constraintName,
+        (c) => (c.providerOptions?.apiaryGrammar as { constraintName?: string } | undefined)?.constraintName,
       ),
     ).toEqual(['appbench-app-selection', 'appbench-plan-lines']);
     expect(model.doGenerateCalls[1]!.providerOptions?.apiaryGrammar).toEqual({
