@@ -449,6 +449,26 @@ describe('toolCallGrammar', () => {
     expect(await judge.accepts(grammar, '{"tool":"get_weather","arguments":{"city":"paris"}}')).toBe(false);
   });
 
+  it('a final answer may be longer than argument strings: maxAnswerLength (300 here, 12 for arguments)', async () => {
+    const grammar = toolCallGrammar(tools, {
+      allowFinalAnswer: true,
+      maxStringLength: 12,
+      maxAnswerLength: 300,
+    });
+    const answer = (n: number) => `{"final_answer":"${'a'.repeat(n)}"}`;
+    expect(await verdicts(grammar, [answer(13), answer(300), answer(301)])).toEqual({
+      [answer(13)]: true,
+      [answer(300)]: true,
+      [answer(301)]: false,
+    });
+    // without it the answer has the arguments' bound
+    const short = toolCallGrammar(tools, { allowFinalAnswer: true, maxStringLength: 12 });
+    expect(await verdicts(short, [answer(12), answer(13)])).toEqual({
+      [answer(12)]: true,
+      [answer(13)]: false,
+    });
+  });
+
   it('a tool whose schema is {} takes any object as its arguments, never another value', async () => {
     const grammar = toolCallGrammar({ anything: { inputSchema: {} } }, { allowFinalAnswer: false });
     expect(

@@ -28,6 +28,8 @@ type Schema = Record<string, unknown>;
 
 /** Above this a length or count bound is not spelled out (llama.cpp expands `{m,n}` into n rules). */
 const MAX_SPELLED_BOUND = 128;
+/** llama.cpp refuses a grammar whose `{m,n}` goes above this. */
+const LLAMA_MAX_REPETITION = 2000;
 const FRACTION = '"." [0-9]{1,15}';
 const ANY_INTEGER = '"0" | "-"? [1-9] [0-9]{0,14}';
 const ANY_NUMBER = `"-"? ("0" | [1-9] [0-9]{0,14}) (${FRACTION})?`;
@@ -311,6 +313,21 @@ export class JsonGrammarBuilder {
     return fallback;
   }
 
+  private jsonChar(): string {
+    return this.rules.rule('char', '[^"\\\\\\x00-\\x1F] | "\\\\" (["\\\\/bfnrt] | "u" [0-9a-fA-F]{4})');
+  }
+
+  /**
+   * A JSON string of at most `maxLength` characters, spelled out whatever its size up to llama.cpp's
+   * repetition limit (2,000): for free text such as a final answer, where the builder's short default
+   * would cut a real model's answer.
+   */
+  jsonString(hint: string, maxLength: number): string {
+    const max = Math.min(Math.max(0, Math.floor(maxLength)), LLAMA_MAX_REPETITION);
+    const char = this.jsonChar();
+    return this.rules.rule(`${hint}-${max}`, `"\\"" ${repeat(char, 0, max)} "\\""`);
+  }
+
   private string(s: Schema, hint: string): string {
     const pattern = this.patternOf(s);
     if (pattern !== undefined) {
@@ -324,7 +341,7 @@ export class JsonGrammarBuilder {
     this.refuseEmptyRange(s, 'minLength', 'maxLength', 'string', hint);
     const min = this.bound(num(s.minLength), 0, 'minLength', hint) ?? 0;
     const max = this.bound(num(s.maxLength), this.options.maxStringLength, 'maxLength', hint);
-    const char = this.rules.rule('char', '[^"\\\\\\x00-\\x1F] | "\\\\" (["\\\\/bfnrt] | "u" [0-9a-fA-F]{4})');
+    const char = this.jsonChar();
     return this.rules.rule(
       `string${max === undefined ? '' : `-${max}`}`,
       `"\\"" ${repeat(char, min, max === undefined ? undefined : Math.max(min, max))} "\\""`,

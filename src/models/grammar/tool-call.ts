@@ -13,6 +13,8 @@ import { JsonGrammarBuilder, type JsonSchemaGrammarOptions } from './json-schema
 export interface ToolCallGrammarOptions extends JsonSchemaGrammarOptions {
   /** The model may answer `{"final_answer": "…"}` instead of calling a tool. */
   allowFinalAnswer: boolean;
+  /** Longest final answer, in characters (default `maxStringLength`; at most 2,000, llama.cpp's repetition limit). */
+  maxAnswerLength?: number;
 }
 
 /** Keywords that say what a value is: a schema with none of them (`{}`) means "any object" for tool arguments. */
@@ -34,14 +36,16 @@ export function toolCallGrammar(
     const args = b.value(argumentsSchema(spec.inputSchema), `args-${i}-${name}`, spec.inputSchema);
     return `"{" ${ws} ${gbnfLiteral(`"tool":`)} ${ws} ${gbnfLiteral(JSON.stringify(name))} "," ${ws} ${gbnfLiteral(`"arguments":`)} ${ws} ${args} ${ws} "}"`;
   });
+  const answerText = () =>
+    options.maxAnswerLength !== undefined
+      ? b.jsonString('final-answer-text', options.maxAnswerLength)
+      : b.value({ type: 'string' }, 'final-answer-text');
   if (options.allowFinalAnswer) {
-    const text = b.value({ type: 'string' }, 'final-answer-text');
+    const text = answerText();
     alternatives.push(`"{" ${ws} ${gbnfLiteral(`"final_answer":`)} ${ws} ${text} ${ws} "}"`);
   }
   if (alternatives.length === 0)
-    alternatives.push(
-      `"{" ${ws} ${gbnfLiteral('"final_answer":')} ${ws} ${b.value({ type: 'string' }, 'final-answer-text')} ${ws} "}"`,
-    );
+    alternatives.push(`"{" ${ws} ${gbnfLiteral('"final_answer":')} ${ws} ${answerText()} ${ws} "}"`);
   return b.grammar(alternatives.join(' | '));
 }
 

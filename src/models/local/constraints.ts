@@ -7,6 +7,8 @@ import type { OfferedTool } from './local-prompt.js';
  * or an array on its own. 128 is the longest bound the grammar builder spells out.
  */
 const TERMINATING = { maxStringLength: 128, maxItems: 16 } as const;
+/** A final answer is the user's answer, not an argument: long enough for a real model's reply, still bounded. */
+const MAX_FINAL_ANSWER_CHARS = 1500;
 
 type Schema = Record<string, unknown>;
 const schemaOf = (x: unknown): Schema => (x && typeof x === 'object' ? (x as Schema) : {});
@@ -19,7 +21,11 @@ export function toolCallGbnf(tools: readonly OfferedTool[], allowFinalAnswer: bo
       { ...(t.description ? { description: t.description } : {}), inputSchema: schemaOf(t.inputSchema) },
     ]),
   );
-  return toolCallGrammar(specs, { ...TERMINATING, allowFinalAnswer });
+  return toolCallGrammar(specs, {
+    ...TERMINATING,
+    allowFinalAnswer,
+    maxAnswerLength: MAX_FINAL_ANSWER_CHARS,
+  });
 }
 
 /** GBNF of a JSON value that fits `schema` (any JSON object without one). */
