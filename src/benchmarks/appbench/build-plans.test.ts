@@ -12,10 +12,10 @@ import {
   type ScriptedOpenAiServer,
   startScriptedOpenAiServer,
 } from '../../test/index.js';
-import { APPBENCH_CATEGORIES } from './categories.js';
+import { APPBENCH_CATEGORIES, appBenchCategory } from './categories.js';
 import { checkAppBenchGold, type GoldRecord } from './gold-check.js';
 import { INSTRUCTION_SYSTEM_PROMPT } from './plan-records.js';
-import { categoryOf, compatibleNames } from './plan-sampling.js';
+import { compatibleNames } from './plan-sampling.js';
 import { readAppBenchFile } from './record.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
@@ -41,10 +41,10 @@ describe('plan sampling rules', () => {
       compatibleNames('petId', 'd'),
     ]).toEqual([true, true, true, false, false]);
     expect([
-      categoryOf([{ app: 'a' }]),
-      categoryOf([{ app: 'a' }, { app: 'a' }]),
-      categoryOf([{ app: 'a' }, { app: 'b' }]),
-      categoryOf([{ app: 'a' }, { app: 'b' }, { app: 'a' }]),
+      appBenchCategory(['a']),
+      appBenchCategory(['a', 'a']),
+      appBenchCategory(['a', 'b']),
+      appBenchCategory(['a', 'b', 'a']),
     ]).toEqual(['ss', 'sm', 'ms', 'mm']);
   });
 });

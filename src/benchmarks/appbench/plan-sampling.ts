@@ -16,7 +16,7 @@ import {
 } from '../../exec/index.js';
 import { literalFits } from '../../plan/index.js';
 import { mulberry32, type Rand } from '../../shared/index.js';
-import type { AppBenchCategory } from './categories.js';
+import { APPBENCH_CATEGORIES, type AppBenchCategory, appBenchCategory } from './categories.js';
 
 /**
  * Executable multi-call plans sampled over any catalog (docs/appbench.md, "Plans from your own
@@ -163,13 +163,6 @@ function candidateFor(
 
 const pick = <T>(items: readonly T[], rand: Rand): T => items[Math.floor(rand() * items.length)]!;
 
-/** AppBench's category of a plan: one app or several × one call per app or more (docs/appbench.md). */
-export function categoryOf(calls: readonly { app: string }[]): AppBenchCategory {
-  const apps = new Set(calls.map((c) => c.app)).size;
-  if (apps === 1) return calls.length === 1 ? 'ss' : 'sm';
-  return calls.length === apps ? 'ms' : 'mm';
-}
-
 /** Samples up to `perCategory` complete plans per category; calls are made as the plans are drawn. */
 export async function sampleExecutablePlans(
   opts: PlanSamplingOptions,
@@ -184,7 +177,6 @@ export async function sampleExecutablePlans(
       handlerOf.has(a.app) &&
       (opts.transactional || !isTransactionalCall(a, handlerOf.get(a.app))),
   );
-  const categories: AppBenchCategory[] = ['ss', 'sm', 'ms', 'mm'];
   const zero = () => ({ ss: 0, sm: 0, ms: 0, mm: 0 });
   const stats: SamplingStats = { attempts: zero(), kept: zero(), dropped: {} };
   const drop = (why: string) => {
@@ -192,12 +184,12 @@ export async function sampleExecutablePlans(
   };
   const plans: SampledPlan[] = [];
   const seen = new Set<string>();
-  const total = categories.length * opts.perCategory;
+  const total = APPBENCH_CATEGORIES.length * opts.perCategory;
   const appCount = new Set(usable.map((a) => a.app)).size;
-  for (const category of categories) {
+  for (const category of APPBENCH_CATEGORIES) {
     // several apps are needed for MS and MM: one app's catalog (an OpenAPI import) tries none
     if ((category === 'ms' || category === 'mm') && appCount < 2) continue;
-    const rand = mulberry32(opts.seed * 4 + categories.indexOf(category));
+    const rand = mulberry32(opts.seed * 4 + APPBENCH_CATEGORIES.indexOf(category));
     while (stats.kept[category] < opts.perCategory && stats.attempts[category] < opts.attemptsPerCategory) {
       stats.attempts[category]++;
       const drawn = await drawPlan(category, rand);
@@ -231,7 +223,8 @@ export async function sampleExecutablePlans(
         if (category === 'sm' && firstApp !== undefined) return a.app === firstApp;
         if (category === 'ms') return !usedApps.has(a.app);
         // MM: the last call must leave two apps or more, one of them called twice
-        if (category === 'mm' && k === n - 1) return categoryOf([...calls, { app: a.app }]) === 'mm';
+        if (category === 'mm' && k === n - 1)
+          return appBenchCategory([...calls.map((c) => c.app), a.app]) === 'mm';
         return true;
       });
       const candidates = allowed
@@ -243,7 +236,7 @@ export async function sampleExecutablePlans(
       if (typeof call === 'string') return call;
       calls.push(call);
     }
-    return categoryOf(calls) === category ? calls : 'wrong shape';
+    return appBenchCategory(calls.map((c) => c.app)) === category ? calls : 'wrong shape';
   }
 
   async function runCall(c: Candidate, mustChain: boolean, rand: Rand): Promise<SampledCall | string> {

@@ -8,13 +8,12 @@ import { analyzePlan } from '../../../plan/index.js';
 import { ApiaryError, mulberry32, shuffled, stableJson, writeFileAtomic } from '../../../shared/index.js';
 import { createSgdApps } from '../apps/sgd-apps.js';
 import { buildSgdDatabase } from '../apps/sgd-database.js';
-import { APPBENCH_CATEGORIES, type AppBenchCategory } from '../categories.js';
+import { APPBENCH_CATEGORIES, type AppBenchCategory, appBenchCategory } from '../categories.js';
 import { checkAppBenchGold } from '../gold-check.js';
 import { appBenchGoldPlan } from '../gold-plan.js';
 import type { AppBenchRecord } from '../record.js';
 import { scoreInstruction, templatedInstruction, writeInstruction } from './instructions.js';
 import {
-  categoryOf,
   dialoguePath,
   type PathCall,
   type PathOptions,
@@ -62,7 +61,7 @@ function buildCandidates(
       rejected[found.rejected]++;
       continue;
     }
-    const category = categoryOf(found.calls.map((c) => c.app));
+    const category = appBenchCategory(found.calls.map((c) => c.app));
     byCategory[category].push({ id: d.id, category, dialogues: [d], calls: found.calls });
   }
   const rand = mulberry32(seed);

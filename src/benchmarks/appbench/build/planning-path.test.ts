@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { appBenchCatalogSource } from '../catalog.js';
-import { categoryOf, dialoguePath, pathRecord } from './planning-path.js';
+import { appBenchCategory } from '../categories.js';
+import { dialoguePath, pathRecord } from './planning-path.js';
 import type { SgdCall, SgdSourceDialogue } from './sgd-source.js';
 
 /* Issue 29: the rules of the planning path, on hand-made calls (invented values). */
@@ -74,10 +75,10 @@ describe('planning path', () => {
 
   it('categories by the paper: Apps × calls per App', () => {
     expect([
-      categoryOf(['Trains']),
-      categoryOf(['Trains', 'Trains']),
-      categoryOf(['Trains', 'Weather']),
-      categoryOf(['Trains', 'Weather', 'Trains']),
+      appBenchCategory(['Trains']),
+      appBenchCategory(['Trains', 'Trains']),
+      appBenchCategory(['Trains', 'Weather']),
+      appBenchCategory(['Trains', 'Weather', 'Trains']),
     ]).toEqual(['ss', 'sm', 'ms', 'mm']);
   });
 });

@@ -97,16 +97,6 @@ export function dialoguePath(
   return { calls };
 }
 
-/** SS / SM / MS / MM by the paper's definitions: one or several Apps × one or several calls per App. */
-export function categoryOf(apps: readonly string[]): AppBenchCategory {
-  const perApp = new Map<string, number>();
-  for (const a of apps) perApp.set(a, (perApp.get(a) ?? 0) + 1);
-  const multiApp = perApp.size > 1;
-  const multiApi = [...perApp.values()].some((n) => n > 1);
-  if (!multiApp) return multiApi ? 'sm' : 'ss';
-  return multiApi ? 'mm' : 'ms';
-}
-
 /**
  * The AppBench record of a planning path (instruction left empty): the fields of the released
  * files, arguments sorted by name as they are, each value either the quoted literal of the SGD
