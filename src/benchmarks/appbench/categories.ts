@@ -2,6 +2,9 @@
 export const APPBENCH_CATEGORIES = ['ss', 'sm', 'ms', 'mm'] as const;
 export type AppBenchCategory = (typeof APPBENCH_CATEGORIES)[number];
 
+/** The released file of a category: `test_ss.json` … */
+export const appBenchFileName = (category: AppBenchCategory) => `test_${category}.json`;
+
 /**
  * The category of a plan from the App of each call, by the paper's definitions: one App or several ×
  * each App called once or some App more than once.

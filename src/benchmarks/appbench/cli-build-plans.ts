@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { executableCatalog } from '../../cli/commands/mcp.js';
 import { parseChoice, parseExistingFile, parseInteger, parseList } from '../../cli/options.js';
@@ -6,8 +6,14 @@ import { autoApprove, denyAll } from '../../exec/index.js';
 import { createProgressReporter, progressModeFor } from '../../harness/index.js';
 import { resolveModelSetup } from '../../models/index.js';
 import type { DataBuilder } from '../../plugins/index.js';
-import { ApiaryError, InputInvalidError, NotFoundError, readJsonFile } from '../../shared/index.js';
-import { APPBENCH_CATEGORIES, type AppBenchCategory } from './categories.js';
+import {
+  ApiaryError,
+  InputInvalidError,
+  NotFoundError,
+  readJsonFile,
+  writeFileAtomic,
+} from '../../shared/index.js';
+import { APPBENCH_CATEGORIES, type AppBenchCategory, appBenchFileName } from './categories.js';
 import { type InstructionOutcome, planInstruction, planRecord } from './plan-records.js';
 import { type SampledPlan, sampleExecutablePlans, type ValuePool } from './plan-sampling.js';
 import type { AppBenchRecord } from './record.js';
@@ -72,7 +78,7 @@ export const buildPlans: DataBuilder = async (given) => {
   if (
     !flags.overwrite &&
     existsSync(out) &&
-    readdirSync(out).some((f) => /^test_(ss|sm|ms|mm)\.json$/.test(f))
+    APPBENCH_CATEGORIES.some((c) => existsSync(join(out, appBenchFileName(c))))
   )
     throw new ApiaryError('USAGE', `${out} already holds AppBench files: pass --overwrite or another --out`);
   const setup = resolveModelSetup({ model: flags.model, baseURL: flags.baseUrl, apiKeyEnv: flags.apiKeyEnv });
@@ -168,9 +174,10 @@ export const buildPlans: DataBuilder = async (given) => {
   for (const c of APPBENCH_CATEGORIES) {
     const records = byCategory.get(c) ?? [];
     counts[c] = records.length;
-    if (records.length) writeFileSync(join(out, `test_${c}.json`), `${JSON.stringify(records, null, 1)}\n`);
+    if (records.length)
+      writeFileAtomic(join(out, appBenchFileName(c)), `${JSON.stringify(records, null, 1)}\n`);
   }
-  writeFileSync(
+  writeFileAtomic(
     join(out, 'build.manifest.json'),
     `${JSON.stringify(
       {

@@ -45,6 +45,8 @@ export {
   appBenchCatalogSource,
   appBenchSgdSource,
 } from './catalog.js';
+// records and categories
+export { appBenchFileName } from './categories.js';
 // where the data comes from: --data, pulled official data, else the bundled mini set
 export { resolveAppBenchData } from './data-folder.js';
 // argument error counts in the report
@@ -64,14 +66,12 @@ export { appBenchGoldPlan, type GoldPlan, type GoldRepair } from './gold-plan.js
 export { appBenchPlugin } from './plugin.js';
 // fetching the data (`apiary data pull appbench`)
 export {
-  appBenchFileName,
   findAppBenchData,
   type PullAppBenchOptions,
   type PullAppBenchResult,
   type PulledFile,
   pullAppBench,
 } from './pull-appbench.js';
-// records and categories
 export {
   APPBENCH_CATEGORIES,
   type AppBenchCategory,

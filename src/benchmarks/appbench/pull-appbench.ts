@@ -9,6 +9,7 @@ import {
   sha256Hex,
   writeFileAtomic,
 } from '../../shared/index.js';
+import { appBenchFileName } from './categories.js';
 import { APPBENCH_CATEGORIES, type AppBenchCategory, parseAppBenchFile } from './record.js';
 
 /** Official test files (ruleGreen/AppBench, `data/test/`), fetched at run time: AppBench has no licence to vendor. */
@@ -20,8 +21,6 @@ const APPBENCH_EXPECTED_COUNTS: Readonly<Record<AppBenchCategory, number>> = {
   ms: 201,
   mm: 200,
 };
-
-export const appBenchFileName = (category: AppBenchCategory) => `test_${category}.json`;
 
 /** `<user cache>/appbench` (env-paths('apiary').cache), where `apiary data pull appbench` stores the files. */
 function appBenchCacheDir(): string {

@@ -8,7 +8,12 @@ import { analyzePlan } from '../../../plan/index.js';
 import { ApiaryError, mulberry32, shuffled, stableJson, writeFileAtomic } from '../../../shared/index.js';
 import { createSgdApps } from '../apps/sgd-apps.js';
 import { buildSgdDatabase } from '../apps/sgd-database.js';
-import { APPBENCH_CATEGORIES, type AppBenchCategory, appBenchCategory } from '../categories.js';
+import {
+  APPBENCH_CATEGORIES,
+  type AppBenchCategory,
+  appBenchCategory,
+  appBenchFileName,
+} from '../categories.js';
 import { checkAppBenchGold } from '../gold-check.js';
 import { appBenchGoldPlan } from '../gold-plan.js';
 import type { AppBenchRecord } from '../record.js';
@@ -353,7 +358,7 @@ function writeOutputs(
     const limited = lines.slice(0, o.limit ?? lines.length);
     counts[c] = limited.length;
     writeFileAtomic(
-      join(o.out, `test_${c}.json`),
+      join(o.out, appBenchFileName(c)),
       `${JSON.stringify(
         limited.map((s) => s.record),
         null,
@@ -362,7 +367,7 @@ function writeOutputs(
     );
     for (const [i, s] of limited.entries())
       manifestRecords.push({
-        file: `test_${c}.json`,
+        file: appBenchFileName(c),
         index: i,
         source: s.id,
         instruction: s.instruction,

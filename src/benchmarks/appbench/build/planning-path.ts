@@ -1,7 +1,6 @@
 import type { Catalog } from '../../../catalog/index.js';
 import { indexCatalog } from '../../../catalog/index.js';
 import { appBenchApiOfSgd, isAppBenchSgdService } from '../catalog.js';
-import type { AppBenchCategory } from '../categories.js';
 import type { AppBenchRecord } from '../record.js';
 import type { SgdCall, SgdSourceDialogue } from './sgd-source.js';
 
