@@ -214,7 +214,8 @@ export function loadLocalModel(settings: LocalModelSettings): Promise<LoadedLoca
 const UNKNOWN_TOKEN = 2;
 const CONTROL_TOKEN = 3;
 
-function neverControlTokens(lib: typeof NodeLlamaCpp, model: LlamaModel): NodeLlamaCpp.TokenBias {
+/** Control and unknown tokens that do not end generation, biased to never (see `LoadedLocalModel.tokenBias`). */
+export function neverControlTokens(lib: typeof NodeLlamaCpp, model: LlamaModel): NodeLlamaCpp.TokenBias {
   const bias = lib.TokenBias.for(model);
   const types = (model.fileInfo.metadata as { tokenizer?: { ggml?: { token_type?: readonly number[] } } })
     .tokenizer?.ggml?.token_type;

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { writeTinyGguf } from '../../../test/index.js';
+import { neverControlTokens } from '../../local/llama-runtime.js';
 
 /**
  * llama.cpp itself as the judge of the grammars we write (tests only): a tiny random GGUF model is
@@ -26,7 +27,8 @@ type Llama = Awaited<ReturnType<typeof import('node-llama-cpp')['getLlama']>>;
 type LlamaGrammar = Awaited<ReturnType<Llama['createGrammar']>>;
 
 export async function loadGrammarJudge(): Promise<GrammarJudge> {
-  const { getLlama, LlamaCompletion, LlamaGrammarEvaluationState, TokenBias } = await import('node-llama-cpp');
+  const lib = await import('node-llama-cpp');
+  const { getLlama, LlamaCompletion, LlamaGrammarEvaluationState } = lib;
   // internal, stable across 3.x: the sampler's grammar checks (what llama.cpp runs while sampling)
   // (not in the package's exports map: imported by its file path)
   const main = createRequire(import.meta.url).resolve('node-llama-cpp');
@@ -56,15 +58,8 @@ export async function loadGrammarJudge(): Promise<GrammarJudge> {
   for (let id = 0; id < (vocabulary ?? 0) && !tokenOf.has(' '); id++)
     if (model.detokenize([a as never, id as never]) === 'a ') tokenOf.set(' ', id);
   const eos = model.tokens.eos as unknown as number;
-  // llama.cpp's grammar reads a control token as its text (BOS as "<s>", three characters a string
-  // may hold) while the output leaves it out: the text would then break the grammar. Never sample it.
-  const types = (model.fileInfo.metadata as { tokenizer?: { ggml?: { token_type?: readonly number[] } } }).tokenizer
-    ?.ggml?.token_type;
-  const tokenBias = TokenBias.for(model);
-  types?.forEach((type, id) => {
-    // SentencePiece token types: 2 unknown, 3 control
-    if ((type === 2 || type === 3) && id !== eos) tokenBias.set(id as never, 'never');
-  });
+  // the bias the local model samples with: BOS and <unk> never (the grammar would read them as text)
+  const tokenBias = neverControlTokens(lib, model);
 
   const grammars = new Map<string, Promise<LlamaGrammar>>();
   const compiled = (text: string) => {
